@@ -1,0 +1,53 @@
+package io.fanout.batch;
+
+import java.util.Arrays;
+
+/**
+ * One batch of seed nodes of one epoch: the record the seed source emits and the samplers consume.
+ *
+ * <p>A Flink POJO (public fields, no-arg constructor) so Flink serializes it with its own
+ * {@code PojoSerializer} and primitive-array serializers, never with reflective Kryo.
+ */
+public class SeedBatch {
+    /** Epoch this batch belongs to, from 0. */
+    public int epoch;
+    /** Index of this batch within its epoch, from 0. */
+    public int batchId;
+    /** Number of batches in this epoch. */
+    public int numBatches;
+    /** Seed node ids, in batch order. */
+    public int[] seeds;
+
+    public SeedBatch() {}
+
+    public SeedBatch(int epoch, int batchId, int numBatches, int[] seeds) {
+        this.epoch = epoch;
+        this.batchId = batchId;
+        this.numBatches = numBatches;
+        this.seeds = seeds;
+    }
+
+    /** A key unique to (epoch, batchId), used to key the sampling operator. */
+    public long key() {
+        return ((long) epoch << 32) | (batchId & 0xffffffffL);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof SeedBatch)) {
+            return false;
+        }
+        SeedBatch b = (SeedBatch) o;
+        return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * epoch + batchId) + Arrays.hashCode(seeds);
+    }
+
+    @Override
+    public String toString() {
+        return "SeedBatch{epoch=" + epoch + ", batchId=" + batchId + "/" + numBatches + ", seeds=" + seeds.length + "}";
+    }
+}

@@ -1,0 +1,133 @@
+package io.fanout.graph;
+
+import java.util.Objects;
+
+/**
+ * Immutable compressed-sparse-row adjacency for one edge direction: the store every sampler reads.
+ *
+ * <p>Node ids are dense {@code 0..numNodes-1}. The neighbours of node {@code v} are
+ * {@code targets[offsets[v] .. offsets[v+1])}, in the order the edge file listed them (so a load is
+ * deterministic). Optional per-edge columns are parallel to {@code targets}. The arrays are shared,
+ * never copied: callers must not write to them.
+ *
+ * <p>Heap cost: 4 bytes per directed edge ({@code int} target) plus 4 bytes per node ({@code int}
+ * offset); a weight column adds 4 bytes per edge ({@code float}), a timestamp column 8 ({@code long}).
+ */
+public final class CsrGraph {
+    private final int[] offsets;
+    private final int[] targets;
+    private final float[] weights;
+    private final long[] timestamps;
+    private final EdgeDirection direction;
+
+    /**
+     * @param offsets length numNodes+1, non-decreasing, offsets[0] = 0, last = targets.length
+     * @param targets neighbour ids in {@code [0, numNodes)}
+     * @param weights per-edge weights parallel to targets, or null
+     * @param timestamps per-edge timestamps parallel to targets, or null
+     * @param direction the direction these adjacency lists expand in
+     */
+    public CsrGraph(int[] offsets, int[] targets, float[] weights, long[] timestamps, EdgeDirection direction) {
+        this.offsets = Objects.requireNonNull(offsets, "offsets");
+        this.targets = Objects.requireNonNull(targets, "targets");
+        this.direction = Objects.requireNonNull(direction, "direction");
+        if (offsets.length < 1 || offsets[0] != 0 || offsets[offsets.length - 1] != targets.length) {
+            throw new IllegalArgumentException("offsets must start at 0 and end at targets.length");
+        }
+        if (weights != null && weights.length != targets.length) {
+            throw new IllegalArgumentException("weights must be parallel to targets");
+        }
+        if (timestamps != null && timestamps.length != targets.length) {
+            throw new IllegalArgumentException("timestamps must be parallel to targets");
+        }
+        this.weights = weights;
+        this.timestamps = timestamps;
+    }
+
+    public int numNodes() {
+        return offsets.length - 1;
+    }
+
+    /** Number of stored (directed) edges: an undirected input edge counts twice, a self-loop once. */
+    public int numEdges() {
+        return targets.length;
+    }
+
+    public int degree(int node) {
+        return offsets[node + 1] - offsets[node];
+    }
+
+    /** Position of node's first neighbour in {@link #targets()}. */
+    public int start(int node) {
+        return offsets[node];
+    }
+
+    /** Position one past node's last neighbour in {@link #targets()}. */
+    public int end(int node) {
+        return offsets[node + 1];
+    }
+
+    /** The shared offsets array (length numNodes+1); read-only by contract. */
+    public int[] offsets() {
+        return offsets;
+    }
+
+    /** The shared neighbour array; read-only by contract. */
+    public int[] targets() {
+        return targets;
+    }
+
+    /** Per-edge weights parallel to {@link #targets()}, or null when the graph has none. */
+    public float[] weights() {
+        return weights;
+    }
+
+    /** Per-edge timestamps parallel to {@link #targets()}, or null when the graph has none. */
+    public long[] timestamps() {
+        return timestamps;
+    }
+
+    public boolean hasWeights() {
+        return weights != null;
+    }
+
+    public boolean hasTimestamps() {
+        return timestamps != null;
+    }
+
+    public EdgeDirection direction() {
+        return direction;
+    }
+
+    /** True if {@code from} has {@code to} among its neighbours (linear scan; for tests and checks). */
+    public boolean hasEdge(int from, int to) {
+        for (int i = offsets[from], e = offsets[from + 1]; i < e; i++) {
+            if (targets[i] == to) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Heap bytes held by this store's arrays (array headers included). */
+    public long heapBytes() {
+        long bytes = arrayBytes(offsets.length, 4) + arrayBytes(targets.length, 4);
+        if (weights != null) {
+            bytes += arrayBytes(weights.length, 4);
+        }
+        if (timestamps != null) {
+            bytes += arrayBytes(timestamps.length, 8);
+        }
+        return bytes + 32; // the object itself
+    }
+
+    private static long arrayBytes(long length, int elementBytes) {
+        return 16 + length * elementBytes;
+    }
+
+    @Override
+    public String toString() {
+        return "CsrGraph{nodes=" + numNodes() + ", edges=" + numEdges() + ", direction=" + direction
+                + ", weights=" + hasWeights() + ", timestamps=" + hasTimestamps() + "}";
+    }
+}
