@@ -1,0 +1,16 @@
+package io.fanout.connectors.file;
+
+import io.fanout.connectors.message.EncodedSample;
+import java.io.IOException;
+import java.io.OutputStream;
+import org.apache.flink.api.common.serialization.Encoder;
+
+/** Flink {@link Encoder} writing each message as one {@code .samples} record ({@link SamplesFormat}). */
+public final class SamplesFileEncoder implements Encoder<EncodedSample> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void encode(EncodedSample sample, OutputStream out) throws IOException {
+        SamplesFormat.writeRecord(out, sample.payload);
+    }
+}

@@ -1,0 +1,239 @@
+package io.fanout.config;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.description.BlockElement;
+import org.apache.flink.configuration.description.TextElement;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * Turns {@code --name value} arguments, {@code --config FILE.yaml} files and {@code -D key=value}
+ * Flink settings into one Flink {@link Configuration}.
+ *
+ * <p>A {@link ConfigOption} with key {@code fanout.x} is the flag {@code --x}; a few flags have short
+ * aliases ({@code --registry} for {@code fanout.channel.registry}). A boolean flag given alone means
+ * true. Later sources win: YAML files, then flags and {@code -D} settings in argument order.
+ */
+public final class CommandLine {
+    private static final String PREFIX = "fanout.";
+
+    private final Map<String, ConfigOption<?>> byFlag = new LinkedHashMap<>();
+    private final List<ConfigOption<?>> options;
+
+    /** The parsed arguments: the configuration and whether --help was asked for. */
+    public static final class Parsed {
+        public final Configuration configuration;
+        public final boolean help;
+
+        Parsed(Configuration configuration, boolean help) {
+            this.configuration = configuration;
+            this.help = help;
+        }
+    }
+
+    /**
+     * @param options every option the command accepts, in --help order
+     * @param aliases extra flag names (without dashes) for some option keys
+     */
+    public CommandLine(List<ConfigOption<?>> options, Map<String, String> aliases) {
+        this.options = List.copyOf(options);
+        for (ConfigOption<?> option : options) {
+            byFlag.put(flagOf(option), option);
+        }
+        aliases.forEach((alias, key) -> byFlag.put(alias, options.stream()
+                .filter(o -> o.key().equals(key))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("alias for unknown key " + key))));
+    }
+
+    /** The flag (without dashes) of an option: its key without the {@code fanout.} prefix. */
+    public static String flagOf(ConfigOption<?> option) {
+        String key = option.key();
+        return key.startsWith(PREFIX) ? key.substring(PREFIX.length()) : key;
+    }
+
+    public Parsed parse(String[] args) {
+        Configuration conf = new Configuration();
+        boolean help = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--help") || arg.equals("-h")) {
+                help = true;
+            } else if (arg.equals("-D")) {
+                setRaw(conf, requireValue(args, i++, "-D"), "-D");
+            } else if (arg.startsWith("-D")) {
+                setRaw(conf, arg.substring(2), "-D");
+            } else if (arg.equals("--config") || arg.startsWith("--config=")) {
+                String file = arg.startsWith("--config=") ? arg.substring("--config=".length()) : requireValue(args, i++, "--config");
+                loadYaml(Path.of(file), conf);
+            } else if (arg.startsWith("--")) {
+                String name = arg.substring(2);
+                String value = null;
+                int eq = name.indexOf('=');
+                if (eq >= 0) {
+                    value = name.substring(eq + 1);
+                    name = name.substring(0, eq);
+                }
+                ConfigOption<?> option = byFlag.get(name);
+                if (option == null) {
+                    throw new ConfigException("Unknown option --" + name + ". Run with --help to list the options.");
+                }
+                if (value == null) {
+                    boolean isFlag = isBoolean(option) && (i + 1 >= args.length || !isBooleanLiteral(args[i + 1]));
+                    value = isFlag ? "true" : requireValue(args, i++, arg);
+                }
+                conf.setString(option.key(), value);
+            } else {
+                throw new ConfigException("Unexpected argument '" + arg + "': options are given as --name value."
+                        + " Run with --help to list the options.");
+            }
+        }
+        return new Parsed(conf, help);
+    }
+
+    /** Reads a YAML file (nested maps or flat dotted keys) into conf; keys may omit the fanout. prefix. */
+    public void loadYaml(Path file, Configuration conf) {
+        Object root;
+        try (InputStream in = Files.newInputStream(file)) {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+        } catch (IOException e) {
+            throw new ConfigException("Cannot read configuration file " + file + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw new ConfigException("Configuration file " + file + " is not valid YAML: " + e.getMessage(), e);
+        }
+        if (root == null) {
+            return;
+        }
+        if (!(root instanceof Map)) {
+            throw new ConfigException("Configuration file " + file + " must hold a map of option keys to values");
+        }
+        Map<String, String> flat = new LinkedHashMap<>();
+        flatten("", (Map<?, ?>) root, flat);
+        flat.forEach((key, value) -> {
+            ConfigOption<?> option = byFlag.get(key);
+            conf.setString(option != null ? option.key() : key, value);
+        });
+    }
+
+    private static void flatten(String prefix, Map<?, ?> map, Map<String, String> out) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String key = prefix + e.getKey();
+            Object v = e.getValue();
+            if (v instanceof Map) {
+                flatten(key + ".", (Map<?, ?>) v, out);
+            } else if (v instanceof List) {
+                List<String> parts = new ArrayList<>();
+                for (Object o : (List<?>) v) {
+                    parts.add(String.valueOf(o));
+                }
+                out.put(key, String.join(",", parts));
+            } else {
+                out.put(key, String.valueOf(v));
+            }
+        }
+    }
+
+    private static void setRaw(Configuration conf, String kv, String flag) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+            throw new ConfigException(flag + " expects key=value, got '" + kv + "'");
+        }
+        conf.setString(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+    }
+
+    private static String requireValue(String[] args, int i, String flag) {
+        if (i + 1 >= args.length) {
+            throw new ConfigException("Option " + flag + " needs a value");
+        }
+        return args[i + 1];
+    }
+
+    private static boolean isBoolean(ConfigOption<?> option) {
+        return option.hasDefaultValue() && option.defaultValue() instanceof Boolean;
+    }
+
+    private static boolean isBooleanLiteral(String s) {
+        return s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false");
+    }
+
+    /** The --help text: usage, then every option with its flag, default and description. */
+    public String help(String usage) {
+        StringBuilder sb = new StringBuilder(usage).append("\n\nOptions (flag, YAML key, default):\n");
+        for (ConfigOption<?> option : options) {
+            String flag = "--" + flagOf(option);
+            List<String> aliases = new ArrayList<>();
+            byFlag.forEach((f, o) -> {
+                if (o == option && !f.equals(flagOf(option))) {
+                    aliases.add("--" + f);
+                }
+            });
+            sb.append("  ").append(flag);
+            if (!aliases.isEmpty()) {
+                sb.append(" (").append(String.join(", ", aliases)).append(')');
+            }
+            if (!isBoolean(option)) {
+                sb.append(" <value>");
+            }
+            sb.append("\n      key: ").append(option.key());
+            if (option.hasDefaultValue()) {
+                sb.append("   default: ").append(formatDefault(option.defaultValue()));
+            }
+            sb.append('\n');
+            for (String line : wrap(describe(option), 90)) {
+                sb.append("      ").append(line).append('\n');
+            }
+        }
+        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above; flags given later win).\n");
+        sb.append("  -D <key>=<value>\n      Any Flink setting, e.g. -D state.backend.type=rocksdb.\n");
+        sb.append("  --help\n      Print this help.\n");
+        return sb.toString();
+    }
+
+    private static String formatDefault(Object value) {
+        if (value instanceof java.time.Duration) {
+            return org.apache.flink.util.TimeUtils.formatWithHighestUnit((java.time.Duration) value);
+        }
+        return String.valueOf(value);
+    }
+
+    private static String describe(ConfigOption<?> option) {
+        StringBuilder sb = new StringBuilder();
+        for (BlockElement block : option.description().getBlocks()) {
+            if (block instanceof TextElement) {
+                sb.append(((TextElement) block).getFormat());
+            }
+        }
+        return sb.toString();
+    }
+
+    private static List<String> wrap(String text, int width) {
+        if (text.isEmpty()) {
+            return Collections.emptyList();
+        }
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+}

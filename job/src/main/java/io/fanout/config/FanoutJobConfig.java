@@ -1,0 +1,115 @@
+package io.fanout.config;
+
+import io.fanout.graph.EdgeDirection;
+import io.fanout.sampling.KHopSampler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The validated, typed options of one Fanout job, read from a Flink {@link Configuration}.
+ *
+ * <p>Every check runs here, before the job is built, and fails with a {@link ConfigException} that
+ * names the option (key and flag) and the offending value.
+ */
+public final class FanoutJobConfig {
+    public final Path graph;
+    /** Seed file or comma list; null means every node. */
+    public final String seeds;
+    public final int batchSize;
+    public final boolean shuffle;
+    public final boolean dropLast;
+    public final int epochs;
+    public final long seed;
+    public final SamplerType sampler;
+    public final int[] fanouts;
+    public final boolean replace;
+    public final EdgeDirection edgeDirection;
+    /** Offline output directory, or null. */
+    public final String output;
+    public final boolean serve;
+    /** Job parallelism, or null for Flink's default. */
+    public final Integer parallelism;
+    public final Duration checkpointInterval;
+    /** Checkpoint storage URI, or null. */
+    public final String checkpointDir;
+    /** The whole configuration, including channel options and raw Flink settings. */
+    public final Configuration configuration;
+
+    private FanoutJobConfig(Configuration conf) {
+        this.configuration = conf;
+        String graphValue = get(conf, FanoutOptions.GRAPH);
+        if (graphValue == null || graphValue.isBlank()) {
+            throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + " is required: the edge file or"
+                    + " graph directory to sample, e.g. --graph ../shared/data/cora");
+        }
+        this.graph = Path.of(graphValue);
+        if (!Files.exists(graph)) {
+            throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + ": no such file or directory: " + graphValue);
+        }
+        this.seeds = get(conf, FanoutOptions.SEEDS);
+        this.batchSize = atLeast(conf, FanoutOptions.BATCH_SIZE, 1);
+        this.shuffle = get(conf, FanoutOptions.SHUFFLE);
+        this.dropLast = get(conf, FanoutOptions.DROP_LAST);
+        this.epochs = atLeast(conf, FanoutOptions.EPOCHS, 1);
+        this.seed = get(conf, FanoutOptions.SEED);
+        this.sampler = get(conf, FanoutOptions.SAMPLER);
+        String fanoutValue = get(conf, FanoutOptions.FANOUT);
+        try {
+            this.fanouts = KHopSampler.parseFanouts(fanoutValue);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                    + ": " + e.getMessage(), e);
+        }
+        this.replace = get(conf, FanoutOptions.REPLACE);
+        String dir = get(conf, FanoutOptions.EDGE_DIR);
+        try {
+            this.edgeDirection = EdgeDirection.parse(dir);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + dir + "' for option " + name(FanoutOptions.EDGE_DIR)
+                    + ": must be 'out' or 'in'", e);
+        }
+        this.output = get(conf, FanoutOptions.OUTPUT);
+        this.serve = get(conf, FanoutOptions.SERVE);
+        this.parallelism = conf.getOptional(FanoutOptions.PARALLELISM).isPresent()
+                ? atLeast(conf, FanoutOptions.PARALLELISM, 1) : null;
+        this.checkpointInterval = get(conf, FanoutOptions.CHECKPOINT_INTERVAL);
+        if (checkpointInterval.isZero() || checkpointInterval.isNegative()) {
+            throw new ConfigException("Invalid value '" + checkpointInterval + "' for option "
+                    + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
+        }
+        this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
+    }
+
+    /** Reads and validates every job option of conf. */
+    public static FanoutJobConfig from(Configuration conf) {
+        return new FanoutJobConfig(conf);
+    }
+
+    /** "fanout.x (--x)": how errors name an option. */
+    public static String name(ConfigOption<?> option) {
+        return option.key() + " (--" + CommandLine.flagOf(option) + ")";
+    }
+
+    /** conf.get(option), with a parse failure reported as a ConfigException naming option and value. */
+    public static <T> T get(Configuration conf, ConfigOption<T> option) {
+        try {
+            return conf.get(option);
+        } catch (IllegalArgumentException e) {
+            Optional<String> raw = Optional.ofNullable(conf.toMap().get(option.key()));
+            throw new ConfigException("Invalid value '" + raw.orElse("") + "' for option " + name(option) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static int atLeast(Configuration conf, ConfigOption<Integer> option, int min) {
+        int value = get(conf, option);
+        if (value < min) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(option) + ": must be >= " + min);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,113 @@
+package io.fanout.config;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * Every option of a Fanout job as a Flink {@link ConfigOption}: one source for the CLI
+ * ({@code --batch-size 512}), YAML files ({@code fanout.batch-size: 512}) and {@code --help}.
+ *
+ * <p>Keys are {@code fanout.<name>}; the command-line flag is {@code --<name>} (see {@link CommandLine}).
+ */
+public final class FanoutOptions {
+    private FanoutOptions() {}
+
+    public static final ConfigOption<String> GRAPH = ConfigOptions.key("fanout.graph")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Graph to sample: one edge file (edges.tsv[.gz]) or a directory holding the"
+                    + " graph's edges*.tsv[.gz] files. Required.");
+
+    public static final ConfigOption<String> SEEDS = ConfigOptions.key("fanout.seeds")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Seed nodes: a file with one node id per line, or a comma list such as 1,5,9."
+                    + " Default: every node of the graph.");
+
+    public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("fanout.batch-size")
+            .intType()
+            .defaultValue(512)
+            .withDescription("Seeds per batch (GLT/GiGL batch_size). One message is emitted per batch.");
+
+    public static final ConfigOption<Boolean> SHUFFLE = ConfigOptions.key("fanout.shuffle")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Visit the seeds in a fresh seeded permutation every epoch (GLT shuffle).");
+
+    public static final ConfigOption<Boolean> DROP_LAST = ConfigOptions.key("fanout.drop-last")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Drop the last, incomplete batch of each epoch (GLT drop_last).");
+
+    public static final ConfigOption<Integer> EPOCHS = ConfigOptions.key("fanout.epochs")
+            .intType()
+            .defaultValue(1)
+            .withDescription("Number of passes over the seeds.");
+
+    public static final ConfigOption<Long> SEED = ConfigOptions.key("fanout.seed")
+            .longType()
+            .defaultValue(42L)
+            .withDescription("Seed of every random choice (shuffle and sampling). The same options give"
+                    + " byte-identical messages whatever the parallelism or restarts.");
+
+    public static final ConfigOption<SamplerType> SAMPLER = ConfigOptions.key("fanout.sampler")
+            .enumType(SamplerType.class)
+            .defaultValue(SamplerType.KHOP)
+            .withDescription("Sampling algorithm: khop (uniform k-hop neighbour sampling).");
+
+    public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
+            .stringType()
+            .defaultValue("15,10")
+            .withDescription("k-hop: neighbours sampled per node for each hop, first entry = hop from the"
+                    + " seeds (GLT/PyG num_neighbors); -1 takes all neighbours.");
+
+    public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("k-hop: sample neighbours with replacement (PyG replace=True). Default: a node"
+                    + " of degree d gets exactly min(fanout, d) distinct neighbour positions.");
+
+    public static final ConfigOption<String> EDGE_DIR = ConfigOptions.key("fanout.edge-dir")
+            .stringType()
+            .defaultValue("out")
+            .withDescription("Direction to expand: out (to the destinations of out-edges) or in (to the"
+                    + " sources of in-edges), as GLT/PyG edge_dir.");
+
+    public static final ConfigOption<String> OUTPUT = ConfigOptions.key("fanout.output")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Write messages as offline .samples files into this directory (Flink"
+                    + " FileSink, exactly-once).");
+
+    public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Serve messages to trainers over the channel: every sink subtask is a TCP"
+                    + " endpoint announced in --registry.");
+
+    public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("fanout.parallelism")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Parallelism of the job. Default: Flink's (parallelism.default; in the"
+                    + " embedded MiniCluster, the number of cores).");
+
+    public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("fanout.checkpoint-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("Interval of Flink checkpoints (RocksDB state backend). Offline files are"
+                    + " committed at checkpoints and at the end of input.");
+
+    public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("fanout.checkpoint-dir")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Checkpoint storage URI, e.g. file:///var/fanout/checkpoints. Default: the"
+                    + " cluster's execution.checkpointing.dir, or in-memory job manager storage locally.");
+
+    /** Options of the job itself, in the order --help lists them. */
+    public static List<ConfigOption<?>> jobOptions() {
+        return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
+                EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR);
+    }
+}

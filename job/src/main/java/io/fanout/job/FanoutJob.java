@@ -1,0 +1,151 @@
+package io.fanout.job;
+
+import io.fanout.batch.BatchPlan;
+import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedSet;
+import io.fanout.config.CommandLine;
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.config.FanoutOptions;
+import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.connectors.channel.sink.ChannelSink;
+import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.flink.operator.KHopSamplingFunction;
+import io.fanout.connectors.file.SamplesFileSink;
+import io.fanout.flink.source.SeedBatchSource;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.SharedGraphs;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.core.execution.DetachedJobExecutionResult;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+/**
+ * The Fanout job: seed batches -> keyed sampler -> offline files and/or the channel to trainers.
+ *
+ * <p>Entry point for {@code flink run fanout-job.jar [options]} and for the embedded MiniCluster
+ * ({@code deploy/bin/fanout-local}); run with {@code --help} for the options.
+ */
+public final class FanoutJob {
+    static final String USAGE = "Usage: fanout --graph PATH [options]\n"
+            + "Samples subgraphs around batches of seed nodes for GNN training and writes one message per batch"
+            + " to --output files and/or serves them to trainers (--serve --registry DIR).";
+
+    private FanoutJob() {}
+
+    public static void main(String[] args) throws Exception {
+        CommandLine cli = commandLine();
+        CommandLine.Parsed parsed = cli.parse(args);
+        if (parsed.help) {
+            System.out.println(cli.help(USAGE));
+            return;
+        }
+        JobSummary summary = run(FanoutJobConfig.from(parsed.configuration));
+        if (summary != null) {
+            System.out.println(summary);
+        }
+    }
+
+    /** The command line of the job: every job option and channel option, with short aliases. */
+    public static CommandLine commandLine() {
+        List<ConfigOption<?>> options = new ArrayList<>(FanoutOptions.jobOptions());
+        options.addAll(ChannelOptions.all());
+        return new CommandLine(options, Map.of("registry", ChannelOptions.REGISTRY.key()));
+    }
+
+    /**
+     * Loads the graph (validating it and the seeds before anything is submitted), builds the job in
+     * the context environment and executes it. Returns the summary, or null for a detached submission.
+     */
+    public static JobSummary run(FanoutJobConfig config) throws Exception {
+        // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
+        // samplers reuse this very load through the JVM-wide cache.
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection)) {
+            CsrGraph graph = lease.graph();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+            build(env, config, graph.numNodes());
+            JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
+            if (result instanceof DetachedJobExecutionResult) {
+                return null;
+            }
+            return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0,
+                    graph.numNodes(), graph.numEdges(), graph.heapBytes());
+        }
+    }
+
+    /** The Flink settings the job needs on top of the user's: RocksDB, checkpoints, no Kryo fallback. */
+    static Configuration flinkConfiguration(FanoutJobConfig config) {
+        Configuration conf = new Configuration(config.configuration);
+        if (!conf.contains(StateBackendOptions.STATE_BACKEND)) {
+            conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        }
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval);
+        }
+        if (config.checkpointDir != null) {
+            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);
+        }
+        // Every record type has a Flink serializer; a generic (Kryo) type would be a bug, so fail fast.
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        if (config.parallelism != null) {
+            conf.set(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM, config.parallelism);
+        }
+        return conf;
+    }
+
+    /** Adds the job's operators to env: source -> keyBy(batch) -> sampler -> sinks. */
+    public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, int numNodes) throws Exception {
+        SeedSet seeds = config.seeds == null ? SeedSet.allNodes(numNodes) : SeedSet.parse(config.seeds, numNodes);
+        BatchPlan plan = new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
+
+        DataStream<SeedBatch> batches = env
+                .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seed-batches")
+                .uid("seed-batches");
+        DataStream<EncodedSample> samples = batches
+                .keyBy(new BatchKey(), Types.LONG)
+                .process(new KHopSamplingFunction(config.graph.toAbsolutePath().toString(), config.edgeDirection,
+                        config.fanouts, config.replace, config.seed))
+                .returns(TypeInformation.of(EncodedSample.class))
+                .name("khop-sampler")
+                .uid("sampler");
+
+        boolean anySink = false;
+        if (config.output != null) {
+            samples.sinkTo(SamplesFileSink.create(config.output)).name("samples-files").uid("samples-files");
+            anySink = true;
+        }
+        if (config.serve) {
+            samples.sinkTo(new ChannelSink(ChannelSinkOptions.fromConfiguration(config.configuration)))
+                    .name("channel").uid("channel");
+            anySink = true;
+        }
+        if (!anySink) {
+            // No destination: sample and count only (a dry run that still reports throughput).
+            samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+        }
+    }
+
+    /** Keys the sampler by (epoch, batch id). */
+    static final class BatchKey implements KeySelector<SeedBatch, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(SeedBatch batch) {
+            return batch.key();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.fanout.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.config.ConfigException;
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.connectors.file.SamplesFormat;
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.SampleMessage;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.GraphLoader;
+import io.fanout.testing.SharedData;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole k-hop job on real graphs in a real MiniCluster, read back from its offline files. */
+class FanoutJobITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    @TempDir
+    Path tmp;
+
+    static JobSummary runJob(String... args) throws Exception {
+        return FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration));
+    }
+
+    /** Messages of an output directory keyed by (epoch, batch id); fails on a duplicate key. */
+    static TreeMap<Long, byte[]> readMessages(Path dir) throws Exception {
+        TreeMap<Long, byte[]> byKey = new TreeMap<>();
+        for (byte[] blob : SamplesFormat.readAll(dir)) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            long epoch = m.get(MessageKeys.META_EPOCH).asLongArray()[0];
+            long batch = m.get(MessageKeys.META_BATCH_ID).asLongArray()[0];
+            byte[] previous = byKey.put((epoch << 32) | batch, blob);
+            assertThat(previous).as("batch (%d, %d) written twice", epoch, batch).isNull();
+        }
+        return byKey;
+    }
+
+    static void assertNoInProgressFiles(Path dir) throws Exception {
+        try (Stream<Path> files = Files.walk(dir)) {
+            assertThat(files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
+                    .isNotEmpty()
+                    .allMatch(name -> name.startsWith("part") && name.endsWith(".samples"), "finished part file");
+        }
+    }
+
+    /** Every seed in exactly one batch per epoch, batch counts as GLT's, messages self-consistent. */
+    static void assertEpochsCoverSeeds(TreeMap<Long, byte[]> messages, CsrGraph graph, int numSeeds, int batchSize,
+            int epochs, int hops) {
+        int expectedBatches = (numSeeds + batchSize - 1) / batchSize;
+        assertThat(messages).hasSize(expectedBatches * epochs);
+        Map<Long, int[]> seenPerEpoch = new HashMap<>();
+        for (byte[] blob : messages.values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            long epoch = m.get(MessageKeys.META_EPOCH).asLongArray()[0];
+            assertThat(m.get(MessageKeys.META_NUM_BATCHES).asLongArray()).containsExactly(expectedBatches);
+            assertThat(m.get(MessageKeys.IS_HETERO).asLongArray()).containsExactly(0L);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] cols = m.get(MessageKeys.COLS).asLongArray();
+            long[] batch = m.get(MessageKeys.BATCH).asLongArray();
+            long[] nodesPerHop = m.get(MessageKeys.NUM_SAMPLED_NODES).asLongArray();
+            long[] edgesPerHop = m.get(MessageKeys.NUM_SAMPLED_EDGES).asLongArray();
+            assertThat(nodesPerHop).hasSize(hops + 1);
+            assertThat(edgesPerHop).hasSize(hops + 1);
+            assertThat(Arrays.stream(nodesPerHop).sum()).isEqualTo(ids.length);
+            assertThat(Arrays.stream(edgesPerHop).sum()).isEqualTo(rows.length).isEqualTo(cols.length);
+            // seeds come first in ids
+            assertThat(Arrays.copyOf(ids, batch.length)).containsExactly(batch);
+            for (int i = 0; i < rows.length; i++) {
+                assertThat(graph.hasEdge((int) ids[(int) rows[i]], (int) ids[(int) cols[i]])).isTrue();
+            }
+            int[] seen = seenPerEpoch.computeIfAbsent(epoch, e -> new int[graph.numNodes()]);
+            for (long s : batch) {
+                seen[(int) s]++;
+            }
+        }
+        assertThat(seenPerEpoch).hasSize(epochs);
+        for (int[] seen : seenPerEpoch.values()) {
+            assertThat(Arrays.stream(seen).filter(c -> c == 1).count()).isEqualTo(numSeeds);
+            assertThat(Arrays.stream(seen).allMatch(c -> c <= 1)).isTrue();
+        }
+    }
+
+    @Test
+    void coraTwoShuffledEpochsAreIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("cora");
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve("p" + parallelism);
+            JobSummary summary = runJob("--graph", graphDir.toString(), "--fanout", "15,10", "--batch-size", "128",
+                    "--epochs", "2", "--shuffle", "--seed", "7", "--output", out.toString(),
+                    "--parallelism", String.valueOf(parallelism));
+            assertNoInProgressFiles(out);
+            assertThat(summary.batches).isEqualTo(2 * 22);
+            assertThat(summary.seeds).isEqualTo(2 * 2708);
+            runs.add(readMessages(out));
+        }
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        assertEpochsCoverSeeds(runs.get(0), graph, 2708, 128, 2, 2);
+        assertThat(runs.get(1).keySet()).isEqualTo(runs.get(0).keySet());
+        for (Long key : runs.get(0).keySet()) {
+            assertThat(runs.get(1).get(key)).as("message %d", key).isEqualTo(runs.get(0).get(key));
+        }
+    }
+
+    @Test
+    void egoTwitterIsIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("ego_twitter_u");
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve("p" + parallelism);
+            runJob("--graph", graphDir.toString(), "--fanout", "10,5", "--batch-size", "1024", "--output",
+                    out.toString(), "--parallelism", String.valueOf(parallelism));
+            assertNoInProgressFiles(out);
+            runs.add(readMessages(out));
+        }
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 1024, 1, 2);
+        assertThat(runs.get(1).keySet()).isEqualTo(runs.get(0).keySet());
+        for (Long key : runs.get(0).keySet()) {
+            assertThat(runs.get(1).get(key)).as("message %d", key).isEqualTo(runs.get(0).get(key));
+        }
+    }
+
+    @Test
+    void dropLastAndSeedListAndInEdges() throws Exception {
+        Path graphDir = SharedData.graph("cora_cites");
+        Path seeds = tmp.resolve("seeds.txt");
+        StringBuilder sb = new StringBuilder("# every 7th paper\n");
+        int n = 0;
+        for (int id = 0; id < 2708; id += 7) {
+            sb.append(id).append('\n');
+            n++;
+        }
+        Files.writeString(seeds, sb.toString());
+        Path out = tmp.resolve("out");
+        JobSummary summary = runJob("--graph", graphDir.toString(), "--seeds", seeds.toString(), "--batch-size", "50",
+                "--drop-last", "--edge-dir", "in", "--fanout", "5,-1", "--output", out.toString());
+        TreeMap<Long, byte[]> messages = readMessages(out);
+        assertThat(messages).hasSize(n / 50);
+        assertThat(summary.seeds).isEqualTo((n / 50) * 50L);
+        CsrGraph in = GraphLoader.load(graphDir, EdgeDirection.IN);
+        for (byte[] blob : messages.values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] cols = m.get(MessageKeys.COLS).asLongArray();
+            for (int i = 0; i < rows.length; i++) {
+                // edge-dir in: the graph has ids[cols] -> ids[rows] as a citing -> cited edge
+                assertThat(in.hasEdge((int) ids[(int) rows[i]], (int) ids[(int) cols[i]])).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void badOptionsFailBeforeTheJobNamingTheOption() {
+        String cora = SharedData.graph("cora").toString();
+        assertThatThrownBy(() -> runJob("--graph", cora, "--batch-size", "0"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--batch-size").hasMessageContaining("0");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--fanout", "15,x"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--fanout").hasMessageContaining("15,x");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--edge-dir", "sideways"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--edge-dir").hasMessageContaining("sideways");
+        assertThatThrownBy(() -> runJob("--graph", tmp.resolve("missing").toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--graph");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--seeds", "1,99999"))
+                .hasMessageContaining("99999");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--bogus", "1"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--bogus");
+    }
+}
