@@ -1,11 +1,11 @@
 package io.fanout.graph;
 
 import io.fanout.graph.EdgeFileHeader.Column;
-import java.io.BufferedInputStream;
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 
@@ -113,15 +113,27 @@ final class EdgeFileReader {
     }
 
     private static InputStream open(Path file) throws IOException {
-        InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-        raw.mark(2);
-        int b0 = raw.read();
-        int b1 = raw.read();
-        raw.reset();
-        if (b0 == 0x1f && b1 == 0x8b) { // gzip magic, whatever the file is called
-            return new GZIPInputStream(raw, 1 << 16);
+        // FileInputStream, not Files.newInputStream: the latter's available() seeks, which fails on named pipes.
+        PushbackInputStream in = new PushbackInputStream(new FileInputStream(file.toFile()), 2);
+        try {
+            byte[] magic = new byte[2];
+            int got = 0;
+            while (got < 2) {
+                int n = in.read(magic, got, 2 - got);
+                if (n < 0) {
+                    break;
+                }
+                got += n;
+            }
+            in.unread(magic, 0, got);
+            if (got == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) { // gzip, whatever the name
+                return new GZIPInputStream(in, 1 << 16);
+            }
+            return in;
+        } catch (IOException | RuntimeException e) {
+            in.close();
+            throw e;
         }
-        return raw;
     }
 
     /** Parses the whole lines in {@code buf[from, to)}; {@code buf[to - 1]} is {@code '\n'}. */
