@@ -64,6 +64,23 @@ final class EdgeFileReader {
 
     /** Reads every row of the file into {@code settings.staging}; returns the number of rows read. */
     long read() throws IOException {
+        try {
+            readAll();
+        } catch (GraphFormatException e) {
+            throw e;
+        } catch (IOException e) { // e.g. a truncated gzip stream: say which file and where
+            throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
+        }
+        if (line == 0) {
+            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
+        }
+        if (declaredRows >= 0 && declaredRows != rows) {
+            GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
+        }
+        return rows;
+    }
+
+    private void readAll() throws IOException {
         try (InputStream in = open(file)) {
             int start = 0;
             int limit = 0;
@@ -103,13 +120,6 @@ final class EdgeFileReader {
                 }
             }
         }
-        if (line == 0) {
-            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
-        }
-        if (declaredRows >= 0 && declaredRows != rows) {
-            GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
-        }
-        return rows;
     }
 
     private static InputStream open(Path file) throws IOException {

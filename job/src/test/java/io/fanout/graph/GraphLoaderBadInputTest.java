@@ -88,6 +88,16 @@ class GraphLoaderBadInputTest {
     }
 
     @Test
+    void truncatedGzipNamesTheFile() throws IOException {
+        byte[] whole = Files.readAllBytes(SharedData.graph("ego_twitter_u").resolve("edges.tsv.gz"));
+        Path cut = tmp.resolve("edges.tsv.gz");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length / 2));
+        assertThatThrownBy(() -> GraphLoader.load(cut, EdgeDirection.OUT))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("cannot read " + cut + " after line ");
+    }
+
+    @Test
     void emptyGraphNamesThePath() throws IOException {
         Path headerOnly = write(tmp, "edges.tsv", HEADER + "# nothing else\n");
         assertThatThrownBy(() -> GraphLoader.load(headerOnly, EdgeDirection.OUT))
