@@ -109,12 +109,14 @@ final class EdgeFileReader {
                     }
                     break;
                 }
+                // buf[start, limit) held no '\n' before this read, so only the new bytes can end a line.
+                int floor = limit;
                 limit += n;
                 int end = limit;
-                while (end > start && buf[end - 1] != '\n') {
+                while (end > floor && buf[end - 1] != '\n') {
                     end--;
                 }
-                if (end > start) {
+                if (end > floor) {
                     parseLines(start, end);
                     start = end;
                 }
