@@ -50,7 +50,7 @@ public final class LocalSourceRun {
     private final int parallelism;
     private final Deque<Message> inbox = new ArrayDeque<>();
     private final SplitEnumerator<SeedBatchSplit, SeedBatchEnumeratorState> enumerator;
-    private final SourceReader<SeedBatch, SeedBatchSplit>[] readers;
+    private final List<SourceReader<SeedBatch, SeedBatchSplit>> readers;
     private final boolean[] ended;
     /** Every split the enumerator assigned, in assignment order. */
     public final List<SeedBatchSplit> assignments = new ArrayList<>();
@@ -62,7 +62,6 @@ public final class LocalSourceRun {
 
     private record Message(int subtask, Runnable action) {}
 
-    @SuppressWarnings("unchecked")
     private LocalSourceRun(SeedBatchSource source, int parallelism, Snapshot restoreFrom) throws Exception {
         this.source = source;
         this.parallelism = parallelism;
@@ -74,7 +73,7 @@ public final class LocalSourceRun {
                     .deserialize(restoreFrom.enumVersion(), restoreFrom.enumState()));
         }
         enumerator.start();
-        readers = new SourceReader[parallelism];
+        readers = new ArrayList<>();
         ended = new boolean[parallelism];
         for (int i = 0; i < parallelism; i++) {
             List<SeedBatchSplit> restored = restoreFrom == null || i >= restoreFrom.readerSplits().size()
@@ -103,12 +102,17 @@ public final class LocalSourceRun {
 
     private void startReader(int subtask, List<SeedBatchSplit> restored) {
         // Flink's SourceOperator: create, hand over restored splits, then start.
-        readers[subtask] = source.createReader(new ReaderContext(subtask));
+        SourceReader<SeedBatch, SeedBatchSplit> reader = source.createReader(new ReaderContext(subtask));
+        if (subtask < readers.size()) {
+            readers.set(subtask, reader);
+        } else {
+            readers.add(reader);
+        }
         ended[subtask] = false;
         if (!restored.isEmpty()) {
-            readers[subtask].addSplits(restored);
+            reader.addSplits(restored);
         }
-        readers[subtask].start();
+        reader.start();
     }
 
     /** Delivers queued requests and assignments until none is left. */
@@ -124,7 +128,7 @@ public final class LocalSourceRun {
         if (ended[subtask]) {
             return InputStatus.END_OF_INPUT;
         }
-        InputStatus status = readers[subtask].pollNext(new Output(subtask));
+        InputStatus status = readers.get(subtask).pollNext(new Output(subtask));
         ended[subtask] = status == InputStatus.END_OF_INPUT;
         return status;
     }
@@ -293,13 +297,13 @@ public final class LocalSourceRun {
                 assignments.addAll(splits);
                 assignedSinceSnapshot.computeIfAbsent(subtask, s -> new ArrayList<>()).addAll(splits);
                 List<SeedBatchSplit> copy = List.copyOf(splits);
-                inbox.add(new Message(subtask, () -> readers[subtask].addSplits(copy)));
+                inbox.add(new Message(subtask, () -> readers.get(subtask).addSplits(copy)));
             });
         }
 
         @Override
         public void signalNoMoreSplits(int subtask) {
-            inbox.add(new Message(subtask, () -> readers[subtask].notifyNoMoreSplits()));
+            inbox.add(new Message(subtask, () -> readers.get(subtask).notifyNoMoreSplits()));
         }
 
         @Override

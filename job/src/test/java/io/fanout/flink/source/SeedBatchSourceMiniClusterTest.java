@@ -49,6 +49,7 @@ class SeedBatchSourceMiniClusterTest {
         return env;
     }
 
+    @SuppressWarnings("try") // CloseableIterator.close() may throw InterruptedException; the test just fails then
     private static List<SeedBatch> collect(DataStream<SeedBatch> stream, String name) throws Exception {
         List<SeedBatch> out = new ArrayList<>();
         try (CloseableIterator<SeedBatch> it = stream.executeAndCollect(name)) {
