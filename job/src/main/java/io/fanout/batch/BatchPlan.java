@@ -1,0 +1,157 @@
+package io.fanout.batch;
+
+import io.fanout.random.SplitMix64;
+import java.io.Serializable;
+
+/**
+ * Which seeds go into which batch of which epoch: the loader options {@code batch_size},
+ * {@code shuffle}, {@code drop_last}, {@code epochs} and {@code seed} applied to a {@link SeedSet}.
+ *
+ * <p>A pure function of its options: any worker can compute batch {@code (epoch, batchId)} on its
+ * own, so a restored or rescaled job produces the same batches. With shuffle, each epoch is a
+ * Fisher-Yates permutation drawn from {@code SplitMix64.seed(seed, epoch, SHUFFLE_TAG)}; without it,
+ * batches follow seed order. Every epoch has the same {@link #numBatches()}: {@code n / batchSize},
+ * plus one for the remainder unless {@code dropLast}.
+ */
+public final class BatchPlan implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Third seed coordinate of the shuffle stream ("SHUFFLE" in ASCII), apart from every sampling stream. */
+    public static final long SHUFFLE_TAG = 0x53485546464C45L;
+
+    private final SeedSet seeds;
+    private final int batchSize;
+    private final boolean shuffle;
+    private final boolean dropLast;
+    private final int epochs;
+    private final long seed;
+    private final int numBatches;
+
+    /** The last epoch order built by {@link #seedsOf}; immutable, so sharing it across threads is safe. */
+    private transient volatile EpochOrder cached;
+
+    /**
+     * @throws IllegalArgumentException naming the option ({@code batch-size}, {@code epochs},
+     *     {@code drop-last}) if the options are invalid or would give an epoch with no batch
+     */
+    public BatchPlan(SeedSet seeds, int batchSize, boolean shuffle, boolean dropLast, int epochs, long seed) {
+        if (seeds == null) {
+            throw new IllegalArgumentException("seeds must be given");
+        }
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batch-size must be >= 1, got " + batchSize);
+        }
+        if (epochs < 1) {
+            throw new IllegalArgumentException("epochs must be >= 1, got " + epochs);
+        }
+        int n = seeds.size();
+        int full = n / batchSize;
+        int batches = full + (!dropLast && n % batchSize != 0 ? 1 : 0);
+        if (batches == 0) {
+            // A job that emits nothing is surely a mistake, not a request.
+            throw new IllegalArgumentException("batch-size " + batchSize + " is larger than the " + n
+                    + " seeds and drop-last is set, so every epoch would be empty: lower batch-size or unset drop-last");
+        }
+        this.seeds = seeds;
+        this.batchSize = batchSize;
+        this.shuffle = shuffle;
+        this.dropLast = dropLast;
+        this.epochs = epochs;
+        this.seed = seed;
+        this.numBatches = batches;
+    }
+
+    /** Batches in every epoch. */
+    public int numBatches() {
+        return numBatches;
+    }
+
+    /** Number of epochs. */
+    public int epochs() {
+        return epochs;
+    }
+
+    /** Batches over all epochs. */
+    public long totalBatches() {
+        return (long) numBatches * epochs;
+    }
+
+    public SeedSet seeds() {
+        return seeds;
+    }
+
+    public int batchSize() {
+        return batchSize;
+    }
+
+    public boolean shuffle() {
+        return shuffle;
+    }
+
+    public boolean dropLast() {
+        return dropLast;
+    }
+
+    /** The job seed the shuffle is derived from. */
+    public long seed() {
+        return seed;
+    }
+
+    /**
+     * The seeds of batch {@code batchId} of {@code epoch}, in batch order. Consecutive calls for the
+     * same epoch reuse one cached {@link EpochOrder}, so a whole epoch costs O(n) once, not per batch.
+     */
+    public int[] seedsOf(int epoch, int batchId) {
+        EpochOrder order = cached;
+        if (order == null || order.epoch() != epoch) {
+            order = order(epoch);
+            cached = order;
+        }
+        return order.seedsOf(batchId);
+    }
+
+    /**
+     * The seed order of one epoch (O(n) to build with shuffle, O(1) without). Callers that walk an
+     * epoch keep it and call {@link EpochOrder#seedsOf(int)}.
+     */
+    public EpochOrder order(int epoch) {
+        if (epoch < 0 || epoch >= epochs) {
+            throw new IndexOutOfBoundsException("epoch " + epoch + " out of 0.." + (epochs - 1));
+        }
+        if (!shuffle) {
+            return new EpochOrder(this, epoch, null);
+        }
+        int[] perm = seeds.toArray();
+        SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, SHUFFLE_TAG));
+        for (int i = perm.length - 1; i > 0; i--) {
+            int j = rng.nextInt(i + 1);
+            int t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        return new EpochOrder(this, epoch, perm);
+    }
+
+    /** Start (inclusive) of a batch in the epoch's seed order. */
+    int batchStart(int batchId) {
+        checkBatch(batchId);
+        return batchId * batchSize;
+    }
+
+    /** End (exclusive) of a batch in the epoch's seed order; the last batch may be short. */
+    int batchEnd(int batchId) {
+        return (int) Math.min((long) (batchId + 1) * batchSize, seeds.size());
+    }
+
+    private void checkBatch(int batchId) {
+        if (batchId < 0 || batchId >= numBatches) {
+            throw new IndexOutOfBoundsException("batch " + batchId + " out of 0.." + (numBatches - 1));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "BatchPlan{" + seeds + ", batch-size=" + batchSize + ", shuffle=" + shuffle + ", drop-last=" + dropLast
+                + ", epochs=" + epochs + ", seed=" + seed + ", " + numBatches + " batches/epoch}";
+    }
+}

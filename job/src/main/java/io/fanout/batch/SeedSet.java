@@ -1,0 +1,233 @@
+package io.fanout.batch;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * The seed nodes an epoch iterates over: every node {@code 0..n-1}, or an explicit list of node ids.
+ *
+ * <p>"All nodes" stores only the count, so the default training set of a billion-node graph costs
+ * nothing until an epoch shuffles it. Explicit ids keep their given order and duplicates (as GLT's
+ * {@code input_nodes} does: each occurrence is a seed).
+ */
+public final class SeedSet implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** How many unknown ids an error message lists before it only counts the rest. */
+    private static final int MAX_IDS_IN_ERROR = 10;
+
+    /** Number of seeds when {@link #ids} is null (all nodes), else ignored. */
+    private final int numNodes;
+    /** Explicit seed ids, or null for "all nodes 0..numNodes-1". */
+    private final int[] ids;
+
+    private SeedSet(int numNodes, int[] ids) {
+        this.numNodes = numNodes;
+        this.ids = ids;
+    }
+
+    /** Every node of a graph with {@code numNodes} nodes, in id order. */
+    public static SeedSet allNodes(int numNodes) {
+        if (numNodes < 1) {
+            throw new IllegalArgumentException("the graph has no nodes (num_nodes=" + numNodes + "): nothing to seed");
+        }
+        return new SeedSet(numNodes, null);
+    }
+
+    /**
+     * Explicit seed ids of a graph with {@code numNodes} nodes; the array is copied.
+     *
+     * @throws IllegalArgumentException if {@code ids} is empty or holds an id outside {@code [0, numNodes)}
+     */
+    public static SeedSet of(int numNodes, int... ids) {
+        if (ids.length == 0) {
+            throw new IllegalArgumentException("the seed set is empty");
+        }
+        List<String> unknown = new ArrayList<>();
+        int unknownCount = 0;
+        for (int id : ids) {
+            if (id < 0 || id >= numNodes) {
+                if (unknown.size() < MAX_IDS_IN_ERROR) {
+                    unknown.add(Integer.toString(id));
+                }
+                unknownCount++;
+            }
+        }
+        if (unknownCount > 0) {
+            throw new IllegalArgumentException(unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+        }
+        return new SeedSet(numNodes, ids.clone());
+    }
+
+    /**
+     * Parses the {@code seeds} option: a path to a file of node ids (one per line; blank lines and
+     * lines starting with {@code #} are skipped; {@code .gz} files are decompressed) or a comma list
+     * such as {@code 1,5,9}. A spec naming an existing file is always read as a file.
+     *
+     * @throws IllegalArgumentException naming the file and line (or list element) of a malformed or
+     *     negative id, or listing ids that are not nodes of the graph ({@code >= numNodes})
+     * @throws IOException if the file cannot be read, or the spec is neither a file nor a list
+     */
+    public static SeedSet parse(String spec, int numNodes) throws IOException {
+        if (spec == null || spec.isBlank()) {
+            throw new IllegalArgumentException("seeds is empty: give a file of node ids or a comma list such as 1,5,9");
+        }
+        Path file = Path.of(spec.trim());
+        if (Files.isRegularFile(file)) {
+            return parseFile(file, numNodes);
+        }
+        if (spec.contains(",") || spec.trim().matches("[-+]?[0-9]+")) {
+            return parseList(spec, numNodes);
+        }
+        throw new NoSuchFileException(spec, null,
+                "no such seed file (seeds is a file of node ids, one per line, or a comma list such as 1,5,9)");
+    }
+
+    private static SeedSet parseFile(Path file, int numNodes) throws IOException {
+        IntArrayList ids = new IntArrayList();
+        List<String> unknown = new ArrayList<>();
+        int unknownCount = 0;
+        try (InputStream raw = Files.newInputStream(file);
+                InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
+                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            int lineNo = 0;
+            while ((line = reader.readLine()) != null) {
+                lineNo++;
+                String token = line.strip();
+                if (token.isEmpty() || token.startsWith("#")) {
+                    continue;
+                }
+                long id = parseId(token, file + ":" + lineNo);
+                if (id >= numNodes) {
+                    if (unknown.size() < MAX_IDS_IN_ERROR) {
+                        unknown.add(token + " (line " + lineNo + ")");
+                    }
+                    unknownCount++;
+                } else {
+                    ids.add((int) id);
+                }
+            }
+        }
+        if (unknownCount > 0) {
+            throw new IllegalArgumentException(file + ": " + unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+        }
+        if (ids.isEmpty()) {
+            throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
+        }
+        return new SeedSet(numNodes, ids.toIntArray());
+    }
+
+    private static SeedSet parseList(String spec, int numNodes) {
+        String[] elements = spec.split(",", -1);
+        IntArrayList ids = new IntArrayList(elements.length);
+        List<String> unknown = new ArrayList<>();
+        int unknownCount = 0;
+        for (int i = 0; i < elements.length; i++) {
+            String token = elements[i].strip();
+            String where = "seeds list element " + (i + 1) + " of '" + spec + "'";
+            long id = parseId(token, where);
+            if (id >= numNodes) {
+                if (unknown.size() < MAX_IDS_IN_ERROR) {
+                    unknown.add(token);
+                }
+                unknownCount++;
+            } else {
+                ids.add((int) id);
+            }
+        }
+        if (unknownCount > 0) {
+            throw new IllegalArgumentException("seeds '" + abbreviate(spec) + "': "
+                    + unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+        }
+        return new SeedSet(numNodes, ids.toIntArray());
+    }
+
+    /** A non-negative id; ids too large for a long are returned as Long.MAX_VALUE (unknown, not malformed). */
+    private static long parseId(String token, String where) {
+        if (token.isEmpty()) {
+            throw new IllegalArgumentException(where + ": empty seed id");
+        }
+        if (!token.matches("[0-9]+")) {
+            String why = token.matches("-[0-9]+") ? "negative seed id" : "seed id is not a non-negative integer";
+            throw new IllegalArgumentException(where + ": " + why + ": '" + abbreviate(token) + "'");
+        }
+        return token.length() > 18 ? Long.MAX_VALUE : Long.parseLong(token);
+    }
+
+    private static String unknownIdsMessage(String what, List<String> shown, int count, int numNodes) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(count).append(" unknown ").append(what).append(" (the graph has ").append(numNodes)
+                .append(" nodes, ids 0..").append(numNodes - 1).append("): ").append(String.join(", ", shown));
+        if (count > shown.size()) {
+            sb.append(", ... (").append(count - shown.size()).append(" more)");
+        }
+        return sb.toString();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 60 ? s : s.substring(0, 57) + "...";
+    }
+
+    /** Number of seeds. */
+    public int size() {
+        return ids == null ? numNodes : ids.length;
+    }
+
+    /** The {@code i}-th seed id, {@code 0 <= i < size()}. */
+    public int get(int i) {
+        if (ids == null) {
+            if (i < 0 || i >= numNodes) {
+                throw new IndexOutOfBoundsException("seed index " + i + " out of 0.." + (numNodes - 1));
+            }
+            return i;
+        }
+        return ids[i];
+    }
+
+    /** True if this is every node {@code 0..size()-1} in id order (no explicit list stored). */
+    public boolean isAllNodes() {
+        return ids == null;
+    }
+
+    /** A fresh array of the seeds in order. */
+    public int[] toArray() {
+        if (ids != null) {
+            return ids.clone();
+        }
+        int[] all = new int[numNodes];
+        for (int i = 0; i < numNodes; i++) {
+            all[i] = i;
+        }
+        return all;
+    }
+
+    /** Copies seeds {@code [from, to)} into a new array (no full copy of the set). */
+    int[] copyRange(int from, int to) {
+        if (ids != null) {
+            return Arrays.copyOfRange(ids, from, to);
+        }
+        int[] range = new int[to - from];
+        for (int i = 0; i < range.length; i++) {
+            range[i] = from + i;
+        }
+        return range;
+    }
+
+    @Override
+    public String toString() {
+        return ids == null ? "SeedSet{all " + numNodes + " nodes}" : "SeedSet{" + ids.length + " ids}";
+    }
+}
