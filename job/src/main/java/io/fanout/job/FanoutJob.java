@@ -4,6 +4,7 @@ import io.fanout.batch.BatchPlan;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedSet;
 import io.fanout.config.CommandLine;
+import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.config.FanoutOptions;
 import io.fanout.connectors.channel.sink.ChannelOptions;
@@ -76,7 +77,7 @@ public final class FanoutJob {
         try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection)) {
             CsrGraph graph = lease.graph();
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-            build(env, config, graph.numNodes());
+            build(env, config, batchPlan(config, graph.numNodes()));
             JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
             if (result instanceof DetachedJobExecutionResult) {
                 return null;
@@ -108,9 +109,10 @@ public final class FanoutJob {
     }
 
     /** Adds the job's operators to env: source -> keyBy(batch) -> sampler -> sinks. */
-    public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, int numNodes) throws Exception {
-        SeedSet seeds = config.seeds == null ? SeedSet.allNodes(numNodes) : SeedSet.parse(config.seeds, numNodes);
-        BatchPlan plan = new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
+    public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan) {
+        if (config.parallelism != null) {
+            env.setParallelism(config.parallelism);
+        }
 
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seed-batches")
@@ -136,6 +138,23 @@ public final class FanoutJob {
         if (!anySink) {
             // No destination: sample and count only (a dry run that still reports throughput).
             samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+        }
+    }
+
+    /** The seeds and their batches; bad seeds or batch options fail here, naming the option. */
+    static BatchPlan batchPlan(FanoutJobConfig config, int numNodes) throws java.io.IOException {
+        SeedSet seeds;
+        try {
+            seeds = config.seeds == null ? SeedSet.allNodes(numNodes) : SeedSet.parse(config.seeds, numNodes);
+        } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
+            String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
+            throw new ConfigException("Invalid value '" + config.seeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + what + e.getMessage(), e);
+        }
+        try {
+            return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
         }
     }
 
