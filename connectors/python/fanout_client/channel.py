@@ -361,7 +361,8 @@ class ChannelClient:
                     ep.label(), f"connection lost before END_OF_STREAM: {e}")))
 
     def __iter__(self):
-        self.connect()
+        if not self._closed:
+            self.connect()
         return self
 
     def __next__(self) -> Message:
