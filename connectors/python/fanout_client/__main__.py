@@ -14,6 +14,9 @@ from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_fi
 
 
 def _values(array: np.ndarray, count: int) -> str:
+    if array.ndim == 0:
+        value = array.item()
+        return f"{value:.6g}" if array.dtype.kind == "f" else str(value)
     flat = array.reshape(-1)
     shown = flat[:count].tolist()
     if array.dtype.kind == "f":
@@ -24,8 +27,10 @@ def _values(array: np.ndarray, count: int) -> str:
 
 
 def _summary(index: int, msg, values: int) -> str:
-    lines = [f"message {index}: epoch={msg.epoch} batch_id={msg.batch_id} num_batches={msg.num_batches}"
-             + ("" if msg.endpoint is None else f" endpoint={msg.endpoint}")]
+    fields = [("epoch", msg.epoch), ("batch_id", msg.batch_id), ("num_batches", msg.num_batches),
+              ("endpoint", msg.endpoint)]
+    known = " ".join(f"{k}={v}" for k, v in fields if v is not None)
+    lines = [f"message {index}: {known or '(no epoch/batch_id metadata)'}"]
     width = max((len(name) for name in msg), default=0)
     for name, array in msg.items():
         shape = "[" + ", ".join(map(str, array.shape)) + "]"
