@@ -150,6 +150,9 @@ class ChannelClient:
             raise ValueError("endpoints is empty")
         if prefetch < 1:
             raise ValueError(f"prefetch must be at least 1, got {prefetch}")
+        if as_torch:
+            from .torch_support import _import_torch
+            _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
         self.prefetch = int(prefetch)
         self.connect_timeout = float(connect_timeout)

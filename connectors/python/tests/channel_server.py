@@ -82,15 +82,17 @@ class EndpointServer:
     sent-minus-granted seen, must stay <= 0), ``client_errors`` (ERROR texts from clients).
     Knobs: ``error_after`` (send ERROR ``error_text`` after that many messages), ``drop_after``
     (close without END_OF_STREAM), ``hold`` (an Event to wait on before each message),
-    ``ignore_credits`` (misbehave: send everything at once), ``token`` (required HELLO token).
+    ``ignore_credits`` (misbehave: send everything at once), ``token`` (required HELLO token),
+    ``linger`` (seconds it keeps answering late clients with WELCOME + END_OF_STREAM).
     """
 
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
-                 error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token=""):
+                 error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
+                 linger=2.0):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
-        self.hold, self.ignore_credits, self.token = hold, ignore_credits, token
+        self.hold, self.ignore_credits, self.token, self.linger = hold, ignore_credits, token, linger
         self.fetches: list[int] = []
         self.sent = 0
         self.granted = 0
@@ -120,13 +122,16 @@ class EndpointServer:
     def _serve(self):
         # Serve clients one after another until the messages are delivered, then linger briefly
         # answering late clients with WELCOME + END_OF_STREAM (as the spec says).
+        linger_until = None
         while not self._closed:
             try:
                 self._listener.settimeout(0.2)
                 conn, _ = self._listener.accept()
             except socket.timeout:
                 if self.finished.is_set():
-                    break
+                    linger_until = linger_until or time.monotonic() + self.linger
+                    if time.monotonic() >= linger_until:
+                        break
                 continue
             except OSError:
                 break

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from channel_server import sample_blob
-from fanout_client import Message, decode, to_torch
+from fanout_client import ChannelClient, Message, decode, to_torch
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -15,6 +15,8 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 def test_without_torch_the_error_says_what_to_do():
     with pytest.raises(ImportError, match="to_torch needs PyTorch.*Install torch"):
         to_torch({"ids": np.arange(3)})
+    with pytest.raises(ImportError, match="to_torch needs PyTorch"):
+        ChannelClient(endpoints=["127.0.0.1:1"], as_torch=True)
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed here")
