@@ -1,0 +1,216 @@
+"""A Python server side of the channel protocol v1 (connectors/CHANNEL.md), just enough to test
+the client: one endpoint per instance, its own framing code (not the client's), a registry file,
+credit accounting it records, and knobs for the failure cases.
+
+The real endpoint is the Java ChannelSink; the project's integration tests exercise the client
+against it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import struct
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from fanout_client import encode
+
+HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4, 5, 6, 7
+
+
+def sample_blob(epoch: int, batch_id: int, endpoint: int = 0) -> bytes:
+    """A small GLT-style message whose content identifies it."""
+    base = 1000 * endpoint + 10 * batch_id
+    return encode({
+        "ids": np.arange(base, base + 5, dtype=np.int64),
+        "rows": np.array([1, 2, 3, 4], dtype=np.int64),
+        "cols": np.array([0, 0, 1, 1], dtype=np.int64),
+        "num_sampled_nodes": np.array([1, 2, 2], dtype=np.int64),
+        "#META.epoch": np.array(epoch, dtype=np.int64),
+        "#META.batch_id": np.array(batch_id, dtype=np.int64),
+    })
+
+
+def write_registry_file(registry: Path, index: int, num_endpoints: int, port: int, state: str) -> None:
+    """Atomically (temp + rename) write registry/endpoint-<index>.json, as the sink does."""
+    registry = Path(registry)
+    registry.mkdir(parents=True, exist_ok=True)
+    info = {"version": 1, "index": index, "num_endpoints": num_endpoints, "host": "127.0.0.1",
+            "port": port, "state": state}
+    temp = registry / f".endpoint-{index}.json.tmp"
+    temp.write_text(json.dumps(info))
+    os.replace(temp, registry / f"endpoint-{index}.json")
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound then released), for endpoints that never come up."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError("client closed")
+        data += chunk
+    return data
+
+
+def read_frame(sock):
+    (length,) = struct.unpack("<I", _recv_exact(sock, 4))
+    body = _recv_exact(sock, length)
+    return body[0], body[1:]
+
+
+def send_frame(sock, frame_type, body=b""):
+    sock.sendall(struct.pack("<I", 1 + len(body)) + bytes([frame_type]) + body)
+
+
+class EndpointServer:
+    """One channel endpoint serving ``messages`` [(epoch, batch_id, num_batches, blob)] to clients.
+
+    Records ``fetches`` (credit values received), ``sent`` and ``max_outstanding`` (largest
+    sent-minus-granted seen, must stay <= 0), ``client_errors`` (ERROR texts from clients).
+    Knobs: ``error_after`` (send ERROR ``error_text`` after that many messages), ``drop_after``
+    (close without END_OF_STREAM), ``hold`` (an Event to wait on before each message),
+    ``ignore_credits`` (misbehave: send everything at once), ``token`` (required HELLO token),
+    ``linger`` (seconds it keeps answering late clients with WELCOME + END_OF_STREAM).
+    """
+
+    def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
+                 error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
+                 linger=2.0):
+        self.messages = list(messages)
+        self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
+        self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
+        self.hold, self.ignore_credits, self.token, self.linger = hold, ignore_credits, token, linger
+        self.fetches: list[int] = []
+        self.sent = 0
+        self.granted = 0
+        self.max_outstanding = -1 << 30
+        self.client_errors: list[str] = []
+        self.hellos: list[tuple[int, str]] = []
+        self.finished = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self._closed = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def start(self) -> "EndpointServer":
+        if self.registry is not None:
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "serving")
+        self._thread.start()
+        return self
+
+    def close(self):
+        self._closed = True
+        try:
+            self._listener.close()
+        except OSError:
+            pass
+
+    def _serve(self):
+        # Serve clients one after another until the messages are delivered, then linger briefly
+        # answering late clients with WELCOME + END_OF_STREAM (as the spec says).
+        linger_until = None
+        while not self._closed:
+            try:
+                self._listener.settimeout(0.2)
+                conn, _ = self._listener.accept()
+            except socket.timeout:
+                if self.finished.is_set():
+                    linger_until = linger_until or time.monotonic() + self.linger
+                    if time.monotonic() >= linger_until:
+                        break
+                continue
+            except OSError:
+                break
+            with conn:
+                try:
+                    self._conversation(conn)
+                except (EOFError, OSError):
+                    pass
+        self.close()
+
+    def _poll_frames(self, conn, block):
+        """Read FETCH/ERROR frames; block until one arrives when ``block``."""
+        while True:
+            ready, _, _ = select.select([conn], [], [], None if block else 0)
+            if not ready:
+                return
+            frame_type, body = read_frame(conn)
+            if frame_type == FETCH:
+                (credits,) = struct.unpack("<I", body)
+                self.fetches.append(credits)
+                self.granted += credits
+            elif frame_type == ERROR:
+                self.client_errors.append(body.decode())
+                raise EOFError("client sent ERROR")
+            block = False
+
+    def _conversation(self, conn):
+        frame_type, body = read_frame(conn)
+        assert frame_type == HELLO, frame_type
+        version, token_len = struct.unpack_from("<HH", body)
+        token = body[4:4 + token_len].decode()
+        self.hellos.append((version, token))
+        if version != 1:
+            send_frame(conn, ERROR, f"unsupported protocol version {version}".encode())
+            return
+        if token != self.token:
+            send_frame(conn, ERROR, b"bad token")
+            return
+        send_frame(conn, WELCOME, struct.pack("<HII", 1, self.index, self.num_endpoints))
+        while self.sent < len(self.messages):
+            if self.error_after is not None and self.sent >= self.error_after:
+                send_frame(conn, ERROR, self.error_text.encode())
+                return
+            if self.drop_after is not None and self.sent >= self.drop_after:
+                conn.shutdown(socket.SHUT_RDWR)
+                return
+            if not self.ignore_credits:
+                self._poll_frames(conn, block=self.granted <= self.sent)
+            if self.hold is not None:
+                self.hold.wait()
+            epoch, batch_id, num_batches, blob = self.messages[self.sent]
+            send_frame(conn, MESSAGE, struct.pack("<iii", epoch, batch_id, num_batches) + blob)
+            self.sent += 1
+            self.max_outstanding = max(self.max_outstanding, self.sent - self.granted)
+        if self.error_after is not None and self.sent >= self.error_after:
+            send_frame(conn, ERROR, self.error_text.encode())
+            return
+        send_frame(conn, END_OF_STREAM)
+        if self.registry is not None:
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "finished")
+        self.finished.set()
+        # Keep reading until the client hangs up, recording late FETCH frames.
+        try:
+            while True:
+                self._poll_frames(conn, block=True)
+        except (EOFError, OSError):
+            pass
+
+
+def batches(endpoint: int, count: int, epoch: int = 0):
+    """``count`` messages of one endpoint: batch ids endpoint, endpoint + 100, ..."""
+    return [(epoch, endpoint * 100 + b, count, sample_blob(epoch, endpoint * 100 + b, endpoint))
+            for b in range(count)]
+
+
+def wait_until(predicate, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()

@@ -1,0 +1,265 @@
+"""ChannelClient against an in-test Python server side of CHANNEL.md (tests/channel_server.py).
+
+Real TCP sockets on localhost and real registry files; the real Java endpoint (ChannelSink) is
+exercised against this client by the project's integration tests.
+"""
+
+import socket
+import struct
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from channel_server import (ERROR, FETCH, WELCOME, EndpointServer, batches, free_port, read_frame,
+                            sample_blob, send_frame, wait_until, write_registry_file)
+from fanout_client import ChannelClient, ChannelError, ChannelTimeoutError, decode
+
+
+@pytest.fixture
+def servers():
+    started = []
+
+    def start(*args, **kwargs):
+        server = EndpointServer(*args, **kwargs).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.close()
+
+
+def test_pulls_every_message_from_every_endpoint_of_a_registry(tmp_path, servers):
+    registry = tmp_path / "registry"
+    sent = {i: batches(i, 7) for i in range(3)}
+    for i in range(3):
+        servers(sent[i], index=i, num_endpoints=3, registry=registry)
+
+    with ChannelClient(registry=registry, prefetch=2, connect_timeout=10) as client:
+        received = list(client)
+
+    assert client.num_endpoints == 3
+    assert sorted((m.endpoint, m.batch_id) for m in received) == sorted(
+        (i, b) for i in sent for (_, b, _, _) in sent[i])
+    for msg in received:
+        expected = decode(sample_blob(0, msg.batch_id, msg.endpoint))
+        assert msg.epoch == 0 and msg.num_batches == 7
+        assert int(msg["#META.batch_id"]) == msg.batch_id
+        assert list(msg) == list(expected)
+        for name in expected:
+            np.testing.assert_array_equal(msg[name], expected[name])
+    # Messages of one endpoint arrive in the order it sent them.
+    for i in sent:
+        assert [m.batch_id for m in received if m.endpoint == i] == [b for (_, b, _, _) in sent[i]]
+
+
+def test_credits_are_prefetch_then_one_per_consumed_message(servers):
+    server = servers(batches(0, 10))
+    client = ChannelClient(endpoints=[server.address], prefetch=3, connect_timeout=10)
+    iterator = iter(client)
+    assert wait_until(lambda: server.sent == 3)
+    time.sleep(0.2)
+    assert server.sent == 3 and server.fetches == [3]  # nothing consumed: no more credits
+
+    next(iterator), next(iterator)
+    assert wait_until(lambda: server.sent == 5)
+    time.sleep(0.2)
+    assert server.sent == 5 and server.fetches == [3, 1, 1]
+
+    rest = list(iterator)
+    assert len(rest) == 8
+    assert server.max_outstanding <= 0  # the server never had to send beyond the credits
+    assert server.fetches[0] == 3 and set(server.fetches[1:]) == {1}
+    assert client.credits()[0][1] == 10
+
+
+def test_client_rejects_a_server_that_ignores_credits(servers):
+    server = servers(batches(0, 6), ignore_credits=True)
+    with ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10) as client:
+        iterator = iter(client)
+        # Consume nothing until the reader saw the third MESSAGE against two credits.
+        assert wait_until(lambda: client.credits()[0][1] >= 3)
+        with pytest.raises(ChannelError, match="sent MESSAGE 3 but only 2 credits were granted") as err:
+            list(iterator)
+    assert server.address in str(err.value)
+
+
+def test_endpoint_with_end_of_stream_at_once(servers):
+    empty = servers([], index=0, num_endpoints=2)
+    full = servers(batches(1, 4), index=1, num_endpoints=2)
+    with ChannelClient(endpoints=[empty.address, full.address], connect_timeout=10) as client:
+        received = list(client)
+    assert [m.batch_id for m in received] == [100, 101, 102, 103]
+    assert {m.endpoint for m in received} == {1}
+    assert empty.finished.is_set() and empty.sent == 0
+
+
+def test_error_frame_surfaces_the_server_text_and_endpoint(servers):
+    server = servers(batches(0, 5), index=0, error_after=2, error_text="sampling failed: node 42 missing")
+    received = []
+    with ChannelClient(endpoints=[server.address], connect_timeout=10) as client:
+        with pytest.raises(ChannelError) as err:
+            for msg in client:
+                received.append(msg)
+    assert len(received) == 2
+    assert err.value.server_text == "sampling failed: node 42 missing"
+    assert "sampling failed: node 42 missing" in str(err.value)
+    assert f"endpoint 0 ({server.address})" in str(err.value)
+
+
+def test_bad_token_is_refused_with_the_server_text(servers):
+    server = servers(batches(0, 1), token="s3cret")
+    with pytest.raises(ChannelError, match="bad token"):
+        ChannelClient(endpoints=[server.address], token="wrong", connect_timeout=10).connect()
+    with ChannelClient(endpoints=[server.address], token="s3cret", connect_timeout=10) as client:
+        assert len(list(client)) == 1
+    assert server.hellos == [(1, "wrong"), (1, "s3cret")]
+
+
+def test_connection_dropped_before_end_of_stream_is_an_error(servers):
+    server = servers(batches(0, 5), drop_after=1)
+    with ChannelClient(endpoints=[server.address], connect_timeout=10) as client:
+        with pytest.raises(ChannelError, match="connection lost before END_OF_STREAM"):
+            list(client)
+
+
+def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
+    # A raw server: WELCOME, then only the 4-byte length of a 1 GiB frame; it then reads what the
+    # client says (the whole exchange is in this test, so nothing races).
+    listener = socket.create_server(("127.0.0.1", 0))
+    heard = []
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            read_frame(conn)  # HELLO
+            send_frame(conn, WELCOME, struct.pack("<HII", 1, 0, 1))
+            heard.append(read_frame(conn))  # FETCH
+            conn.sendall(struct.pack("<I", 1 << 30))
+            heard.append(read_frame(conn))  # ERROR
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    address = f"127.0.0.1:{listener.getsockname()[1]}"
+    with ChannelClient(endpoints=[address], connect_timeout=10, max_frame_bytes=1 << 20) as client:
+        with pytest.raises(ChannelError, match="exceeds the 1048576-byte limit"):
+            list(client)
+    thread.join(5)
+    listener.close()
+    assert heard[0] == (FETCH, struct.pack("<I", 4))
+    assert heard[1][0] == ERROR and b"exceeds the 1048576-byte limit" in heard[1][1]
+
+
+def test_slow_endpoint_does_not_block_the_others(servers):
+    hold = threading.Event()
+    slow = servers(batches(0, 3), index=0, num_endpoints=2, hold=hold)
+    fast = servers(batches(1, 10), index=1, num_endpoints=2)
+    threading.Timer(10.0, hold.set).start()  # unblock eventually even if the client is wrong
+    with ChannelClient(endpoints=[slow.address, fast.address], prefetch=2, connect_timeout=10) as client:
+        iterator = iter(client)
+        first = [next(iterator) for _ in range(10)]
+        assert hold.is_set() is False  # all ten arrived while the slow endpoint was stalled
+        hold.set()
+        rest = list(iterator)
+    assert [m.endpoint for m in first] == [1] * 10
+    assert [m.endpoint for m in rest] == [0] * 3
+
+
+def test_endpoint_that_never_comes_up_times_out_naming_it(tmp_path, servers):
+    registry = tmp_path / "registry"
+    servers(batches(0, 2), index=0, num_endpoints=2, registry=registry)
+    dead_port = free_port()
+    write_registry_file(registry, 1, 2, dead_port, "serving")
+    started = time.monotonic()
+    with pytest.raises(ChannelTimeoutError) as err:
+        ChannelClient(registry=registry, connect_timeout=1.0).connect()
+    assert time.monotonic() - started < 5
+    assert f"endpoint 1 (127.0.0.1:{dead_port})" in str(err.value)
+    assert "endpoint 0" not in str(err.value)
+    assert err.value.missing == [f"endpoint 1 (127.0.0.1:{dead_port})"]
+
+
+def test_endpoint_list_timeout_names_every_silent_endpoint(servers):
+    live = servers(batches(0, 1), index=0, num_endpoints=3)
+    dead = [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]
+    with pytest.raises(ChannelTimeoutError) as err:
+        ChannelClient(endpoints=[live.address, *dead], connect_timeout=0.5).connect()
+    for address in dead:
+        assert address in str(err.value)
+    assert live.address not in str(err.value)
+
+
+def test_registry_missing_an_endpoint_file_times_out_naming_it(tmp_path, servers):
+    registry = tmp_path / "registry"
+    servers(batches(0, 1), index=0, num_endpoints=3, registry=registry)
+    with pytest.raises(ChannelTimeoutError) as err:
+        ChannelClient(registry=registry, connect_timeout=0.5).connect()
+    assert "endpoint-1.json, endpoint-2.json did not appear" in str(err.value)
+    assert "num_endpoints=3" in str(err.value)
+
+
+def test_empty_registry_times_out(tmp_path):
+    with pytest.raises(ChannelTimeoutError, match="no endpoint-\\*.json file appeared"):
+        ChannelClient(registry=tmp_path, connect_timeout=0.3).connect()
+
+
+def test_registry_waits_for_endpoints_that_appear_late(tmp_path, servers):
+    registry = tmp_path / "registry"
+    servers(batches(0, 2), index=0, num_endpoints=2, registry=registry)
+    late = []
+    threading.Timer(0.5, lambda: late.append(
+        servers(batches(1, 2), index=1, num_endpoints=2, registry=registry))).start()
+    with ChannelClient(registry=registry, connect_timeout=10) as client:
+        received = list(client)
+    assert sorted(m.batch_id for m in received) == [0, 1, 100, 101]
+
+
+def test_registry_finished_endpoint_is_done(tmp_path, servers):
+    registry = tmp_path / "registry"
+    servers(batches(0, 3), index=0, num_endpoints=2, registry=registry)
+    write_registry_file(registry, 1, 2, free_port(), "finished")  # nothing listens there any more
+    with ChannelClient(registry=registry, connect_timeout=5) as client:
+        received = list(client)
+    assert [m.batch_id for m in received] == [0, 1, 2]
+
+
+def test_refused_endpoint_whose_file_turns_finished_is_done(tmp_path, servers):
+    registry = tmp_path / "registry"
+    servers(batches(0, 2), index=0, num_endpoints=2, registry=registry)
+    port = free_port()
+    write_registry_file(registry, 1, 2, port, "serving")
+    threading.Timer(0.3, write_registry_file, args=(registry, 1, 2, port, "finished")).start()
+    with ChannelClient(registry=registry, connect_timeout=10) as client:
+        received = list(client)
+    assert [m.batch_id for m in received] == [0, 1]
+
+
+def test_late_client_of_a_finished_endpoint_gets_end_of_stream(servers):
+    server = servers(batches(0, 2))
+    with ChannelClient(endpoints=[server.address], connect_timeout=10) as first:
+        assert len(list(first)) == 2
+    # Within the linger period the endpoint still answers: WELCOME, then END_OF_STREAM.
+    with ChannelClient(endpoints=[server.address], connect_timeout=10) as late:
+        assert list(late) == []
+
+
+def test_close_mid_stream_stops_iteration(servers):
+    server = servers(batches(0, 50))
+    client = ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10)
+    iterator = iter(client)
+    next(iterator)
+    client.close()
+    assert list(iterator) == []
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="exactly one of"):
+        ChannelClient()
+    with pytest.raises(ValueError, match="exactly one of"):
+        ChannelClient(registry="r", endpoints=["a:1"])
+    with pytest.raises(ValueError, match="not host:port"):
+        ChannelClient(endpoints=["localhost"])
+    with pytest.raises(ValueError, match="prefetch"):
+        ChannelClient(endpoints=["a:1"], prefetch=0)
