@@ -23,8 +23,7 @@ import java.util.stream.Stream;
  */
 public final class EndpointRegistry {
     private static final Pattern FILE = Pattern.compile("endpoint-(\\d+)\\.json");
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
     private final Path dir;
 

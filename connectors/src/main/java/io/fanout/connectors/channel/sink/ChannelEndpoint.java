@@ -395,6 +395,8 @@ public final class ChannelEndpoint implements AutoCloseable {
                 if (!isClosed()) {
                     LOG.info("{}: {} connection lost: {}", name, peer, e.toString());
                 }
+                markGone();
+                closeSocket();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
@@ -547,18 +549,10 @@ public final class ChannelEndpoint implements AutoCloseable {
         }
 
         private void leave() {
-            // With a receiver, the socket stays open (after END_OF_STREAM) until the client closes it.
-            if (receiver == null || gone()) {
+            // Once the receiver runs it owns the socket: it closes it when the client leaves (after
+            // END_OF_STREAM) or after sending ERROR; close() of the endpoint closes it otherwise.
+            if (receiver == null) {
                 closeSocket();
-            }
-        }
-
-        private boolean gone() {
-            lock.lock();
-            try {
-                return gone || closed;
-            } finally {
-                lock.unlock();
             }
         }
     }
