@@ -40,7 +40,9 @@ public final class ChannelSinkWriter implements SinkWriter<EncodedSample> {
         if (sample == null || sample.payload == null) {
             throw new IllegalArgumentException("channel sink got a sample without payload: " + sample);
         }
-        endpoint.put(sample);
+        // A fresh shell: with object reuse the caller may refill the same EncodedSample object (the
+        // payload array itself must not be reused upstream; encoders allocate one per message).
+        endpoint.put(new EncodedSample(sample.epoch, sample.batchId, sample.numBatches, sample.payload));
     }
 
     /**
