@@ -1,0 +1,15 @@
+package io.fanout.connectors.channel.protocol;
+
+/** Constants of the channel protocol (connectors/CHANNEL.md). */
+public final class ChannelProtocol {
+    private ChannelProtocol() {}
+
+    /** The protocol version this code speaks. */
+    public static final int VERSION = 1;
+    /** Default receive limit for one frame (length field value), 256 MiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 256 << 20;
+    /** Bytes of a MESSAGE frame before the blob: u32 length, u8 type, i32 epoch, batch_id, num_batches. */
+    public static final int MESSAGE_HEADER_BYTES = 4 + 1 + 12;
+    /** Largest credit count a FETCH can carry (u32). */
+    public static final long MAX_CREDITS = 0xffff_ffffL;
+}

@@ -1,0 +1,95 @@
+package io.fanout.connectors.channel.protocol;
+
+import java.util.Arrays;
+
+/** One frame of the channel protocol; one record per {@link FrameType}. */
+public sealed interface Frame
+        permits Frame.Hello, Frame.Welcome, Frame.Fetch, Frame.Message, Frame.EndOfEpoch, Frame.EndOfStream, Frame.Error {
+
+    FrameType type();
+
+    /** Client's first frame: protocol version and an access token (may be empty). */
+    record Hello(int version, String token) implements Frame {
+        public Hello {
+            if (version < 0 || version > 0xffff) {
+                throw new IllegalArgumentException("version " + version + " is not a u16");
+            }
+            token = token == null ? "" : token;
+        }
+
+        @Override
+        public FrameType type() {
+            return FrameType.HELLO;
+        }
+    }
+
+    /** Server's answer to HELLO: its version, endpoint index and the number of endpoints. */
+    record Welcome(int version, int endpointIndex, int numEndpoints) implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.WELCOME;
+        }
+    }
+
+    /** The client can take {@code credits} more MESSAGE frames (u32). */
+    record Fetch(long credits) implements Frame {
+        public Fetch {
+            if (credits < 0 || credits > ChannelProtocol.MAX_CREDITS) {
+                throw new IllegalArgumentException("credits " + credits + " is not a u32");
+            }
+        }
+
+        @Override
+        public FrameType type() {
+            return FrameType.FETCH;
+        }
+    }
+
+    /** One sampled-subgraph message: its batch key and the safetensors blob. */
+    record Message(int epoch, int batchId, int numBatches, byte[] payload) implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.MESSAGE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Message m && m.epoch == epoch && m.batchId == batchId && m.numBatches == numBatches
+                    && Arrays.equals(m.payload, payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * (31 * (31 * epoch + batchId) + numBatches) + Arrays.hashCode(payload);
+        }
+
+        @Override
+        public String toString() {
+            return "Message[epoch=" + epoch + ", batchId=" + batchId + ", numBatches=" + numBatches + ", bytes=" + payload.length + "]";
+        }
+    }
+
+    /** No more messages of {@code epoch} from this endpoint (reserved in v1). */
+    record EndOfEpoch(int epoch) implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.END_OF_EPOCH;
+        }
+    }
+
+    /** The endpoint's input ended and its buffer is drained. */
+    record EndOfStream() implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.END_OF_STREAM;
+        }
+    }
+
+    /** A protocol or server error as text; the sender closes the connection after it. */
+    record Error(String text) implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.ERROR;
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.fanout.connectors.channel.protocol;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Writes channel frames to a stream and flushes after each. Not thread-safe: one writer per
+ * connection, used by one thread at a time.
+ */
+public final class FrameWriter {
+    private final OutputStream out;
+    private final byte[] messageHeader = new byte[ChannelProtocol.MESSAGE_HEADER_BYTES];
+
+    public FrameWriter(OutputStream out) {
+        this.out = out;
+    }
+
+    /** Writes one frame. */
+    public void write(Frame frame) throws IOException {
+        if (frame instanceof Frame.Message m) {
+            writeMessage(m.epoch(), m.batchId(), m.numBatches(), m.payload());
+        } else {
+            out.write(encode(frame));
+            out.flush();
+        }
+    }
+
+    /** Writes a MESSAGE frame without copying {@code payload}: the server's hot path. */
+    public void writeMessage(int epoch, int batchId, int numBatches, byte[] payload) throws IOException {
+        long length = 1L + 12 + payload.length;
+        if (length > 0xffff_ffffL) {
+            throw new IllegalArgumentException("message of " + payload.length + " bytes does not fit in one frame");
+        }
+        ByteBuffer.wrap(messageHeader).order(ByteOrder.LITTLE_ENDIAN).putInt((int) length).put((byte) FrameType.MESSAGE.code())
+                .putInt(epoch).putInt(batchId).putInt(numBatches);
+        out.write(messageHeader);
+        out.write(payload);
+        out.flush();
+    }
+
+    /** Number of bytes of {@code frame} on the wire, length field included. */
+    public static long wireSize(Frame frame) {
+        if (frame instanceof Frame.Message m) {
+            return ChannelProtocol.MESSAGE_HEADER_BYTES + (long) m.payload().length;
+        }
+        return encode(frame).length;
+    }
+
+    /** The complete wire bytes of one frame (length field included). */
+    public static byte[] encode(Frame frame) {
+        byte[] body;
+        ByteBuffer b;
+        switch (frame.type()) {
+            case HELLO: {
+                Frame.Hello h = (Frame.Hello) frame;
+                byte[] token = h.token().getBytes(StandardCharsets.UTF_8);
+                if (token.length > 0xffff) {
+                    throw new IllegalArgumentException("token of " + token.length + " bytes is longer than 65535");
+                }
+                b = body(4 + token.length).putShort((short) h.version()).putShort((short) token.length).put(token);
+                break;
+            }
+            case WELCOME: {
+                Frame.Welcome w = (Frame.Welcome) frame;
+                b = body(10).putShort((short) w.version()).putInt(w.endpointIndex()).putInt(w.numEndpoints());
+                break;
+            }
+            case FETCH:
+                b = body(4).putInt((int) ((Frame.Fetch) frame).credits());
+                break;
+            case MESSAGE: {
+                Frame.Message m = (Frame.Message) frame;
+                b = body(12 + m.payload().length).putInt(m.epoch()).putInt(m.batchId()).putInt(m.numBatches()).put(m.payload());
+                break;
+            }
+            case END_OF_EPOCH:
+                b = body(4).putInt(((Frame.EndOfEpoch) frame).epoch());
+                break;
+            case END_OF_STREAM:
+                b = body(0);
+                break;
+            case ERROR: {
+                byte[] text = ((Frame.Error) frame).text().getBytes(StandardCharsets.UTF_8);
+                b = body(text.length).put(text);
+                break;
+            }
+            default:
+                throw new IllegalStateException("unhandled frame type " + frame.type());
+        }
+        body = b.array();
+        ByteBuffer whole = ByteBuffer.allocate(4 + 1 + body.length).order(ByteOrder.LITTLE_ENDIAN);
+        whole.putInt(1 + body.length).put((byte) frame.type().code()).put(body);
+        return whole.array();
+    }
+
+    private static ByteBuffer body(int size) {
+        return ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+    }
+}

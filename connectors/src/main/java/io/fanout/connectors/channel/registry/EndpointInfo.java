@@ -1,0 +1,51 @@
+package io.fanout.connectors.channel.registry;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * One endpoint's registry entry ({@code endpoint-<index>.json}): where a channel sink subtask
+ * listens and whether it still serves. Unknown fields are ignored so newer writers stay readable.
+ *
+ * @param version protocol version the endpoint speaks
+ * @param index sink subtask index
+ * @param numEndpoints sink parallelism: the number of registry files of the complete set
+ * @param host address clients connect to
+ * @param port TCP port
+ * @param state serving or finished
+ * @param jobId Flink job id of the writer, informational (may be null)
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"version", "index", "num_endpoints", "host", "port", "state", "job_id"})
+public record EndpointInfo(
+        @JsonProperty("version") int version,
+        @JsonProperty("index") int index,
+        @JsonProperty("num_endpoints") int numEndpoints,
+        @JsonProperty("host") String host,
+        @JsonProperty("port") int port,
+        @JsonProperty("state") State state,
+        @JsonProperty("job_id") String jobId) {
+
+    /** Lifecycle of an endpoint as seen by clients. */
+    public enum State {
+        /** Accepting clients and delivering messages. */
+        @JsonProperty("serving")
+        SERVING,
+        /** Input ended and every buffered message was delivered: a client treats it as done. */
+        @JsonProperty("finished")
+        FINISHED
+    }
+
+    /** The same endpoint in another state. */
+    public EndpointInfo withState(State newState) {
+        return new EndpointInfo(version, index, numEndpoints, host, port, newState, jobId);
+    }
+
+    /** {@code host:port}, for logs and errors. */
+    public String address() {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+}

@@ -1,0 +1,50 @@
+package io.fanout.connectors.channel.sink;
+
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+/** Flink configuration options of the channel sink ({@code fanout.channel.*}). */
+public final class ChannelOptions {
+    private ChannelOptions() {}
+
+    public static final ConfigOption<String> REGISTRY = ConfigOptions.key("fanout.channel.registry")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Directory where every channel endpoint writes its endpoint-<index>.json; trainers read it "
+                    + "to find the endpoints. Must be reachable by the trainers and fresh for each run.");
+
+    public static final ConfigOption<String> BIND_HOST = ConfigOptions.key("fanout.channel.bind-host")
+            .stringType()
+            .defaultValue("127.0.0.1")
+            .withDescription("Address the endpoints listen on. With a wildcard address (0.0.0.0 or ::) the registry "
+                    + "advertises this machine's host name.");
+
+    public static final ConfigOption<Integer> PORT = ConfigOptions.key("fanout.channel.port")
+            .intType()
+            .defaultValue(0)
+            .withDescription("0 for an ephemeral port per endpoint; otherwise endpoint i listens on port + i.");
+
+    public static final ConfigOption<Integer> CAPACITY = ConfigOptions.key("fanout.channel.capacity")
+            .intType()
+            .defaultValue(64)
+            .withDescription("Messages buffered per endpoint before the sink blocks (back-pressure).");
+
+    public static final ConfigOption<MemorySize> BUFFER_BYTES = ConfigOptions.key("fanout.channel.buffer-bytes")
+            .memoryType()
+            .defaultValue(MemorySize.parse("256mb"))
+            .withDescription("Bytes of messages buffered per endpoint before the sink blocks; a single larger message "
+                    + "is still accepted into an empty buffer.");
+
+    public static final ConfigOption<Duration> LINGER = ConfigOptions.key("fanout.channel.linger")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("After its input ended and its buffer drained, how long an endpoint keeps answering late "
+                    + "clients with END_OF_STREAM before it closes.");
+
+    public static final ConfigOption<MemorySize> MAX_FRAME_BYTES = ConfigOptions.key("fanout.channel.max-frame-bytes")
+            .memoryType()
+            .defaultValue(MemorySize.parse("256mb"))
+            .withDescription("Largest frame on the channel; a larger message fails the job with a clear error.");
+}

@@ -1,0 +1,46 @@
+package io.fanout.connectors.message;
+
+/**
+ * Tensor names of a {@link SampleMessage}, the GLT/GiGL names trainers already read (see
+ * connectors/MESSAGE_FORMAT.md and shared/design/sampling-reference.md).
+ */
+public final class MessageKeys {
+    private MessageKeys() {}
+
+    /** int64 [n]: global ids of the sampled nodes, seeds first. */
+    public static final String IDS = "ids";
+    /** int64 [m]: edge source as a local index into {@link #IDS}, in sampling direction. */
+    public static final String ROWS = "rows";
+    /** int64 [m]: edge target as a local index into {@link #IDS}. */
+    public static final String COLS = "cols";
+    /** int64 [m]: global edge ids. */
+    public static final String EIDS = "eids";
+    /** int64 [b]: the seed ids of the batch. */
+    public static final String BATCH = "batch";
+    /** int64 [hops+1]: nodes added per hop, hop 0 = the seeds. */
+    public static final String NUM_SAMPLED_NODES = "num_sampled_nodes";
+    /** int64 [hops]: edges sampled per hop. */
+    public static final String NUM_SAMPLED_EDGES = "num_sampled_edges";
+    /** Node features, one row per entry of {@link #IDS}. */
+    public static final String NFEATS = "nfeats";
+    /** Node labels. */
+    public static final String NLABELS = "nlabels";
+    /** Edge features, one row per edge. */
+    public static final String EFEATS = "efeats";
+    /** int64 [1]: 0 for a homogeneous message, 1 for a heterogeneous one. */
+    public static final String IS_HETERO = "#IS_HETERO";
+    /** uint8 UTF-8 text: the sampling error, shipped to the trainer instead of a hang (GiGL). */
+    public static final String SAMPLING_ERROR = "#SAMPLING_ERROR";
+    /** Prefix of metadata tensors. */
+    public static final String META_PREFIX = "#META.";
+    /** int64 [1]: epoch of the batch, from 0. */
+    public static final String META_EPOCH = "#META.epoch";
+    /** int64 [1]: batch index within the epoch, from 0. */
+    public static final String META_BATCH_ID = "#META.batch_id";
+    /** int64 [1]: number of batches in the epoch. */
+    public static final String META_NUM_BATCHES = "#META.num_batches";
+    /** int64 [2, N]: PPR virtual edges seed -> neighbour as local indices into {@link #IDS} (GiGL). */
+    public static final String META_EDGE_INDEX = "#META.edge_index";
+    /** float64 [N, 2]: per PPR edge [ppr_score, hop_proximity = 1/(1+hop)] (GiGL). */
+    public static final String META_EDGE_ATTR = "#META.edge_attr";
+}

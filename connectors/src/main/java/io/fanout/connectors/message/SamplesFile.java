@@ -1,0 +1,105 @@
+package io.fanout.connectors.message;
+
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+
+/**
+ * The offline {@code .samples} file: a sequence of records, each a u64 little-endian length N then
+ * one N-byte safetensors blob (connectors/MESSAGE_FORMAT.md). No file header, so files concatenate.
+ */
+public final class SamplesFile {
+    /** File name extension. */
+    public static final String EXTENSION = ".samples";
+
+    private SamplesFile() {}
+
+    /** Appends one record (length prefix + blob) to {@code out}. */
+    public static void writeRecord(OutputStream out, byte[] blob) throws IOException {
+        byte[] length = new byte[8];
+        ByteBuffer.wrap(length).order(ByteOrder.LITTLE_ENDIAN).putLong(blob.length);
+        out.write(length);
+        out.write(blob);
+    }
+
+    /** Opens {@code file} for reading its blobs in order. */
+    public static Reader open(Path file) throws IOException {
+        return new Reader(file, new BufferedInputStream(Files.newInputStream(file), 1 << 16));
+    }
+
+    /** Iterates the blobs of one file; errors name the file and the record's byte offset. */
+    public static final class Reader implements Iterator<byte[]>, Closeable {
+        private final Path file;
+        private final InputStream in;
+        private final long size;
+        private long offset;
+        private byte[] next;
+        private boolean ended;
+
+        private Reader(Path file, InputStream in) throws IOException {
+            this.file = file;
+            this.in = in;
+            this.size = Files.size(file);
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next == null && !ended) {
+                try {
+                    next = readRecord();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                ended = next == null;
+            }
+            return next != null;
+        }
+
+        @Override
+        public byte[] next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("end of " + file);
+            }
+            byte[] b = next;
+            next = null;
+            return b;
+        }
+
+        private byte[] readRecord() throws IOException {
+            byte[] len = new byte[8];
+            int got = in.readNBytes(len, 0, 8);
+            if (got == 0) {
+                return null;
+            }
+            if (got < 8) {
+                throw new EOFException(file + ": truncated record length at byte " + offset);
+            }
+            long n = ByteBuffer.wrap(len).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            if (n < 0 || n > Integer.MAX_VALUE - 16 || offset + 8 + n > size) {
+                throw new IOException(file + ": record at byte " + offset + " claims " + Long.toUnsignedString(n) + " bytes, "
+                        + (size - offset - 8) + " remain");
+            }
+            byte[] blob = in.readNBytes((int) n);
+            if (blob.length < n) {
+                throw new EOFException(file + ": truncated record at byte " + offset);
+            }
+            offset += 8 + n;
+            return blob;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}

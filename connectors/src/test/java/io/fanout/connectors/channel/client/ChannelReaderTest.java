@@ -1,0 +1,166 @@
+package io.fanout.connectors.channel.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.connectors.channel.registry.EndpointInfo;
+import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.SampleMessage;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class ChannelReaderTest {
+    @TempDir
+    Path registryDir;
+
+    private ChannelSinkOptions options() {
+        return ChannelSinkOptions.builder(registryDir.toString()).capacity(4).linger(Duration.ofMillis(100)).build();
+    }
+
+    static EncodedSample sample(int batchId) {
+        SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[] {batchId}).putInt64(MessageKeys.META_BATCH_ID, batchId);
+        return new EncodedSample(1, batchId, 100, SafetensorsCodec.encode(m));
+    }
+
+    /** Writes batches [from, to) into the endpoint, ends its input and closes it, in the background. */
+    static CompletableFuture<Void> produce(ChannelEndpoint e, int from, int to) {
+        return CompletableFuture.runAsync(() -> {
+            try (e) {
+                for (int i = from; i < to; i++) {
+                    e.put(sample(i));
+                }
+                e.finishAndDrain();
+            } catch (Exception ex) {
+                throw new RuntimeException(ex);
+            }
+        });
+    }
+
+    private static List<Integer> drain(ChannelReader r) {
+        List<Integer> ids = new ArrayList<>();
+        while (r.hasNext()) {
+            EncodedSample s = r.next();
+            assertThat(SafetensorsCodec.decode(s.payload).get(MessageKeys.META_BATCH_ID).asLongArray()).containsExactly(s.batchId);
+            assertThat(s.epoch).isEqualTo(1);
+            assertThat(s.numBatches).isEqualTo(100);
+            ids.add(s.batchId);
+        }
+        return ids;
+    }
+
+    @Test
+    void readsEveryEndpointOfTheRegistryExactlyOnce() throws Exception {
+        ChannelEndpoint e0 = new ChannelEndpoint(options(), 0, 2, null);
+        ChannelEndpoint e1 = new ChannelEndpoint(options(), 1, 2, null);
+        CompletableFuture<Void> p0 = produce(e0, 0, 50);
+        CompletableFuture<Void> p1 = produce(e1, 50, 100);
+        List<Integer> ids;
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
+            assertThat(r.numEndpoints()).isEqualTo(2);
+            ids = drain(r);
+            assertThat(r.received()).isEqualTo(100);
+            assertThat(r.hasNext()).isFalse();
+            assertThatThrownBy(r::next).isInstanceOf(NoSuchElementException.class);
+        }
+        p0.get(10, TimeUnit.SECONDS);
+        p1.get(10, TimeUnit.SECONDS);
+        assertThat(ids).hasSize(100);
+        assertThat(new HashSet<>(ids)).hasSize(100);
+        // Each endpoint's messages arrive in its buffer order.
+        assertThat(ids.stream().filter(i -> i < 50)).isSorted();
+        assertThat(ids.stream().filter(i -> i >= 50)).isSorted();
+    }
+
+    @Test
+    void explicitEndpointListWorksWithoutRegistry() throws Exception {
+        ChannelEndpoint e0 = new ChannelEndpoint(options(), 0, 1, null);
+        CompletableFuture<Void> p = produce(e0, 0, 20);
+        String list = e0.info().host() + ":" + e0.info().port();
+        try (ChannelReader r = ChannelReader.fromEndpoints(ChannelReader.parseEndpoints(list), ChannelReader.Options.defaults())) {
+            assertThat(drain(r)).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 20).boxed().toList());
+        }
+        p.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void prefetchBoundsWhatTheReaderTakesFromAnEndpoint() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.toString()).capacity(20).build(), 0, 1, null)) {
+            for (int i = 0; i < 10; i++) {
+                e.put(sample(i));
+            }
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(3))) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (e.buffered() > 7 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                Thread.sleep(200);
+                assertThat(e.buffered()).as("3 credits: 3 messages left the endpoint").isEqualTo(7);
+                assertThat(r.next().batchId).isZero();
+                while (e.buffered() > 6 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertThat(e.buffered()).as("one message taken, one credit granted").isEqualTo(6);
+            }
+        }
+    }
+
+    @Test
+    void finishedEndpointsCountAsDone() throws Exception {
+        int deadPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            deadPort = s.getLocalPort();
+        }
+        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 1, "127.0.0.1", deadPort, EndpointInfo.State.FINISHED, null));
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withConnectTimeout(Duration.ofSeconds(5)))) {
+            assertThat(r.hasNext()).isFalse();
+        }
+    }
+
+    @Test
+    void connectTimeoutNamesTheEndpointsThatDidNotAnswer() throws Exception {
+        int deadPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            deadPort = s.getLocalPort();
+        }
+        // Endpoint 0 is registered but nobody listens; endpoint 1 never registers.
+        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 2, "127.0.0.1", deadPort, EndpointInfo.State.SERVING, null));
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withConnectTimeout(Duration.ofSeconds(1)))) {
+            assertThatThrownBy(r::hasNext).isInstanceOf(UncheckedIOException.class)
+                    .hasMessageContaining("did not answer within PT1S")
+                    .hasMessageContaining("endpoint 0 (127.0.0.1:" + deadPort + ")")
+                    .hasMessageContaining("endpoint 1 (no registry file)");
+        }
+    }
+
+    @Test
+    void emptyRegistryTimesOutClearly() {
+        assertThatThrownBy(() -> ChannelReader.fromRegistry(registryDir.resolve("nothing"),
+                ChannelReader.Options.defaults().withConnectTimeout(Duration.ofMillis(200))))
+                .hasMessageContaining("no channel endpoint registered in").hasMessageContaining("nothing");
+    }
+
+    @Test
+    void parsesEndpointLists() {
+        assertThat(ChannelReader.parseEndpoints("a:1, [::1]:2")).extracting(InetSocketAddress::getHostString, InetSocketAddress::getPort)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", 1), org.assertj.core.groups.Tuple.tuple("::1", 2));
+        assertThatThrownBy(() -> ChannelReader.parseEndpoints("nohost")).hasMessageContaining("\"nohost\" is not host:port");
+    }
+}

@@ -1,0 +1,115 @@
+package io.fanout.connectors.channel.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FrameCodecTest {
+
+    private static FrameReader reader(byte[] bytes, int max) {
+        return new FrameReader(new ByteArrayInputStream(bytes), max);
+    }
+
+    @Test
+    void everyFrameTypeRoundTripsThroughOneStream() throws IOException {
+        List<Frame> frames = List.of(
+                new Frame.Hello(1, "sécret"),
+                new Frame.Hello(1, ""),
+                new Frame.Welcome(1, 3, 4),
+                new Frame.Fetch(ChannelProtocol.MAX_CREDITS),
+                new Frame.Message(2, 17, 40, new byte[] {1, 2, 3, 4, 5}),
+                new Frame.Message(-1, Integer.MAX_VALUE, 0, new byte[0]),
+                new Frame.EndOfEpoch(7),
+                new Frame.EndOfStream(),
+                new Frame.Error("bad version 9"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        FrameWriter w = new FrameWriter(out);
+        for (Frame f : frames) {
+            w.write(f);
+        }
+        FrameReader r = reader(out.toByteArray(), ChannelProtocol.DEFAULT_MAX_FRAME_BYTES);
+        for (Frame f : frames) {
+            assertThat(r.read()).isEqualTo(f);
+        }
+        assertThat(r.read()).as("clean end of stream").isNull();
+    }
+
+    @Test
+    void wireLayoutMatchesTheSpec() {
+        // length 5 (type + u16 version + u16 token length), type 1, version 1, token length 0; little-endian.
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(1, "")))).isEqualTo("05000000" + "01" + "0100" + "0000");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Welcome(1, 2, 3))))
+                .isEqualTo("0b000000" + "02" + "0100" + "02000000" + "03000000");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(258)))).isEqualTo("05000000" + "03" + "02010000");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfStream()))).isEqualTo("01000000" + "06");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Message(1, 2, 3, new byte[] {(byte) 0xab}))))
+                .isEqualTo("0e000000" + "04" + "01000000" + "02000000" + "03000000" + "ab");
+        assertThat(FrameWriter.wireSize(new Frame.Message(0, 0, 0, new byte[100]))).isEqualTo(117);
+    }
+
+    @Test
+    void writeMessageEqualsTheGenericEncoding() throws IOException {
+        byte[] payload = new byte[1000];
+        Arrays.fill(payload, (byte) 7);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new FrameWriter(out).writeMessage(4, 5, 6, payload);
+        assertThat(out.toByteArray()).isEqualTo(FrameWriter.encode(new Frame.Message(4, 5, 6, payload)));
+    }
+
+    @Test
+    void oversizedFrameIsRejectedBeforeAllocating() {
+        byte[] bytes = HexFormat.of().parseHex("ffffff7f04");
+        assertThatThrownBy(() -> reader(bytes, 1024).read()).isInstanceOf(ProtocolException.class)
+                .hasMessage("frame of 2147483647 bytes exceeds the limit of 1024 bytes");
+        // An HTTP request is garbage: "GET " read as a length is ~542 MB.
+        assertThatThrownBy(() -> reader("GET / HTTP/1.1\r\n\r\n".getBytes(), ChannelProtocol.DEFAULT_MAX_FRAME_BYTES).read())
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("exceeds the limit of 268435456 bytes");
+        byte[] exactlyAtLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[1024 - 13]));
+        assertThatThrownBy(() -> reader(exactlyAtLimit, 1023).read()).isInstanceOf(ProtocolException.class);
+    }
+
+    @Test
+    void frameAtTheLimitIsAccepted() throws IOException {
+        byte[] atLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[1024 - 13]));
+        assertThat(((Frame.Message) reader(atLimit, 1024).read()).payload()).hasSize(1011);
+    }
+
+    @Test
+    void truncatedFramesAreEofErrors() {
+        byte[] whole = FrameWriter.encode(new Frame.Message(1, 2, 3, new byte[10]));
+        assertThatThrownBy(() -> reader(Arrays.copyOf(whole, 2), 1 << 20).read()).isInstanceOf(EOFException.class)
+                .hasMessageContaining("frame length");
+        assertThatThrownBy(() -> reader(Arrays.copyOf(whole, 4), 1 << 20).read()).isInstanceOf(EOFException.class)
+                .hasMessageContaining("before the type");
+        assertThatThrownBy(() -> reader(Arrays.copyOf(whole, whole.length - 1), 1 << 20).read()).isInstanceOf(EOFException.class)
+                .hasMessageContaining("MESSAGE frame body: got 21 of 22 bytes");
+    }
+
+    @Test
+    void garbageIsAProtocolError() {
+        assertThatThrownBy(() -> reader(HexFormat.of().parseHex("00000000"), 1024).read()).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("frame length 0");
+        assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0100000063"), 1024).read()).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("unknown frame type 99");
+        assertThatThrownBy(() -> reader(HexFormat.of().parseHex("030000000301ff"), 1024).read()).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("FETCH body of 2 bytes, expected 4");
+        assertThatThrownBy(() -> reader(HexFormat.of().parseHex("07000000" + "01" + "0100" + "0500" + "6162"), 1024).read())
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("HELLO token length 5 but 2 token bytes follow");
+        assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0500000004" + "01020304"), 1024).read())
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("MESSAGE body of 4 bytes, expected at least 12");
+    }
+
+    @Test
+    void invalidFrameValuesAreRefusedWhenBuilt() {
+        assertThatThrownBy(() -> new Frame.Fetch(-1)).hasMessageContaining("not a u32");
+        assertThatThrownBy(() -> new Frame.Hello(70000, "")).hasMessageContaining("not a u16");
+    }
+}

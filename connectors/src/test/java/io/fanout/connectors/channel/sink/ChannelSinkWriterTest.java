@@ -1,0 +1,370 @@
+package io.fanout.connectors.channel.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.connectors.channel.protocol.Frame;
+import io.fanout.connectors.channel.protocol.FrameWriter;
+import io.fanout.connectors.channel.registry.EndpointInfo;
+import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.SampleMessage;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real-socket tests of one channel endpoint driven through ChannelSinkWriter, without Flink. */
+@Timeout(60)
+class ChannelSinkWriterTest {
+    @TempDir
+    Path registryDir;
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        Collections.reverse(toClose);
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    private ChannelSinkWriter writer(ChannelSinkOptions.Builder b) throws IOException {
+        ChannelSinkWriter w = new ChannelSinkWriter(b.build(), 0, 1, "test-job");
+        toClose.add(w);
+        return w;
+    }
+
+    private ChannelSinkOptions.Builder options() {
+        return ChannelSinkOptions.builder(registryDir.toString()).linger(Duration.ZERO);
+    }
+
+    private RawClient client(ChannelSinkWriter w) throws IOException {
+        RawClient c = RawClient.handshake(w.endpoint().address());
+        toClose.add(c);
+        return c;
+    }
+
+    static EncodedSample sample(int batchId) {
+        SampleMessage m = new SampleMessage().putInt64(MessageKeys.IDS, new long[] {batchId, batchId + 1L})
+                .putInt64(MessageKeys.META_BATCH_ID, batchId).putInt64(MessageKeys.IS_HETERO, 0);
+        return new EncodedSample(0, batchId, 1000, SafetensorsCodec.encode(m));
+    }
+
+    static int batchIdOf(Frame f) {
+        Frame.Message m = (Frame.Message) f;
+        int inBlob = (int) SafetensorsCodec.decode(m.payload()).get(MessageKeys.META_BATCH_ID).asLongArray()[0];
+        assertThat(inBlob).isEqualTo(m.batchId());
+        return m.batchId();
+    }
+
+    private static void awaitBlocked(Thread t) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (t.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(t.getState()).as("writer thread blocked").isEqualTo(Thread.State.WAITING);
+    }
+
+    @Test
+    void registersServingThenFinished() throws Exception {
+        ChannelSinkWriter w = writer(options());
+        EndpointRegistry registry = new EndpointRegistry(registryDir);
+        EndpointInfo info = registry.read(0).orElseThrow();
+        assertThat(info.state()).isEqualTo(EndpointInfo.State.SERVING);
+        assertThat(info.port()).isEqualTo(w.endpoint().address().getPort()).isPositive();
+        assertThat(info.host()).isEqualTo("127.0.0.1");
+        assertThat(info.numEndpoints()).isEqualTo(1);
+        assertThat(info.jobId()).isEqualTo("test-job");
+        w.flush(true); // nothing buffered: drains at once
+        assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+    }
+
+    @Test
+    void creditsBoundWhatTheServerSends() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20));
+        for (int i = 0; i < 10; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient c = client(w);
+        assertThat(c.readWithin(300)).as("no credits, no messages").isNull();
+        c.send(new Frame.Fetch(3));
+        List<Integer> got = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            got.add(batchIdOf(c.read()));
+        }
+        assertThat(c.readWithin(300)).as("a 4th message without a 4th credit").isNull();
+        assertThat(w.endpoint().buffered()).isEqualTo(7);
+        c.send(new Frame.Fetch(2));
+        got.add(batchIdOf(c.read()));
+        got.add(batchIdOf(c.read()));
+        assertThat(got).containsExactly(0, 1, 2, 3, 4);
+        assertThat(c.readWithin(300)).isNull();
+        assertThat(w.endpoint().buffered()).isEqualTo(5);
+    }
+
+    @Test
+    void clientsOfOneEndpointShareTheWork() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20));
+        for (int i = 0; i < 6; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient a = client(w);
+        RawClient b = client(w);
+        a.send(new Frame.Fetch(1));
+        assertThat(batchIdOf(a.read())).isEqualTo(0);
+        b.send(new Frame.Fetch(100));
+        List<Integer> toB = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            toB.add(batchIdOf(b.read()));
+        }
+        assertThat(toB).containsExactly(1, 2, 3, 4, 5);
+        assertThat(a.readWithin(300)).as("a has no credit left, b took the rest").isNull();
+    }
+
+    @Test
+    void everyMessageReachesExactlyOneOfSeveralConcurrentClientsThenEndOfStream() throws Exception {
+        int total = 500;
+        ChannelSinkWriter w = writer(options().capacity(8));
+        ConcurrentHashMap<Integer, Integer> seen = new ConcurrentHashMap<>();
+        AtomicInteger duplicates = new AtomicInteger();
+        List<CompletableFuture<Integer>> clients = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            RawClient c = client(w);
+            int prefetch = 1 + 2 * k;
+            clients.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    c.send(new Frame.Fetch(prefetch));
+                    int n = 0;
+                    while (true) {
+                        Frame f = c.read();
+                        if (f instanceof Frame.EndOfStream) {
+                            assertThat(c.read()).as("connection closes after END_OF_STREAM").isNull();
+                            return n;
+                        }
+                        if (seen.put(batchIdOf(f), 1) != null) {
+                            duplicates.incrementAndGet();
+                        }
+                        n++;
+                        c.send(new Frame.Fetch(1));
+                    }
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            }));
+        }
+        for (int i = 0; i < total; i++) {
+            w.write(sample(i), null);
+        }
+        w.flush(true);
+        assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+        int sum = 0;
+        for (CompletableFuture<Integer> c : clients) {
+            sum += c.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(duplicates.get()).isZero();
+        assertThat(sum).isEqualTo(total);
+        assertThat(seen.keySet()).hasSize(total).allMatch(id -> id >= 0 && id < total);
+        assertThat(w.endpoint().delivered()).isEqualTo(total);
+    }
+
+    @Test
+    void flushAtEndOfInputBlocksUntilDeliveredThenSendsEndOfStream() throws Exception {
+        ChannelSinkWriter w = writer(options());
+        for (int i = 0; i < 3; i++) {
+            w.write(sample(i), null);
+        }
+        Future<?> flush = CompletableFuture.runAsync(() -> {
+            try {
+                w.flush(true);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(2));
+        batchIdOf(c.read());
+        batchIdOf(c.read());
+        assertThat(c.readWithin(200)).isNull();
+        assertThat(flush.isDone()).as("one message still buffered").isFalse();
+        assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.SERVING);
+        c.send(new Frame.Fetch(5));
+        assertThat(batchIdOf(c.read())).isEqualTo(2);
+        assertThat(c.read()).isInstanceOf(Frame.EndOfStream.class);
+        flush.get(10, TimeUnit.SECONDS);
+        assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+        assertThatThrownBy(() -> w.write(sample(9), null)).isInstanceOf(IllegalStateException.class).hasMessageContaining("end of input");
+    }
+
+    @Test
+    void fullBufferBlocksTheWriterUntilAClientPulls() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(2));
+        w.write(sample(0), null);
+        w.write(sample(1), null);
+        Thread producer = new Thread(() -> {
+            try {
+                w.write(sample(2), null);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        producer.start();
+        awaitBlocked(producer);
+        assertThat(w.endpoint().buffered()).isEqualTo(2);
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(1));
+        assertThat(batchIdOf(c.read())).isEqualTo(0);
+        producer.join(10_000);
+        assertThat(producer.isAlive()).isFalse();
+        assertThat(w.endpoint().buffered()).isEqualTo(2);
+    }
+
+    @Test
+    void byteBoundBlocksButAcceptsOneOversizedMessageIntoAnEmptyBuffer() throws Exception {
+        EncodedSample small = sample(0);
+        ChannelSinkWriter w = writer(options().capacity(100).bufferBytes(small.payload.length + 10));
+        EncodedSample big = new EncodedSample(0, 7, 8, new byte[small.payload.length * 3]);
+        w.write(big, null); // larger than the bound, buffer empty: accepted
+        Thread producer = new Thread(() -> {
+            try {
+                w.write(small, null);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        producer.start();
+        awaitBlocked(producer);
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(1));
+        assertThat(((Frame.Message) c.read()).payload()).hasSize(big.payload.length);
+        producer.join(10_000);
+        assertThat(producer.isAlive()).isFalse();
+        assertThat(w.endpoint().bufferedBytes()).isEqualTo(small.payload.length);
+    }
+
+    @Test
+    void messageLargerThanTheFrameLimitFailsClearly() throws Exception {
+        ChannelSinkWriter w = writer(options().maxFrameBytes(1000));
+        assertThatThrownBy(() -> w.write(new EncodedSample(1, 2, 3, new byte[2000]), null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("fanout.channel.max-frame-bytes").hasMessageContaining("2000 bytes");
+    }
+
+    @Test
+    void protocolErrorsCloseOnlyTheOffendingConnection() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(50));
+        for (int i = 0; i < 10; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient good = client(w);
+        good.send(new Frame.Fetch(1));
+        assertThat(batchIdOf(good.read())).isEqualTo(0);
+
+        try (RawClient v2 = new RawClient(w.endpoint().address())) {
+            v2.send(new Frame.Hello(2, ""));
+            assertThat(v2.read()).isInstanceOfSatisfying(Frame.Error.class,
+                    e -> assertThat(e.text()).contains("unsupported protocol version 2"));
+            assertThat(v2.read()).as("closed after ERROR").isNull();
+        }
+        try (RawClient http = new RawClient(w.endpoint().address())) {
+            http.sendRaw("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            assertThat(http.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("exceeds the limit"));
+            assertThat(http.read()).isNull();
+        }
+        try (RawClient noHello = new RawClient(w.endpoint().address())) {
+            noHello.send(new Frame.Fetch(5));
+            assertThat(noHello.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("expected HELLO, got FETCH"));
+            assertThat(noHello.read()).isNull();
+        }
+        try (RawClient oversize = RawClient.handshake(w.endpoint().address())) {
+            oversize.sendRaw(HexFormat.of().parseHex("00000010" + "03")); // length 256 MiB
+            assertThat(oversize.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("exceeds the limit"));
+            assertThat(oversize.read()).isNull();
+        }
+        try (RawClient unknown = RawClient.handshake(w.endpoint().address())) {
+            unknown.sendRaw(HexFormat.of().parseHex("01000000" + "2a"));
+            assertThat(unknown.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("unknown frame type 42"));
+            assertThat(unknown.read()).isNull();
+        }
+        try (RawClient wrongDirection = RawClient.handshake(w.endpoint().address())) {
+            wrongDirection.sendRaw(FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[3])));
+            assertThat(wrongDirection.read()).isInstanceOfSatisfying(Frame.Error.class,
+                    e -> assertThat(e.text()).contains("unexpected MESSAGE frame"));
+        }
+
+        // The good client is still served, and nothing was lost to the broken ones.
+        good.send(new Frame.Fetch(9));
+        List<Integer> rest = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            rest.add(batchIdOf(good.read()));
+        }
+        assertThat(rest).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9);
+    }
+
+    @Test
+    void messageOfAClientThatLeftGoesToAnother() throws Exception {
+        ChannelSinkWriter w = writer(options());
+        RawClient leaver = client(w);
+        leaver.send(new Frame.Fetch(10));
+        leaver.close();
+        // Wait until the endpoint noticed the departure (its credits must not absorb messages).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (w.endpoint().connectedClients() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(w.endpoint().connectedClients()).isZero();
+        w.write(sample(0), null);
+        RawClient stayer = client(w);
+        stayer.send(new Frame.Fetch(1));
+        assertThat(batchIdOf(stayer.read())).isEqualTo(0);
+    }
+
+    @Test
+    void lateClientsGetEndOfStreamWhileLingeringAndRefusedAfterClose() throws Exception {
+        ChannelSinkWriter w = new ChannelSinkWriter(options().linger(Duration.ofSeconds(30)).build(), 0, 1, null);
+        InetSocketAddress address = w.endpoint().address();
+        w.flush(true);
+        Thread closer = new Thread(w::close);
+        closer.start();
+        try (RawClient late = RawClient.handshake(address)) {
+            late.send(new Frame.Fetch(4));
+            assertThat(late.read()).isInstanceOf(Frame.EndOfStream.class);
+            assertThat(late.read()).isNull();
+        }
+        assertThat(closer.isAlive()).as("still lingering").isTrue();
+        closer.interrupt(); // cuts the linger short
+        closer.join(10_000);
+        assertThat(closer.isAlive()).isFalse();
+        assertThatThrownBy(() -> new Socket().connect(address, 2_000)).isInstanceOf(ConnectException.class);
+        assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+    }
+
+    @Test
+    void basePortPlusSubtaskIndex() throws Exception {
+        int base;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+            base = probe.getLocalPort();
+        }
+        ChannelSinkWriter w = new ChannelSinkWriter(options().port(base - 1).build(), 1, 2, null);
+        toClose.add(w);
+        assertThat(w.endpoint().address().getPort()).isEqualTo(base);
+        assertThat(new EndpointRegistry(registryDir).read(1).orElseThrow().port()).isEqualTo(base);
+    }
+}

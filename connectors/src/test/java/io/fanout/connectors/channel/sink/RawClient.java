@@ -1,0 +1,68 @@
+package io.fanout.connectors.channel.sink;
+
+import io.fanout.connectors.channel.protocol.ChannelProtocol;
+import io.fanout.connectors.channel.protocol.Frame;
+import io.fanout.connectors.channel.protocol.FrameReader;
+import io.fanout.connectors.channel.protocol.FrameWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+/** A hand-driven protocol client for tests: sends exactly the frames (or bytes) a test asks for. */
+final class RawClient implements AutoCloseable {
+    final Socket socket;
+    final FrameReader reader;
+    final FrameWriter writer;
+    final OutputStream out;
+
+    RawClient(InetSocketAddress address) throws IOException {
+        socket = new Socket();
+        socket.connect(address, 5_000);
+        socket.setSoTimeout(10_000);
+        out = socket.getOutputStream();
+        reader = new FrameReader(socket.getInputStream(), ChannelProtocol.DEFAULT_MAX_FRAME_BYTES);
+        writer = new FrameWriter(out);
+    }
+
+    /** Connects, sends HELLO v1 and expects WELCOME. */
+    static RawClient handshake(InetSocketAddress address) throws IOException {
+        RawClient c = new RawClient(address);
+        c.send(new Frame.Hello(1, ""));
+        Frame f = c.read();
+        if (!(f instanceof Frame.Welcome)) {
+            throw new IOException("expected WELCOME, got " + f);
+        }
+        return c;
+    }
+
+    void send(Frame f) throws IOException {
+        writer.write(f);
+    }
+
+    void sendRaw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    Frame read() throws IOException {
+        return reader.read();
+    }
+
+    /** Reads with a short timeout; null if nothing arrived in {@code millis}. */
+    Frame readWithin(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+        try {
+            return reader.read();
+        } catch (java.net.SocketTimeoutException e) {
+            return null;
+        } finally {
+            socket.setSoTimeout(10_000);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
