@@ -1,5 +1,7 @@
 package io.fanout.config;
 
+import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
 import java.nio.file.Files;
@@ -31,6 +33,8 @@ public final class FanoutJobConfig {
     /** Offline output directory, or null. */
     public final String output;
     public final boolean serve;
+    /** Channel settings when serving, else null. */
+    public final ChannelSinkOptions channel;
     /** Job parallelism, or null for Flink's default. */
     public final Integer parallelism;
     public final Duration checkpointInterval;
@@ -74,6 +78,19 @@ public final class FanoutJobConfig {
         }
         this.output = get(conf, FanoutOptions.OUTPUT);
         this.serve = get(conf, FanoutOptions.SERVE);
+        if (serve && conf.getOptional(ChannelOptions.REGISTRY).isEmpty()) {
+            throw new ConfigException("Option " + name(FanoutOptions.SERVE) + " needs " + name(ChannelOptions.REGISTRY)
+                    + " (--registry DIR): the directory where endpoints announce themselves to trainers");
+        }
+        try {
+            this.channel = serve ? ChannelSinkOptions.fromConfiguration(conf) : null;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        if (output != null && Files.isRegularFile(Path.of(output))) {
+            throw new ConfigException("Option " + name(FanoutOptions.OUTPUT) + ": '" + output
+                    + "' is a file; it must be a directory (created if missing)");
+        }
         this.parallelism = conf.getOptional(FanoutOptions.PARALLELISM).isPresent()
                 ? atLeast(conf, FanoutOptions.PARALLELISM, 1) : null;
         this.checkpointInterval = get(conf, FanoutOptions.CHECKPOINT_INTERVAL);

@@ -9,7 +9,6 @@ import io.fanout.config.FanoutJobConfig;
 import io.fanout.config.FanoutOptions;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
@@ -131,7 +130,7 @@ public final class FanoutJob {
             anySink = true;
         }
         if (config.serve) {
-            samples.sinkTo(new ChannelSink(ChannelSinkOptions.fromConfiguration(config.configuration)))
+            samples.sinkTo(new ChannelSink(config.channel))
                     .name("channel").uid("channel");
             anySink = true;
         }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
-import io.fanout.connectors.file.SamplesFormat;
+import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
@@ -47,7 +47,7 @@ class FanoutJobITCase {
     /** Messages of an output directory keyed by (epoch, batch id); fails on a duplicate key. */
     static TreeMap<Long, byte[]> readMessages(Path dir) throws Exception {
         TreeMap<Long, byte[]> byKey = new TreeMap<>();
-        for (byte[] blob : SamplesFormat.readAll(dir)) {
+        for (byte[] blob : SamplesFile.readAll(dir)) {
             SampleMessage m = SafetensorsCodec.decode(blob);
             long epoch = m.get(MessageKeys.META_EPOCH).asLongArray()[0];
             long batch = m.get(MessageKeys.META_BATCH_ID).asLongArray()[0];

@@ -5,12 +5,12 @@ import java.io.IOException;
 import java.io.OutputStream;
 import org.apache.flink.api.common.serialization.Encoder;
 
-/** Flink {@link Encoder} writing each message as one {@code .samples} record ({@link SamplesFormat}). */
+/** Flink {@link Encoder} writing each message as one {@code .samples} record ({@link SamplesFile}). */
 public final class SamplesFileEncoder implements Encoder<EncodedSample> {
     private static final long serialVersionUID = 1L;
 
     @Override
     public void encode(EncodedSample sample, OutputStream out) throws IOException {
-        SamplesFormat.writeRecord(out, sample.payload);
+        SamplesFile.writeRecord(out, sample.payload);
     }
 }

@@ -11,7 +11,7 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
 /** The offline output: Flink's exactly-once FileSink writing {@code part-*.samples} files. */
 public final class SamplesFileSink {
     /** Suffix of every finished part file. */
-    public static final String SUFFIX = SamplesFormat.SUFFIX;
+    public static final String SUFFIX = SamplesFile.EXTENSION;
 
     private SamplesFileSink() {}
 

@@ -9,10 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
-class SafetensorsCodecTest {
+public class SafetensorsCodecTest {
 
     /** The worked example of MESSAGE_FORMAT.md: {#IS_HETERO: I64 [1] = [0], ids: I64 [2] = [7, 42]}. */
-    static final String GOLDEN_HEX = "7800000000000000"
+    public static final String GOLDEN_HEX = "7800000000000000"
             + "7b222349535f48455445524f223a7b226474797065223a22493634222c227368617065223a5b315d2c"
             + "22646174615f6f666673657473223a5b302c385d7d2c22696473223a7b226474797065223a22493634"
             + "222c227368617065223a5b325d2c22646174615f6f666673657473223a5b382c32345d7d7d20"

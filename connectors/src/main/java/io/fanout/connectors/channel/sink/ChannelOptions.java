@@ -47,4 +47,9 @@ public final class ChannelOptions {
             .memoryType()
             .defaultValue(MemorySize.parse("256mb"))
             .withDescription("Largest frame on the channel; a larger message fails the job with a clear error.");
+
+    /** Every channel option, in --help order. */
+    public static java.util.List<ConfigOption<?>> all() {
+        return java.util.List.of(REGISTRY, BIND_HOST, PORT, CAPACITY, BUFFER_BYTES, LINGER, MAX_FRAME_BYTES);
+    }
 }

@@ -1,8 +1,12 @@
-package io.fanout.connectors.message;
+package io.fanout.connectors.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.SafetensorsCodecTest;
+import io.fanout.connectors.message.SampleMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

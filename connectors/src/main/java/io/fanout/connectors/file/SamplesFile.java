@@ -1,4 +1,4 @@
-package io.fanout.connectors.message;
+package io.fanout.connectors.file;
 
 import java.io.BufferedInputStream;
 import java.io.Closeable;
@@ -11,8 +11,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The offline {@code .samples} file: a sequence of records, each a u64 little-endian length N then
@@ -35,6 +39,37 @@ public final class SamplesFile {
     /** Opens {@code file} for reading its blobs in order. */
     public static Reader open(Path file) throws IOException {
         return new Reader(file, new BufferedInputStream(Files.newInputStream(file), 1 << 16));
+    }
+
+    /**
+     * The finished {@code .samples} files under a directory, recursively, in path order; hidden and
+     * in-progress files (names starting with '.' or '_', as FileSink and the Python client write them)
+     * are skipped.
+     */
+    public static List<Path> listFiles(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            return paths.filter(Files::isRegularFile)
+                    .filter(p -> {
+                        String name = p.getFileName().toString();
+                        return name.endsWith(EXTENSION) && !name.startsWith(".") && !name.startsWith("_");
+                    })
+                    .sorted()
+                    .collect(Collectors.toList());
+        }
+    }
+
+    /** Every blob of a {@code .samples} file, or of every finished file under a directory. */
+    public static List<byte[]> readAll(Path path) throws IOException {
+        List<Path> files = Files.isRegularFile(path) ? List.of(path) : listFiles(path);
+        List<byte[]> all = new ArrayList<>();
+        for (Path file : files) {
+            try (Reader reader = open(file)) {
+                reader.forEachRemaining(all::add);
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+        }
+        return all;
     }
 
     /** Iterates the blobs of one file; errors name the file and the record's byte offset. */
