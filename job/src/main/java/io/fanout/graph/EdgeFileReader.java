@@ -1,0 +1,430 @@
+package io.fanout.graph;
+
+import io.fanout.graph.EdgeFileHeader.Column;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Parses one edge file's bytes straight into {@link EdgeStaging}: no per-line strings, no regex.
+ *
+ * <p>The buffer always holds whole lines when they are parsed (a partial last line is carried over to the
+ * next read), so the per-field loops only ever look for the line's {@code '\n'}.
+ */
+final class EdgeFileReader {
+    private static final int BUFFER_BYTES = 1 << 20;
+    private static final int TOKEN_CHARS = 40;
+
+    /** The graph-wide settings, established by the first file that declares or implies each one. */
+    static final class Settings {
+        /** Effective directedness: declared, or true by default; set by the first file. */
+        Boolean directed;
+        /** Name of the file that fixed {@link #directed}, for messages. */
+        Path directedFrom;
+        /** Columns after src,dst; null until declared or inferred from the first data row. */
+        Column[] extras;
+        Path extrasFrom;
+        /** Declared num_nodes, or -1. */
+        long numNodes = -1;
+        Path numNodesFrom;
+        /** id_base of the last file read; a file without id_base= inherits it. */
+        long idBase = 0;
+        /** Rows staged; created once the columns are known. */
+        EdgeStaging staging;
+        long capacityHint;
+    }
+
+    private final Path file;
+    private final Settings settings;
+    private byte[] buf = new byte[BUFFER_BYTES];
+    /** 1-based number of the line being parsed. */
+    private long line;
+    private long rows;
+    private long idBase;
+    /** Largest raw id value (before subtracting id_base) that fits the store. */
+    private long maxRawId;
+    /** Declared num_nodes, or Long.MAX_VALUE. */
+    private long declaredNodes;
+    private boolean undirected;
+    private Column[] extras;
+    private EdgeStaging staging;
+    private long declaredRows = -1;
+    // Scratch for the row being parsed.
+    private float weight;
+    private long timestamp;
+
+    EdgeFileReader(Path file, Settings settings) {
+        this.file = file;
+        this.settings = settings;
+    }
+
+    /** Reads every row of the file into {@code settings.staging}; returns the number of rows read. */
+    long read() throws IOException {
+        try (InputStream in = open(file)) {
+            int start = 0;
+            int limit = 0;
+            while (true) {
+                if (limit == buf.length) {
+                    if (start > 0) {
+                        System.arraycopy(buf, start, buf, 0, limit - start);
+                        limit -= start;
+                        start = 0;
+                    } else {
+                        byte[] bigger = new byte[buf.length * 2]; // one line longer than the buffer
+                        System.arraycopy(buf, 0, bigger, 0, limit);
+                        buf = bigger;
+                    }
+                }
+                int n = in.read(buf, limit, buf.length - limit);
+                if (n < 0) {
+                    if (limit > start) { // last line without a trailing newline
+                        if (limit == buf.length) {
+                            byte[] bigger = new byte[buf.length + 1];
+                            System.arraycopy(buf, 0, bigger, 0, limit);
+                            buf = bigger;
+                        }
+                        buf[limit++] = '\n';
+                        parseLines(start, limit);
+                    }
+                    break;
+                }
+                limit += n;
+                int end = limit;
+                while (end > start && buf[end - 1] != '\n') {
+                    end--;
+                }
+                if (end > start) {
+                    parseLines(start, end);
+                    start = end;
+                }
+            }
+        }
+        if (line == 0) {
+            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
+        }
+        if (declaredRows >= 0 && declaredRows != rows) {
+            GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
+        }
+        return rows;
+    }
+
+    private static InputStream open(Path file) throws IOException {
+        InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+        raw.mark(2);
+        int b0 = raw.read();
+        int b1 = raw.read();
+        raw.reset();
+        if (b0 == 0x1f && b1 == 0x8b) { // gzip magic, whatever the file is called
+            return new GZIPInputStream(raw, 1 << 16);
+        }
+        return raw;
+    }
+
+    /** Parses the whole lines in {@code buf[from, to)}; {@code buf[to - 1]} is {@code '\n'}. */
+    private void parseLines(int from, int to) throws IOException {
+        int p = from;
+        while (p < to) {
+            line++;
+            if (line == 1) {
+                p = firstLine(p);
+            } else if (buf[p] == '#') {
+                p = lineEnd(p) + 1;
+            } else {
+                p = parseRow(p);
+            }
+        }
+    }
+
+    private int firstLine(int p) throws IOException {
+        int end = lineEnd(p);
+        if (buf[p] == '#') {
+            begin(EdgeFileHeader.parse(new String(buf, p, end - p, StandardCharsets.UTF_8), file));
+            return end + 1;
+        }
+        begin(EdgeFileHeader.NONE);
+        return parseRow(p);
+    }
+
+    /** Merges this file's header into the graph-wide settings and fixes this file's parse rules. */
+    private void begin(EdgeFileHeader header) throws GraphFormatException {
+        Settings s = settings;
+        if (s.directed == null) {
+            s.directed = header.directed != null ? header.directed : Boolean.TRUE;
+            s.directedFrom = file;
+        } else if (header.directed != null && !header.directed.equals(s.directed)) {
+            throw new GraphFormatException(file, 1, "header directed=" + header.directed + " disagrees with directed="
+                    + s.directed + " of " + s.directedFrom + " (all parts of one graph must agree)");
+        }
+        if (header.extras != null) {
+            if (s.extras == null) {
+                s.extras = header.extras;
+                s.extrasFrom = file;
+            } else if (!java.util.Arrays.equals(header.extras, s.extras)) {
+                throw new GraphFormatException(file, 1, "header columns=" + EdgeFileHeader.columnsText(header.extras)
+                        + " disagrees with columns=" + EdgeFileHeader.columnsText(s.extras) + " of " + s.extrasFrom);
+            }
+        }
+        if (header.numNodes >= 0) {
+            if (s.numNodes < 0) {
+                s.numNodes = header.numNodes;
+                s.numNodesFrom = file;
+            } else if (header.numNodes != s.numNodes) {
+                throw new GraphFormatException(file, 1, "header num_nodes=" + header.numNodes
+                        + " disagrees with num_nodes=" + s.numNodes + " of " + s.numNodesFrom);
+            }
+        }
+        if (header.idBase >= 0) {
+            s.idBase = header.idBase;
+        }
+        if (header.numEdges >= 0) {
+            declaredRows = header.numEdges;
+            s.capacityHint = header.numEdges;
+        }
+        undirected = !s.directed;
+        idBase = s.idBase;
+        maxRawId = idBase + GraphLoader.MAX_NODES - 1;
+        declaredNodes = s.numNodes >= 0 ? s.numNodes : Long.MAX_VALUE;
+        if (s.extras != null) {
+            useColumns(s.extras);
+        }
+    }
+
+    private void useColumns(Column[] columns) {
+        extras = columns;
+        if (settings.staging == null) {
+            boolean weighted = false;
+            boolean timed = false;
+            for (Column column : columns) {
+                weighted |= column == Column.WEIGHT;
+                timed |= column == Column.TIMESTAMP;
+            }
+            settings.staging = new EdgeStaging(weighted, timed, settings.capacityHint);
+        } else if (declaredRows > 0) {
+            settings.staging.reserve(declaredRows);
+        }
+        staging = settings.staging;
+    }
+
+    /** Parses one data row starting at {@code p}; returns the index after its {@code '\n'}. */
+    private int parseRow(int p) throws IOException {
+        if (extras == null) {
+            inferColumns(p);
+        }
+        p = skipBlanks(p);
+        if (buf[p] == '\n') {
+            throw error("empty line (expected " + EdgeFileHeader.columnsText(extras) + "; only '#' lines may be skipped)");
+        }
+        int start = p;
+        p = idEnd(p, "src");
+        int src = id(start, p, "src");
+        p = skipBlanks(p);
+        if (buf[p] == '\n') {
+            throw error("missing column dst (expected " + EdgeFileHeader.columnsText(extras) + ")");
+        }
+        start = p;
+        p = idEnd(p, "dst");
+        int dst = id(start, p, "dst");
+        for (Column column : extras) {
+            p = skipBlanks(p);
+            if (buf[p] == '\n') {
+                throw error("missing column " + column.label() + " (expected " + EdgeFileHeader.columnsText(extras) + ")");
+            }
+            p = column == Column.WEIGHT ? parseWeight(p) : parseTimestamp(p);
+        }
+        p = skipBlanks(p);
+        if (buf[p] != '\n') {
+            throw error("too many columns: '" + token(p) + "' after " + (2 + extras.length) + " columns (expected "
+                    + EdgeFileHeader.columnsText(extras) + ")");
+        }
+        int cost = undirected && src != dst ? 2 : 1;
+        if (staging.directedEdges() + cost > GraphLoader.MAX_EDGES) {
+            throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
+        }
+        staging.add(src, dst, weight, timestamp, cost);
+        rows++;
+        return p + 1;
+    }
+
+    /** Without a columns= header, the first data row's field count decides: src,dst[,weight[,timestamp]]. */
+    private void inferColumns(int p) throws GraphFormatException {
+        int fields = 0;
+        p = skipBlanks(p);
+        while (buf[p] != '\n') {
+            fields++;
+            while (!isBlank(buf[p]) && buf[p] != '\n') {
+                p++;
+            }
+            p = skipBlanks(p);
+        }
+        Column[] columns;
+        switch (fields) {
+            case 0:
+                throw error("empty line where the first edge row was expected");
+            case 1:
+                throw error("missing column dst (no columns= header, so the first row needs src and dst)");
+            case 2:
+                columns = new Column[0];
+                break;
+            case 3:
+                columns = new Column[] {Column.WEIGHT};
+                break;
+            case 4:
+                columns = new Column[] {Column.WEIGHT, Column.TIMESTAMP};
+                break;
+            default:
+                throw error("too many columns: " + fields + " fields and no columns= header (expected 2 to 4:"
+                        + " src,dst[,weight[,timestamp]])");
+        }
+        settings.extras = columns;
+        settings.extrasFrom = file;
+        useColumns(columns);
+    }
+
+    /** Scans an unsigned decimal id; returns the index after its digits, or fails with what is wrong. */
+    private int idEnd(int p, String column) throws GraphFormatException {
+        int start = p;
+        while (buf[p] >= '0' && buf[p] <= '9') {
+            p++;
+        }
+        if (p == start || !(isBlank(buf[p]) || buf[p] == '\n')) {
+            String text = token(start);
+            if (text.startsWith("-") && text.length() > 1 && isDigits(text.substring(1))) {
+                throw error("negative " + column + " id " + text);
+            }
+            throw error("non-numeric " + column + " id '" + text + "'");
+        }
+        return p;
+    }
+
+    /** The id of digits {@code buf[start, end)}, shifted by id_base and checked against the store and num_nodes. */
+    private int id(int start, int end, String column) throws GraphFormatException {
+        long raw = 0;
+        for (int i = start; i < end; i++) {
+            raw = raw * 10 + (buf[i] - '0');
+            if (raw > maxRawId) {
+                throw error(column + " id " + token(start) + " is too large for the int32 store (largest id is "
+                        + (GraphLoader.MAX_NODES - 1) + (idBase != 0 ? " after id_base=" + idBase : "") + ")");
+            }
+        }
+        long id = raw - idBase;
+        if (id < 0) {
+            throw error(column + " id " + raw + " is below id_base=" + idBase);
+        }
+        if (id >= declaredNodes) {
+            throw error(column + " id " + raw + " is not below num_nodes=" + declaredNodes + " declared in "
+                    + (settings.numNodesFrom.equals(file) ? "the header" : settings.numNodesFrom.toString()));
+        }
+        return (int) id;
+    }
+
+    private int parseWeight(int p) throws GraphFormatException {
+        int start = p;
+        int i = p;
+        boolean negative = buf[i] == '-';
+        if (negative || buf[i] == '+') {
+            i++;
+        }
+        int digitsStart = i;
+        long value = 0;
+        while (buf[i] >= '0' && buf[i] <= '9' && i - digitsStart < 18) {
+            value = value * 10 + (buf[i] - '0');
+            i++;
+        }
+        if (i > digitsStart && (isBlank(buf[i]) || buf[i] == '\n')) { // fast path: a whole number
+            weight = negative ? -(float) value : (float) value;
+            return i;
+        }
+        int end = fieldEnd(start);
+        for (int j = start; j < end; j++) { // only plain decimals (Float.parseFloat also takes "NaN", "1f", hex)
+            byte c = buf[j];
+            if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')) {
+                throw error("bad weight '" + token(start) + "' (expected a decimal number)");
+            }
+        }
+        float parsed;
+        try {
+            parsed = Float.parseFloat(new String(buf, start, end - start, StandardCharsets.ISO_8859_1));
+        } catch (NumberFormatException e) {
+            throw error("bad weight '" + token(start) + "' (expected a decimal number)");
+        }
+        if (!Float.isFinite(parsed)) {
+            throw error("bad weight '" + token(start) + "' (out of float range)");
+        }
+        weight = parsed;
+        return end;
+    }
+
+    private int parseTimestamp(int p) throws GraphFormatException {
+        int start = p;
+        boolean negative = buf[p] == '-';
+        if (negative || buf[p] == '+') {
+            p++;
+        }
+        int digitsStart = p;
+        long value = 0;
+        while (buf[p] >= '0' && buf[p] <= '9') {
+            int digit = buf[p] - '0';
+            if (value > (Long.MAX_VALUE - digit) / 10) {
+                throw error("bad timestamp '" + token(start) + "' (out of int64 range)");
+            }
+            value = value * 10 + digit;
+            p++;
+        }
+        if (p == digitsStart || !(isBlank(buf[p]) || buf[p] == '\n')) {
+            throw error("bad timestamp '" + token(start) + "' (expected a whole number)");
+        }
+        timestamp = negative ? -value : value;
+        return p;
+    }
+
+    private int skipBlanks(int p) {
+        while (isBlank(buf[p])) {
+            p++;
+        }
+        return p;
+    }
+
+    /** Fields are separated by runs of tabs or spaces; a CR (Windows line end) counts as a blank. */
+    private static boolean isBlank(byte c) {
+        return c == '\t' || c == ' ' || c == '\r';
+    }
+
+    private int fieldEnd(int p) {
+        while (!isBlank(buf[p]) && buf[p] != '\n') {
+            p++;
+        }
+        return p;
+    }
+
+    private int lineEnd(int p) {
+        while (buf[p] != '\n') {
+            p++;
+        }
+        return p;
+    }
+
+    /** The field starting at {@code p}, shortened for messages. */
+    private String token(int p) {
+        int end = fieldEnd(p);
+        int shown = Math.min(end - p, TOKEN_CHARS);
+        String text = new String(buf, p, shown, StandardCharsets.UTF_8);
+        return shown < end - p ? text + "..." : text;
+    }
+
+    private static boolean isDigits(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return !text.isEmpty();
+    }
+
+    private GraphFormatException error(String problem) {
+        return new GraphFormatException(file, line, problem);
+    }
+}

@@ -1,0 +1,171 @@
+package io.fanout.graph;
+
+import java.util.Arrays;
+
+/**
+ * Input edges as read, in file order, in primitive arrays; turned into a {@link CsrGraph} by a stable counting sort.
+ *
+ * <p>An undirected edge is staged once and expanded to both directions only when the CSR is built, so staging
+ * costs 8 bytes per input edge (plus 4 for a weight, 8 for a timestamp).
+ */
+final class EdgeStaging {
+    private final boolean weighted;
+    private final boolean timed;
+    private int[] src;
+    private int[] dst;
+    private float[] weights;
+    private long[] timestamps;
+    private int size;
+    private long directedEdges;
+    private int maxId = -1;
+
+    EdgeStaging(boolean weighted, boolean timed, long capacityHint) {
+        this.weighted = weighted;
+        this.timed = timed;
+        int capacity = (int) Math.max(1024, Math.min(capacityHint, GraphLoader.MAX_EDGES));
+        src = new int[capacity];
+        dst = new int[capacity];
+        weights = weighted ? new float[capacity] : null;
+        timestamps = timed ? new long[capacity] : null;
+    }
+
+    boolean weighted() {
+        return weighted;
+    }
+
+    boolean timed() {
+        return timed;
+    }
+
+    /** Input rows staged so far. */
+    int size() {
+        return size;
+    }
+
+    /** Directed edges the CSR will hold so far: an undirected non-loop row counts twice. */
+    long directedEdges() {
+        return directedEdges;
+    }
+
+    /** Largest node id staged, or -1. */
+    int maxId() {
+        return maxId;
+    }
+
+    /** Lets the capacity grow to at least {@code extra} more rows up front (e.g. from a header's num_edges). */
+    void reserve(long extra) {
+        long wanted = Math.min((long) size + extra, GraphLoader.MAX_EDGES);
+        if (wanted > src.length) {
+            resize((int) wanted);
+        }
+    }
+
+    /**
+     * Stages one row. The caller has checked that {@code directedEdges() + directedCost <= MAX_EDGES}.
+     *
+     * @param directedCost stored edges this row yields (2 for an undirected non-loop edge, else 1)
+     */
+    void add(int s, int d, float weight, long timestamp, int directedCost) {
+        if (size == src.length) {
+            grow();
+        }
+        src[size] = s;
+        dst[size] = d;
+        if (weighted) {
+            weights[size] = weight;
+        }
+        if (timed) {
+            timestamps[size] = timestamp;
+        }
+        size++;
+        directedEdges += directedCost;
+        if (s > maxId) {
+            maxId = s;
+        }
+        if (d > maxId) {
+            maxId = d;
+        }
+    }
+
+    private void grow() {
+        // 1.5x keeps the transient copy small; the row limit bounds the array below the JVM maximum.
+        long next = Math.min((long) src.length + (src.length >> 1) + 16, GraphLoader.MAX_EDGES);
+        if (next <= src.length) {
+            throw new IllegalStateException("edge staging full at " + src.length + " rows"); // caller checks first
+        }
+        resize((int) next);
+    }
+
+    private void resize(int capacity) {
+        src = Arrays.copyOf(src, capacity);
+        dst = Arrays.copyOf(dst, capacity);
+        if (weighted) {
+            weights = Arrays.copyOf(weights, capacity);
+        }
+        if (timed) {
+            timestamps = Arrays.copyOf(timestamps, capacity);
+        }
+    }
+
+    /**
+     * Builds the CSR: node {@code v}'s neighbours in the order the rows touching {@code v} were read.
+     *
+     * @param numNodes at least {@code maxId() + 1}
+     * @param undirected add every non-loop row in both directions (a self-loop is stored once)
+     * @param direction OUT lists src -> dst, IN lists dst -> src (the same for undirected rows)
+     */
+    CsrGraph build(int numNodes, boolean undirected, EdgeDirection direction) {
+        int[] keys = direction == EdgeDirection.OUT ? src : dst;
+        int[] values = direction == EdgeDirection.OUT ? dst : src;
+        int n = size;
+        int[] offsets = new int[numNodes + 1];
+        // Count: offsets[v + 1] = degree(v).
+        for (int i = 0; i < n; i++) {
+            offsets[keys[i] + 1]++;
+        }
+        if (undirected) {
+            for (int i = 0; i < n; i++) {
+                if (keys[i] != values[i]) {
+                    offsets[values[i] + 1]++;
+                }
+            }
+        }
+        // Prefix sum: offsets[v] = start(v).
+        for (int v = 1; v <= numNodes; v++) {
+            offsets[v] += offsets[v - 1];
+        }
+        int m = offsets[numNodes];
+        int[] targets = new int[m];
+        float[] w = weighted ? new float[m] : null;
+        long[] t = timed ? new long[m] : null;
+        // Scatter in row order (stable), using offsets[v] as v's write cursor; afterwards offsets[v] = end(v).
+        for (int i = 0; i < n; i++) {
+            int a = keys[i];
+            int b = values[i];
+            int at = offsets[a]++;
+            targets[at] = b;
+            if (w != null) {
+                w[at] = weights[i];
+            }
+            if (t != null) {
+                t[at] = timestamps[i];
+            }
+            if (undirected && a != b) {
+                at = offsets[b]++;
+                targets[at] = a;
+                if (w != null) {
+                    w[at] = weights[i];
+                }
+                if (t != null) {
+                    t[at] = timestamps[i];
+                }
+            }
+        }
+        // Shift back: end(v - 1) is start(v).
+        for (int v = numNodes; v > 0; v--) {
+            offsets[v] = offsets[v - 1];
+        }
+        offsets[0] = 0;
+        return new CsrGraph(offsets, targets, w, t, direction);
+    }
+}

@@ -1,0 +1,125 @@
+package io.fanout.graph;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads a homogeneous edge-list graph (one file, or a directory of parts) into a {@link CsrGraph}.
+ *
+ * <p>The format is the one of {@code shared/data/README.md}:
+ * <ul>
+ *   <li>Input: a file, or a directory whose {@code edges*.tsv} / {@code edges*.tsv.gz} files are the parts of
+ *       one graph, read in sorted file-name order (plain string order: {@code edges.10.tsv} sorts before
+ *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected:
+ *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
+ *       Gzip is detected by its magic bytes.</li>
+ *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
+ *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
+ *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
+ *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
+ *       logged). Later parts without a header inherit these; parts that declare them must agree.
+ *       Every other line starting with {@code #} is skipped.</li>
+ *   <li>Rows: fields separated by runs of tabs or spaces (a trailing CR is ignored). Ids are decimal,
+ *       non-negative, below {@link #MAX_NODES} and, when declared, below {@code num_nodes}. Weights are
+ *       decimal floats (stored as {@code float}), timestamps whole int64 numbers. A blank line is an error:
+ *       nothing but {@code #} lines is ever skipped.</li>
+ *   <li>An undirected row {@code (a, b)} is stored as a -> b and b -> a, a self-loop once. Self-loops and
+ *       parallel edges are kept. {@link EdgeDirection#OUT} lists src -> dst, {@link EdgeDirection#IN}
+ *       dst -> src. Each node's neighbours keep file order, so a load is deterministic.</li>
+ *   <li>Node count = max(num_nodes, largest id + 1); ids never seen are isolated nodes.</li>
+ * </ul>
+ * Every violation is a {@link GraphFormatException} naming the file and 1-based line.
+ */
+public final class GraphLoader {
+    static final Logger LOG = LoggerFactory.getLogger(GraphLoader.class);
+
+    /** Most nodes the int32 store holds: the offsets array (numNodes + 1 ints) must fit a Java array. */
+    public static final int MAX_NODES = Integer.MAX_VALUE - 9;
+    /** Most directed edges the int32 store holds (2^31 - 9, the largest safe Java array). */
+    public static final int MAX_EDGES = Integer.MAX_VALUE - 8;
+
+    private GraphLoader() {
+    }
+
+    /**
+     * Loads {@code graph} (an edge file or a directory of edge-file parts) as adjacency in {@code direction}.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     * @throws NoSuchFileException if {@code graph} does not exist
+     */
+    public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
+        long started = System.nanoTime();
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        long rows = 0;
+        for (Path file : files) {
+            rows += new EdgeFileReader(file, settings).read();
+        }
+        EdgeStaging staging = settings.staging;
+        if (rows == 0 || staging == null) {
+            throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
+        }
+        int numNodes = (int) Math.max(settings.numNodes, staging.maxId() + 1L);
+        CsrGraph csr = staging.build(numNodes, !settings.directed, direction);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        long heap = csr.heapBytes();
+        LOG.info("Loaded graph {}: {} nodes, {} edges ({} rows, {}, direction {}{}{}) in {} s ({} edges/s);"
+                        + " heap {} bytes ({} bytes/edge)",
+                describe(files), csr.numNodes(), csr.numEdges(), rows, settings.directed ? "directed" : "undirected",
+                direction, csr.hasWeights() ? ", weights" : "", csr.hasTimestamps() ? ", timestamps" : "",
+                String.format(Locale.ROOT, "%.3f", seconds),
+                String.format(Locale.ROOT, "%.0f", csr.numEdges() / Math.max(seconds, 1e-9)), heap,
+                String.format(Locale.ROOT, "%.2f", heap / (double) csr.numEdges()));
+        return csr;
+    }
+
+    /**
+     * The edge files {@code graph} stands for: itself if it is a file, else its {@code edges*.tsv[.gz]} files in
+     * sorted name order.
+     *
+     * @throws GraphFormatException for a typed (heterogeneous) edge file or a directory without edge files
+     */
+    public static List<Path> edgeFiles(Path graph) throws IOException {
+        if (!Files.exists(graph)) {
+            throw new NoSuchFileException(graph.toString(), null, "graph path does not exist");
+        }
+        List<Path> files = new ArrayList<>();
+        if (Files.isDirectory(graph)) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(graph)) {
+                for (Path entry : entries) {
+                    String name = entry.getFileName().toString();
+                    if (name.startsWith("edges") && (name.endsWith(".tsv") || name.endsWith(".tsv.gz"))
+                            && !Files.isDirectory(entry)) {
+                        files.add(entry);
+                    }
+                }
+            }
+            files.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
+            if (files.isEmpty()) {
+                throw new GraphFormatException(graph, "no edge file (edges*.tsv or edges*.tsv.gz) in this directory");
+            }
+        } else {
+            files.add(graph);
+        }
+        for (Path file : files) {
+            String name = file.getFileName().toString();
+            if (name.startsWith("edges") && name.contains("__")) {
+                throw new GraphFormatException(file, "typed edge file (edges.<src>__<rel>__<dst>.tsv):"
+                        + " heterogeneous graphs are not supported yet");
+            }
+        }
+        return files;
+    }
+
+    private static String describe(List<Path> files) {
+        return files.size() == 1 ? files.get(0).toString() : files.size() + " files " + files;
+    }
+}

@@ -1,0 +1,179 @@
+package io.fanout.graph;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * JVM-wide, reference-counted cache of loaded graphs, so every sampler subtask in one TaskManager shares one copy.
+ *
+ * <p>Keyed by (canonical path, direction). The first acquirer loads the graph in its own thread while concurrent
+ * acquirers of the same key wait for it. A failed load is reported to the loader and to every waiter and is not
+ * cached: the next acquire loads again. The graph is dropped when its last {@link Lease} closes.
+ */
+public final class SharedGraphs {
+    private static final Object LOCK = new Object();
+    private static final Map<Key, Entry> ENTRIES = new HashMap<>(); // guarded by LOCK
+    private static final AtomicInteger LOADS = new AtomicInteger();
+
+    private SharedGraphs() {
+    }
+
+    /**
+     * Returns a lease on the graph at {@code graph} in {@code direction}, loading it if no lease holds it.
+     *
+     * @throws IOException if the path does not exist or the load fails (see {@link GraphLoader#load})
+     */
+    public static Lease acquire(Path graph, EdgeDirection direction) throws IOException {
+        Key key = new Key(graph.toRealPath(), Objects.requireNonNull(direction, "direction"));
+        Entry entry;
+        boolean loader = false;
+        synchronized (LOCK) {
+            entry = ENTRIES.get(key);
+            if (entry == null) {
+                entry = new Entry(key);
+                ENTRIES.put(key, entry);
+                loader = true;
+            }
+            entry.refs++;
+        }
+        if (loader) {
+            LOADS.incrementAndGet();
+            try {
+                CsrGraph loaded = GraphLoader.load(graph, direction);
+                entry.graph.complete(loaded);
+                return new Lease(entry, loaded);
+            } catch (IOException | RuntimeException | Error e) {
+                forget(entry); // not cached: the next acquire retries
+                entry.graph.completeExceptionally(e);
+                throw e;
+            }
+        }
+        try {
+            return new Lease(entry, entry.graph.get());
+        } catch (InterruptedException e) {
+            release(entry);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for graph " + key.path + " to load");
+        } catch (ExecutionException e) {
+            release(entry);
+            Throwable cause = e.getCause();
+            if (cause instanceof Error) {
+                throw new IOException("loading graph " + key.path + " failed in another thread: " + cause, cause);
+            }
+            // A fresh exception per waiter (a shared one would collect everyone's stack traces and suppressions).
+            throw new IOException("loading graph " + key.path + " failed in another thread: " + cause.getMessage(),
+                    cause);
+        }
+    }
+
+    /** Number of loads {@link #acquire} has started since the JVM began (successful or not). */
+    public static int loadCount() {
+        return LOADS.get();
+    }
+
+    /** Number of graphs currently held (or being loaded) for at least one lease. */
+    public static int cachedCount() {
+        synchronized (LOCK) {
+            return ENTRIES.size();
+        }
+    }
+
+    private static void release(Entry entry) {
+        synchronized (LOCK) {
+            entry.refs--;
+            if (entry.refs == 0) {
+                forget(entry);
+            }
+        }
+    }
+
+    private static void forget(Entry entry) {
+        synchronized (LOCK) {
+            ENTRIES.remove(entry.key, entry); // only this entry: a retry may already have put a new one
+        }
+    }
+
+    /** A hold on one shared graph; close it when the graph is no longer needed (closing twice is harmless). */
+    public static final class Lease implements AutoCloseable {
+        private final Entry entry;
+        private final CsrGraph graph;
+        private boolean closed; // guarded by LOCK
+
+        private Lease(Entry entry, CsrGraph graph) {
+            this.entry = entry;
+            this.graph = graph;
+        }
+
+        /** The shared graph; read-only, like every {@link CsrGraph}. */
+        public CsrGraph graph() {
+            synchronized (LOCK) {
+                if (closed) {
+                    throw new IllegalStateException("lease on " + entry.key.path + " is closed");
+                }
+            }
+            return graph;
+        }
+
+        /** The canonical path the graph was loaded from. */
+        public Path path() {
+            return entry.key.path;
+        }
+
+        public EdgeDirection direction() {
+            return entry.key.direction;
+        }
+
+        @Override
+        public void close() {
+            synchronized (LOCK) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                release(entry);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "SharedGraphs.Lease{" + entry.key.path + ", " + entry.key.direction + "}";
+        }
+    }
+
+    private static final class Entry {
+        final Key key;
+        final CompletableFuture<CsrGraph> graph = new CompletableFuture<>();
+        int refs; // guarded by LOCK
+
+        Entry(Key key) {
+            this.key = key;
+        }
+    }
+
+    private static final class Key {
+        final Path path;
+        final EdgeDirection direction;
+
+        Key(Path path, EdgeDirection direction) {
+            this.path = path;
+            this.direction = direction;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key && ((Key) o).path.equals(path) && ((Key) o).direction == direction;
+        }
+
+        @Override
+        public int hashCode() {
+            return path.hashCode() * 31 + direction.hashCode();
+        }
+    }
+}
