@@ -28,8 +28,8 @@ import java.util.Objects;
  * options, the seeds and {@code (seed, epoch, batchId)}: never on threads, parallelism or the order in
  * which batches are sampled (GLT and pyg-lib are not reproducible across workers; see dgl #1110).
  *
- * <p>Not thread-safe: one instance per operator subtask. It keeps two {@code int} arrays of size
- * numNodes (a batch stamp and a local index per node, reset by bumping the stamp instead of clearing)
+ * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
+ * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
  * and growable buffers reused across calls, so the hot loop allocates nothing per edge.
  */
 public final class KHopSampler {
@@ -47,9 +47,11 @@ public final class KHopSampler {
     private final boolean replace;
     private final SplitMix64 rng = new SplitMix64(0);
 
-    /** mark[v] == stamp iff v is in the current batch; then local[v] is its index in ids. */
-    private final int[] mark;
-    private final int[] local;
+    /**
+     * Per node: batch stamp (high 32 bits) and local index in ids (low 32 bits). The node is in the
+     * current batch iff its stamp matches; one long keeps both in one cache line, one load per edge.
+     */
+    private final long[] slots;
     private int stamp;
 
     private int[] ids = new int[1024];
@@ -72,8 +74,7 @@ public final class KHopSampler {
         this.replace = replace;
         this.offsets = graph.offsets();
         this.targets = graph.targets();
-        this.mark = new int[graph.numNodes()];
-        this.local = new int[graph.numNodes()];
+        this.slots = new long[graph.numNodes()];
     }
 
     /**
@@ -140,12 +141,12 @@ public final class KHopSampler {
      */
     public SampledSubgraph sample(int[] seeds, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
-        final int[] mark = this.mark;
-        final int[] local = this.local;
+        final long[] slots = this.slots;
         final int[] offsets = this.offsets;
         final int[] targets = this.targets;
-        final int numNodes = mark.length;
+        final int numNodes = slots.length;
         final int stamp = nextStamp();
+        final long stampBits = (long) stamp << 32;
         final int hops = fanouts.length;
         final int[] numSampledNodes = new int[hops + 1];
         final int[] numSampledEdges = new int[hops + 1];
@@ -158,9 +159,8 @@ public final class KHopSampler {
                 throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
                         + " is not a node of the graph (ids 0.." + (numNodes - 1) + ")");
             }
-            if (mark[s] != stamp) {
-                mark[s] = stamp;
-                local[s] = nids;
+            if ((int) (slots[s] >>> 32) != stamp) {
+                slots[s] = stampBits | nids;
                 ids[nids++] = s;
             }
         }
@@ -194,13 +194,17 @@ public final class KHopSampler {
                     }
                     for (int p = start, end = start + d; p < end; p++) {
                         int u = targets[p];
-                        if (mark[u] != stamp) {
-                            mark[u] = stamp;
-                            local[u] = nids;
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
                         rows[ne] = i;
-                        cols[ne++] = local[u];
+                        cols[ne++] = lu;
                     }
                     continue;
                 }
@@ -215,25 +219,33 @@ public final class KHopSampler {
                 if (replace) {
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + rng.nextInt(d)];
-                        if (mark[u] != stamp) {
-                            mark[u] = stamp;
-                            local[u] = nids;
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
                         rows[ne] = i;
-                        cols[ne++] = local[u];
+                        cols[ne++] = lu;
                     }
                 } else {
                     final int[] pick = floyd(rng, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
-                        if (mark[u] != stamp) {
-                            mark[u] = stamp;
-                            local[u] = nids;
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
                         rows[ne] = i;
-                        cols[ne++] = local[u];
+                        cols[ne++] = lu;
                     }
                 }
             }
@@ -314,10 +326,10 @@ public final class KHopSampler {
         return (position * 0x9E3779B9 >>> 16 ^ position * 0x9E3779B9) & mask;
     }
 
-    /** A fresh batch stamp; when the counter would wrap, clear the marks once so stale ones cannot match. */
+    /** A fresh batch stamp; when the counter would wrap, clear the slots once so stale ones cannot match. */
     private int nextStamp() {
         if (stamp == Integer.MAX_VALUE) {
-            Arrays.fill(mark, 0);
+            Arrays.fill(slots, 0L);
             stamp = 0;
         }
         return ++stamp;
@@ -332,9 +344,9 @@ public final class KHopSampler {
 
     /** Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes ids. */
     private int[] growIds(long capacity) {
-        int needed = (int) Math.min(capacity, mark.length);
+        int needed = (int) Math.min(capacity, slots.length);
         if (ids.length < needed) {
-            ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), mark.length));
+            ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), slots.length));
         }
         return ids;
     }
