@@ -23,10 +23,13 @@ import java.util.Objects;
  * (as GLT and refsampler do). {@code u} joins {@code ids} and the next frontier only when it is new to
  * the batch, so no node is expanded twice.
  *
- * <p>Determinism: the draws for node {@code v} at hop {@code h} come from the stream
- * {@code SplitMix64.seed(seed, epoch, batchId, h, v)}, so a sample depends only on the graph, the
- * options, the seeds and {@code (seed, epoch, batchId)}: never on threads, parallelism or the order in
- * which batches are sampled (GLT and pyg-lib are not reproducible across workers; see dgl #1110).
+ * <p>Determinism: the draws for node {@code v} at hop {@code h} ({@code h = 1} for the hop from the
+ * seeds) come from the stream {@code SplitMix64.seed(seed, epoch, batchId, h, v)}, so a sample depends
+ * only on the graph, the options, the seeds and {@code (seed, epoch, batchId)}: never on threads,
+ * parallelism or the order in which batches are sampled (GLT and pyg-lib are not reproducible across
+ * workers; see dgl #1110). Draw order, for reimplementations: Floyd steps {@code j = d-f .. d-1} each
+ * draw {@code nextInt(j + 1)} and edges follow step order; with replacement, draw {@code i} is
+ * {@code nextInt(d)}.
  *
  * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
  * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
@@ -186,7 +189,7 @@ public final class KHopSampler {
                 }
                 if (f < 0 || (!replace && d <= f)) {
                     // All neighbours, in CSR order; no draws.
-                    if (ne + d > rows.length || nids + d > ids.length) {
+                    if (ne > rows.length - d || nids > ids.length - d) { // overflow-safe form of ne + d > length
                         growEdges((long) ne + d);
                         ids = growIds(nids + d);
                         rows = this.rows;
@@ -208,7 +211,7 @@ public final class KHopSampler {
                     }
                     continue;
                 }
-                if (ne + f > rows.length || nids + f > ids.length) {
+                if (ne > rows.length - f || nids > ids.length - f) {
                     growEdges((long) ne + f);
                     ids = growIds(nids + f);
                     rows = this.rows;
