@@ -1,0 +1,368 @@
+package io.fanout.sampling;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.random.SplitMix64;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Uniform k-hop neighbour sampler with GLT-style in-batch de-duplication (the inducer).
+ *
+ * <p>Hop 1 expands the batch's unique seeds; hop {@code h+1} expands the nodes first found at hop
+ * {@code h}. For each frontier node {@code v} of degree {@code d}, with the hop's fanout {@code f}:
+ * <ul>
+ *   <li>without replacement (PyG/DGL default): exactly {@code min(f, d)} distinct neighbour
+ *       <em>positions</em>, uniformly (Floyd's algorithm, as ../shared/bench/refsampler.c); parallel edges
+ *       are distinct positions, so a neighbour can appear more than once. {@code f = -1} or
+ *       {@code d <= f} takes every neighbour in CSR order.</li>
+ *   <li>with replacement: {@code f} independent uniform draws among the {@code d} positions, even when
+ *       {@code d < f}, as PyG's {@code replace=True} does (GLT's CPU sampler instead takes all neighbours
+ *       when {@code d <= f}); none when {@code d = 0}; {@code f = -1} takes every neighbour, no draws.</li>
+ * </ul>
+ * Every sampled pair {@code (v, u)} is emitted as an edge, even when {@code u} is already in the batch
+ * (as GLT and refsampler do). {@code u} joins {@code ids} and the next frontier only when it is new to
+ * the batch, so no node is expanded twice.
+ *
+ * <p>Determinism: the draws for node {@code v} at hop {@code h} ({@code h = 1} for the hop from the
+ * seeds) come from the stream {@code SplitMix64.seed(seed, epoch, batchId, h, v)}, so a sample depends
+ * only on the graph, the options, the seeds and {@code (seed, epoch, batchId)}: never on threads,
+ * parallelism or the order in which batches are sampled (GLT and pyg-lib are not reproducible across
+ * workers; see dgl #1110). Draw order, for reimplementations: Floyd steps {@code j = d-f .. d-1} each
+ * draw {@code nextInt(j + 1)} and edges follow step order; with replacement, draw {@code i} is
+ * {@code nextInt(d)}.
+ *
+ * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
+ * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
+ * and growable buffers reused across calls, so the hot loop allocates nothing per edge.
+ */
+public final class KHopSampler {
+    /** SplitMix64's increment; lets {@link #sample} derive per-node seeds from a per-hop prefix. */
+    private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
+    /** Up to this many picks, Floyd's duplicate check is a linear scan (faster than hashing when small). */
+    private static final int LINEAR_SCAN_MAX = 24;
+    /** Largest edge buffer a JVM array can hold. */
+    private static final int MAX_EDGES = Integer.MAX_VALUE - 8;
+
+    private final CsrGraph graph;
+    private final int[] offsets;
+    private final int[] targets;
+    private final int[] fanouts;
+    private final boolean replace;
+    private final SplitMix64 rng = new SplitMix64(0);
+
+    /**
+     * Per node: batch stamp (high 32 bits) and local index in ids (low 32 bits). The node is in the
+     * current batch iff its stamp matches; one long keeps both in one cache line, one load per edge.
+     */
+    private final long[] slots;
+    private int stamp;
+
+    private int[] ids = new int[1024];
+    private int[] rows = new int[4096];
+    private int[] cols = new int[4096];
+    /** Floyd's chosen positions for the current node (relative to its first neighbour). */
+    private int[] pick = new int[64];
+    /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
+    private int[] pickSet = new int[0];
+
+    /**
+     * @param graph the adjacency to sample; its direction decides which way edges are walked
+     * @param fanouts neighbours per frontier node per hop, {@code fanouts[0]} = the hop from the seeds;
+     *     each {@code >= 1}, or {@code -1} for all neighbours
+     * @param replace sample with replacement (PyG {@code replace=True} semantics)
+     */
+    public KHopSampler(CsrGraph graph, int[] fanouts, boolean replace) {
+        this.graph = Objects.requireNonNull(graph, "graph");
+        this.fanouts = validateFanouts(Objects.requireNonNull(fanouts, "fanouts").clone());
+        this.replace = replace;
+        this.offsets = graph.offsets();
+        this.targets = graph.targets();
+        this.slots = new long[graph.numNodes()];
+    }
+
+    /**
+     * Parses a fanout list such as {@code "15,10"} ({@code -1} = all neighbours at that hop).
+     *
+     * @throws IllegalArgumentException naming the bad entry if the list is empty, an entry is not an
+     *     integer, or an entry is neither {@code >= 1} nor {@code -1}
+     */
+    public static int[] parseFanouts(String text) {
+        Objects.requireNonNull(text, "fanouts");
+        String trimmed = text.trim();
+        if (trimmed.isEmpty()) {
+            throw new IllegalArgumentException("fanouts must be a comma-separated list such as '15,10', got an empty string");
+        }
+        String[] parts = trimmed.split(",", -1);
+        int[] fanouts = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String part = parts[i].trim();
+            try {
+                fanouts[i] = Integer.parseInt(part);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("fanouts '" + text + "': entry " + (i + 1) + " '" + part
+                        + "' is not an integer (expected e.g. '15,10'; -1 = all neighbours)", e);
+            }
+        }
+        return validateFanouts(fanouts);
+    }
+
+    private static int[] validateFanouts(int[] fanouts) {
+        if (fanouts.length == 0) {
+            throw new IllegalArgumentException("fanouts must name at least one hop, got an empty list");
+        }
+        for (int i = 0; i < fanouts.length; i++) {
+            if (fanouts[i] < 1 && fanouts[i] != -1) {
+                throw new IllegalArgumentException("fanout for hop " + (i + 1) + " must be >= 1 or -1 (all neighbours), got "
+                        + fanouts[i] + " in " + Arrays.toString(fanouts));
+            }
+        }
+        return fanouts;
+    }
+
+    public CsrGraph graph() {
+        return graph;
+    }
+
+    /** A copy of the per-hop fanouts. */
+    public int[] fanouts() {
+        return fanouts.clone();
+    }
+
+    public boolean replace() {
+        return replace;
+    }
+
+    /**
+     * Samples the k-hop subgraph of one batch.
+     *
+     * @param seeds the batch's seed nodes (duplicates allowed; each is expanded once)
+     * @param seed the job's random seed
+     * @param epoch the epoch the batch belongs to
+     * @param batchId the batch's id within the epoch
+     * @return a fresh subgraph whose arrays the caller owns
+     * @throws IllegalArgumentException if a seed is not a node of the graph
+     */
+    public SampledSubgraph sample(int[] seeds, long seed, int epoch, int batchId) {
+        Objects.requireNonNull(seeds, "seeds");
+        final long[] slots = this.slots;
+        final int[] offsets = this.offsets;
+        final int[] targets = this.targets;
+        final int numNodes = slots.length;
+        final int stamp = nextStamp();
+        final long stampBits = (long) stamp << 32;
+        final int hops = fanouts.length;
+        final int[] numSampledNodes = new int[hops + 1];
+        final int[] numSampledEdges = new int[hops + 1];
+
+        int[] ids = ensureIds(seeds.length);
+        int nids = 0;
+        for (int i = 0; i < seeds.length; i++) {
+            int s = seeds[i];
+            if (s < 0 || s >= numNodes) {
+                throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
+                        + " is not a node of the graph (ids 0.." + (numNodes - 1) + ")");
+            }
+            if ((int) (slots[s] >>> 32) != stamp) {
+                slots[s] = stampBits | nids;
+                ids[nids++] = s;
+            }
+        }
+        numSampledNodes[0] = nids;
+
+        int[] rows = this.rows;
+        int[] cols = this.cols;
+        int ne = 0;
+        int frontierStart = 0;
+        int frontierEnd = nids;
+        // seed(seed, epoch, batchId, h, v) == mix(mix(seed(seed, epoch, batchId) + G + h) + G + v): hoist the prefix.
+        final long batchPrefix = SplitMix64.seed(seed, epoch, batchId);
+        for (int h = 1; h <= hops; h++) {
+            final int f = fanouts[h - 1];
+            final long hopPrefix = SplitMix64.mix(batchPrefix + GOLDEN_GAMMA + h) + GOLDEN_GAMMA;
+            final int edgesBefore = ne;
+            for (int i = frontierStart; i < frontierEnd; i++) {
+                final int v = ids[i];
+                final int start = offsets[v];
+                final int d = offsets[v + 1] - start;
+                if (d == 0) {
+                    continue;
+                }
+                if (f < 0 || (!replace && d <= f)) {
+                    // All neighbours, in CSR order; no draws.
+                    if (ne > rows.length - d || nids > ids.length - d) { // overflow-safe form of ne + d > length
+                        growEdges((long) ne + d);
+                        ids = growIds(nids + d);
+                        rows = this.rows;
+                        cols = this.cols;
+                    }
+                    for (int p = start, end = start + d; p < end; p++) {
+                        int u = targets[p];
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
+                            ids[nids++] = u;
+                        }
+                        rows[ne] = i;
+                        cols[ne++] = lu;
+                    }
+                    continue;
+                }
+                if (ne > rows.length - f || nids > ids.length - f) {
+                    growEdges((long) ne + f);
+                    ids = growIds(nids + f);
+                    rows = this.rows;
+                    cols = this.cols;
+                }
+                final SplitMix64 rng = this.rng;
+                rng.reset(SplitMix64.mix(hopPrefix + v));
+                if (replace) {
+                    for (int c = 0; c < f; c++) {
+                        int u = targets[start + rng.nextInt(d)];
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
+                            ids[nids++] = u;
+                        }
+                        rows[ne] = i;
+                        cols[ne++] = lu;
+                    }
+                } else {
+                    final int[] pick = floyd(rng, d, f);
+                    for (int c = 0; c < f; c++) {
+                        int u = targets[start + pick[c]];
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
+                            ids[nids++] = u;
+                        }
+                        rows[ne] = i;
+                        cols[ne++] = lu;
+                    }
+                }
+            }
+            numSampledNodes[h] = nids - frontierEnd;
+            numSampledEdges[h] = ne - edgesBefore;
+            frontierStart = frontierEnd;
+            frontierEnd = nids;
+        }
+        return new SampledSubgraph(Arrays.copyOf(ids, nids), Arrays.copyOf(rows, ne), Arrays.copyOf(cols, ne),
+                seeds.clone(), numSampledNodes, numSampledEdges);
+    }
+
+    /**
+     * Floyd's algorithm: {@code k} distinct positions in {@code [0, d)}, uniformly ({@code k < d}), left in
+     * {@code pick[0..k)}. Step {@code j} draws {@code r} in {@code [0, j]} and takes {@code j} instead when
+     * {@code r} was taken before; {@code j} itself is never taken before its step.
+     */
+    private int[] floyd(SplitMix64 rng, int d, int k) {
+        int[] pick = this.pick;
+        if (pick.length < k) {
+            pick = this.pick = new int[Math.max(k, pick.length * 2)];
+        }
+        if (k <= LINEAR_SCAN_MAX) {
+            for (int j = d - k, c = 0; j < d; j++, c++) {
+                int r = rng.nextInt(j + 1);
+                for (int q = 0; q < c; q++) {
+                    if (pick[q] == r) {
+                        r = j;
+                        break;
+                    }
+                }
+                pick[c] = r;
+            }
+            return pick;
+        }
+        // Large fanout: membership in an open-addressing set, O(k) per node instead of O(k^2).
+        int size = Integer.highestOneBit(k) << 2; // load factor <= 1/2
+        int[] set = this.pickSet;
+        if (set.length < size) {
+            set = this.pickSet = new int[size];
+        } else {
+            Arrays.fill(set, 0, size, 0);
+        }
+        final int mask = size - 1;
+        for (int j = d - k, c = 0; j < d; j++, c++) {
+            int r = rng.nextInt(j + 1);
+            if (contains(set, mask, r)) {
+                r = j;
+            }
+            insert(set, mask, r);
+            pick[c] = r;
+        }
+        return pick;
+    }
+
+    private static boolean contains(int[] set, int mask, int position) {
+        int key = position + 1;
+        for (int slot = slot(position, mask); ; slot = (slot + 1) & mask) {
+            int k = set[slot];
+            if (k == key) {
+                return true;
+            }
+            if (k == 0) {
+                return false;
+            }
+        }
+    }
+
+    private static void insert(int[] set, int mask, int position) {
+        int slot = slot(position, mask);
+        while (set[slot] != 0) {
+            slot = (slot + 1) & mask;
+        }
+        set[slot] = position + 1;
+    }
+
+    private static int slot(int position, int mask) {
+        return (position * 0x9E3779B9 >>> 16 ^ position * 0x9E3779B9) & mask;
+    }
+
+    /** A fresh batch stamp; when the counter would wrap, clear the slots once so stale ones cannot match. */
+    private int nextStamp() {
+        if (stamp == Integer.MAX_VALUE) {
+            Arrays.fill(slots, 0L);
+            stamp = 0;
+        }
+        return ++stamp;
+    }
+
+    private int[] ensureIds(int capacity) {
+        if (ids.length < capacity) {
+            ids = new int[Math.max(capacity, ids.length * 2)];
+        }
+        return ids;
+    }
+
+    /** Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes ids. */
+    private int[] growIds(long capacity) {
+        int needed = (int) Math.min(capacity, slots.length);
+        if (ids.length < needed) {
+            ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), slots.length));
+        }
+        return ids;
+    }
+
+    private void growEdges(long capacity) {
+        if (capacity > MAX_EDGES) {
+            throw new IllegalStateException("a batch would sample more than " + MAX_EDGES
+                    + " edges; use smaller batches or fanouts");
+        }
+        if (rows.length < capacity) {
+            int grown = (int) Math.min(Math.max(capacity, rows.length * 2L), MAX_EDGES);
+            rows = Arrays.copyOf(rows, grown);
+            cols = Arrays.copyOf(cols, grown);
+        }
+    }
+}

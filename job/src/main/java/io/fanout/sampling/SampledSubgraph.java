@@ -1,0 +1,93 @@
+package io.fanout.sampling;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One batch's sampled k-hop subgraph in GLT message form: node ids, edges as local indices, per-hop counts.
+ *
+ * <p>{@code ids} lists the batch's unique nodes: the unique seeds first (first-occurrence order), then
+ * each hop's newly discovered nodes in discovery order. Edge {@code i} is
+ * {@code ids[rows[i]] -> ids[cols[i]]} in the graph's {@link io.fanout.graph.EdgeDirection}: {@code rows}
+ * holds the frontier (expanded) node, {@code cols} the sampled neighbour (GLT's sampling-direction
+ * convention). Edges are grouped by hop, hop 1 first. The arrays are exact-length and are not copied:
+ * whoever holds this object owns them.
+ */
+public final class SampledSubgraph {
+    private final int[] ids;
+    private final int[] rows;
+    private final int[] cols;
+    private final int[] batch;
+    private final int[] numSampledNodes;
+    private final int[] numSampledEdges;
+
+    /**
+     * Wraps the given arrays without copying them.
+     *
+     * @param ids global ids of the batch's nodes, unique seeds first
+     * @param rows local index of the expanded (frontier) node of each edge
+     * @param cols local index of the sampled neighbour of each edge, same length as rows
+     * @param batch the seed ids as the batch gave them
+     * @param numSampledNodes per hop (length hops+1): [0] = unique seeds, [h] = new nodes at hop h
+     * @param numSampledEdges per hop (length hops+1): [0] = 0, [h] = edges sampled at hop h
+     */
+    public SampledSubgraph(int[] ids, int[] rows, int[] cols, int[] batch, int[] numSampledNodes,
+            int[] numSampledEdges) {
+        this.ids = Objects.requireNonNull(ids, "ids");
+        this.rows = Objects.requireNonNull(rows, "rows");
+        this.cols = Objects.requireNonNull(cols, "cols");
+        this.batch = Objects.requireNonNull(batch, "batch");
+        this.numSampledNodes = Objects.requireNonNull(numSampledNodes, "numSampledNodes");
+        this.numSampledEdges = Objects.requireNonNull(numSampledEdges, "numSampledEdges");
+        if (rows.length != cols.length) {
+            throw new IllegalArgumentException(
+                    "rows and cols must have the same length, got " + rows.length + " and " + cols.length);
+        }
+        if (numSampledNodes.length != numSampledEdges.length) {
+            throw new IllegalArgumentException("numSampledNodes and numSampledEdges must both have length hops+1, got "
+                    + numSampledNodes.length + " and " + numSampledEdges.length);
+        }
+    }
+
+    /** Global ids of the batch's nodes: unique seeds first, then each hop's new nodes in discovery order. */
+    public int[] ids() {
+        return ids;
+    }
+
+    /** Local index (into {@link #ids()}) of the frontier node of each sampled edge. */
+    public int[] rows() {
+        return rows;
+    }
+
+    /** Local index (into {@link #ids()}) of the sampled neighbour of each sampled edge. */
+    public int[] cols() {
+        return cols;
+    }
+
+    /** The seed ids as given to the sampler (duplicates included). */
+    public int[] batch() {
+        return batch;
+    }
+
+    /** Per hop, length hops+1: [0] = unique seeds, [h] = nodes first found at hop h. */
+    public int[] numSampledNodes() {
+        return numSampledNodes;
+    }
+
+    /** Per hop, length hops+1: [0] = 0, [h] = edges sampled at hop h. */
+    public int[] numSampledEdges() {
+        return numSampledEdges;
+    }
+
+    /** Number of hops sampled (the length of the fanout list). */
+    public int numHops() {
+        return numSampledNodes.length - 1;
+    }
+
+    @Override
+    public String toString() {
+        return "SampledSubgraph{nodes=" + ids.length + ", edges=" + rows.length + ", seeds=" + batch.length
+                + ", numSampledNodes=" + Arrays.toString(numSampledNodes)
+                + ", numSampledEdges=" + Arrays.toString(numSampledEdges) + "}";
+    }
+}
