@@ -1,0 +1,147 @@
+package io.fanout.deploy.bench;
+
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.GraphLoader;
+import io.fanout.job.FanoutJob;
+import io.fanout.job.JobSummary;
+import io.fanout.random.SplitMix64;
+import io.fanout.sampling.KHopSampler;
+import io.fanout.sampling.SampledSubgraph;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Throughput benchmark (not a test): Fanout's sampling core and whole job against
+ * ../shared/bench/refsampler.c, run as a child process in the same run, printed as ratios.
+ *
+ * <p>{@code deploy/bin/fanout-bench khop [--graph DIR] [--batch-size 512] [--fanout 15,10] [--seconds 5]
+ * [--parallelism 1,2]}; results also go to {@code deploy/target/bench/khop.json}.
+ */
+public final class FanoutBench {
+    private FanoutBench() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0 || !args[0].equals("khop")) {
+            System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
+                    + " [--parallelism 1,2]");
+            System.exit(2);
+        }
+        Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
+        Path shared = root.resolve("../shared").normalize();
+        String graphArg = shared.resolve("data/ego_twitter_u").toString();
+        int batchSize = 512;
+        String fanout = "15,10";
+        double seconds = 5;
+        String parallelisms = "1,2";
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--graph": graphArg = args[i + 1]; break;
+                case "--batch-size": batchSize = Integer.parseInt(args[i + 1]); break;
+                case "--fanout": fanout = args[i + 1]; break;
+                case "--seconds": seconds = Double.parseDouble(args[i + 1]); break;
+                case "--parallelism": parallelisms = args[i + 1]; break;
+                default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
+            }
+        }
+        Path graphPath = Path.of(graphArg);
+        Path workDir = root.resolve("deploy/target/bench");
+        RefSampler ref = RefSampler.build(shared, workDir);
+        List<Path> edgeFiles = GraphLoader.edgeFiles(graphPath);
+        if (edgeFiles.size() != 1) {
+            throw new IllegalArgumentException("the reference sampler reads one edge file; " + graphPath + " has " + edgeFiles.size());
+        }
+        Path plain = ref.plainEdgeFile(edgeFiles.get(0));
+
+        System.out.printf(Locale.ROOT, "k-hop benchmark: %s, batch %d, fanout [%s], %.0f s per measurement, %d cores%n",
+                graphPath.getFileName(), batchSize, fanout, seconds, Runtime.getRuntime().availableProcessors());
+
+        // 1. The C reference, single-threaded.
+        Map<String, String> refResult = ref.run("khop", plain.toString(), String.valueOf(batchSize), fanout,
+                String.valueOf(seconds));
+        double refRate = Double.parseDouble(refResult.get("sampled_edges_per_s"));
+        System.out.printf(Locale.ROOT, "  refsampler.c khop      %,14.0f sampled edges/s (single thread)%n", refRate);
+
+        // 2. The Java sampling core, single thread, the same workload: uniformly random seeds.
+        CsrGraph graph = GraphLoader.load(graphPath, EdgeDirection.OUT);
+        int[] fanouts = KHopSampler.parseFanouts(fanout);
+        CoreResult warm = runCore(graph, fanouts, batchSize, Math.min(3, seconds), 1);
+        CoreResult core = runCore(graph, fanouts, batchSize, seconds, 2);
+        double coreRatio = core.edgesPerSecond() / refRate;
+        System.out.printf(Locale.ROOT, "  fanout core (1 thread) %,14.0f sampled edges/s  ratio %.2fx  (target >= 0.80x;"
+                + " warm-up %,.0f)%n", core.edgesPerSecond(), coreRatio, warm.edgesPerSecond());
+
+        // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough that start-up
+        //    is a small share of the time.
+        double edgesPerBatch = core.edges / (double) core.batches;
+        long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
+        int epochs = (int) Math.max(1, Math.ceil(3 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
+        StringBuilder jobsJson = new StringBuilder();
+        for (String p : parallelisms.split(",")) {
+            int parallelism = Integer.parseInt(p.trim());
+            JobSummary s = FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {
+                "--graph", graphPath.toString(), "--batch-size", String.valueOf(batchSize), "--fanout", fanout,
+                "--epochs", String.valueOf(epochs), "--shuffle", "--parallelism", String.valueOf(parallelism)
+            }).configuration));
+            double perCore = s.sampledEdgesPerSecond() / parallelism;
+            System.out.printf(Locale.ROOT, "  fanout job p=%d         %,14.0f sampled edges/s  per core %,.0f  ratio %.2fx"
+                    + "  (target >= 0.50x per core; %d epochs, %,d batches in %.1f s incl. start-up)%n",
+                    parallelism, s.sampledEdgesPerSecond(), perCore, perCore / refRate, epochs, s.batches, s.seconds);
+            if (jobsJson.length() > 0) {
+                jobsJson.append(',');
+            }
+            jobsJson.append(String.format(Locale.ROOT, "{\"parallelism\":%d,\"edges_per_s\":%.1f,\"per_core_ratio\":%.4f,"
+                    + "\"batches\":%d,\"seconds\":%.3f}", parallelism, s.sampledEdgesPerSecond(), perCore / refRate,
+                    s.batches, s.seconds));
+        }
+        String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
+                + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":[%s]}%n",
+                graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,
+                core.edgesPerSecond(), coreRatio, jobsJson);
+        Files.createDirectories(workDir);
+        Files.writeString(workDir.resolve("khop.json"), json, StandardCharsets.UTF_8);
+        System.out.println("  results: " + workDir.resolve("khop.json"));
+        System.exit(0);
+    }
+
+    private static final class CoreResult {
+        long batches;
+        long edges;
+        double seconds;
+
+        double edgesPerSecond() {
+            return edges / seconds;
+        }
+    }
+
+    /** Samples batches of uniformly random seeds (as refsampler does) for about the given time. */
+    private static CoreResult runCore(CsrGraph graph, int[] fanouts, int batchSize, double seconds, long rngSeed) {
+        KHopSampler sampler = new KHopSampler(graph, fanouts, false);
+        SplitMix64 rng = new SplitMix64(rngSeed);
+        int[] seeds = new int[batchSize];
+        CoreResult r = new CoreResult();
+        long start = System.nanoTime();
+        long deadline = start + (long) (seconds * 1e9);
+        int batchId = 0;
+        long now;
+        do {
+            for (int rep = 0; rep < 16; rep++) {
+                for (int i = 0; i < batchSize; i++) {
+                    seeds[i] = rng.nextInt(graph.numNodes());
+                }
+                SampledSubgraph sub = sampler.sample(seeds, rngSeed, 0, batchId++);
+                r.edges += sub.rows().length;
+                r.batches++;
+            }
+            now = System.nanoTime();
+        } while (now < deadline);
+        r.seconds = (now - start) / 1e9;
+        return r;
+    }
+}

@@ -1,0 +1,92 @@
+package io.fanout.deploy.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Builds and runs ../shared/bench/refsampler.c, the single-threaded C reference every Fanout
+ * benchmark is a ratio to, as a child process of the benchmark (same machine, same moment).
+ */
+final class RefSampler {
+    private final Path binary;
+    private final Path workDir;
+
+    private RefSampler(Path binary, Path workDir) {
+        this.binary = binary;
+        this.workDir = workDir;
+    }
+
+    /** Compiles refsampler.c into workDir (once; again when the source is newer). */
+    static RefSampler build(Path sharedDir, Path workDir) throws IOException, InterruptedException {
+        Path source = sharedDir.resolve("bench/refsampler.c");
+        if (!Files.isRegularFile(source)) {
+            throw new IOException("reference sampler not found: " + source);
+        }
+        Files.createDirectories(workDir);
+        Path binary = workDir.resolve("refsampler");
+        if (!Files.exists(binary) || Files.getLastModifiedTime(binary).compareTo(Files.getLastModifiedTime(source)) < 0) {
+            run(List.of("cc", "-O2", "-march=native", "-o", binary.toString(), source.toString()), 120);
+        }
+        return new RefSampler(binary, workDir);
+    }
+
+    /** refsampler reads plain text: a gzipped edge file is unpacked once into the work directory. */
+    Path plainEdgeFile(Path edgeFile) throws IOException {
+        String name = edgeFile.getFileName().toString();
+        if (!name.endsWith(".gz")) {
+            return edgeFile;
+        }
+        Path plain = workDir.resolve(edgeFile.getParent().getFileName() + "-" + name.substring(0, name.length() - 3));
+        if (!Files.exists(plain) || Files.size(plain) == 0) {
+            Path tmp = workDir.resolve(plain.getFileName() + ".tmp");
+            try (InputStream in = new GZIPInputStream(Files.newInputStream(edgeFile), 1 << 16);
+                    OutputStream out = Files.newOutputStream(tmp)) {
+                in.transferTo(out);
+            }
+            Files.move(tmp, plain, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return plain;
+    }
+
+    /** Runs refsampler with args and returns the key=value pairs of its result line. */
+    Map<String, String> run(String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(binary.toString());
+        cmd.addAll(List.of(args));
+        return parse(run(cmd, 600));
+    }
+
+    private static String run(List<String> cmd, int timeoutSeconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("timed out: " + String.join(" ", cmd));
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("failed with exit code " + p.exitValue() + ": " + String.join(" ", cmd));
+        }
+        return new String(out, StandardCharsets.UTF_8);
+    }
+
+    static Map<String, String> parse(String line) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String token : line.trim().split("\\s+")) {
+            int eq = token.indexOf('=');
+            if (eq > 0) {
+                values.put(token.substring(0, eq), token.substring(eq + 1));
+            }
+        }
+        return values;
+    }
+}
