@@ -1,0 +1,114 @@
+"""End to end: the real Fanout job (deploy/bin/fanout-local, an embedded Flink MiniCluster) on a real
+graph, read by this client from its offline .samples files and pulled live from its channel endpoints
+(the Java ChannelSink), with the same options giving byte-identical messages both ways."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fanout_client
+
+ROOT = Path(__file__).resolve().parents[3]
+LOCAL = ROOT / "deploy" / "bin" / "fanout-local"
+CORA = ROOT.parent / "shared" / "data" / "cora"
+CORA_NODES = 2708
+BATCH = 256
+JOB = ["--graph", str(CORA), "--fanout", "10,5", "--batch-size", str(BATCH), "--epochs", "2", "--shuffle",
+       "--seed", "3", "--parallelism", "2"]
+
+pytestmark = pytest.mark.skipif(not CORA.exists(), reason="../shared/data/cora is missing")
+
+
+def cora_edges():
+    """The set of directed edges of cora (undirected: both ways), read independently of Fanout."""
+    rows = np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+    src, dst = rows[:, 0], rows[:, 1]
+    return set(zip(src.tolist(), dst.tolist())) | set(zip(dst.tolist(), src.tolist()))
+
+
+def run_local(*args, timeout=300):
+    proc = subprocess.run([str(LOCAL), *args], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"fanout-local failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
+    return proc
+
+
+def check_messages(messages, edges):
+    """Two epochs, each batch once, each seed once per epoch, GLT keys with int64 data, real edges."""
+    expected_batches = -(-CORA_NODES // BATCH)
+    keys = sorted((m.epoch, m.batch_id) for m in messages)
+    assert keys == [(e, b) for e in range(2) for b in range(expected_batches)]
+    for epoch in range(2):
+        seeds = np.concatenate([m["batch"] for m in messages if m.epoch == epoch])
+        assert np.array_equal(np.sort(seeds), np.arange(CORA_NODES))
+    for m in messages:
+        for key in ("ids", "rows", "cols", "batch", "num_sampled_nodes", "num_sampled_edges", "#IS_HETERO"):
+            assert m[key].dtype == np.int64, key
+        assert m.num_batches == expected_batches
+        ids, rows, cols = m["ids"], m["rows"], m["cols"]
+        assert np.array_equal(ids[: len(m["batch"])], m["batch"])
+        assert len(np.unique(ids)) == len(ids)
+        assert m["num_sampled_nodes"].sum() == len(ids) and m["num_sampled_edges"].sum() == len(rows)
+        assert all((int(ids[r]), int(ids[c])) in edges for r, c in zip(rows, cols))
+
+
+def test_offline_files_are_read_by_the_client(tmp_path):
+    out = tmp_path / "samples"
+    proc = run_local(*JOB, "--output", str(out))
+    assert "fanout summary" in proc.stdout
+    messages = list(fanout_client.read_samples(out))
+    check_messages(messages, cora_edges())
+    # the CLI reads the same files
+    cat = subprocess.run([sys.executable, "-m", "fanout_client", "cat", str(out), "--limit", "1"],
+                         capture_output=True, text=True, cwd=ROOT / "connectors" / "python", timeout=60)
+    assert cat.returncode == 0, cat.stderr
+    assert "num_sampled_nodes" in cat.stdout
+
+
+def test_served_messages_are_pulled_and_equal_the_offline_ones(tmp_path):
+    registry, out = tmp_path / "registry", tmp_path / "offline"
+    job = subprocess.Popen([str(LOCAL), *JOB, "--serve", "--registry", str(registry), "--output", str(out)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with fanout_client.ChannelClient(registry=registry, prefetch=2, connect_timeout=120) as client:
+            pulled = list(client)
+        stdout, stderr = job.communicate(timeout=120)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert job.returncode == 0, stderr[-4000:]
+    check_messages(pulled, cora_edges())
+    offline = {(m.epoch, m.batch_id): bytes(m.blob) for m in fanout_client.read_samples(out)}
+    assert {(m.epoch, m.batch_id): bytes(m.blob) for m in pulled} == offline
+
+
+def test_pull_command_writes_every_served_message(tmp_path):
+    registry, pulled = tmp_path / "registry", tmp_path / "pulled"
+    job = subprocess.Popen([str(LOCAL), *JOB, "--serve", "--registry", str(registry)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pull = subprocess.run([sys.executable, "-m", "fanout_client", "pull", "--registry", str(registry),
+                               "--output", str(pulled), "--timeout", "120"],
+                              capture_output=True, text=True, cwd=ROOT / "connectors" / "python", timeout=300)
+        job.communicate(timeout=120)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert pull.returncode == 0, pull.stderr
+    assert job.returncode == 0
+    check_messages(list(fanout_client.read_samples(pulled)), cora_edges())
+
+
+def test_bad_input_is_one_clear_line_naming_the_option(tmp_path):
+    proc = subprocess.run([str(LOCAL), "--graph", str(CORA), "--batch-size", "0"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "--batch-size" in proc.stderr and "Traceback" not in proc.stderr and "\tat " not in proc.stderr
+    bad = tmp_path / "edges.tsv"
+    bad.write_text("# directed=true columns=src,dst\n0\t1\n2\tx\n")
+    proc = subprocess.run([str(LOCAL), "--graph", str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert f"{bad} line 3" in proc.stderr
