@@ -28,8 +28,8 @@ import java.util.Objects;
  * only on the graph, the options, the seeds and {@code (seed, epoch, batchId)}: never on threads,
  * parallelism or the order in which batches are sampled (GLT and pyg-lib are not reproducible across
  * workers; see dgl #1110). Draw order, for reimplementations: Floyd steps {@code j = d-f .. d-1} each
- * draw {@code nextInt(j + 1)} and edges follow step order; with replacement, draw {@code i} is
- * {@code nextInt(d)}.
+ * draw {@code r = nextInt(j + 1)}, take position {@code j} instead if {@code r} was taken, and emit edges
+ * in step order; with replacement, draw {@code i} is position {@code nextInt(d)}.
  *
  * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
  * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
