@@ -28,8 +28,8 @@ import java.util.Objects;
  * only on the graph, the options, the seeds and {@code (seed, epoch, batchId)}: never on threads,
  * parallelism or the order in which batches are sampled (GLT and pyg-lib are not reproducible across
  * workers; see dgl #1110). Draw order, for reimplementations: Floyd steps {@code j = d-f .. d-1} each
- * draw {@code nextInt(j + 1)} and edges follow step order; with replacement, draw {@code i} is
- * {@code nextInt(d)}.
+ * draw {@code r = nextInt(j + 1)}, take position {@code j} instead if {@code r} was taken, and emit edges
+ * in step order; with replacement, draw {@code i} is position {@code nextInt(d)}.
  *
  * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
  * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
@@ -61,7 +61,7 @@ public final class KHopSampler {
     private int[] rows = new int[4096];
     private int[] cols = new int[4096];
     /** Floyd's chosen positions for the current node (relative to its first neighbour). */
-    private int[] pick = new int[64];
+    private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX, so the small-fanout path never grows it
     /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
     private int[] pickSet = new int[0];
 
@@ -195,8 +195,9 @@ public final class KHopSampler {
                         rows = this.rows;
                         cols = this.cols;
                     }
-                    for (int p = start, end = start + d; p < end; p++) {
-                        int u = targets[p];
+                    // Indexing by the loop counter (not ne++) lets the JIT hoist the range checks.
+                    for (int c = 0; c < d; c++) {
+                        int u = targets[start + c];
                         final long slot = slots[u];
                         final int lu;
                         if ((int) (slot >>> 32) == stamp) {
@@ -206,9 +207,10 @@ public final class KHopSampler {
                             slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
-                        rows[ne] = i;
-                        cols[ne++] = lu;
+                        rows[ne + c] = i;
+                        cols[ne + c] = lu;
                     }
+                    ne += d;
                     continue;
                 }
                 if (ne > rows.length - f || nids > ids.length - f) {
@@ -231,11 +233,36 @@ public final class KHopSampler {
                             slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
-                        rows[ne] = i;
-                        cols[ne++] = lu;
+                        rows[ne + c] = i;
+                        cols[ne + c] = lu;
+                    }
+                } else if (f <= LINEAR_SCAN_MAX) {
+                    // Floyd with a linear duplicate scan, emitting each pick as soon as it is final.
+                    final int[] pick = this.pick;
+                    for (int c = 0, j = d - f; c < f; c++, j++) {
+                        int r = rng.nextInt(j + 1);
+                        for (int q = 0; q < c; q++) {
+                            if (pick[q] == r) {
+                                r = j;
+                                break;
+                            }
+                        }
+                        pick[c] = r;
+                        int u = targets[start + r];
+                        final long slot = slots[u];
+                        final int lu;
+                        if ((int) (slot >>> 32) == stamp) {
+                            lu = (int) slot;
+                        } else {
+                            lu = nids;
+                            slots[u] = stampBits | lu;
+                            ids[nids++] = u;
+                        }
+                        rows[ne + c] = i;
+                        cols[ne + c] = lu;
                     }
                 } else {
-                    final int[] pick = floyd(rng, d, f);
+                    final int[] pick = floydHashed(rng, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
                         final long slot = slots[u];
@@ -247,10 +274,11 @@ public final class KHopSampler {
                             slots[u] = stampBits | lu;
                             ids[nids++] = u;
                         }
-                        rows[ne] = i;
-                        cols[ne++] = lu;
+                        rows[ne + c] = i;
+                        cols[ne + c] = lu;
                     }
                 }
+                ne += f;
             }
             numSampledNodes[h] = nids - frontierEnd;
             numSampledEdges[h] = ne - edgesBefore;
@@ -262,29 +290,16 @@ public final class KHopSampler {
     }
 
     /**
-     * Floyd's algorithm: {@code k} distinct positions in {@code [0, d)}, uniformly ({@code k < d}), left in
-     * {@code pick[0..k)}. Step {@code j} draws {@code r} in {@code [0, j]} and takes {@code j} instead when
-     * {@code r} was taken before; {@code j} itself is never taken before its step.
+     * Floyd's algorithm for large {@code k}: {@code k} distinct positions in {@code [0, d)}, uniformly
+     * ({@code k < d}), left in {@code pick[0..k)}. Step {@code j} draws {@code r} in {@code [0, j]} and takes
+     * {@code j} instead when {@code r} was taken before ({@code j} itself cannot have been). Membership is an
+     * open-addressing set, O(k) per node instead of the O(k^2) scan used for small fanouts.
      */
-    private int[] floyd(SplitMix64 rng, int d, int k) {
+    private int[] floydHashed(SplitMix64 rng, int d, int k) {
         int[] pick = this.pick;
         if (pick.length < k) {
             pick = this.pick = new int[Math.max(k, pick.length * 2)];
         }
-        if (k <= LINEAR_SCAN_MAX) {
-            for (int j = d - k, c = 0; j < d; j++, c++) {
-                int r = rng.nextInt(j + 1);
-                for (int q = 0; q < c; q++) {
-                    if (pick[q] == r) {
-                        r = j;
-                        break;
-                    }
-                }
-                pick[c] = r;
-            }
-            return pick;
-        }
-        // Large fanout: membership in an open-addressing set, O(k) per node instead of O(k^2).
         int size = Integer.highestOneBit(k) << 2; // load factor <= 1/2
         int[] set = this.pickSet;
         if (set.length < size) {
