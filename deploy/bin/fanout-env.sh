@@ -20,7 +20,13 @@ fanout_build_if_needed() {
     if [ "${FANOUT_NO_BUILD:-0}" != 1 ] && fanout_needs_build; then
         command -v mvn >/dev/null || { echo "fanout: Maven (mvn) is needed to build Fanout" >&2; exit 1; }
         echo "fanout: building Fanout (mvn -DskipTests install) ..." >&2
-        (cd "$FANOUT_ROOT" && mvn -q -B -ntp -DskipTests install) >&2
+        mkdir -p "$FANOUT_ROOT/deploy/target"
+        local log="$FANOUT_ROOT/deploy/target/build.log"
+        if ! (cd "$FANOUT_ROOT" && mvn -B -ntp -DskipTests install) >"$log" 2>&1; then
+            grep -E 'ERROR|BUILD' "$log" | head -40 >&2
+            echo "fanout: build failed; full log: $log" >&2
+            exit 1
+        fi
     fi
 }
 

@@ -194,7 +194,7 @@ public final class CommandLine {
                 sb.append("      ").append(line).append('\n');
             }
         }
-        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above; flags given later win).\n");
+        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above, nested or flat; arguments after it win).\n");
         sb.append("  -D <key>=<value>\n      Any Flink setting, e.g. -D state.backend.type=rocksdb.\n");
         sb.append("  --help\n      Print this help.\n");
         return sb.toString();

@@ -143,6 +143,15 @@ public final class KHopSampler {
      * @throws IllegalArgumentException if a seed is not a node of the graph
      */
     public SampledSubgraph sample(int[] seeds, long seed, int epoch, int batchId) {
+        return sampleShared(seeds, seed, epoch, batchId).detached();
+    }
+
+    /**
+     * Like {@link #sample}, but the result is backed by this sampler's scratch buffers (and the given
+     * seeds array) and is only valid until the next call: the allocation-free form for a caller that
+     * consumes the subgraph at once, such as the operator that encodes it into a message.
+     */
+    public SampledSubgraph sampleShared(int[] seeds, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
         final long[] slots = this.slots;
         final int[] offsets = this.offsets;
@@ -219,11 +228,13 @@ public final class KHopSampler {
                     rows = this.rows;
                     cols = this.cols;
                 }
-                final SplitMix64 rng = this.rng;
-                rng.reset(SplitMix64.mix(hopPrefix + v));
+                // The node's SplitMix64 stream, kept in a local (register) rather than in the generator
+                // object: the same numbers as SplitMix64.nextInt, without a memory round trip per draw.
+                long state = SplitMix64.mix(hopPrefix + v);
                 if (replace) {
                     for (int c = 0; c < f; c++) {
-                        int u = targets[start + rng.nextInt(d)];
+                        state += GOLDEN_GAMMA;
+                        int u = targets[start + (int) (((SplitMix64.mix(state) >>> 32) * (long) d) >>> 32)];
                         final long slot = slots[u];
                         final int lu;
                         if ((int) (slot >>> 32) == stamp) {
@@ -240,7 +251,8 @@ public final class KHopSampler {
                     // Floyd with a linear duplicate scan, emitting each pick as soon as it is final.
                     final int[] pick = this.pick;
                     for (int c = 0, j = d - f; c < f; c++, j++) {
-                        int r = rng.nextInt(j + 1);
+                        state += GOLDEN_GAMMA;
+                        int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
                         for (int q = 0; q < c; q++) {
                             if (pick[q] == r) {
                                 r = j;
@@ -262,6 +274,8 @@ public final class KHopSampler {
                         cols[ne + c] = lu;
                     }
                 } else {
+                    final SplitMix64 rng = this.rng;
+                    rng.reset(state);
                     final int[] pick = floydHashed(rng, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
@@ -285,8 +299,7 @@ public final class KHopSampler {
             frontierStart = frontierEnd;
             frontierEnd = nids;
         }
-        return new SampledSubgraph(Arrays.copyOf(ids, nids), Arrays.copyOf(rows, ne), Arrays.copyOf(cols, ne),
-                seeds.clone(), numSampledNodes, numSampledEdges);
+        return new SampledSubgraph(ids, nids, rows, cols, ne, seeds, numSampledNodes, numSampledEdges);
     }
 
     /**

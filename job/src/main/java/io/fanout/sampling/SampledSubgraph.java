@@ -10,8 +10,12 @@ import java.util.Objects;
  * each hop's newly discovered nodes in discovery order. Edge {@code i} is
  * {@code ids[rows[i]] -> ids[cols[i]]} in the graph's {@link io.fanout.graph.EdgeDirection}: {@code rows}
  * holds the frontier (expanded) node, {@code cols} the sampled neighbour (GLT's sampling-direction
- * convention). Edges are grouped by hop, hop 1 first. The arrays are exact-length and are not copied:
- * whoever holds this object owns them.
+ * convention). Edges are grouped by hop, hop 1 first.
+ *
+ * <p>A subgraph from {@link KHopSampler#sample} owns exact-length arrays. One from
+ * {@link KHopSampler#sampleShared} is backed by the sampler's scratch buffers, which may be longer than
+ * {@link #numNodes()} / {@link #numEdges()} (see the {@code *Buffer()} accessors) and are reused by the
+ * sampler's next call: the operator's hot path encodes it at once instead of copying it.
  */
 public final class SampledSubgraph {
     private final int[] ids;
@@ -20,6 +24,8 @@ public final class SampledSubgraph {
     private final int[] batch;
     private final int[] numSampledNodes;
     private final int[] numSampledEdges;
+    private final int numNodes;
+    private final int numEdges;
 
     /**
      * Wraps the given arrays without copying them.
@@ -33,15 +39,26 @@ public final class SampledSubgraph {
      */
     public SampledSubgraph(int[] ids, int[] rows, int[] cols, int[] batch, int[] numSampledNodes,
             int[] numSampledEdges) {
+        this(ids, ids.length, rows, cols, rows.length, batch, numSampledNodes, numSampledEdges);
+        if (rows.length != cols.length) {
+            throw new IllegalArgumentException(
+                    "rows and cols must have the same length, got " + rows.length + " and " + cols.length);
+        }
+    }
+
+    /** Wraps buffers of which only the first numNodes ids and numEdges rows/cols are the subgraph. */
+    SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int numEdges, int[] batch, int[] numSampledNodes,
+            int[] numSampledEdges) {
+        this.numNodes = numNodes;
+        this.numEdges = numEdges;
         this.ids = Objects.requireNonNull(ids, "ids");
         this.rows = Objects.requireNonNull(rows, "rows");
         this.cols = Objects.requireNonNull(cols, "cols");
         this.batch = Objects.requireNonNull(batch, "batch");
         this.numSampledNodes = Objects.requireNonNull(numSampledNodes, "numSampledNodes");
         this.numSampledEdges = Objects.requireNonNull(numSampledEdges, "numSampledEdges");
-        if (rows.length != cols.length) {
-            throw new IllegalArgumentException(
-                    "rows and cols must have the same length, got " + rows.length + " and " + cols.length);
+        if (numNodes > ids.length || numEdges > rows.length || numEdges > cols.length) {
+            throw new IllegalArgumentException("buffers shorter than " + numNodes + " nodes / " + numEdges + " edges");
         }
         if (numSampledNodes.length != numSampledEdges.length) {
             throw new IllegalArgumentException("numSampledNodes and numSampledEdges must both have length hops+1, got "
@@ -51,17 +68,48 @@ public final class SampledSubgraph {
 
     /** Global ids of the batch's nodes: unique seeds first, then each hop's new nodes in discovery order. */
     public int[] ids() {
-        return ids;
+        return ids.length == numNodes ? ids : Arrays.copyOf(ids, numNodes);
     }
 
     /** Local index (into {@link #ids()}) of the frontier node of each sampled edge. */
     public int[] rows() {
-        return rows;
+        return rows.length == numEdges ? rows : Arrays.copyOf(rows, numEdges);
     }
 
     /** Local index (into {@link #ids()}) of the sampled neighbour of each sampled edge. */
     public int[] cols() {
+        return cols.length == numEdges ? cols : Arrays.copyOf(cols, numEdges);
+    }
+
+    /** Number of nodes in the subgraph (unique seeds included). */
+    public int numNodes() {
+        return numNodes;
+    }
+
+    /** Number of sampled edges. */
+    public int numEdges() {
+        return numEdges;
+    }
+
+    /** The ids without a copy: only the first {@link #numNodes()} entries belong to this subgraph. */
+    public int[] idsBuffer() {
+        return ids;
+    }
+
+    /** The rows without a copy: only the first {@link #numEdges()} entries belong to this subgraph. */
+    public int[] rowsBuffer() {
+        return rows;
+    }
+
+    /** The cols without a copy: only the first {@link #numEdges()} entries belong to this subgraph. */
+    public int[] colsBuffer() {
         return cols;
+    }
+
+    /** A copy that owns exact-length arrays (detached from any sampler buffers). */
+    public SampledSubgraph detached() {
+        return new SampledSubgraph(Arrays.copyOf(ids, numNodes), Arrays.copyOf(rows, numEdges),
+                Arrays.copyOf(cols, numEdges), batch.clone(), numSampledNodes.clone(), numSampledEdges.clone());
     }
 
     /** The seed ids as given to the sampler (duplicates included). */
@@ -86,7 +134,7 @@ public final class SampledSubgraph {
 
     @Override
     public String toString() {
-        return "SampledSubgraph{nodes=" + ids.length + ", edges=" + rows.length + ", seeds=" + batch.length
+        return "SampledSubgraph{nodes=" + numNodes + ", edges=" + numEdges + ", seeds=" + batch.length
                 + ", numSampledNodes=" + Arrays.toString(numSampledNodes)
                 + ", numSampledEdges=" + Arrays.toString(numSampledEdges) + "}";
     }

@@ -62,7 +62,15 @@ public final class Tensor {
         return new Tensor(DType.I64, vector(data.length), data, data.length);
     }
 
-    /** int64 tensor over an {@code int[]} (not copied): widened to int64 while encoding. */
+    /** 1-D int64 tensor over the first {@code length} entries of an {@code int[]} (not copied). */
+    public static Tensor ofInt64Prefix(int[] data, int length) {
+        if (length < 0 || length > data.length) {
+            throw new IllegalArgumentException("prefix length " + length + " outside 0.." + data.length);
+        }
+        return new Tensor(DType.I64, vector(length), data, length);
+    }
+
+    /** An int64 tensor of shape {@code shape} from an {@code int[]} (widened at encode time). */
     public static Tensor ofInt64(int[] data, long[] shape) {
         return new Tensor(DType.I64, shape, data, data.length);
     }

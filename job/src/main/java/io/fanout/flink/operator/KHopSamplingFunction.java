@@ -5,6 +5,7 @@ import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.SharedGraphs;
 import io.fanout.sampling.KHopSampler;
@@ -53,18 +54,19 @@ public class KHopSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, 
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
-        SampledSubgraph sub = sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
+        // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
+        SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
         byte[] payload = SafetensorsCodec.encode(toMessage(batch, sub));
-        counters.onBatch(batch.seeds.length, sub.ids().length, sub.rows().length, payload.length);
+        counters.onBatch(batch.seeds.length, sub.numNodes(), sub.numEdges(), payload.length);
         out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload));
     }
 
     /** The GLT SampleMessage keys of a homogeneous k-hop sample, plus Fanout's batch metadata. */
     static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
         return new SampleMessage()
-                .putInt64(MessageKeys.IDS, sub.ids())
-                .putInt64(MessageKeys.ROWS, sub.rows())
-                .putInt64(MessageKeys.COLS, sub.cols())
+                .put(MessageKeys.IDS, Tensor.ofInt64Prefix(sub.idsBuffer(), sub.numNodes()))
+                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
+                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
                 .putInt64(MessageKeys.BATCH, sub.batch())
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges())

@@ -1,0 +1,128 @@
+package io.fanout.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.job.FanoutJob;
+import io.fanout.testing.SharedData;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The job's command line and YAML files: every option reachable, typed, validated with clear names. */
+class CommandLineTest {
+    @TempDir
+    Path tmp;
+
+    private final CommandLine cli = FanoutJob.commandLine();
+    private final String cora = SharedData.graph("cora").toString();
+
+    private FanoutJobConfig config(String... args) {
+        return FanoutJobConfig.from(cli.parse(args).configuration);
+    }
+
+    @Test
+    void flagsSetTypedOptions() {
+        FanoutJobConfig c = config("--graph", cora, "--batch-size=64", "--shuffle", "--drop-last", "false", "--epochs", "3",
+                "--seed", "-5", "--fanout", "25, 10 ,-1", "--replace", "--edge-dir", "IN", "--output", tmp.toString(),
+                "--parallelism", "2", "--checkpoint-interval", "30 s");
+        assertThat(c.graph).isEqualTo(Path.of(cora));
+        assertThat(c.batchSize).isEqualTo(64);
+        assertThat(c.shuffle).isTrue();
+        assertThat(c.dropLast).isFalse();
+        assertThat(c.epochs).isEqualTo(3);
+        assertThat(c.seed).isEqualTo(-5L);
+        assertThat(c.fanouts).containsExactly(25, 10, -1);
+        assertThat(c.replace).isTrue();
+        assertThat(c.edgeDirection).isEqualTo(EdgeDirection.IN);
+        assertThat(c.output).isEqualTo(tmp.toString());
+        assertThat(c.parallelism).isEqualTo(2);
+        assertThat(c.checkpointInterval).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.serve).isFalse();
+        assertThat(c.channel).isNull();
+    }
+
+    @Test
+    void defaultsMatchTheDocumentedOnes() {
+        FanoutJobConfig c = config("--graph", cora);
+        assertThat(c.batchSize).isEqualTo(512);
+        assertThat(c.fanouts).containsExactly(15, 10);
+        assertThat(c.epochs).isEqualTo(1);
+        assertThat(c.edgeDirection).isEqualTo(EdgeDirection.OUT);
+        assertThat(c.seeds).isNull();
+        assertThat(c.parallelism).isNull();
+    }
+
+    @Test
+    void serveNeedsARegistryAndTakesChannelOptionsByAliasOrFullFlag() {
+        assertThatThrownBy(() -> config("--graph", cora, "--serve"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--registry");
+        FanoutJobConfig c = config("--graph", cora, "--serve", "--registry", tmp.toString(), "--channel.capacity", "8",
+                "--channel.buffer-bytes", "1 mb");
+        assertThat(c.channel.registryDir()).isEqualTo(tmp.toString());
+        assertThat(c.channel.capacity()).isEqualTo(8);
+        assertThat(c.channel.bufferBytes()).isEqualTo(1 << 20);
+        assertThatThrownBy(() -> config("--graph", cora, "--serve", "--registry", tmp.toString(), "--channel.capacity", "0"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(ChannelOptions.CAPACITY.key());
+    }
+
+    @Test
+    void yamlFileNestedOrFlatAndLaterArgumentsWin() throws Exception {
+        Path yaml = tmp.resolve("job.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  batch-size: 100\n  fanout: [5, 3]\n"
+                + "epochs: 2\nstate.backend.type: hashmap\n");
+        Configuration conf = cli.parse(new String[] {"--config", yaml.toString(), "--batch-size", "7"}).configuration;
+        FanoutJobConfig c = FanoutJobConfig.from(conf);
+        assertThat(c.batchSize).isEqualTo(7);
+        assertThat(c.fanouts).containsExactly(5, 3);
+        assertThat(c.epochs).isEqualTo(2);
+        assertThat(conf.toMap()).containsEntry("state.backend.type", "hashmap");
+        Files.writeString(yaml, "fanout: [not, a, map");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(yaml.toString());
+    }
+
+    @Test
+    void dashDPassesAnyFlinkSetting() {
+        Configuration conf = cli.parse(new String[] {"-D", "a.b=1", "-Dc.d = two"}).configuration;
+        assertThat(conf.toMap()).containsEntry("a.b", "1").containsEntry("c.d", "two");
+        assertThatThrownBy(() -> cli.parse(new String[] {"-Dnovalue"})).hasMessageContaining("key=value");
+    }
+
+    @Test
+    void badValuesNameOptionKeyFlagAndValue() {
+        assertThatThrownBy(() -> config("--graph", cora, "--batch-size", "many"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.batch-size").hasMessageContaining("--batch-size").hasMessageContaining("many");
+        assertThatThrownBy(() -> config("--graph", cora, "--epochs", "0"))
+                .hasMessageContaining("--epochs").hasMessageContaining("'0'");
+        assertThatThrownBy(() -> config("--graph", cora, "--sampler", "random-walk"))
+                .hasMessageContaining("--sampler").hasMessageContaining("random-walk");
+        assertThatThrownBy(() -> config("--graph", cora, "--checkpoint-interval", "0 s"))
+                .hasMessageContaining("--checkpoint-interval");
+        assertThatThrownBy(() -> config("--batch-size", "3")).hasMessageContaining("--graph").hasMessageContaining("required");
+        assertThatThrownBy(() -> config("--graph", cora, "--output", cora + "/edges.tsv"))
+                .hasMessageContaining("--output").hasMessageContaining("directory");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--graph"})).hasMessageContaining("--graph needs a value");
+        assertThatThrownBy(() -> cli.parse(new String[] {"cora"})).hasMessageContaining("Unexpected argument 'cora'");
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsKeyAndDefault() {
+        assertThat(cli.parse(new String[] {"--help"}).help).isTrue();
+        String help = cli.help("usage");
+        for (ConfigOption<?> option : FanoutOptions.jobOptions()) {
+            assertThat(help).contains("--" + CommandLine.flagOf(option)).contains(option.key());
+        }
+        for (ConfigOption<?> option : ChannelOptions.all()) {
+            assertThat(help).contains(option.key());
+        }
+        assertThat(help).contains("--registry").contains("default: 512").contains("--config").contains("-D");
+    }
+}
