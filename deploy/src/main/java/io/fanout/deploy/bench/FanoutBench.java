@@ -22,7 +22,7 @@ import java.util.Map;
  * ../shared/bench/refsampler.c, run as a child process in the same run, printed as ratios.
  *
  * <p>{@code deploy/bin/fanout-bench khop [--graph DIR] [--batch-size 512] [--fanout 15,10] [--seconds 5]
- * [--parallelism 1,2]}; results also go to {@code deploy/target/bench/khop.json}.
+ * [--parallelism 1,2]}; results also go to {@code deploy/target/bench/khop-<graph>-b<batch>-f<fanout>.json}.
  */
 public final class FanoutBench {
     private static final int ROUNDS = 5;
@@ -123,8 +123,11 @@ public final class FanoutBench {
                 graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,
                 core.edgesPerSecond(), coreRatio, jobsJson);
         Files.createDirectories(workDir);
-        Files.writeString(workDir.resolve("khop.json"), json, StandardCharsets.UTF_8);
-        System.out.println("  results: " + workDir.resolve("khop.json"));
+        // One file per configuration, so sweeps over graphs and fanouts keep every result.
+        Path results = workDir.resolve(String.format(Locale.ROOT, "khop-%s-b%d-f%s.json", graphPath.getFileName(),
+                batchSize, fanout.replace(',', '_')));
+        Files.writeString(results, json, StandardCharsets.UTF_8);
+        System.out.println("  results: " + results);
         System.exit(0);
     }
 
