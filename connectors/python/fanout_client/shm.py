@@ -123,7 +123,9 @@ class ShmRingReader:
             size = os.fstat(fd).st_size
             if size < HEADER_BYTES:
                 raise ShmRingError(f"{self.path}: {size} bytes, too short for a ring header")
-            self._mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            # MAP_POPULATE: map every page now, not with a fault on first access while streaming.
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            self._mm = mmap.mmap(fd, size, flags, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
         magic, version, header_bytes, capacity, index, num_rings = _FIXED.unpack_from(self._mm, 0)

@@ -105,6 +105,11 @@ public final class ShmRing implements AutoCloseable {
         Path dir = path.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         refuseLiveRing(path);
+        long usable = Files.getFileStore(dir).getUsableSpace();
+        if (usable < HEADER_BYTES + capacity) {
+            throw new IOException("cannot create shared-memory ring " + path + " of " + capacity + " bytes: only " + usable
+                    + " bytes free in " + dir + " (option " + ShmOptions.SHM_DIR.key() + " / " + ShmOptions.SHM_BYTES.key() + ")");
+        }
         long pid = ProcessHandle.current().pid();
         Path tmp = dir.resolve("." + path.getFileName() + ".tmp-" + pid);
         MappedByteBuffer buf;
@@ -117,6 +122,17 @@ public final class ShmRing implements AutoCloseable {
                     + ShmOptions.SHM_DIR.key() + " / " + ShmOptions.SHM_BYTES.key() + "): " + e.getMessage(), e);
         }
         buf.order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            // Touch every page now: the memory is committed up front (a full tmpfs fails here, not
+            // mid-stream) and the writer never pays first-touch page faults while streaming.
+            for (int at = HEADER_BYTES; at < HEADER_BYTES + capacity; at += 4096) {
+                buf.put(at, (byte) 0);
+            }
+        } catch (InternalError e) { // SIGBUS: the file system ran out of memory
+            Files.deleteIfExists(tmp);
+            throw new IOException("cannot allocate shared-memory ring " + path + " of " + capacity + " bytes: " + dir
+                    + " is full (option " + ShmOptions.SHM_DIR.key() + " / " + ShmOptions.SHM_BYTES.key() + ")", e);
+        }
         buf.putLong(OFF_MAGIC, MAGIC);
         buf.putInt(OFF_VERSION, VERSION);
         buf.putInt(OFF_HEADER_BYTES, HEADER_BYTES);
