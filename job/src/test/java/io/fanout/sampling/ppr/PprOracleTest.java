@@ -135,8 +135,9 @@ class PprOracleTest {
             double p = precision(tight, count, exact[i]);
             tightPrecision += p;
             minTightPrecision = Math.min(minTightPrecision, p);
-            // without the top-up: settled scores only, within the one-sided bound
-            int plainCount = plain.sampleSeed(s);
+            // without the top-up: settled scores only, within the one-sided bound (a few seeds: the push
+            // is the same one, only the selection differs)
+            int plainCount = i < 5 ? plain.sampleSeed(s) : 0;
             for (int j = 0; j < plainCount; j++) {
                 int v = plain.selectedNode(j);
                 assertThat(exact[i][v] - plain.selectedValue(j)).isBetween(-ROUNDING, push.undirectedErrorBound(v) + ROUNDING);
