@@ -4,6 +4,8 @@
 - ``read_samples(path)``: messages stored in ``.samples`` files (a file or a directory).
 - ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v1,
   ``connectors/CHANNEL.md``).
+- ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
+  shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
@@ -11,6 +13,7 @@ metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``
 """
 
 from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError
+from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
@@ -22,5 +25,6 @@ __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
     "ChannelClient", "ChannelError", "ChannelTimeoutError", "PROTOCOL_VERSION",
+    "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",
 ]
