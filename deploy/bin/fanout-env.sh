@@ -12,7 +12,7 @@ fanout_needs_build() {
     # Any source or pom newer than the last package means the build is stale.
     [ -n "$(find "$FANOUT_ROOT/pom.xml" "$FANOUT_ROOT/connectors/pom.xml" "$FANOUT_ROOT/job/pom.xml" \
         "$FANOUT_ROOT/deploy/pom.xml" "$FANOUT_ROOT/connectors/src/main" "$FANOUT_ROOT/job/src/main" \
-        "$FANOUT_ROOT/deploy/src/main" -newer "$FANOUT_STAMP" -type f -print -quit 2>/dev/null)" ]
+        "$FANOUT_ROOT/deploy/src/main" "$FANOUT_ROOT/deploy/conf" -newer "$FANOUT_STAMP" -type f -print -quit 2>/dev/null)" ]
 }
 
 # Builds the project (no tests) when it is missing or stale, unless FANOUT_NO_BUILD=1.

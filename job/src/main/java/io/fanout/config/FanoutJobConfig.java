@@ -49,6 +49,8 @@ public final class FanoutJobConfig {
     public final Duration checkpointInterval;
     /** Checkpoint storage URI, or null. */
     public final String checkpointDir;
+    /** Cap on seed batches per second over the whole job; 0 for none. */
+    public final int maxBatchesPerSecond;
     /** The whole configuration, including channel options and raw Flink settings. */
     public final Configuration configuration;
 
@@ -125,6 +127,7 @@ public final class FanoutJobConfig {
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
+        this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
     }
 
     /** Reads and validates every job option of conf. */

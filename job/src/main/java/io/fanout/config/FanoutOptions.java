@@ -137,9 +137,17 @@ public final class FanoutOptions {
             .withDescription("Checkpoint storage URI, e.g. file:///var/fanout/checkpoints. Default: the"
                     + " cluster's execution.checkpointing.dir, or in-memory job manager storage locally.");
 
+    public static final ConfigOption<Integer> MAX_BATCHES_PER_SECOND = ConfigOptions.key("fanout.max-batches-per-second")
+            .intType()
+            .defaultValue(0)
+            .withDescription("Cap on the seed batches handed out per second over all source readers, e.g. to"
+                    + " pace a feed to its trainers or leave CPU and disk to other jobs. 0: no cap (as fast as the"
+                    + " samplers and sinks go).");
+
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
-                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR);
+                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+                MAX_BATCHES_PER_SECOND);
     }
 }

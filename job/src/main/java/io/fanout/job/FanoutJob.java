@@ -116,7 +116,7 @@ public final class FanoutJob {
         }
 
         DataStream<SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seed-batches")
+                .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), WatermarkStrategy.noWatermarks(), "seed-batches")
                 .uid("seed-batches");
         DataStream<EncodedSample> samples = batches
                 .keyBy(new BatchKey(), Types.LONG)
@@ -127,7 +127,7 @@ public final class FanoutJob {
 
         boolean anySink = false;
         if (config.output != null) {
-            samples.sinkTo(SamplesFileSink.create(config.output)).name("samples-files").uid("samples-files");
+            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files");
             anySink = true;
         }
         if (config.serve) {
@@ -153,6 +153,17 @@ public final class FanoutJob {
                 return new KHopSamplingFunction(graph, config.edgeDirection, config.fanouts, config.replace,
                         config.seed);
         }
+    }
+
+    /**
+     * A plain local path made absolute on the client, so it means the same directory on a cluster's
+     * TaskManagers (whose working directory differs); URIs (file:, s3:, hdfs:) are kept as given.
+     */
+    static String absoluteLocalPath(String path) {
+        if (path.matches("^[A-Za-z][A-Za-z0-9+.-]*:.*")) {
+            return path;
+        }
+        return java.nio.file.Path.of(path).toAbsolutePath().normalize().toString();
     }
 
     /** The seeds and their batches; bad seeds or batch options fail here, naming the option. */

@@ -16,6 +16,8 @@ import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimitedSourceReader;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
@@ -33,12 +35,23 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
     public static final TypeInformation<SeedBatch> TYPE = Types.POJO(SeedBatch.class);
 
     private final BatchPlan plan;
+    /** Cap on batches per second over all readers; 0 for none. */
+    private final int maxBatchesPerSecond;
 
     public SeedBatchSource(BatchPlan plan) {
+        this(plan, 0);
+    }
+
+    /** A source handing out at most {@code maxBatchesPerSecond} batches per second in total (0: no cap). */
+    public SeedBatchSource(BatchPlan plan, int maxBatchesPerSecond) {
         if (plan == null) {
             throw new IllegalArgumentException("plan must be given");
         }
+        if (maxBatchesPerSecond < 0) {
+            throw new IllegalArgumentException("maxBatchesPerSecond must be >= 0, got " + maxBatchesPerSecond);
+        }
         this.plan = plan;
+        this.maxBatchesPerSecond = maxBatchesPerSecond;
     }
 
     public BatchPlan plan() {
@@ -52,7 +65,14 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
 
     @Override
     public SourceReader<SeedBatch, SeedBatchSplit> createReader(SourceReaderContext readerContext) {
-        return new SeedBatchReader(readerContext, plan);
+        SeedBatchReader reader = new SeedBatchReader(readerContext, plan);
+        if (maxBatchesPerSecond == 0) {
+            return reader;
+        }
+        // Flink's own limiter: each of the parallel readers gets an equal share of the cap.
+        @SuppressWarnings("unchecked") // perSecond is declared with a raw type
+        RateLimiterStrategy<SeedBatchSplit> strategy = RateLimiterStrategy.perSecond(maxBatchesPerSecond);
+        return new RateLimitedSourceReader<>(reader, strategy.createRateLimiter(readerContext.currentParallelism()));
     }
 
     @Override

@@ -92,6 +92,22 @@ class SeedBatchSourceMiniClusterTest {
         assertExactlyThePlan(collect(batches, "seed batches p" + parallelism), plan);
     }
 
+    @Test
+    void aCapOnBatchesPerSecondPacesTheSourceAndKeepsEveryBatchExactlyOnce() throws Exception {
+        // 2708 / 64 = 43 batches per epoch, 2 epochs: 86 batches at 100 per second over 2 readers.
+        BatchPlan plan = new BatchPlan(SeedSet.allNodes(CORA_NODES), 64, true, false, 2, 9L);
+        StreamExecutionEnvironment env = env(2, new Configuration());
+        DataStream<SeedBatch> batches = env.fromSource(new SeedBatchSource(plan, 100), WatermarkStrategy.noWatermarks(),
+                "capped seeds");
+        long start = System.nanoTime();
+        List<SeedBatch> out = collect(batches, "capped seed batches");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertExactlyThePlan(out, plan);
+        // The cap is a lower bound on the duration (each reader's limiter runs at 50 per second); an
+        // uncapped run of 86 batches takes a few milliseconds.
+        assertThat(seconds).as("seconds for 86 batches capped at 100/s").isGreaterThan(0.7);
+    }
+
     // ---------------------------------------------------------------- failover
 
     private static final AtomicBoolean CHECKPOINT_COMPLETED = new AtomicBoolean();

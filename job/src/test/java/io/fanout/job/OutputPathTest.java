@@ -1,0 +1,18 @@
+package io.fanout.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** --output means the same directory on a cluster's TaskManagers as on the client. */
+class OutputPathTest {
+    @Test
+    void plainPathsBecomeAbsoluteOnTheClientAndUrisAreKept() {
+        assertThat(FanoutJob.absoluteLocalPath("out/samples"))
+                .isEqualTo(Path.of("").toAbsolutePath().resolve("out/samples").toString());
+        assertThat(FanoutJob.absoluteLocalPath("/data/../tmp/x")).isEqualTo("/tmp/x");
+        assertThat(FanoutJob.absoluteLocalPath("s3://bucket/samples")).isEqualTo("s3://bucket/samples");
+        assertThat(FanoutJob.absoluteLocalPath("file:///tmp/samples")).isEqualTo("file:///tmp/samples");
+    }
+}
