@@ -105,9 +105,21 @@ public final class FanoutOptions {
             .withDescription("Checkpoint storage URI, e.g. file:///var/fanout/checkpoints. Default: the"
                     + " cluster's execution.checkpointing.dir, or in-memory job manager storage locally.");
 
+    public static final ConfigOption<OnSamplingError> ON_SAMPLING_ERROR = ConfigOptions.key("fanout.on-sampling-error")
+            .enumType(OnSamplingError.class)
+            .defaultValue(OnSamplingError.MESSAGE)
+            .withDescription("When sampling a batch throws: message (send the trainer a message with #SAMPLING_ERROR,"
+                    + " the traceback, for that batch; the job goes on) or fail (fail the job).");
+
+    public static final ConfigOption<String> INJECT_SAMPLING_ERRORS = ConfigOptions.key("fanout.inject-sampling-errors")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("For tests: batches whose sampling throws on purpose, as epoch:batch pairs, e.g. 0:3,1:0.");
+
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
-                EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR);
+                EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, ON_SAMPLING_ERROR,
+                INJECT_SAMPLING_ERRORS);
     }
 }

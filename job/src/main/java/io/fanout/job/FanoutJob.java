@@ -12,6 +12,7 @@ import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
+import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.SharedGraphs;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -114,12 +114,13 @@ public final class FanoutJob {
         }
 
         DataStream<SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seed-batches")
+                .fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seed-batches")
                 .uid("seed-batches");
         DataStream<EncodedSample> samples = batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(new KHopSamplingFunction(config.graph.toAbsolutePath().toString(), config.edgeDirection,
-                        config.fanouts, config.replace, config.seed))
+                        config.fanouts, config.replace, config.seed)
+                        .onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL, config.injectedSamplingErrors))
                 .returns(TypeInformation.of(EncodedSample.class))
                 .name("khop-sampler")
                 .uid("sampler");

@@ -5,6 +5,7 @@ import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.SamplingErrors;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.SharedGraphs;
@@ -15,6 +16,8 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The keyed k-hop sampling operator: one {@link SeedBatch} in, one encoded GLT-style message out.
@@ -23,15 +26,22 @@ import org.apache.flink.util.Collector;
  * TaskManager, shared by every subtask), the sampling is {@link KHopSampler}, the encoding is
  * {@link SafetensorsCodec}. The result depends only on the batch and the options, so parallelism,
  * arrival order and restarts do not change a message.
+ *
+ * <p>When sampling a batch throws, the default is to emit a {@code #SAMPLING_ERROR} message for it
+ * (GiGL's behaviour: the trainer gets the traceback instead of waiting forever); with
+ * {@link #failOnSamplingError} the job fails instead.
  */
 public class KHopSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, EncodedSample> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(KHopSamplingFunction.class);
 
     private final String graphPath;
     private final EdgeDirection direction;
     private final int[] fanouts;
     private final boolean replace;
     private final long seed;
+    private boolean failOnSamplingError;
+    private long[] injectedErrors = new long[0];
 
     private transient SharedGraphs.Lease graph;
     private transient KHopSampler sampler;
@@ -45,6 +55,16 @@ public class KHopSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, 
         this.seed = seed;
     }
 
+    /**
+     * Sampling errors fail the job ({@code fail}) or become messages; {@code injectedErrors} are batch
+     * keys whose sampling throws on purpose (tests).
+     */
+    public KHopSamplingFunction onSamplingError(boolean fail, long[] injectedErrors) {
+        this.failOnSamplingError = fail;
+        this.injectedErrors = injectedErrors == null ? new long[0] : injectedErrors.clone();
+        return this;
+    }
+
     @Override
     public void open(OpenContext openContext) throws Exception {
         graph = SharedGraphs.acquire(java.nio.file.Path.of(graphPath), direction);
@@ -54,9 +74,29 @@ public class KHopSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, 
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
-        // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
-        SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
-        byte[] payload = SafetensorsCodec.encode(toMessage(batch, sub));
+        byte[] payload;
+        SampledSubgraph sub;
+        try {
+            for (long key : injectedErrors) {
+                if (key == batch.key()) {
+                    throw new IllegalStateException("injected sampling error (option fanout.inject-sampling-errors) for epoch "
+                            + batch.epoch + " batch " + batch.batchId);
+                }
+            }
+            // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
+            sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
+            payload = SafetensorsCodec.encode(toMessage(batch, sub));
+        } catch (RuntimeException e) {
+            if (failOnSamplingError) {
+                throw e;
+            }
+            LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
+            java.io.StringWriter trace = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(trace));
+            out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches,
+                    SamplingErrors.encode(batch.epoch, batch.batchId, batch.numBatches, trace.toString())));
+            return;
+        }
         counters.onBatch(batch.seeds.length, sub.numNodes(), sub.numEdges(), payload.length);
         out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload));
     }
