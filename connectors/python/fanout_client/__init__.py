@@ -2,15 +2,16 @@
 
 - ``decode(blob)`` / ``encode(tensors)``: the safetensors codec of one message.
 - ``read_samples(path)``: messages stored in ``.samples`` files (a file or a directory).
-- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v1,
-  ``connectors/CHANNEL.md``).
+- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
+  ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
+  epoch``; a failed batch raises ``SamplingError``.
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError
+from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
@@ -21,6 +22,6 @@ __version__ = "0.1.0"
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
-    "ChannelClient", "ChannelError", "ChannelTimeoutError", "PROTOCOL_VERSION",
+    "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "Message", "to_torch",
 ]
