@@ -555,21 +555,23 @@ class ChannelClient:
     def _accept(self, ep: _Endpoint, meta, msg: Message) -> bool:
         """False for a message of a dropped connection (the endpoint sends it again) and for a copy
         of one already handed out (acknowledged again, and dropped)."""
-        generation, session, seq, credited = meta
-        if generation != ep.generation:
-            return False
+        generation, session, seq, held = meta
+        if not held and generation != ep.generation:
+            return False  # unacknowledged: the endpoint sends it again on the new connection
         if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
-            self._grant(ep, 0 if credited else 1, ack=seq, session=session)
+            if not held:
+                self._grant(ep, 1, ack=seq, session=session)
             return False
         return True
 
     def _hand_out(self, ep: _Endpoint, meta, msg: Message) -> Message:
-        generation, session, seq, credited = meta
+        generation, session, seq, held = meta
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
-        self._grant(ep, 0 if credited else 1, ack=seq, session=session)
+        if not held:
+            self._grant(ep, 1, ack=seq, session=session)
         if self.log_every and self.received % self.log_every == 0:
             parked = sum(len(v) for v in self._parked.values())
             log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
@@ -630,11 +632,12 @@ class ChannelClient:
             if not self._accept(ep, meta, payload):
                 continue
             if payload.epoch > epoch:
-                # Held back until its epoch; its endpoint gets the credit now so it is not stalled.
+                # Held back until its epoch. Its endpoint (whose bound counts unacknowledged
+                # messages) must not be stalled by it: acknowledged and credited now.
                 generation, session, seq, _ = meta
                 self._parked.setdefault(payload.epoch, []).append(
                     (kind, ep, (generation, session, seq, True), payload))
-                self._grant(ep, 1)
+                self._grant(ep, 1, ack=seq, session=session)
                 continue
             return self._hand_out(ep, meta, payload)
         raise StopIteration

@@ -102,7 +102,7 @@ public class KHopSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, 
     }
 
     /** The GLT SampleMessage keys of a homogeneous k-hop sample, plus Fanout's batch metadata. */
-    static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
+    public static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
         return new SampleMessage()
                 .put(MessageKeys.IDS, Tensor.ofInt64Prefix(sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))

@@ -159,7 +159,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private Epoch currentEpoch;
 
     private sealed interface Event permits Event.Item, Event.EpochEnd, Event.Done, Event.Failed {
-        /** {@code credited}: parked, and its credit already granted. */
+        /** {@code credited}: parked, its credit granted and its ack sent when it was parked. */
         record Item(Connection from, int generation, long session, long seq, EncodedSample sample, boolean credited)
                 implements Event {}
 
@@ -408,8 +408,9 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private void park(Event.Item item) {
         parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>())
                 .add(new Event.Item(item.from(), item.generation(), item.session(), item.seq(), item.sample(), true));
-        // A parked message must not hold back its endpoint: it gets a credit now and its ack later.
-        item.from().fetch(1, 0, item.session());
+        // A parked message must not hold back its endpoint (whose bound counts unacknowledged
+        // messages): it is acknowledged and gets a credit now; this reader keeps it for its epoch.
+        item.from().fetch(1, item.seq(), item.session());
     }
 
     /**
@@ -479,15 +480,17 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      */
     private boolean accept(Event.Item item) {
         Connection c = item.from();
-        if (item.generation() != c.generation) {
-            return false;
+        if (!item.credited() && item.generation() != c.generation) {
+            return false; // unacknowledged: the endpoint sends it again on the new connection
         }
         EncodedSample s = item.sample();
         boolean copy = s.epoch <= closedEpoch || seen.getOrDefault(s.epoch, Set.of()).contains(s.batchId);
         if (copy) {
             duplicates++;
             LOG.debug("channel reader: dropped a copy of epoch {} batch {} from {}", s.epoch, s.batchId, c.describe());
-            c.fetch(1, item.seq(), item.session());
+            if (!item.credited()) {
+                c.fetch(1, item.seq(), item.session());
+            }
             return false;
         }
         return true;
@@ -497,8 +500,10 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         EncodedSample s = item.sample();
         seen.computeIfAbsent(s.epoch, k -> new HashSet<>()).add(s.batchId);
         received++;
-        // Acknowledge and ask for one more; a parked message got its credit when it was parked.
-        item.from().fetch(item.credited() ? 0 : 1, item.seq(), item.session());
+        // Acknowledge and ask for one more; a parked message got both when it was parked.
+        if (!item.credited()) {
+            item.from().fetch(1, item.seq(), item.session());
+        }
         if (options.logEvery() > 0 && received % options.logEvery() == 0) {
             int depth = events.size();
             int park = parked.values().stream().mapToInt(ArrayDeque::size).sum();
