@@ -5,6 +5,8 @@
 - ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
   ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
   epoch``; a failed batch raises ``SamplingError``.
+- ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
+  shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
@@ -12,6 +14,7 @@ metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``
 """
 
 from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
+from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
@@ -23,5 +26,6 @@ __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
     "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
+    "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",
 ]

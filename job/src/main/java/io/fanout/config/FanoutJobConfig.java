@@ -29,6 +29,15 @@ public final class FanoutJobConfig {
     public final SamplerType sampler;
     public final int[] fanouts;
     public final boolean replace;
+    /** PPR restart probability, in (0, 1). */
+    public final double alpha;
+    /** PPR push tolerance, > 0. */
+    public final double eps;
+    /** PPR neighbours kept per seed, >= 1. */
+    public final int maxPprNodes;
+    /** Neighbours a PPR push reads per node; -1 = all. */
+    public final int pprMaxNeighbors;
+    public final boolean residualTopUp;
     public final EdgeDirection edgeDirection;
     /** Offline output directory, or null. */
     public final String output;
@@ -73,6 +82,23 @@ public final class FanoutJobConfig {
                     + ": " + e.getMessage(), e);
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
+        this.alpha = get(conf, FanoutOptions.ALPHA);
+        if (!(alpha > 0 && alpha < 1)) {
+            throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.ALPHA) + "' for option " + name(FanoutOptions.ALPHA)
+                    + ": the restart probability must be in (0,1), e.g. 0.15");
+        }
+        this.eps = get(conf, FanoutOptions.EPS);
+        if (!(eps > 0) || Double.isInfinite(eps)) {
+            throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.EPS) + "' for option " + name(FanoutOptions.EPS)
+                    + ": must be a positive number, e.g. 1e-4");
+        }
+        this.maxPprNodes = atLeast(conf, FanoutOptions.MAX_PPR_NODES, 1);
+        this.pprMaxNeighbors = get(conf, FanoutOptions.PPR_MAX_NEIGHBORS);
+        if (pprMaxNeighbors < 1 && pprMaxNeighbors != -1) {
+            throw new ConfigException("Invalid value '" + pprMaxNeighbors + "' for option "
+                    + name(FanoutOptions.PPR_MAX_NEIGHBORS) + ": must be >= 1, or -1 for all neighbours");
+        }
+        this.residualTopUp = get(conf, FanoutOptions.RESIDUAL_TOPUP);
         String dir = get(conf, FanoutOptions.EDGE_DIR);
         try {
             this.edgeDirection = EdgeDirection.parse(dir);
@@ -153,6 +179,12 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + raw.orElse("") + "' for option " + name(option) + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /** The value as the user wrote it (e.g. 1e-4, not 1.0E-4), or the parsed value if it came from a default. */
+    private static String raw(Configuration conf, ConfigOption<?> option) {
+        String text = conf.toMap().get(option.key());
+        return text != null ? text : String.valueOf(conf.get(option));
     }
 
     private static int atLeast(Configuration conf, ConfigOption<Integer> option, int min) {

@@ -55,7 +55,8 @@ public final class FanoutOptions {
     public static final ConfigOption<SamplerType> SAMPLER = ConfigOptions.key("fanout.sampler")
             .enumType(SamplerType.class)
             .defaultValue(SamplerType.KHOP)
-            .withDescription("Sampling algorithm: khop (uniform k-hop neighbour sampling).");
+            .withDescription("Sampling algorithm: khop (uniform k-hop neighbour sampling) or ppr (top-k"
+                    + " personalized PageRank neighbours per seed by forward push, GiGL's PPR sampler).");
 
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
@@ -68,6 +69,37 @@ public final class FanoutOptions {
             .defaultValue(false)
             .withDescription("k-hop: sample neighbours with replacement (PyG replace=True). Default: a node"
                     + " of degree d gets exactly min(fanout, d) distinct neighbour positions.");
+
+    public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
+            .doubleType()
+            .defaultValue(0.15)
+            .withDescription("ppr: restart (teleport-to-seed) probability of the random walk, in (0,1).");
+
+    public static final ConfigOption<Double> EPS = ConfigOptions.key("fanout.eps")
+            .doubleType()
+            .defaultValue(1e-4)
+            .withDescription("ppr: forward-push tolerance, > 0: a node is pushed while its residual is >="
+                    + " alpha * eps * degree (GiGL). Each score is then within eps * degree of the exact PPR"
+                    + " (undirected graphs).");
+
+    public static final ConfigOption<Integer> MAX_PPR_NODES = ConfigOptions.key("fanout.max-ppr-nodes")
+            .intType()
+            .defaultValue(50)
+            .withDescription("ppr: PPR neighbours kept per seed (top-k by score, the seed included; GiGL"
+                    + " max_ppr_nodes), >= 1.");
+
+    public static final ConfigOption<Integer> PPR_MAX_NEIGHBORS = ConfigOptions.key("fanout.ppr-max-neighbors")
+            .intType()
+            .defaultValue(-1)
+            .withDescription("ppr: neighbours a push reads per node (GiGL num_neighbors_per_hop): a fixed"
+                    + " seeded uniform sample of k positions for nodes of larger degree; -1 = all.");
+
+    public static final ConfigOption<Boolean> RESIDUAL_TOPUP = ConfigOptions.key("fanout.residual-topup")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("ppr: report score + leftover residual and fill free top-k slots from discovered"
+                    + " but unpushed nodes (GiGL enable_residual_topup). --residual-topup false reports settled"
+                    + " scores only.");
 
     public static final ConfigOption<String> EDGE_DIR = ConfigOptions.key("fanout.edge-dir")
             .stringType()
@@ -119,7 +151,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
-                EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, ON_SAMPLING_ERROR,
-                INJECT_SAMPLING_ERRORS);
+                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+                ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

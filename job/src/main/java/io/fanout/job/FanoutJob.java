@@ -10,7 +10,9 @@ import io.fanout.config.FanoutOptions;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedSample;
+import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
+import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
@@ -118,11 +120,9 @@ public final class FanoutJob {
                 .uid("seed-batches");
         DataStream<EncodedSample> samples = batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(new KHopSamplingFunction(config.graph.toAbsolutePath().toString(), config.edgeDirection,
-                        config.fanouts, config.replace, config.seed)
-                        .onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL, config.injectedSamplingErrors))
+                .process(samplingFunction(config))
                 .returns(TypeInformation.of(EncodedSample.class))
-                .name("khop-sampler")
+                .name(config.sampler + "-sampler")
                 .uid("sampler");
 
         boolean anySink = false;
@@ -138,6 +138,25 @@ public final class FanoutJob {
         if (!anySink) {
             // No destination: sample and count only (a dry run that still reports throughput).
             samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+        }
+    }
+
+    /** The keyed sampling operator of the configured sampler. */
+    static GraphSamplingFunction samplingFunction(FanoutJobConfig config) {
+        return samplerFor(config).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
+                config.injectedSamplingErrors);
+    }
+
+    private static GraphSamplingFunction samplerFor(FanoutJobConfig config) {
+        String graph = config.graph.toAbsolutePath().toString();
+        switch (config.sampler) {
+            case PPR:
+                return new PprSamplingFunction(graph, config.edgeDirection, config.alpha, config.eps,
+                        config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
+            case KHOP:
+            default:
+                return new KHopSamplingFunction(graph, config.edgeDirection, config.fanouts, config.replace,
+                        config.seed);
         }
     }
 

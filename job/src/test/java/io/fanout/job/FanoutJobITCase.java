@@ -12,6 +12,7 @@ import io.fanout.connectors.message.SampleMessage;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
+import io.fanout.graph.SharedGraphs;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,8 +132,11 @@ class FanoutJobITCase {
         List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
         for (int parallelism : new int[] {1, 2}) {
             Path out = tmp.resolve("p" + parallelism);
+            int loadsBefore = SharedGraphs.loadCount();
             runJob("--graph", graphDir.toString(), "--fanout", "10,5", "--batch-size", "1024", "--output",
                     out.toString(), "--parallelism", String.valueOf(parallelism));
+            // One load for the client's validation and every sampler subtask of this TaskManager JVM.
+            assertThat(SharedGraphs.loadCount() - loadsBefore).isEqualTo(1);
             assertNoInProgressFiles(out);
             runs.add(readMessages(out));
         }

@@ -9,6 +9,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,7 +40,21 @@ public final class SamplesFile {
 
     /** Opens {@code file} for reading its blobs in order. */
     public static Reader open(Path file) throws IOException {
-        return new Reader(file, new BufferedInputStream(Files.newInputStream(file), 1 << 16));
+        return open(file, 0);
+    }
+
+    /**
+     * Opens {@code file} for reading its blobs from byte {@code offset} on, which must be a record
+     * boundary (0, or a {@link Reader#offset()} of an earlier reader): how a checkpointed reader resumes.
+     */
+    public static Reader open(Path file, long offset) throws IOException {
+        long size = Files.size(file);
+        if (offset < 0 || offset > size) {
+            throw new IOException(file + ": cannot resume at byte " + offset + " of a " + size + "-byte file");
+        }
+        SeekableByteChannel ch = Files.newByteChannel(file);
+        ch.position(offset);
+        return new Reader(file, new BufferedInputStream(Channels.newInputStream(ch), 1 << 16), offset);
     }
 
     /**
@@ -78,13 +94,22 @@ public final class SamplesFile {
         private final InputStream in;
         private final long size;
         private long offset;
+        /** Byte offset just past the last blob returned by {@link #next()}. */
+        private long consumed;
         private byte[] next;
         private boolean ended;
 
-        private Reader(Path file, InputStream in) throws IOException {
+        private Reader(Path file, InputStream in, long offset) throws IOException {
             this.file = file;
             this.in = in;
             this.size = Files.size(file);
+            this.offset = offset;
+            this.consumed = offset;
+        }
+
+        /** Byte offset of the record after the last one {@link #next()} returned (a resume point for {@link SamplesFile#open(Path, long)}). */
+        public long offset() {
+            return consumed;
         }
 
         @Override
@@ -107,6 +132,7 @@ public final class SamplesFile {
             }
             byte[] b = next;
             next = null;
+            consumed = offset;
             return b;
         }
 

@@ -23,6 +23,7 @@ import java.util.Map;
  *
  * <p>{@code deploy/bin/fanout-bench khop [--graph DIR] [--batch-size 512] [--fanout 15,10] [--seconds 5]
  * [--parallelism 1,2]}; results also go to {@code deploy/target/bench/khop-<graph>-b<batch>-f<fanout>.json}.
+ * {@code deploy/bin/fanout-bench ppr ...} runs {@link PprBench}.
  */
 public final class FanoutBench {
     private static final int ROUNDS = 5;
@@ -30,13 +31,19 @@ public final class FanoutBench {
     private FanoutBench() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !args[0].equals("khop")) {
+        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr"))) {
             System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
-                    + " [--parallelism 1,2]");
+                    + " [--parallelism 1,2]\n"
+                    + "       fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]"
+                    + " [--batch-size N] [--seconds S] [--parallelism 1,2]");
             System.exit(2);
         }
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         Path shared = root.resolve("../shared").normalize();
+        if (args[0].equals("ppr")) {
+            PprBench.run(args, root, shared);
+            System.exit(0);
+        }
         String graphArg = shared.resolve("data/ego_twitter_u").toString();
         int batchSize = 512;
         String fanout = "15,10";

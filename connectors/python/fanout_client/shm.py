@@ -1,0 +1,366 @@
+"""Shared-memory channel client: read messages in place from the ring files of a Fanout job on this host.
+
+Each sink subtask of a job run with ``fanout.channel.shm=true`` writes one ring file
+``<shm-dir>/<name>-<index>.ring`` (``/dev/shm/fanout-0.ring`` by default); layout in
+``connectors/SHM_RING.md``. One process reads one ring (single consumer):
+
+- ``ShmRingReader(path)``: one ring. ``for msg in ring:`` yields messages whose arrays are
+  read-only numpy views of the shared memory (no copy); a message stays valid until the next one
+  is requested, then its bytes go back to the writer. Keep one longer with ``ring.get()`` and
+  ``msg.release()`` (or ``with ring.get() as msg:``), or pass ``copy=True`` for owned arrays.
+- ``ShmClient(dir, name)``: every ring of a channel (``num_rings`` from the ring headers),
+  interleaved; for one trainer process that reads them all.
+
+Memory ordering: the Java writer stores a record, then publishes the write position with release
+semantics; we load the position (an aligned 8-byte numpy load, one instruction), then the record.
+On x86-64 (TSO) plain loads are not reordered with other loads and stores are not reordered with
+older loads, so that is acquire/release without fences. Other architectures (ARM) would need
+explicit barriers, which pure Python cannot issue: this module refuses to run there.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import platform
+import struct
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .message import Message
+from .safetensors import decode
+
+__all__ = ["ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError", "ring_path"]
+
+MAGIC = 0x474E49524F4E4146  # "FANORING"
+VERSION = 1
+HEADER_BYTES = 4096
+RECORD_HEADER_BYTES = 24
+KIND_MESSAGE, KIND_WRAP = 1, 2
+STATE_OPEN, STATE_ENDED, STATE_ABORTED = 0, 1, 2
+# Header word indexes (8-byte words) and offsets.
+_W_CAPACITY, _W_WRITER_PID, _W_WRITE_POS, _W_WRITTEN, _W_READ_POS, _W_READ = 2, 4, 8, 9, 16, 17
+_I_STATE = 10  # 4-byte word index of the state
+_FIXED = struct.Struct("<QIIQII")  # magic, version, header_bytes, capacity, index, num_rings
+_LENGTH_KIND = struct.Struct("<II")
+_KEYS = struct.Struct("<iii")  # epoch, batch_id, num_batches
+_TSO_MACHINES = {"x86_64", "amd64", "i386", "i686", "x86"}
+
+
+class ShmRingError(RuntimeError):
+    """A ring file is missing, malformed, or its writer aborted or died; the text names the file."""
+
+
+def ring_path(directory="/dev/shm", name="fanout", index=0) -> Path:
+    """The ring file of sink subtask ``index``: ``<directory>/<name>-<index>.ring``."""
+    return Path(directory) / f"{name}-{index}.ring"
+
+
+def _check_machine():
+    machine = platform.machine().lower()
+    if machine not in _TSO_MACHINES:
+        raise ShmRingError(f"shared-memory rings need x86-64 memory ordering (TSO); this is {machine}. "
+                           f"Use the TCP channel (ChannelClient) here.")
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return True  # unknown: assume alive
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class ShmMessage(Message):
+    """A message read from a ring. Without ``copy=True`` its arrays view the ring: they stay valid
+    until ``release()`` (also called by ``with``-exit and by iteration moving on)."""
+
+    __slots__ = ("_ring", "_end")
+
+    def release(self) -> None:
+        """Give this message's bytes (and those of every earlier message) back to the writer."""
+        ring = self._ring
+        if ring is not None:
+            ring._release_to(self._end)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+class ShmRingReader:
+    """The single reader of one ring file (see the module doc).
+
+    ``timeout``: seconds to wait for the file to appear (``ShmRingError`` after). ``copy``: hand out
+    owned arrays and release each record at once. ``get(timeout)`` waits for the next message
+    (``None`` at the end of the stream, ``TimeoutError`` after ``timeout`` seconds); it raises
+    ``ShmRingError`` when the writer aborted (job cancelled or failed) or its process died.
+    """
+
+    def __init__(self, path, timeout: float = 30.0, copy: bool = False):
+        _check_machine()
+        self.path = Path(path)
+        self.copy = copy
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDWR)
+                break
+            except FileNotFoundError:
+                if time.monotonic() >= deadline:
+                    raise ShmRingError(f"ring file {self.path} did not appear within {timeout:g}s") from None
+                time.sleep(0.02)
+        try:
+            size = os.fstat(fd).st_size
+            if size < HEADER_BYTES:
+                raise ShmRingError(f"{self.path}: {size} bytes, too short for a ring header")
+            # MAP_POPULATE: map every page now, not with a fault on first access while streaming.
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+            self._mm = mmap.mmap(fd, size, flags, mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
+        magic, version, header_bytes, capacity, index, num_rings = _FIXED.unpack_from(self._mm, 0)
+        if magic != MAGIC:
+            self.close()
+            raise ShmRingError(f"{self.path}: not a Fanout ring (magic {magic:#x})")
+        if version != VERSION or header_bytes != HEADER_BYTES:
+            self.close()
+            raise ShmRingError(f"{self.path}: ring format version {version} (header {header_bytes} bytes); "
+                               f"this client reads version {VERSION}")
+        if capacity % 8 or HEADER_BYTES + capacity != size:
+            self.close()
+            raise ShmRingError(f"{self.path}: capacity {capacity} does not match the file size {size}")
+        self.capacity = capacity
+        self.index = index
+        self.num_rings = num_rings
+        # Aligned numpy views: each element access is a single 8- (4-) byte load or store.
+        self._u64 = np.frombuffer(self._mm, dtype="<u8", count=HEADER_BYTES // 8)
+        self._u32 = np.frombuffer(self._mm, dtype="<u4", count=HEADER_BYTES // 4)
+        self._view = memoryview(self._mm).toreadonly()
+        self.writer_pid = int(self._u64[_W_WRITER_PID])
+        self._cursor = int(self._u64[_W_READ_POS])   # start of the next record to get
+        self._released = self._cursor                  # read position published to the writer
+        self._held = []                                # end positions of records got, not released
+        self._released_count = int(self._u64[_W_READ])
+        self._last = None
+        self._ended = False
+
+    # ---- counters ---------------------------------------------------------------------------
+
+    def qsize(self) -> int:
+        """Messages written and not yet released (GLT's ``qsize()``)."""
+        return int(self._u64[_W_WRITTEN]) - int(self._u64[_W_READ])
+
+    def bytes_used(self) -> int:
+        """Bytes of the ring written and not yet released."""
+        return int(self._u64[_W_WRITE_POS]) - int(self._u64[_W_READ_POS])
+
+    def state(self) -> int:
+        """``STATE_OPEN`` (0), ``STATE_ENDED`` (1) or ``STATE_ABORTED`` (2)."""
+        return int(self._u32[_I_STATE])
+
+    # ---- reading ----------------------------------------------------------------------------
+
+    def poll(self):
+        """The next message if one is written, else ``None`` without waiting (``None`` also at the
+        end: check ``ended``)."""
+        cap = self.capacity
+        while True:
+            write_pos = int(self._u64[_W_WRITE_POS])  # acquire (TSO), then read the record
+            if self._cursor >= write_pos:
+                if self.state() == STATE_ENDED and self._cursor >= int(self._u64[_W_WRITE_POS]):
+                    self._ended = True
+                return None
+            offset = self._cursor % cap
+            at = HEADER_BYTES + offset
+            length, kind = _LENGTH_KIND.unpack_from(self._mm, at)  # a WRAP marker may be just 8 bytes
+            if kind == KIND_WRAP:
+                self._cursor += cap - offset
+                if not self._held:  # nothing held: give the padding back right away
+                    self._publish(self._cursor, 0)
+                continue
+            if kind != KIND_MESSAGE or RECORD_HEADER_BYTES + length > cap - offset:
+                raise ShmRingError(f"{self.path}: corrupt record at position {self._cursor} "
+                                   f"(kind {kind}, length {length})")
+            epoch, batch_id, num_batches = _KEYS.unpack_from(self._mm, at + 8)
+            end = self._cursor + RECORD_HEADER_BYTES + ((length + 7) & ~7)
+            blob = self._view[at + RECORD_HEADER_BYTES: at + RECORD_HEADER_BYTES + length]
+            self._cursor = end
+            self._held.append(end)
+            tensors = decode(blob)
+            if self.copy:
+                tensors = {k: np.array(v, copy=True) for k, v in tensors.items()}
+                blob = None
+            msg = ShmMessage(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
+                             endpoint=self.index, blob=blob)
+            msg._ring, msg._end = (None, end) if self.copy else (self, end)
+            if self.copy:
+                self._release_to(end)
+            return msg
+
+    @property
+    def ended(self) -> bool:
+        """True once the writer ended the stream and every message was got."""
+        return self._ended
+
+    def get(self, timeout: float | None = None):
+        """Wait for the next message; ``None`` at the end of the stream. Spins briefly, then sleeps
+        with a growing pause (up to 2 ms) while the ring is empty."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause, idle_since, spins = 20e-6, None, 0
+        while True:
+            msg = self.poll()
+            if msg is not None or self._ended:
+                return msg
+            state = self.state()
+            if state == STATE_ABORTED:
+                raise ShmRingError(f"{self.path}: the writer aborted (job cancelled or failed) after "
+                                   f"{int(self._u64[_W_WRITTEN])} messages")
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                raise TimeoutError(f"{self.path}: no message within {timeout:g}s")
+            if idle_since is None:
+                idle_since = now
+            elif now - idle_since > 1.0:
+                if not _pid_alive(self.writer_pid):
+                    raise ShmRingError(f"{self.path}: writer process {self.writer_pid} died without ending "
+                                       f"the stream")
+                idle_since = now
+            if spins < 50:
+                spins += 1
+                continue
+            time.sleep(pause)
+            pause = min(pause * 2, 2e-3)
+
+    def release(self) -> None:
+        """Release every message got so far."""
+        if self._held:
+            self._release_to(self._held[-1])
+
+    def _release_to(self, end: int) -> None:
+        n = 0
+        while self._held and self._held[0] <= end:
+            self._held.pop(0)
+            n += 1
+        if n:
+            # Padding skipped after the last released record goes back too when nothing is held.
+            self._publish(end if self._held else max(end, self._cursor), n)
+
+    def _publish(self, position: int, count: int) -> None:
+        if position > self._released:
+            self._released_count += count
+            self._u64[_W_READ] = self._released_count
+            # Release (TSO): our loads of the record happened before this store frees its bytes.
+            self._u64[_W_READ_POS] = position
+            self._released = position
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> ShmMessage:
+        self.release()  # the previous message's views end here
+        msg = self.get()
+        if msg is None:
+            raise StopIteration
+        return msg
+
+    def close(self) -> None:
+        """Release everything and unmap (deferred while arrays still view the ring)."""
+        mm = getattr(self, "_mm", None)
+        if mm is None:
+            return
+        if getattr(self, "_held", None):
+            self.release()
+        self._u64 = self._u32 = self._view = None
+        self._mm = None
+        try:
+            mm.close()
+        except BufferError:
+            pass  # arrays handed out still view it; the mapping goes when they do
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return f"ShmRingReader({str(self.path)!r}, ring {self.index}/{self.num_rings}, {self.capacity} bytes)"
+
+
+class ShmClient:
+    """Every ring of a shared-memory channel, read by this one process, messages interleaved.
+
+    Opens ``<dir>/<name>-0.ring`` (waiting up to ``timeout`` seconds), learns ``num_rings`` from its
+    header and opens the others. Iteration yields ``ShmMessage`` (``endpoint`` = ring index) until
+    every ring ended; zero-copy messages are valid until the next one is requested.
+    """
+
+    def __init__(self, dir="/dev/shm", name: str = "fanout", timeout: float = 30.0, copy: bool = False):
+        first = ShmRingReader(ring_path(dir, name, 0), timeout=timeout, copy=copy)
+        self.rings = [first] + [ShmRingReader(ring_path(dir, name, i), timeout=timeout, copy=copy)
+                                for i in range(1, first.num_rings)]
+        self._next = 0
+        self._last = None
+
+    def qsize(self) -> int:
+        return sum(r.qsize() for r in self.rings)
+
+    def get(self, timeout: float | None = None):
+        """The next message of any ring, or ``None`` once every ring ended."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 20e-6
+        while True:
+            live = 0
+            for k in range(len(self.rings)):
+                ring = self.rings[(self._next + k) % len(self.rings)]
+                if ring.ended:
+                    continue
+                msg = ring.poll()
+                if msg is not None:
+                    self._next = (self._next + k + 1) % len(self.rings)
+                    return msg
+                if not ring.ended:
+                    live += 1
+                    if ring.state() == STATE_ABORTED:
+                        ring.get(timeout=0)  # raises with the ring's story
+            if live == 0:
+                return None
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"no message from {len(self.rings)} rings within {timeout:g}s")
+            time.sleep(pause)
+            pause = min(pause * 2, 2e-3)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> ShmMessage:
+        if self._last is not None:
+            self._last.release()
+            self._last = None
+        msg = self.get()
+        if msg is None:
+            raise StopIteration
+        self._last = msg
+        return msg
+
+    def close(self) -> None:
+        for r in self.rings:
+            r.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -1,0 +1,78 @@
+package io.fanout.connectors.channel.shm;
+
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.Objects;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+
+/** Validated settings of a {@link ShmChannelSink}; see {@link ShmOptions} for their meaning. */
+public final class ShmSinkOptions implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String dir;
+    private final String name;
+    private final long ringBytes;
+
+    /**
+     * @param dir directory of the ring files
+     * @param name channel name (file prefix and gauge prefix)
+     * @param ringBytes data bytes per ring
+     * @throws IllegalArgumentException naming the option and value when one is invalid
+     */
+    public ShmSinkOptions(String dir, String name, long ringBytes) {
+        if (dir == null || dir.isBlank()) {
+            throw invalid(ShmOptions.SHM_DIR.key(), dir, "a directory path");
+        }
+        if (name == null || !name.matches("[A-Za-z0-9._-]+")) {
+            throw invalid(ShmOptions.SHM_NAME.key(), name, "letters, digits, '.', '_' or '-'");
+        }
+        if (ringBytes < ShmRing.MIN_CAPACITY || ringBytes > ShmRing.MAX_CAPACITY || ringBytes % 8 != 0) {
+            throw invalid(ShmOptions.SHM_BYTES.key(), new MemorySize(Math.max(0, ringBytes)), "a multiple of 8 bytes from 64 KiB to 1 GiB");
+        }
+        this.dir = dir;
+        this.name = name;
+        this.ringBytes = ringBytes;
+    }
+
+    /** Reads and validates the {@code fanout.channel.shm-*} options (whether shm is on is the caller's business). */
+    public static ShmSinkOptions fromConfiguration(ReadableConfig config) {
+        return new ShmSinkOptions(config.get(ShmOptions.SHM_DIR), config.get(ShmOptions.SHM_NAME), config.get(ShmOptions.SHM_BYTES).getBytes());
+    }
+
+    public String dir() {
+        return dir;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public long ringBytes() {
+        return ringBytes;
+    }
+
+    /** The ring file of subtask {@code index}: {@code <dir>/<name>-<index>.ring}. */
+    public Path ringPath(int index) {
+        return Path.of(dir).resolve(name + "-" + index + ".ring");
+    }
+
+    private static IllegalArgumentException invalid(String key, Object value, String expected) {
+        return new IllegalArgumentException("invalid value for option " + key + ": " + value + " (expected " + expected + ")");
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ShmSinkOptions x && dir.equals(x.dir) && name.equals(x.name) && ringBytes == x.ringBytes;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(dir, name, ringBytes);
+    }
+
+    @Override
+    public String toString() {
+        return "ShmSinkOptions{dir=" + dir + ", name=" + name + ", ringBytes=" + ringBytes + "}";
+    }
+}

@@ -1,0 +1,106 @@
+package io.fanout.connectors.channel.source;
+
+import static io.fanout.connectors.channel.source.SourceTestSupport.sample;
+import static io.fanout.connectors.channel.source.SourceTestSupport.writeFile;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.message.EncodedSample;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Real Flink jobs (MiniCluster, parallelism 2) consuming samples with ChannelSource: from .samples files and from live endpoints. */
+@Timeout(180)
+class ChannelSourceMiniClusterTest {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    @TempDir
+    Path dir;
+
+    private static List<EncodedSample> collect(DataStream<EncodedSample> stream) throws Exception {
+        List<EncodedSample> out = new ArrayList<>();
+        try (CloseableIterator<EncodedSample> it = stream.executeAndCollect("channel-source-it")) {
+            it.forEachRemaining(out::add);
+        }
+        return out;
+    }
+
+    private static List<EncodedSample> sorted(List<EncodedSample> samples) {
+        List<EncodedSample> s = new ArrayList<>(samples);
+        s.sort((x, y) -> x.epoch != y.epoch ? Integer.compare(x.epoch, y.epoch) : Integer.compare(x.batchId, y.batchId));
+        return s;
+    }
+
+    @Test
+    void readsEveryRecordOfEverySamplesFileOnce() throws Exception {
+        List<EncodedSample> all = new ArrayList<>();
+        for (int part = 0; part < 3; part++) { // three subtasks' files, in nested bucket directories as FileSink writes them
+            List<EncodedSample> file = new ArrayList<>();
+            for (int b = part; b < 60; b += 3) {
+                file.add(sample(part % 2, b, 60));
+            }
+            writeFile(dir.resolve("out/2024-01-01--00/part-" + part + ".samples"), file);
+            all.addAll(file);
+        }
+        writeFile(dir.resolve("out/.part-9.inprogress.samples"), List.of(sample(9, 9, 9))); // skipped
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        DataStream<EncodedSample> stream = env.fromSource(ChannelSource.files(List.of(dir.resolve("out").toString())),
+                WatermarkStrategy.noWatermarks(), "samples");
+        assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
+    }
+
+    @Test
+    void consumesEveryMessageFromLiveEndpointsFoundInTheRegistry() throws Exception {
+        Path registry = dir.resolve("registry");
+        ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(4).linger(Duration.ofSeconds(2)).build();
+        List<EncodedSample> all = new ArrayList<>();
+        try (ChannelEndpoint e0 = new ChannelEndpoint(options, 0, 2, "producer");
+                ChannelEndpoint e1 = new ChannelEndpoint(options, 1, 2, "producer")) {
+            List<CompletableFuture<Void>> producers = new ArrayList<>();
+            for (ChannelEndpoint e : List.of(e0, e1)) {
+                int index = e.info().index();
+                List<EncodedSample> mine = new ArrayList<>();
+                for (int b = index; b < 200; b += 2) {
+                    mine.add(sample(0, b, 200));
+                }
+                all.addAll(mine);
+                producers.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        for (EncodedSample s : mine) {
+                            e.put(s); // blocks at 4 buffered: the source job must pull
+                        }
+                        e.finishAndDrain();
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                }));
+            }
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            DataStream<EncodedSample> stream = env.fromSource(ChannelSource.registry(registry.toString()).withPrefetch(2),
+                    WatermarkStrategy.noWatermarks(), "channel");
+            assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
+            for (CompletableFuture<Void> p : producers) {
+                p.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.fanout.flink.operator;
+
+import io.fanout.batch.SeedBatch;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.Tensor;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.sampling.ppr.PprSample;
+import io.fanout.sampling.ppr.PprSampler;
+import org.apache.flink.util.Collector;
+
+/**
+ * The keyed PPR sampling operator: one {@link SeedBatch} in, one message in GiGL's PPR layout out
+ * ({@code ids}, {@code batch}, {@code #META.edge_index}, {@code #META.edge_attr}; {@code rows}/{@code cols}
+ * empty). The sampling is {@link PprSampler}; lease, counters and encoding are
+ * {@link GraphSamplingFunction}'s.
+ */
+public class PprSamplingFunction extends GraphSamplingFunction {
+    private static final long serialVersionUID = 1L;
+
+    private final double alpha;
+    private final double eps;
+    private final int maxPprNodes;
+    private final int maxNeighbors;
+    private final boolean residualTopUp;
+    private final long seed;
+
+    private transient PprSampler sampler;
+
+    public PprSamplingFunction(String graphPath, EdgeDirection direction, double alpha, double eps, int maxPprNodes,
+            int maxNeighbors, boolean residualTopUp, long seed) {
+        super(graphPath, direction);
+        this.alpha = alpha;
+        this.eps = eps;
+        this.maxPprNodes = maxPprNodes;
+        this.maxNeighbors = maxNeighbors;
+        this.residualTopUp = residualTopUp;
+        this.seed = seed;
+    }
+
+    @Override
+    protected void openSampler(CsrGraph graph) {
+        sampler = new PprSampler(graph, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed);
+    }
+
+    @Override
+    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
+        PprSample sample = sampler.sample(batch.seeds);
+        emit(batch, toMessage(batch, sample), sample.numNodes(), sample.numEdges(), out);
+    }
+
+    /** GiGL's homogeneous PPR keys plus Fanout's batch metadata. */
+    static SampleMessage toMessage(SeedBatch batch, PprSample sample) {
+        long n = sample.numEdges();
+        return withBatchMetadata(new SampleMessage()
+                .put(MessageKeys.IDS, Tensor.ofInt64(sample.ids()))
+                .putInt64(MessageKeys.BATCH, sample.batch())
+                .put(MessageKeys.ROWS, Tensor.ofInt64(new long[0]))
+                .put(MessageKeys.COLS, Tensor.ofInt64(new long[0]))
+                .put(MessageKeys.META_EDGE_INDEX, Tensor.ofInt64(sample.edgeIndex(), new long[] {2, n}))
+                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(sample.edgeAttr(), new long[] {n, 2})), batch);
+    }
+}
