@@ -44,6 +44,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     private boolean failOnSamplingError;
     private long[] injectedErrors = new long[0];
 
+    /** True while {@link #emit} hands a message downstream: failures there are not sampling errors. */
+    private transient boolean emitting;
     private transient SharedGraphs.Lease graph;
     private transient SamplingCounters counters;
 
@@ -76,7 +78,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             }
             sample(batch, out);
         } catch (RuntimeException e) {
-            if (failOnSamplingError) {
+            if (failOnSamplingError || emitting) {
+                emitting = false;
                 throw e;
             }
             LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
@@ -111,7 +114,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             Collector<EncodedSample> out) {
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
+        emitting = true;
         out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload));
+        emitting = false;
     }
 
     @Override
