@@ -138,13 +138,12 @@ def test_a_dropped_connection_is_resumed_and_nothing_is_lost_or_repeated(servers
 
 def test_an_endpoint_that_stays_away_fails_within_the_reconnect_timeout(servers):
     server = servers(batches(0, 8), drop_after=2)
-    client = ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10, reconnect_timeout=0.5)
-    iterator = iter(client)
-    next(iterator)
-    server.close()
+    client = ChannelClient(endpoints=[server.address], prefetch=1, connect_timeout=10, reconnect_timeout=0.5)
+    client.connect()
+    server.close()  # no new connections; the current one is cut after 2 messages
     started = time.monotonic()
     with pytest.raises(ChannelError, match="not re-established within 0.5s"):
-        list(iterator)
+        list(client)
     assert time.monotonic() - started < 10
 
 
