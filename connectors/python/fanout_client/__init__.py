@@ -2,8 +2,9 @@
 
 - ``decode(blob)`` / ``encode(tensors)``: the safetensors codec of one message.
 - ``read_samples(path)``: messages stored in ``.samples`` files (a file or a directory).
-- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v1,
-  ``connectors/CHANNEL.md``).
+- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
+  ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
+  epoch``; a failed batch raises ``SamplingError``.
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
@@ -12,7 +13,7 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError
+from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
@@ -24,7 +25,7 @@ __version__ = "0.1.0"
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
-    "ChannelClient", "ChannelError", "ChannelTimeoutError", "PROTOCOL_VERSION",
+    "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",
 ]

@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="messages each endpoint may send ahead (default: %(default)s)")
     pull.add_argument("--timeout", metavar="S", type=float, default=30.0,
                       help="seconds to wait for the registry and every endpoint to answer (default: %(default)s)")
-    pull.add_argument("--token", default="", help="access token sent in HELLO (default: none)")
+    pull.add_argument("--token", default="", help="access token sent in HELLO (default: the token in the registry files)")
     pull.add_argument("--overwrite", action="store_true", help="replace existing endpoint-<i>.samples files")
     pull.set_defaults(func=cmd_pull)
 

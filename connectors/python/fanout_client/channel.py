@@ -1,16 +1,26 @@
 """Channel client: pulls sampled-subgraph messages from every endpoint of a running Fanout job.
 
-Speaks the channel protocol v1 (``connectors/CHANNEL.md``): HELLO/WELCOME handshake, FETCH
-credits (``prefetch`` per endpoint up front, then one per message handed to the caller), MESSAGE,
-END_OF_STREAM and ERROR frames. One reader thread per endpoint feeds a shared queue, so a slow
-endpoint never holds up messages from the others; credits bound what the queue can hold to
-``prefetch`` messages per endpoint.
+Speaks the channel protocol v2 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
+WELCOME handshake, FETCH frames carrying credits (``prefetch`` per endpoint up front, then one per
+message handed to the caller) and the acknowledgement of each consumed message, MESSAGE,
+END_OF_EPOCH, END_OF_STREAM and ERROR frames.
+
+One reader thread per endpoint feeds a shared queue, so a slow endpoint never holds up the others.
+A lost connection is re-established (re-reading the registry, where a restarted endpoint writes its
+new port) and its session resumed, so unacknowledged messages come again; copies of messages
+already handed out (after a reconnect or a job restart) are dropped by (epoch, batch_id).
+
+Two ways to read::
+
+    for msg in client: ...                  # every message, in arrival order
+    for epoch in client.epochs():           # epoch by epoch, like a GLT/PyG loader
+        for msg in epoch: ...               # ends when every endpoint ended epoch.epoch
 """
 
 from __future__ import annotations
 
 import json
-import os
+import logging
 import queue
 import socket
 import struct
@@ -23,27 +33,42 @@ from pathlib import Path
 from .message import Message
 from .safetensors import decode
 
-__all__ = ["ChannelClient", "ChannelError", "ChannelTimeoutError", "PROTOCOL_VERSION"]
+__all__ = ["ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION"]
 
-PROTOCOL_VERSION = 1
+log = logging.getLogger("fanout_client.channel")
+
+PROTOCOL_VERSION = 2
 HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4, 5, 6, 7
 FRAME_NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", FETCH: "FETCH", MESSAGE: "MESSAGE",
                END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR"}
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
+SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 
 _U32 = struct.Struct("<I")
-_MESSAGE_HEAD = struct.Struct("<iii")
-_WELCOME = struct.Struct("<HII")
+_I32 = struct.Struct("<i")
+_FETCH = struct.Struct("<IQ")
+_MESSAGE_HEAD = struct.Struct("<Qiii")
+_WELCOME = struct.Struct("<HIIQB")
 
 
 class ChannelError(RuntimeError):
     """An endpoint failed: it sent ERROR (``server_text`` holds its text), broke the protocol, or
-    dropped the connection. ``endpoint`` names it (``"endpoint 1 (host:port)"``)."""
+    could not be reached again. ``endpoint`` names it (``"endpoint 1 (host:port)"``)."""
 
     def __init__(self, endpoint: str, problem: str, server_text: str | None = None):
         super().__init__(f"{endpoint}: {problem}")
         self.endpoint = endpoint
         self.server_text = server_text
+
+
+class SamplingError(ChannelError):
+    """Sampling this batch failed in the job (GiGL's ``#SAMPLING_ERROR``): ``server_text`` is the
+    job's traceback, ``epoch``/``batch_id`` the batch. The client stays usable: iterate on to skip it."""
+
+    def __init__(self, endpoint: str, epoch: int, batch_id: int, text: str):
+        super().__init__(endpoint, f"sampling failed for epoch {epoch} batch {batch_id}: {text}", server_text=text)
+        self.epoch = epoch
+        self.batch_id = batch_id
 
 
 class ChannelTimeoutError(TimeoutError):
@@ -55,15 +80,23 @@ class ChannelTimeoutError(TimeoutError):
         self.missing = missing
 
 
+class _ServerRefused(Exception):
+    """ERROR during the handshake, or a WELCOME that does not fit: no retry."""
+
+
 @dataclass
 class _Endpoint:
     index: int | None            # from the registry or WELCOME
     address: str                 # "host:port"
     registry_file: Path | None = None
+    token: str = ""
     sock: socket.socket | None = None
-    done: bool = False
-    granted: int = 0             # credits sent
-    received: int = 0            # MESSAGE frames received
+    session: int = 0             # 0 = none yet
+    generation: int = 0          # bumped on every reconnect: older queued messages are stale
+    done: bool = False           # consumer side: END_OF_STREAM seen / finished
+    ended_epoch: int = -1        # consumer side: END_OF_EPOCH seen up to
+    granted: int = 0             # credits sent on the current connection
+    received: int = 0            # MESSAGE frames received on the current connection
     last_error: str = "no answer"
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -97,8 +130,8 @@ def _send_frame(sock: socket.socket, frame_type: int, body: bytes = b"") -> None
 
 
 def _read_frame(sock: socket.socket, max_frame_bytes: int):
-    """Read one frame -> (type, body). A MESSAGE body is (epoch, batch_id, num_batches, blob) with
-    the blob in its own buffer, so the arrays decoded from it are 8-byte aligned views."""
+    """Read one frame -> (type, body). A MESSAGE body is (seq, epoch, batch_id, num_batches, blob)
+    with the blob in its own buffer, so the arrays decoded from it are 8-byte aligned views."""
     (length,) = _U32.unpack(_recv_exact(sock, 4, "a frame length"))
     if length < 1:
         raise ValueError("frame length 0 (must be at least 1)")
@@ -107,7 +140,7 @@ def _read_frame(sock: socket.socket, max_frame_bytes: int):
     frame_type = _recv_exact(sock, 1, "a frame type")[0]
     if frame_type == MESSAGE:
         if length < 1 + _MESSAGE_HEAD.size:
-            raise ValueError(f"MESSAGE frame of {length} bytes is shorter than its 12-byte head")
+            raise ValueError(f"MESSAGE frame of {length} bytes is shorter than its {_MESSAGE_HEAD.size}-byte head")
         head = _MESSAGE_HEAD.unpack(_recv_exact(sock, _MESSAGE_HEAD.size, "a MESSAGE head"))
         blob = _recv_exact(sock, length - 1 - _MESSAGE_HEAD.size, "a MESSAGE blob")
         return frame_type, (*head, blob)
@@ -119,29 +152,61 @@ def _read_registry_file(path: Path):
     try:
         with open(path, "rb") as f:
             info = json.loads(f.read().decode("utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+    except (FileNotFoundError, PermissionError, json.JSONDecodeError, UnicodeDecodeError):
         return None
     return info if isinstance(info, dict) else None
 
 
-class ChannelClient:
-    """Iterate over every message of a Fanout channel, pulled from all of its endpoints.
+class Epoch:
+    """The messages of one epoch (``epoch.epoch`` is its number); iterate it once. It ends when
+    every endpoint sent END_OF_EPOCH for it (or ended its stream)."""
 
-    Give either ``registry`` (the job's ``--registry`` directory of ``endpoint-<i>.json`` files) or
-    ``endpoints`` (a list of ``"host:port"``). Iterating yields ``Message`` dicts (numpy arrays, or
-    torch tensors with ``as_torch=True``) carrying ``epoch``, ``batch_id``, ``num_batches`` and
-    ``endpoint``; it ends once every endpoint sent END_OF_STREAM (or is ``finished`` in the
-    registry). Messages of different endpoints interleave in arrival order.
+    def __init__(self, client: "ChannelClient", number: int):
+        self._client = client
+        self.epoch = number
+        self.count = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Message:
+        msg = self._client._next_of_epoch(self.epoch)
+        self.count += 1
+        return msg
+
+    def __repr__(self) -> str:
+        return f"Epoch({self.epoch}, {self.count} messages so far)"
+
+
+class ChannelClient:
+    """Read every message of a Fanout channel, pulled from all of its endpoints.
+
+    Give either ``registry`` (the job's ``--registry`` directory of ``endpoint-<i>.json`` files,
+    which also hold the access token) or ``endpoints`` (a list of ``"host:port"``, then ``token``
+    is needed). Messages are ``Message`` dicts of numpy arrays, or torch tensors with
+    ``as_torch=True`` (``pin_memory=True`` pins them), carrying ``epoch``, ``batch_id``,
+    ``num_batches`` and ``endpoint``.
+
+    - ``for msg in client``: every message in arrival order; ends once every endpoint sent
+      END_OF_STREAM (or is ``finished`` in the registry).
+    - ``for epoch in client.epochs(): for msg in epoch``: epoch by epoch from epoch 0; messages
+      of a later epoch that arrive early are held back until their epoch.
+
+    Each (epoch, batch_id) is yielded once. A batch whose sampling failed raises ``SamplingError``
+    (with the job's traceback); iterating again continues after it.
 
     ``prefetch``: messages each endpoint may send ahead of consumption. ``connect_timeout``:
     seconds to wait for the registry to be complete and every endpoint to answer (raises
-    ``ChannelTimeoutError`` naming the missing ones). ``token``: sent in HELLO.
-    ``max_frame_bytes``: larger frames are a protocol error.
+    ``ChannelTimeoutError`` naming the missing ones). ``reconnect_timeout``: seconds to try
+    re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
+    line (logger ``fanout_client.channel``) every N messages with the count, time spent waiting and
+    queue depth (0 = never). ``max_frame_bytes``: larger frames are a protocol error.
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES):
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
+                 log_every: int = 1000):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -150,16 +215,20 @@ class ChannelClient:
             raise ValueError("endpoints is empty")
         if prefetch < 1:
             raise ValueError(f"prefetch must be at least 1, got {prefetch}")
+        if log_every < 0:
+            raise ValueError(f"log_every must be 0 or positive, got {log_every}")
         if as_torch:
             from .torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
         self.prefetch = int(prefetch)
         self.connect_timeout = float(connect_timeout)
-        self.token = token
+        self.reconnect_timeout = float(reconnect_timeout)
+        self.token = token or ""
         self.as_torch = as_torch
         self.pin_memory = pin_memory
         self.max_frame_bytes = int(max_frame_bytes)
+        self.log_every = int(log_every)
         self._addresses = list(endpoints) if endpoints is not None else None
         if self._addresses is not None:
             for address in self._addresses:
@@ -169,7 +238,12 @@ class ChannelClient:
         self._threads: list[threading.Thread] = []
         self._connected = False
         self._closed = False
-        self._remaining = 0
+        self._parked: dict[int, list] = {}     # epoch -> queued events of a later epoch
+        self._seen: dict[int, set] = {}        # epoch -> batch ids handed out
+        self._closed_epoch = -1                # every endpoint ended epochs up to this one
+        self.received = 0
+        self.duplicates = 0
+        self._wait_seconds = 0.0
 
     # ---- connection phase -------------------------------------------------------------------
 
@@ -185,13 +259,12 @@ class ChannelClient:
             if self.registry is not None:
                 self._endpoints = self._wait_for_registry(deadline)
             else:
-                self._endpoints = [_Endpoint(index=None, address=a) for a in self._addresses]
+                self._endpoints = [_Endpoint(index=None, address=a, token=self.token) for a in self._addresses]
             self._connect_all(deadline)
         except BaseException:
             self._close_sockets()
             raise
         self._connected = True
-        self._remaining = sum(1 for ep in self._endpoints if not ep.done)
         for ep in self._endpoints:
             if ep.done:
                 continue
@@ -235,7 +308,8 @@ class ChannelClient:
         if info.get("version", PROTOCOL_VERSION) != PROTOCOL_VERSION:
             raise ValueError(f"{path}: protocol version {info.get('version')!r}, this client speaks "
                              f"{PROTOCOL_VERSION}")
-        ep = _Endpoint(index=index, address=f"{info.get('host')}:{info.get('port')}", registry_file=path)
+        ep = _Endpoint(index=index, address=f"{info.get('host')}:{info.get('port')}", registry_file=path,
+                       token=self.token or info.get("token") or "")
         ep.done = info.get("state") == "finished"
         return ep
 
@@ -244,6 +318,8 @@ class ChannelClient:
         info = _read_registry_file(ep.registry_file)
         if info is not None:
             ep.address = f"{info.get('host')}:{info.get('port')}"
+            if not self.token and info.get("token"):
+                ep.token = info["token"]
             ep.done = info.get("state") == "finished"
 
     def _connect_all(self, deadline: float) -> None:
@@ -255,7 +331,11 @@ class ChannelClient:
                     if ep.done:
                         pending.remove(ep)
                         continue
-                if self._try_connect(ep, deadline):
+                try:
+                    ok = self._try_connect(ep, deadline)
+                except _ServerRefused as e:
+                    raise e.args[0] from None
+                if ok:
                     pending.remove(ep)
             if not pending:
                 break
@@ -268,7 +348,8 @@ class ChannelClient:
             time.sleep(0.05)
 
     def _try_connect(self, ep: _Endpoint, deadline: float) -> bool:
-        """One connection + handshake attempt: True when WELCOMEd, False to retry later."""
+        """One connection + handshake attempt: True when WELCOMEd, False to retry later; raises
+        _ServerRefused(ChannelError) when the endpoint answered with ERROR or nonsense."""
         try:
             host, port = _parse_address(ep.address)
         except ValueError as e:
@@ -283,8 +364,9 @@ class ChannelClient:
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.settimeout(max(deadline - time.monotonic(), 0.05))
-            token = self.token.encode("utf-8")
-            _send_frame(sock, HELLO, struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token)
+            token = ep.token.encode("utf-8")
+            _send_frame(sock, HELLO, struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token
+                        + struct.pack("<Q", ep.session))
             frame_type, body = _read_frame(sock, self.max_frame_bytes)
         except (OSError, EOFError, ValueError) as e:
             sock.close()
@@ -293,75 +375,215 @@ class ChannelClient:
         if frame_type == ERROR:
             sock.close()
             text = body.decode("utf-8", "replace")
-            raise ChannelError(ep.label(), f"refused the connection: {text}", server_text=text)
+            raise _ServerRefused(ChannelError(ep.label(), f"refused the connection: {text}", server_text=text))
         if frame_type != WELCOME or len(body) != _WELCOME.size:
             sock.close()
-            raise ChannelError(ep.label(), f"answered HELLO with {FRAME_NAMES.get(frame_type, frame_type)} "
-                                           f"({len(body)} bytes), expected WELCOME")
-        version, index, num_endpoints = _WELCOME.unpack(body)
+            raise _ServerRefused(ChannelError(ep.label(), f"answered HELLO with "
+                                              f"{FRAME_NAMES.get(frame_type, frame_type)} ({len(body)} bytes), "
+                                              f"expected WELCOME"))
+        version, index, num_endpoints, session, resumed = _WELCOME.unpack(body)
         if version != PROTOCOL_VERSION:
             sock.close()
-            raise ChannelError(ep.label(), f"speaks protocol version {version}, this client {PROTOCOL_VERSION}")
+            raise _ServerRefused(ChannelError(ep.label(), f"speaks protocol version {version}, this client "
+                                                          f"{PROTOCOL_VERSION}"))
         if ep.index is not None and index != ep.index:
             sock.close()
-            raise ChannelError(ep.label(), f"WELCOME says it is endpoint {index}")
+            raise _ServerRefused(ChannelError(ep.label(), f"WELCOME says it is endpoint {index}"))
         if ep.index is None:
             ep.index = index
             if num_endpoints != len(self._endpoints):
                 warnings.warn(f"{ep.label()} belongs to a channel of {num_endpoints} endpoints but "
                               f"{len(self._endpoints)} were given; messages on the others are not read",
                               stacklevel=4)
+        if ep.session and not resumed:
+            log.info("%s: session %x is gone (endpoint restarted or session expired); new session %x",
+                     ep.label(), ep.session, session)
         sock.settimeout(None)
-        ep.sock = sock
+        with ep.lock:
+            ep.sock = sock
+            ep.session = session
+            ep.granted = 0
+            ep.received = 0
+        log.info("connected to %s (endpoint %d of %d)%s", ep.label(), index, num_endpoints,
+                 " resuming its session" if resumed else "")
         return True
 
-    # ---- streaming phase --------------------------------------------------------------------
+    # ---- reading threads --------------------------------------------------------------------
 
-    def _grant(self, ep: _Endpoint, credits: int) -> None:
+    def _grant(self, ep: _Endpoint, credits: int, ack: int = 0, session: int | None = None) -> None:
+        """FETCH: ``credits`` more, and acknowledge seq ``ack`` of ``session`` (not sent to another
+        session: that endpoint no longer holds it)."""
         with ep.lock:  # count first: the reader may see the MESSAGE before sendall returns
+            if session is not None and session != ep.session:
+                ack = 0
+            if credits == 0 and ack == 0:
+                return
             ep.granted += credits
+            sock = ep.sock
         try:
-            _send_frame(ep.sock, FETCH, _U32.pack(credits))
-        except OSError:
-            pass  # the endpoint went away; its reader thread reports how
+            _send_frame(sock, FETCH, _FETCH.pack(credits, ack))
+        except (OSError, AttributeError):
+            pass  # the endpoint went away; its reader thread reconnects or reports how
 
     def _reader(self, ep: _Endpoint) -> None:
         put = self._queue.put
+        while True:
+            try:
+                self._read_frames(ep, put)
+                return
+            except _Fatal as e:
+                if not self._closed:
+                    put(("error", ep, None, e.args[0]))
+                return
+            except (OSError, EOFError) as e:
+                if self._closed:
+                    return
+                log.warning("%s: connection lost (%s); reconnecting for up to %gs", ep.label(), e,
+                            self.reconnect_timeout)
+            with ep.lock:
+                ep.generation += 1
+            self._close_endpoint(ep)
+            outcome = self._reconnect(ep)
+            if outcome == "finished":
+                put(("end", ep, None, None))
+                return
+            if outcome is not None:
+                if not self._closed:
+                    put(("error", ep, None, outcome))
+                return
+            self._grant(ep, self.prefetch)
+
+    def _reconnect(self, ep: _Endpoint):
+        """None when reconnected, "finished" when the registry says so, else a ChannelError."""
+        deadline = time.monotonic() + self.reconnect_timeout
+        while not self._closed:
+            if ep.registry_file is not None:
+                self._refresh_from_registry(ep)
+                if ep.done:
+                    return "finished"
+            try:
+                if self._try_connect(ep, deadline):
+                    return None
+            except _ServerRefused as e:
+                return e.args[0]
+            if time.monotonic() >= deadline:
+                return ChannelError(ep.label(), f"connection lost and not re-established within "
+                                                f"{self.reconnect_timeout:g}s: {ep.last_error}")
+            time.sleep(0.1)
+        return None
+
+    def _read_frames(self, ep: _Endpoint, put) -> None:
+        sock, generation, session = ep.sock, ep.generation, ep.session
         try:
             while True:
-                frame_type, body = _read_frame(ep.sock, self.max_frame_bytes)
+                frame_type, body = _read_frame(sock, self.max_frame_bytes)
                 if frame_type == MESSAGE:
-                    epoch, batch_id, num_batches, blob = body
+                    seq, epoch, batch_id, num_batches, blob = body
                     with ep.lock:
                         ep.received += 1
                         over = ep.received > ep.granted
                     if over:
                         raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
                     tensors = decode(blob)
-                    put(("message", ep, Message(tensors, epoch=epoch, batch_id=batch_id,
-                                                num_batches=num_batches, endpoint=ep.index, blob=blob)))
+                    msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
+                                  endpoint=ep.index, blob=blob)
+                    put(("message", ep, (generation, session, seq, False), msg))
+                elif frame_type == END_OF_EPOCH:
+                    if len(body) != 4:
+                        raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
+                    put(("epoch_end", ep, None, _I32.unpack(body)[0]))
                 elif frame_type == END_OF_STREAM:
-                    put(("end", ep, None))
+                    put(("end", ep, None, None))
                     return
                 elif frame_type == ERROR:
                     text = body.decode("utf-8", "replace")
-                    put(("error", ep, ChannelError(ep.label(), f"sent ERROR: {text}", server_text=text)))
-                    return
-                elif frame_type == END_OF_EPOCH:
-                    continue  # reserved in v1
+                    raise _Fatal(ChannelError(ep.label(), f"sent ERROR: {text}", server_text=text))
                 else:
                     raise ValueError(f"unexpected {FRAME_NAMES.get(frame_type, f'frame type {frame_type}')} frame")
         except ValueError as e:  # protocol violation: tell the server, then fail
-            if not self._closed:
-                try:
-                    _send_frame(ep.sock, ERROR, f"protocol error: {e}".encode("utf-8"))
-                except OSError:
-                    pass
-                put(("error", ep, ChannelError(ep.label(), f"protocol error: {e}")))
-        except (OSError, EOFError) as e:
-            if not self._closed:
-                put(("error", ep, ChannelError(
-                    ep.label(), f"connection lost before END_OF_STREAM: {e}")))
+            try:
+                _send_frame(sock, ERROR, f"protocol error: {e}".encode("utf-8"))
+            except OSError:
+                pass
+            raise _Fatal(ChannelError(ep.label(), f"protocol error: {e}")) from None
+        except EOFError:
+            if ep.registry_file is not None:
+                self._refresh_from_registry(ep)
+                if ep.done:
+                    log.warning("%s closed without END_OF_STREAM but is finished in the registry", ep.label())
+                    put(("end", ep, None, None))
+                    return
+            raise
+
+    # ---- consuming ----------------------------------------------------------------------------
+
+    def _take(self):
+        """The next queued event, blocking; counts the time waited."""
+        started = time.monotonic()
+        try:
+            return self._queue.get()
+        finally:
+            self._wait_seconds += time.monotonic() - started
+
+    def _all_done(self) -> bool:
+        return all(ep.done for ep in self._endpoints)
+
+    def _handle_control(self, kind, ep, payload) -> None:
+        if kind == "epoch_end":
+            if payload > ep.ended_epoch:
+                ep.ended_epoch = payload
+                log.info("%s: end of epoch %d", ep.label(), payload)
+                self._update_closed_epoch()
+        elif kind == "end":
+            ep.done = True
+            self._close_endpoint(ep)
+            self._update_closed_epoch()
+        else:
+            self.close()
+            raise payload
+
+    def _update_closed_epoch(self) -> None:
+        open_ends = [ep.ended_epoch for ep in self._endpoints if not ep.done]
+        if not open_ends:
+            return
+        low = min(open_ends)
+        if low > self._closed_epoch:
+            self._closed_epoch = low
+            for epoch in [e for e in self._seen if e <= low]:
+                del self._seen[epoch]
+
+    def _accept(self, ep: _Endpoint, meta, msg: Message) -> bool:
+        """False for a message of a dropped connection (the endpoint sends it again) and for a copy
+        of one already handed out (acknowledged again, and dropped)."""
+        generation, session, seq, held = meta
+        if not held and generation != ep.generation:
+            return False  # unacknowledged: the endpoint sends it again on the new connection
+        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
+            self.duplicates += 1
+            log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
+            if not held:
+                self._grant(ep, 1, ack=seq, session=session)
+            return False
+        return True
+
+    def _hand_out(self, ep: _Endpoint, meta, msg: Message) -> Message:
+        generation, session, seq, held = meta
+        self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
+        self.received += 1
+        if not held:
+            self._grant(ep, 1, ack=seq, session=session)
+        if self.log_every and self.received % self.log_every == 0:
+            parked = sum(len(v) for v in self._parked.values())
+            log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
+                     "(+%d held for later epochs)", self.received, self.duplicates, self._wait_seconds,
+                     self._queue.qsize(), parked)
+        if SAMPLING_ERROR_KEY in msg:
+            text = bytes(msg[SAMPLING_ERROR_KEY]).decode("utf-8", "replace")
+            raise SamplingError(ep.label(), msg.epoch, msg.batch_id, text)
+        if self.as_torch:
+            from .torch_support import to_torch
+            return to_torch(msg, pin_memory=self.pin_memory)
+        return msg
 
     def __iter__(self):
         if not self._closed:
@@ -369,26 +591,72 @@ class ChannelClient:
         return self
 
     def __next__(self) -> Message:
+        """The next message of any epoch, in arrival order."""
         if self._closed:
             raise StopIteration
-        while self._remaining > 0:
-            kind, ep, payload = self._queue.get()
+        self.connect()
+        while self._parked:
+            epoch = min(self._parked)
+            kind, ep, meta, msg = self._parked[epoch].pop(0)
+            if not self._parked[epoch]:
+                del self._parked[epoch]
+            if self._accept(ep, meta, msg):
+                return self._hand_out(ep, meta, msg)
+        while not self._all_done():
+            kind, ep, meta, payload = self._take()
             if kind == "message":
-                if not ep.done:
-                    self._grant(ep, 1)
-                if self.as_torch:
-                    from .torch_support import to_torch
-                    return to_torch(payload, pin_memory=self.pin_memory)
-                return payload
-            if kind == "end":
-                ep.done = True
-                self._remaining -= 1
-                self._close_endpoint(ep)
+                if self._accept(ep, meta, payload):
+                    return self._hand_out(ep, meta, payload)
             else:
-                self.close()
-                raise payload
+                self._handle_control(kind, ep, payload)
         self.close()
         raise StopIteration
+
+    def _epoch_over(self, epoch: int) -> bool:
+        return all(ep.done or ep.ended_epoch >= epoch for ep in self._endpoints)
+
+    def _next_of_epoch(self, epoch: int) -> Message:
+        if self._closed:
+            raise StopIteration
+        early = self._parked.get(epoch)
+        while early:
+            kind, ep, meta, msg = early.pop(0)
+            if self._accept(ep, meta, msg):
+                return self._hand_out(ep, meta, msg)
+        self._parked.pop(epoch, None)
+        while not self._epoch_over(epoch):
+            kind, ep, meta, payload = self._take()
+            if kind != "message":
+                self._handle_control(kind, ep, payload)
+                continue
+            if not self._accept(ep, meta, payload):
+                continue
+            if payload.epoch > epoch:
+                # Held back until its epoch. Its endpoint (whose bound counts unacknowledged
+                # messages) must not be stalled by it: acknowledged and credited now.
+                generation, session, seq, _ = meta
+                self._parked.setdefault(payload.epoch, []).append(
+                    (kind, ep, (generation, session, seq, True), payload))
+                self._grant(ep, 1, ack=seq, session=session)
+                continue
+            return self._hand_out(ep, meta, payload)
+        raise StopIteration
+
+    def epochs(self):
+        """Yield an ``Epoch`` per epoch, from 0, until every endpoint ended its stream; each is an
+        iterator of that epoch's messages. Messages of an epoch left unread when the next one is
+        requested are skipped (with a warning)."""
+        self.connect()
+        number = 0
+        while True:
+            epoch = Epoch(self, number)
+            yield epoch
+            skipped = sum(1 for _ in _drain(epoch))
+            if skipped:
+                warnings.warn(f"skipped {skipped} unread messages of epoch {number}", stacklevel=2)
+            if self._closed or (self._all_done() and not self._parked and self._queue.empty()):
+                return
+            number += 1
 
     @property
     def num_endpoints(self) -> int:
@@ -396,7 +664,7 @@ class ChannelClient:
         return len(self._endpoints)
 
     def credits(self) -> dict[int, tuple[int, int]]:
-        """Per endpoint index: (credits granted, MESSAGE frames received) so far."""
+        """Per endpoint index: (credits granted, MESSAGE frames received) on its current connection."""
         return {ep.index: (ep.granted, ep.received) for ep in self._endpoints}
 
     # ---- shutdown ---------------------------------------------------------------------------
@@ -404,21 +672,21 @@ class ChannelClient:
     def _close_endpoint(self, ep: _Endpoint) -> None:
         if ep.sock is not None:
             try:
+                ep.sock.shutdown(socket.SHUT_RDWR)  # wakes the reader blocked in recv
+            except OSError:
+                pass
+            try:
                 ep.sock.close()
             except OSError:
                 pass
 
     def _close_sockets(self) -> None:
         for ep in self._endpoints:
-            if ep.sock is not None:
-                try:
-                    ep.sock.shutdown(socket.SHUT_RDWR)  # wakes the reader blocked in recv
-                except OSError:
-                    pass
-                self._close_endpoint(ep)
+            self._close_endpoint(ep)
 
     def close(self) -> None:
-        """Close every connection; unread buffered messages are dropped (protocol v1: lost)."""
+        """Close every connection. Messages not yet handed out are not acknowledged, so the
+        endpoints give them to other clients (after the session timeout)."""
         if self._closed:
             return
         self._closed = True
@@ -438,3 +706,18 @@ class ChannelClient:
             self.close()
         except Exception:
             pass
+
+
+class _Fatal(Exception):
+    """Carries a ChannelError that ends a reader thread without reconnecting."""
+
+
+def _drain(epoch: Epoch):
+    try:
+        while True:
+            yield next(epoch)
+    except StopIteration:
+        return
+    except SamplingError:
+        yield None
+        yield from _drain(epoch)

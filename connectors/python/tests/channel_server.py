@@ -1,6 +1,7 @@
-"""A Python server side of the channel protocol v1 (connectors/CHANNEL.md), just enough to test
-the client: one endpoint per instance, its own framing code (not the client's), a registry file,
-credit accounting it records, and knobs for the failure cases.
+"""A Python server side of the channel protocol v2 (connectors/CHANNEL.md), just enough to test
+the client: one endpoint per instance, its own framing code (not the client's), a registry file
+(with the token), credit and acknowledgement accounting it records, one resumable session, END_OF_EPOCH
+frames, and knobs for the failure cases.
 
 The real endpoint is the Java ChannelSink; the project's integration tests exercise the client
 against it.
@@ -37,12 +38,13 @@ def sample_blob(epoch: int, batch_id: int, endpoint: int = 0) -> bytes:
     })
 
 
-def write_registry_file(registry: Path, index: int, num_endpoints: int, port: int, state: str) -> None:
+def write_registry_file(registry: Path, index: int, num_endpoints: int, port: int, state: str,
+                        token: str = "") -> None:
     """Atomically (temp + rename) write registry/endpoint-<index>.json, as the sink does."""
     registry = Path(registry)
     registry.mkdir(parents=True, exist_ok=True)
-    info = {"version": 1, "index": index, "num_endpoints": num_endpoints, "host": "127.0.0.1",
-            "port": port, "state": state}
+    info = {"version": 2, "index": index, "num_endpoints": num_endpoints, "host": "127.0.0.1",
+            "port": port, "state": state, "token": token}
     temp = registry / f".endpoint-{index}.json.tmp"
     temp.write_text(json.dumps(info))
     os.replace(temp, registry / f"endpoint-{index}.json")
@@ -78,27 +80,38 @@ def send_frame(sock, frame_type, body=b""):
 class EndpointServer:
     """One channel endpoint serving ``messages`` [(epoch, batch_id, num_batches, blob)] to clients.
 
-    Records ``fetches`` (credit values received), ``sent`` and ``max_outstanding`` (largest
-    sent-minus-granted seen, must stay <= 0), ``client_errors`` (ERROR texts from clients).
+    Records ``fetches`` (credit values received), ``acks`` (seqs acknowledged), ``sent`` and
+    ``max_outstanding`` (largest sent-minus-granted seen on a connection, must stay <= 0),
+    ``client_errors`` (ERROR texts from clients), ``hellos`` ((version, token, session) per HELLO).
     Knobs: ``error_after`` (send ERROR ``error_text`` after that many messages), ``drop_after``
-    (close without END_OF_STREAM), ``hold`` (an Event to wait on before each message),
+    (cut the connection once after that many messages; the unacknowledged ones are resent when the
+    client resumes its session), ``hold`` (an Event to wait on before each message),
     ``ignore_credits`` (misbehave: send everything at once), ``token`` (required HELLO token),
-    ``linger`` (seconds it keeps answering late clients with WELCOME + END_OF_STREAM).
+    ``linger`` (seconds it keeps answering late clients with WELCOME + END_OF_STREAM),
+    ``epoch_ends`` ({position: epoch}: send END_OF_EPOCH(epoch) once ``position`` messages are
+    acknowledged).
     """
+
+    SESSION = 0x5E55
 
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
                  error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
-                 linger=2.0):
+                 linger=2.0, epoch_ends=None):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
         self.hold, self.ignore_credits, self.token, self.linger = hold, ignore_credits, token, linger
+        self.epoch_ends = dict(epoch_ends or {})
         self.fetches: list[int] = []
-        self.sent = 0
+        self.acks: list[int] = []
+        self.sent = 0            # MESSAGE frames written, resends included
+        self.next_index = 0      # next message to send for the first time
+        self.unacked: dict[int, int] = {}  # seq -> message index
         self.granted = 0
         self.max_outstanding = -1 << 30
         self.client_errors: list[str] = []
-        self.hellos: list[tuple[int, str]] = []
+        self.hellos: list[tuple[int, str, int]] = []
+        self.connections = 0
         self.finished = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
@@ -108,7 +121,7 @@ class EndpointServer:
 
     def start(self) -> "EndpointServer":
         if self.registry is not None:
-            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "serving")
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "serving", self.token)
         self._thread.start()
         return self
 
@@ -150,48 +163,87 @@ class EndpointServer:
                 return
             frame_type, body = read_frame(conn)
             if frame_type == FETCH:
-                (credits,) = struct.unpack("<I", body)
+                credits, ack = struct.unpack("<IQ", body)
                 self.fetches.append(credits)
                 self.granted += credits
+                if ack:
+                    self.acks.append(ack)
+                    self.unacked.pop(ack, None)
             elif frame_type == ERROR:
                 self.client_errors.append(body.decode())
                 raise EOFError("client sent ERROR")
             block = False
+
+    def _acknowledged(self) -> int:
+        """Messages sent and acknowledged so far (in order)."""
+        pending = min(self.unacked.values(), default=self.next_index)
+        return min(pending, self.next_index)
+
+    def _send_epoch_ends(self, conn, told):
+        for position, epoch in sorted(self.epoch_ends.items()):
+            if epoch > told[0] and self._acknowledged() >= position:
+                send_frame(conn, END_OF_EPOCH, struct.pack("<i", epoch))
+                told[0] = epoch
 
     def _conversation(self, conn):
         frame_type, body = read_frame(conn)
         assert frame_type == HELLO, frame_type
         version, token_len = struct.unpack_from("<HH", body)
         token = body[4:4 + token_len].decode()
-        self.hellos.append((version, token))
-        if version != 1:
+        session = struct.unpack_from("<Q", body, 4 + token_len)[0] if len(body) == 4 + token_len + 8 else 0
+        self.hellos.append((version, token, session))
+        if version != 2:
             send_frame(conn, ERROR, f"unsupported protocol version {version}".encode())
             return
         if token != self.token:
-            send_frame(conn, ERROR, b"bad token")
+            send_frame(conn, ERROR, b"bad access token")
             return
-        send_frame(conn, WELCOME, struct.pack("<HII", 1, self.index, self.num_endpoints))
-        while self.sent < len(self.messages):
+        resumed = session == self.SESSION
+        send_frame(conn, WELCOME, struct.pack("<HIIQB", 2, self.index, self.num_endpoints, self.SESSION, resumed))
+        self.connections += 1
+        self.granted = 0
+        sent_here = 0
+        told = [-1]
+        # A resumed session gets its unacknowledged messages again first (same seqs).
+        resend = sorted(self.unacked.items()) if resumed else []
+        if not resumed and self.unacked:  # a new session: what the old one held goes out again
+            self.next_index = min([self.next_index, *self.unacked.values()])
+            self.unacked.clear()
+        while resend or self.next_index < len(self.messages):
             if self.error_after is not None and self.sent >= self.error_after:
                 send_frame(conn, ERROR, self.error_text.encode())
                 return
             if self.drop_after is not None and self.sent >= self.drop_after:
+                self.drop_after = None  # once
                 conn.shutdown(socket.SHUT_RDWR)
                 return
             if not self.ignore_credits:
-                self._poll_frames(conn, block=self.granted <= self.sent)
+                self._poll_frames(conn, block=self.granted <= sent_here)
+            self._send_epoch_ends(conn, told)
             if self.hold is not None:
                 self.hold.wait()
-            epoch, batch_id, num_batches, blob = self.messages[self.sent]
-            send_frame(conn, MESSAGE, struct.pack("<iii", epoch, batch_id, num_batches) + blob)
+            if resend:
+                seq, i = resend.pop(0)
+            else:
+                i = self.next_index
+                self.next_index += 1
+                seq = i + 1
+            self.unacked[seq] = i
+            epoch, batch_id, num_batches, blob = self.messages[i]
+            send_frame(conn, MESSAGE, struct.pack("<Qiii", seq, epoch, batch_id, num_batches) + blob)
             self.sent += 1
-            self.max_outstanding = max(self.max_outstanding, self.sent - self.granted)
+            sent_here += 1
+            self.max_outstanding = max(self.max_outstanding, sent_here - self.granted)
         if self.error_after is not None and self.sent >= self.error_after:
             send_frame(conn, ERROR, self.error_text.encode())
             return
+        while self.unacked:  # END_OF_STREAM only once everything is acknowledged
+            self._poll_frames(conn, block=True)
+            self._send_epoch_ends(conn, told)
+        self._send_epoch_ends(conn, told)
         send_frame(conn, END_OF_STREAM)
         if self.registry is not None:
-            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "finished")
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "finished", self.token)
         self.finished.set()
         # Keep reading until the client hangs up, recording late FETCH frames.
         try:

@@ -14,7 +14,7 @@ import pytest
 
 from channel_server import (ERROR, FETCH, WELCOME, EndpointServer, batches, free_port, read_frame,
                             sample_blob, send_frame, wait_until, write_registry_file)
-from fanout_client import ChannelClient, ChannelError, ChannelTimeoutError, decode
+from fanout_client import ChannelClient, ChannelError, ChannelTimeoutError, SamplingError, decode, encode
 
 
 @pytest.fixture
@@ -111,18 +111,106 @@ def test_error_frame_surfaces_the_server_text_and_endpoint(servers):
 
 def test_bad_token_is_refused_with_the_server_text(servers):
     server = servers(batches(0, 1), token="s3cret")
-    with pytest.raises(ChannelError, match="bad token"):
+    with pytest.raises(ChannelError, match="bad access token"):
         ChannelClient(endpoints=[server.address], token="wrong", connect_timeout=10).connect()
     with ChannelClient(endpoints=[server.address], token="s3cret", connect_timeout=10) as client:
         assert len(list(client)) == 1
-    assert server.hellos == [(1, "wrong"), (1, "s3cret")]
+    assert server.hellos == [(2, "wrong", 0), (2, "s3cret", 0)]
 
 
-def test_connection_dropped_before_end_of_stream_is_an_error(servers):
-    server = servers(batches(0, 5), drop_after=1)
+def test_the_token_comes_from_the_registry_file(tmp_path, servers):
+    registry = tmp_path / "registry"
+    server = servers(batches(0, 2), registry=registry, token="from-registry")
+    with ChannelClient(registry=registry, connect_timeout=10) as client:
+        assert len(list(client)) == 2
+    assert server.hellos[0][1] == "from-registry"
+
+
+def test_a_dropped_connection_is_resumed_and_nothing_is_lost_or_repeated(servers):
+    server = servers(batches(0, 8), drop_after=3)
+    with ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10, reconnect_timeout=10) as client:
+        received = [m.batch_id for m in client]
+    assert received == list(range(8))
+    assert server.connections == 2
+    assert server.hellos[1][2] == EndpointServer.SESSION  # the client resumed its session
+    assert sorted(server.acks) == list(range(1, 9))  # every message acknowledged once consumed
+
+
+def test_an_endpoint_that_stays_away_fails_within_the_reconnect_timeout(servers):
+    server = servers(batches(0, 8), drop_after=2)
+    client = ChannelClient(endpoints=[server.address], prefetch=1, connect_timeout=10, reconnect_timeout=0.5)
+    client.connect()
+    server.close()  # no new connections; the current one is cut after 2 messages
+    started = time.monotonic()
+    with pytest.raises(ChannelError, match="not re-established within 0.5s"):
+        list(client)
+    assert time.monotonic() - started < 10
+
+
+def test_copies_resent_by_a_new_session_are_dropped(servers):
+    # The server forgets the session (a restarted endpoint): it sends again from the oldest
+    # unacknowledged message, and the client drops what it already handed out.
+    server = servers(batches(0, 6), drop_after=4)
+    server.SESSION = 0x1111
+    original = server._conversation
+
+    def forgetful(conn):
+        original(conn)
+        server.SESSION += 1  # the next connection gets a new session id
+
+    server._conversation = forgetful
+    with ChannelClient(endpoints=[server.address], prefetch=4, connect_timeout=10) as client:
+        got = [m.batch_id for m in client]
+    assert got == list(range(6))
+
+
+def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(servers):
+    # Endpoint 0 sends epoch 1 messages before endpoint 1 finished epoch 0; endpoint 1 has
+    # nothing in epoch 1 and says so at once.
+    e0 = [(0, 0, 4, sample_blob(0, 0)), (0, 1, 4, sample_blob(0, 1)),
+          (1, 0, 4, sample_blob(1, 0)), (1, 1, 4, sample_blob(1, 1))]
+    e1 = [(0, 2, 4, sample_blob(0, 2, 1)), (0, 3, 4, sample_blob(0, 3, 1))]
+    hold = threading.Event()
+    a = servers(e0, index=0, num_endpoints=2, epoch_ends={2: 0})
+    b = servers(e1, index=1, num_endpoints=2, hold=hold, epoch_ends={2: 1})
+    threading.Timer(10.0, hold.set).start()
+    seen = []
+    with ChannelClient(endpoints=[a.address, b.address], prefetch=1, connect_timeout=10) as client:
+        for epoch in client.epochs():
+            for msg in epoch:
+                assert msg.epoch == epoch.epoch
+                seen.append((epoch.epoch, msg.batch_id))
+                if len(seen) == 2:
+                    assert wait_until(lambda: a.sent == 3)  # epoch 1 arrived early and waits
+                    hold.set()
+    assert seen[:4] and sorted(seen[:4]) == [(0, 0), (0, 1), (0, 2), (0, 3)]
+    assert seen[4:] == [(1, 0), (1, 1)]
+
+
+def test_a_sampling_error_raises_with_the_job_text_and_reading_goes_on(servers):
+    error_blob = encode({"#SAMPLING_ERROR": np.frombuffer(b"Traceback: boom", dtype=np.uint8),
+                         "#META.epoch": np.array([0]), "#META.batch_id": np.array([1])})
+    server = servers([(0, 0, 3, sample_blob(0, 0)), (0, 1, 3, error_blob), (0, 2, 3, sample_blob(0, 2))])
+    got = []
     with ChannelClient(endpoints=[server.address], connect_timeout=10) as client:
-        with pytest.raises(ChannelError, match="connection lost before END_OF_STREAM"):
+        iterator = iter(client)
+        got.append(next(iterator).batch_id)
+        with pytest.raises(SamplingError) as err:
+            next(iterator)
+        got.extend(m.batch_id for m in iterator)
+    assert err.value.server_text == "Traceback: boom" and err.value.batch_id == 1 and err.value.epoch == 0
+    assert "boom" in str(err.value)
+    assert got == [0, 2]
+
+
+def test_a_telemetry_line_every_n_messages(servers, caplog):
+    server = servers(batches(0, 6))
+    with caplog.at_level("INFO", logger="fanout_client.channel"):
+        with ChannelClient(endpoints=[server.address], connect_timeout=10, log_every=3) as client:
             list(client)
+    lines = [r.getMessage() for r in caplog.records if "messages received" in r.getMessage()]
+    assert len(lines) == 2
+    assert lines[0].startswith("channel: 3 messages received") and "waited" in lines[0] and "queue depth" in lines[0]
 
 
 def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
@@ -135,7 +223,7 @@ def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
         conn, _ = listener.accept()
         with conn:
             read_frame(conn)  # HELLO
-            send_frame(conn, WELCOME, struct.pack("<HII", 1, 0, 1))
+            send_frame(conn, WELCOME, struct.pack("<HIIQB", 2, 0, 1, 7, 0))
             heard.append(read_frame(conn))  # FETCH
             conn.sendall(struct.pack("<I", 1 << 30))
             heard.append(read_frame(conn))  # ERROR
@@ -148,7 +236,7 @@ def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
             list(client)
     thread.join(5)
     listener.close()
-    assert heard[0] == (FETCH, struct.pack("<I", 4))
+    assert heard[0] == (FETCH, struct.pack("<IQ", 4, 0))
     assert heard[1][0] == ERROR and b"exceeds the 1048576-byte limit" in heard[1][1]
 
 

@@ -51,6 +51,10 @@ public final class FanoutJobConfig {
     public final String checkpointDir;
     /** Cap on seed batches per second over the whole job; 0 for none. */
     public final int maxBatchesPerSecond;
+    /** What the sampler does when sampling a batch throws. */
+    public final OnSamplingError onSamplingError;
+    /** Batch keys ({@code SeedBatch.key()}) whose sampling fails on purpose (tests); empty normally. */
+    public final long[] injectedSamplingErrors;
     /** The whole configuration, including channel options and raw Flink settings. */
     public final Configuration configuration;
 
@@ -128,6 +132,35 @@ public final class FanoutJobConfig {
         }
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
+        this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
+        this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
+    }
+
+    /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */
+    private static long[] parseBatchKeys(String value) {
+        if (value == null || value.isBlank()) {
+            return new long[0];
+        }
+        String[] parts = value.split(",");
+        long[] keys = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String[] eb = parts[i].trim().split(":");
+            try {
+                if (eb.length != 2) {
+                    throw new NumberFormatException("not epoch:batch");
+                }
+                int epoch = Integer.parseInt(eb[0].trim());
+                int batch = Integer.parseInt(eb[1].trim());
+                if (epoch < 0 || batch < 0) {
+                    throw new NumberFormatException("negative");
+                }
+                keys[i] = ((long) epoch << 32) | batch;
+            } catch (NumberFormatException e) {
+                throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.INJECT_SAMPLING_ERRORS)
+                        + ": '" + parts[i].trim() + "' is not epoch:batch with non-negative integers");
+            }
+        }
+        return keys;
     }
 
     /** Reads and validates every job option of conf. */

@@ -144,10 +144,21 @@ public final class FanoutOptions {
                     + " pace a feed to its trainers or leave CPU and disk to other jobs. 0: no cap (as fast as the"
                     + " samplers and sinks go).");
 
+    public static final ConfigOption<OnSamplingError> ON_SAMPLING_ERROR = ConfigOptions.key("fanout.on-sampling-error")
+            .enumType(OnSamplingError.class)
+            .defaultValue(OnSamplingError.MESSAGE)
+            .withDescription("When sampling a batch throws: message (send the trainer a message with #SAMPLING_ERROR,"
+                    + " the traceback, for that batch; the job goes on) or fail (fail the job).");
+
+    public static final ConfigOption<String> INJECT_SAMPLING_ERRORS = ConfigOptions.key("fanout.inject-sampling-errors")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("For tests: batches whose sampling throws on purpose, as epoch:batch pairs, e.g. 0:3,1:0.");
+
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
                 ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
-                MAX_BATCHES_PER_SECOND);
+                MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

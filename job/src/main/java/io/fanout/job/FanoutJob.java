@@ -14,6 +14,7 @@ import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
+import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.SharedGraphs;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -116,7 +116,7 @@ public final class FanoutJob {
         }
 
         DataStream<SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), WatermarkStrategy.noWatermarks(), "seed-batches")
+                .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
                 .uid("seed-batches");
         DataStream<EncodedSample> samples = batches
                 .keyBy(new BatchKey(), Types.LONG)
@@ -143,6 +143,11 @@ public final class FanoutJob {
 
     /** The keyed sampling operator of the configured sampler. */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config) {
+        return samplerFor(config).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
+                config.injectedSamplingErrors);
+    }
+
+    private static GraphSamplingFunction samplerFor(FanoutJobConfig config) {
         String graph = config.graph.toAbsolutePath().toString();
         switch (config.sampler) {
             case PPR:

@@ -1,5 +1,11 @@
 package io.fanout.flink.operator;
 
+import io.fanout.connectors.message.SamplingErrors;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
@@ -23,19 +29,65 @@ import org.apache.flink.util.Collector;
  * <p>The graph comes from the JVM-wide {@link SharedGraphs} cache (loaded once per TaskManager, shared by
  * every subtask). A message depends only on the batch and the options, so parallelism, arrival order and
  * restarts do not change it.
+ *
+ * <p>When sampling a batch throws, the default is to emit a {@code #SAMPLING_ERROR} message for it
+ * (GiGL's behaviour: the trainer gets the traceback instead of waiting forever); with
+ * {@link #onSamplingError onSamplingError(true, ...)} the job fails instead.
  */
 public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, EncodedSample> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(GraphSamplingFunction.class);
 
     private final String graphPath;
     private final EdgeDirection direction;
 
+    private boolean failOnSamplingError;
+    private long[] injectedErrors = new long[0];
+
+    /** True while {@link #emit} hands a message downstream: failures there are not sampling errors. */
+    private transient boolean emitting;
     private transient SharedGraphs.Lease graph;
     private transient SamplingCounters counters;
 
     protected GraphSamplingFunction(String graphPath, EdgeDirection direction) {
         this.graphPath = graphPath;
         this.direction = direction;
+    }
+
+    /**
+     * Sampling errors fail the job ({@code fail}) or become {@code #SAMPLING_ERROR} messages;
+     * {@code injectedErrors} are batch keys ({@link SeedBatch#key()}) whose sampling throws on purpose (tests).
+     */
+    public GraphSamplingFunction onSamplingError(boolean fail, long[] injectedErrors) {
+        this.failOnSamplingError = fail;
+        this.injectedErrors = injectedErrors == null ? new long[0] : injectedErrors.clone();
+        return this;
+    }
+
+    /** Samples one batch and emits its message (through {@link #emit}). */
+    protected abstract void sample(SeedBatch batch, Collector<EncodedSample> out);
+
+    @Override
+    public final void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
+        try {
+            for (long key : injectedErrors) {
+                if (key == batch.key()) {
+                    throw new IllegalStateException("injected sampling error (option fanout.inject-sampling-errors) for epoch "
+                            + batch.epoch + " batch " + batch.batchId);
+                }
+            }
+            sample(batch, out);
+        } catch (RuntimeException e) {
+            if (failOnSamplingError || emitting) {
+                emitting = false;
+                throw e;
+            }
+            LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
+            StringWriter trace = new StringWriter();
+            e.printStackTrace(new PrintWriter(trace));
+            out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches,
+                    SamplingErrors.encode(batch.epoch, batch.batchId, batch.numBatches, trace.toString())));
+        }
     }
 
     /** Creates the subtask's sampler over the shared graph (called once, from open). */
@@ -62,7 +114,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             Collector<EncodedSample> out) {
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
+        emitting = true;
         out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload));
+        emitting = false;
     }
 
     @Override

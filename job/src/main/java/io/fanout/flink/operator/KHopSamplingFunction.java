@@ -40,14 +40,14 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    public void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
+    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
         emit(batch, toMessage(batch, sub), sub.numNodes(), sub.numEdges(), out);
     }
 
     /** The GLT SampleMessage keys of a homogeneous k-hop sample, plus Fanout's batch metadata. */
-    static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
+    public static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
         return withBatchMetadata(new SampleMessage()
                 .put(MessageKeys.IDS, Tensor.ofInt64Prefix(sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))

@@ -46,7 +46,7 @@ public class PprSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    public void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
+    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         PprSample sample = sampler.sample(batch.seeds);
         emit(batch, toMessage(batch, sample), sample.numNodes(), sample.numEdges(), out);
     }

@@ -25,7 +25,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * The bounded source of seed batches: every batch of every epoch of a {@link BatchPlan}, exactly
  * once, epochs handed out in order, spread over the parallel readers, resumable from a checkpoint.
  *
- * <p>Use with {@code env.fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seeds")}.
+ * <p>Use with {@code env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")} so
+ * downstream operators learn when an epoch is complete (or {@code WatermarkStrategy.noWatermarks()}).
  */
 public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, SeedBatchEnumeratorState>,
         ResultTypeQueryable<SeedBatch> {

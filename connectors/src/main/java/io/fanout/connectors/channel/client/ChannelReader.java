@@ -7,6 +7,7 @@ import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.SamplingErrors;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -17,26 +18,41 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md), found through the
- * registry directory or given as host:port addresses: a blocking iterator that ends when every
- * endpoint sent END_OF_STREAM (or is {@code finished} in the registry).
+ * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v2), found
+ * through the registry directory or given as host:port addresses.
+ *
+ * <p>Two ways to read, not to be mixed: as a flat {@link Iterator} of every message in arrival order
+ * (ends when every endpoint sent END_OF_STREAM), or epoch by epoch with {@link #nextEpoch()} (an
+ * epoch ends once every endpoint said END_OF_EPOCH for it; messages of later epochs that arrive
+ * early are parked until their epoch). Either way each (epoch, batch id) is handed out once: copies
+ * re-sent after a reconnect or a job restart are dropped.
  *
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
- * up front and one more whenever {@link #next()} hands out one of its messages, so at most
- * {@code prefetch} messages per endpoint wait in this reader. Failures (an endpoint that does not
- * answer within the connect timeout, an ERROR frame, a connection lost before END_OF_STREAM) are
- * thrown from {@link #hasNext()} as {@link UncheckedIOException}. Not thread-safe: one consumer thread.
+ * up front and one more per message taken, and every message handed out is acknowledged, so the
+ * endpoint can forget it. A lost connection is re-established (re-reading the registry, where a
+ * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
+ * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an
+ * endpoint that does not answer within the connect timeout (naming every such endpoint), an ERROR
+ * frame (with the server's text), a connection that cannot be re-established. A sampling error
+ * message is thrown as {@link SamplingErrorException}; reading may go on after it. Not thread-safe:
+ * one consumer thread.
  */
 public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelReader.class);
@@ -47,10 +63,13 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      *
      * @param prefetch credits granted to each endpoint up front (at least 1)
      * @param connectTimeout how long to wait for registry files and for endpoints to answer
-     * @param token access token sent in HELLO (may be empty)
+     * @param token access token sent in HELLO; empty = the token of the registry files
      * @param maxFrameBytes largest accepted frame
+     * @param reconnectTimeout how long to try re-establishing a lost connection
+     * @param logEvery a telemetry log line every this many messages (0 = never)
      */
-    public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes) {
+    public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes, Duration reconnectTimeout,
+            int logEvery) {
         public Options {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -58,31 +77,66 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero()) {
                 throw new IllegalArgumentException("connect timeout must be positive, got " + connectTimeout);
             }
+            if (reconnectTimeout == null || reconnectTimeout.isNegative()) {
+                throw new IllegalArgumentException("reconnect timeout must be zero or positive, got " + reconnectTimeout);
+            }
             token = token == null ? "" : token;
             if (maxFrameBytes < 64) {
                 throw new IllegalArgumentException("maxFrameBytes must be at least 64, got " + maxFrameBytes);
             }
+            if (logEvery < 0) {
+                throw new IllegalArgumentException("logEvery must be 0 or positive, got " + logEvery);
+            }
         }
 
-        /** prefetch 4, connect timeout 60 s, no token, 256 MiB frames. */
+        /** prefetch 4, connect timeout 60 s, token from the registry, 256 MiB frames, reconnect 60 s, log every 1000. */
         public static Options defaults() {
-            return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES);
+            return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000);
         }
 
         public Options withPrefetch(int n) {
-            return new Options(n, connectTimeout, token, maxFrameBytes);
+            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(prefetch, d, token, maxFrameBytes);
+            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery);
         }
 
         public Options withToken(String t) {
-            return new Options(prefetch, connectTimeout, t, maxFrameBytes);
+            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery);
         }
 
         public Options withMaxFrameBytes(int n) {
-            return new Options(prefetch, connectTimeout, token, n);
+            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery);
+        }
+
+        public Options withReconnectTimeout(Duration d) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery);
+        }
+
+        public Options withLogEvery(int n) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n);
+        }
+    }
+
+    /** A message whose sampling failed on the server: carries the batch key and the server's traceback. */
+    public static final class SamplingErrorException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final int epoch;
+        private final int batchId;
+
+        public SamplingErrorException(int epoch, int batchId, String text) {
+            super("sampling failed for epoch " + epoch + " batch " + batchId + ": " + text);
+            this.epoch = epoch;
+            this.batchId = batchId;
+        }
+
+        public int epoch() {
+            return epoch;
+        }
+
+        public int batchId() {
+            return batchId;
         }
     }
 
@@ -91,13 +145,25 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private final long deadlineNanos;
     private final List<Connection> connections = new ArrayList<>();
     private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-    private int done;
+    /** Items of later epochs that arrived while reading an epoch, by epoch. */
+    private final TreeMap<Integer, ArrayDeque<Event.Item>> parked = new TreeMap<>();
+    /** (batch ids) handed out per epoch still open; epochs every endpoint ended are pruned. */
+    private final Map<Integer, Set<Integer>> seen = new HashMap<>();
+    /** Every epoch up to this one is over at every endpoint: anything of it arriving now is a copy. */
+    private int closedEpoch = -1;
     private Event.Item peeked;
     private long received;
+    private long duplicates;
+    private long waitNanos;
     private volatile boolean closed;
+    private Epoch currentEpoch;
 
-    private sealed interface Event permits Event.Item, Event.Done, Event.Failed {
-        record Item(Connection from, EncodedSample sample) implements Event {}
+    private sealed interface Event permits Event.Item, Event.EpochEnd, Event.Done, Event.Failed {
+        /** {@code credited}: parked, its credit granted and its ack sent when it was parked. */
+        record Item(Connection from, int generation, long session, long seq, EncodedSample sample, boolean credited)
+                implements Event {}
+
+        record EpochEnd(Connection from, int epoch) implements Event {}
 
         record Done(Connection from) implements Event {}
 
@@ -124,7 +190,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return r;
     }
 
-    /** Connects to the given endpoints (in index order); no registry. */
+    /** Connects to the given endpoints (in index order); no registry, so the token must be given. */
     public static ChannelReader fromEndpoints(List<InetSocketAddress> endpoints, Options options) {
         if (endpoints.isEmpty()) {
             throw new IllegalArgumentException("no channel endpoints given");
@@ -180,9 +246,14 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         }
     }
 
-    /** Messages handed out by {@link #next()} so far. */
+    /** Messages handed out so far (sampling errors included). */
     public long received() {
         return received;
+    }
+
+    /** Re-sent copies dropped so far. */
+    public long duplicates() {
+        return duplicates;
     }
 
     /** Number of endpoints this reader pulls from. */
@@ -190,37 +261,29 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return connections.size();
     }
 
+    // ---- flat iteration ----------------------------------------------------------------------
+
     /** Blocks until a message is available (true) or every endpoint is done (false). */
     @Override
     public boolean hasNext() {
         if (peeked != null) {
             return true;
         }
-        while (done < connections.size()) {
-            if (closed) {
-                throw new IllegalStateException("channel reader is closed");
+        while (!parked.isEmpty()) {
+            Event.Item item = parked.firstEntry().getValue().poll();
+            if (parked.firstEntry().getValue().isEmpty()) {
+                parked.pollFirstEntry();
             }
-            Event e;
-            try {
-                e = events.take();
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for channel messages", ex);
-            }
-            if (e instanceof Event.Item item) {
+            if (accept(item)) {
                 peeked = item;
                 return true;
-            } else if (e instanceof Event.Done) {
-                done++;
-            } else {
-                Event.Failed f = (Event.Failed) e;
-                String message = f.error().getMessage();
-                if (f.error() instanceof SocketTimeoutException) {
-                    message = "channel endpoints did not answer within " + options.connectTimeout() + ": " + connections.stream()
-                            .filter(c -> !c.welcomed).map(Connection::describe).collect(Collectors.joining(", "));
-                }
-                close();
-                throw new UncheckedIOException(message, f.error());
+            }
+        }
+        while (!allDone()) {
+            Event.Item item = take();
+            if (item != null && accept(item)) {
+                peeked = item;
+                return true;
             }
         }
         return false;
@@ -233,9 +296,224 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         }
         Event.Item item = peeked;
         peeked = null;
+        return handOut(item);
+    }
+
+    // ---- epoch iteration ---------------------------------------------------------------------
+
+    /** The messages of one epoch, in arrival order. */
+    public final class Epoch implements Iterator<EncodedSample> {
+        private final int epoch;
+        private Event.Item next;
+        private boolean over;
+
+        private Epoch(int epoch) {
+            this.epoch = epoch;
+        }
+
+        /** The epoch number. */
+        public int epoch() {
+            return epoch;
+        }
+
+        /** Blocks until a message of this epoch is available (true) or every endpoint ended it (false). */
+        @Override
+        public boolean hasNext() {
+            if (next != null) {
+                return true;
+            }
+            if (over) {
+                return false;
+            }
+            ArrayDeque<Event.Item> early = parked.get(epoch);
+            while (early != null && !early.isEmpty()) {
+                Event.Item item = early.poll();
+                if (accept(item)) {
+                    next = item;
+                    return true;
+                }
+            }
+            parked.remove(epoch);
+            while (!epochOver(epoch)) {
+                Event.Item item = take();
+                if (item == null || !accept(item)) {
+                    continue;
+                }
+                if (item.sample().epoch > epoch) {
+                    park(item);
+                    continue;
+                }
+                next = item;
+                return true;
+            }
+            over = true;
+            return false;
+        }
+
+        @Override
+        public EncodedSample next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException("epoch " + epoch + " is over");
+            }
+            Event.Item item = next;
+            next = null;
+            return handOut(item);
+        }
+    }
+
+    /**
+     * The next epoch to read (0 first), or null once every endpoint ended its stream and nothing is
+     * left. Messages of the previous epoch not yet taken are dropped (with a warning).
+     */
+    public Epoch nextEpoch() {
+        int number = 0;
+        if (currentEpoch != null) {
+            int left = 0;
+            while (currentEpoch.hasNext()) {
+                currentEpoch.next();
+                left++;
+            }
+            if (left > 0) {
+                LOG.warn("channel reader: skipped {} messages of epoch {} not taken before the next epoch", left, currentEpoch.epoch);
+            }
+            number = currentEpoch.epoch + 1;
+            if (allDone() && parked.isEmpty() && events.isEmpty()) {
+                return null;
+            }
+        }
+        currentEpoch = new Epoch(number);
+        return currentEpoch;
+    }
+
+    // ---- common ------------------------------------------------------------------------------
+
+    private boolean allDone() {
+        for (Connection c : connections) {
+            if (!c.done) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean epochOver(int epoch) {
+        for (Connection c : connections) {
+            if (!c.done && c.endedEpoch < epoch) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void park(Event.Item item) {
+        parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>())
+                .add(new Event.Item(item.from(), item.generation(), item.session(), item.seq(), item.sample(), true));
+        // A parked message must not hold back its endpoint (whose bound counts unacknowledged
+        // messages): it is acknowledged and gets a credit now; this reader keeps it for its epoch.
+        item.from().fetch(1, item.seq(), item.session());
+    }
+
+    /**
+     * Takes one event; returns an item, or null after handling a control event.
+     *
+     * @throws UncheckedIOException when an endpoint failed
+     */
+    private Event.Item take() {
+        if (closed) {
+            throw new IllegalStateException("channel reader is closed");
+        }
+        Event e;
+        long t0 = System.nanoTime();
+        try {
+            e = events.take();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for channel messages", ex);
+        } finally {
+            waitNanos += System.nanoTime() - t0;
+        }
+        if (e instanceof Event.Item item) {
+            return item;
+        }
+        if (e instanceof Event.EpochEnd end) {
+            Connection c = end.from();
+            if (end.epoch() > c.endedEpoch) {
+                c.endedEpoch = end.epoch();
+                updateClosedEpoch();
+            }
+        } else if (e instanceof Event.Done d) {
+            d.from().done = true;
+            updateClosedEpoch();
+        } else {
+            Event.Failed f = (Event.Failed) e;
+            String message = f.error().getMessage();
+            if (f.error() instanceof SocketTimeoutException) {
+                message = "channel endpoints did not answer within " + options.connectTimeout() + ": " + connections.stream()
+                        .filter(c -> !c.welcomed).map(Connection::describe).collect(Collectors.joining(", "));
+            }
+            close();
+            throw new UncheckedIOException(message, f.error());
+        }
+        return null;
+    }
+
+    private void updateClosedEpoch() {
+        int min = Integer.MAX_VALUE;
+        for (Connection c : connections) {
+            if (!c.done) {
+                min = Math.min(min, c.endedEpoch);
+            }
+        }
+        if (min == Integer.MAX_VALUE) {
+            return; // every endpoint is done: keep the de-dup sets for the remaining parked items
+        }
+        if (min > closedEpoch) {
+            int closed = min;
+            closedEpoch = closed;
+            seen.keySet().removeIf(epoch -> epoch <= closed);
+        }
+    }
+
+    /**
+     * Whether {@code item} is news: false for a message of a dropped connection (the endpoint sends
+     * it again) and for a copy of a message already handed out (acknowledged again, and dropped).
+     */
+    private boolean accept(Event.Item item) {
+        Connection c = item.from();
+        if (!item.credited() && item.generation() != c.generation) {
+            return false; // unacknowledged: the endpoint sends it again on the new connection
+        }
+        EncodedSample s = item.sample();
+        boolean copy = s.epoch <= closedEpoch || seen.getOrDefault(s.epoch, Set.of()).contains(s.batchId);
+        if (copy) {
+            duplicates++;
+            LOG.debug("channel reader: dropped a copy of epoch {} batch {} from {}", s.epoch, s.batchId, c.describe());
+            if (!item.credited()) {
+                c.fetch(1, item.seq(), item.session());
+            }
+            return false;
+        }
+        return true;
+    }
+
+    private EncodedSample handOut(Event.Item item) {
+        EncodedSample s = item.sample();
+        seen.computeIfAbsent(s.epoch, k -> new HashSet<>()).add(s.batchId);
         received++;
-        item.from().grant(1);
-        return item.sample();
+        // Acknowledge and ask for one more; a parked message got both when it was parked.
+        if (!item.credited()) {
+            item.from().fetch(1, item.seq(), item.session());
+        }
+        if (options.logEvery() > 0 && received % options.logEvery() == 0) {
+            int depth = events.size();
+            int park = parked.values().stream().mapToInt(ArrayDeque::size).sum();
+            LOG.info("channel reader: {} messages received ({} copies dropped), waited {} ms in total, queue depth {} (+{} parked)",
+                    received, duplicates, waitNanos / 1_000_000, depth, park);
+        }
+        if (SamplingErrors.isSamplingError(s.payload)) {
+            throw new SamplingErrorException(s.epoch, s.batchId, SamplingErrors.text(s.payload));
+        }
+        return s;
     }
 
     @Override
@@ -254,14 +532,22 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         }
     }
 
-    /** One endpoint: its socket and reading thread. */
+    /** One endpoint: its socket, session and reading thread. */
     private final class Connection {
         final int index;
         final Thread thread;
         volatile InetSocketAddress address;
         volatile boolean welcomed;
         volatile Socket socket;
+        /** Bumped on every reconnect: items of an older generation are dropped (the endpoint resends them). */
+        volatile int generation;
+        volatile long session = ChannelProtocol.NEW_SESSION;
+        /** Consumer-side view: END_OF_EPOCH received up to, END_OF_STREAM (or finished) seen. */
+        int endedEpoch = -1;
+        boolean done;
         FrameWriter writer;
+        FrameReader reader;
+        String token = options.token();
 
         Connection(int index, InetSocketAddress address) {
             this.index = index;
@@ -272,10 +558,6 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         String describe() {
             return "endpoint " + index + " (" + (address == null ? "no registry file" : address.getHostString() + ":" + address.getPort()) + ")";
-        }
-
-        private long remainingMillis() {
-            return (deadlineNanos - System.nanoTime()) / 1_000_000;
         }
 
         /** Registry state of this endpoint, or empty without registry / file. */
@@ -289,22 +571,48 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         void run() {
             try {
-                if (!connect()) {
+                if (!connect(deadlineNanos, true)) {
                     events.add(new Event.Done(this));
                     return;
                 }
-                stream();
+                while (true) {
+                    try {
+                        if (stream()) {
+                            return;
+                        }
+                    } catch (ServerError e) {
+                        throw e;
+                    } catch (IOException e) {
+                        if (closed) {
+                            return;
+                        }
+                        LOG.warn("channel {} connection lost ({}); reconnecting for up to {}", describe(), e.getMessage(),
+                                options.reconnectTimeout());
+                    }
+                    generation++;
+                    closeSocket();
+                    long deadline = System.nanoTime() + options.reconnectTimeout().toNanos();
+                    try {
+                        if (!connect(deadline, false)) {
+                            events.add(new Event.Done(this));
+                            return;
+                        }
+                    } catch (SocketTimeoutException e) {
+                        throw new IOException("channel " + describe() + ": connection lost and not re-established within "
+                                + options.reconnectTimeout());
+                    }
+                }
             } catch (IOException e) {
                 if (!closed) {
                     events.add(new Event.Failed(this, e));
                 }
             } finally {
-                close();
+                closeSocket();
             }
         }
 
         /** Connects and handshakes; false if the endpoint turned out finished. */
-        private boolean connect() throws IOException {
+        private boolean connect(long deadline, boolean first) throws IOException {
             while (true) {
                 if (registry != null) {
                     Optional<EndpointInfo> info = registered();
@@ -314,32 +622,38 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                             return false;
                         }
                         address = new InetSocketAddress(info.get().host(), info.get().port());
+                        if (options.token().isEmpty() && info.get().token() != null) {
+                            token = info.get().token();
+                        }
                     }
                 }
-                long remaining = remainingMillis();
+                long remaining = (deadline - System.nanoTime()) / 1_000_000;
                 if (remaining <= 0) {
-                    throw new SocketTimeoutException("channel " + describe() + " did not answer within " + options.connectTimeout());
+                    throw new SocketTimeoutException("channel " + describe() + " did not answer within "
+                            + (first ? options.connectTimeout() : options.reconnectTimeout()));
                 }
                 if (address != null) {
                     Socket s = new Socket();
                     try {
                         InetSocketAddress target = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
-                        s.connect(target, (int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
+                        s.connect(target, (int) Math.max(1, Math.min(remaining, 2_000)));
                         socket = s;
                         if (closed) {
                             return false;
                         }
-                        s.setSoTimeout((int) Math.max(1, Math.min(remainingMillis(), Integer.MAX_VALUE)));
-                        boolean ok = handshake(s);
+                        s.setSoTimeout((int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
+                        handshake(s);
                         s.setSoTimeout(0);
-                        return ok;
-                    } catch (ConnectException | SocketTimeoutException e) {
+                        return true;
+                    } catch (ConnectException | SocketTimeoutException | java.io.EOFException e) {
                         s.close();
                         // Refused: an endpoint that finished and closed is done, not an error.
                         if (finishedInRegistry()) {
                             LOG.info("channel {} refused the connection and is finished in the registry", describe());
                             return false;
                         }
+                    } catch (java.net.SocketException e) {
+                        s.close(); // reset while the endpoint restarts: try again
                     }
                 }
                 sleep();
@@ -349,51 +663,58 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             }
         }
 
-        private boolean handshake(Socket s) throws IOException {
+        private void handshake(Socket s) throws IOException {
             s.setTcpNoDelay(true);
             writer = new FrameWriter(new BufferedOutputStream(s.getOutputStream()));
             reader = new FrameReader(new BufferedInputStream(s.getInputStream(), 1 << 16), options.maxFrameBytes());
-            send(new Frame.Hello(ChannelProtocol.VERSION, options.token()));
+            send(new Frame.Hello(ChannelProtocol.VERSION, token, session));
             Frame f = reader.read();
             if (f instanceof Frame.Welcome w) {
                 if (w.version() != ChannelProtocol.VERSION) {
-                    throw new IOException("channel " + describe() + " speaks protocol version " + w.version() + ", this reader " + ChannelProtocol.VERSION);
+                    throw new ServerError("channel " + describe() + " speaks protocol version " + w.version() + ", this reader "
+                            + ChannelProtocol.VERSION);
                 }
+                boolean resumedWanted = session != ChannelProtocol.NEW_SESSION;
+                session = w.sessionId();
                 welcomed = true;
-                LOG.info("channel {} connected: endpoint {} of {}", describe(), w.endpointIndex(), w.numEndpoints());
-                send(new Frame.Fetch(options.prefetch()));
-                return true;
+                LOG.info("channel {} connected: endpoint {} of {}, session {}{}", describe(), w.endpointIndex(), w.numEndpoints(),
+                        Long.toHexString(session), resumedWanted ? (w.resumed() ? " resumed" : " (new: the old one is gone)") : "");
+                send(new Frame.Fetch(options.prefetch(), 0));
+                return;
             }
             if (f instanceof Frame.Error err) {
-                throw new IOException("channel " + describe() + " refused the handshake: " + err.text());
+                throw new ServerError("channel " + describe() + " refused the handshake: " + err.text());
             }
-            throw new IOException("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type()));
+            throw new ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type()));
         }
 
-        FrameReader reader;
-
-        private void stream() throws IOException {
+        /** Reads frames until END_OF_STREAM (true) or a lost connection (IOException). */
+        private boolean stream() throws IOException {
+            int gen = generation;
+            long sess = session;
             while (true) {
                 Frame f = reader.read();
                 if (f instanceof Frame.Message m) {
-                    events.add(new Event.Item(this, new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload())));
+                    events.add(new Event.Item(this, gen, sess, m.seq(),
+                            new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload()), false));
+                } else if (f instanceof Frame.EndOfEpoch e) {
+                    LOG.info("channel {} end of epoch {}", describe(), e.epoch());
+                    events.add(new Event.EpochEnd(this, e.epoch()));
                 } else if (f instanceof Frame.EndOfStream) {
                     LOG.info("channel {} sent END_OF_STREAM", describe());
                     events.add(new Event.Done(this));
-                    return;
-                } else if (f instanceof Frame.EndOfEpoch) {
-                    continue; // reserved in v1
+                    return true;
                 } else if (f instanceof Frame.Error err) {
-                    throw new IOException("channel " + describe() + " sent ERROR: " + err.text());
+                    throw new ServerError("channel " + describe() + " sent ERROR: " + err.text());
                 } else if (f == null) {
                     if (finishedInRegistry()) {
                         LOG.warn("channel {} closed without END_OF_STREAM but is finished in the registry", describe());
                         events.add(new Event.Done(this));
-                        return;
+                        return true;
                     }
                     throw new IOException("channel " + describe() + " closed the connection before END_OF_STREAM");
                 } else {
-                    throw new IOException("channel " + describe() + " sent an unexpected " + f.type() + " frame");
+                    throw new ServerError("channel " + describe() + " sent an unexpected " + f.type() + " frame");
                 }
             }
         }
@@ -402,18 +723,27 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             writer.write(f);
         }
 
-        /** One more credit after the consumer took a message; a closed connection ignores it. */
-        void grant(int n) {
+        /**
+         * Grants {@code credits} and acknowledges {@code seq} of session {@code sess}; an ack of an
+         * older session is not sent (that endpoint forgot it). A lost connection ignores it: the
+         * reading thread reconnects.
+         */
+        void fetch(int credits, long seq, long sess) {
+            long ack = sess == session ? seq : 0;
+            if (credits == 0 && ack == 0) {
+                return;
+            }
             try {
-                if (socket != null && !socket.isClosed() && !socket.isOutputShutdown()) {
-                    send(new Frame.Fetch(n));
+                Socket s = socket;
+                if (s != null && !s.isClosed() && !s.isOutputShutdown()) {
+                    send(new Frame.Fetch(credits, ack));
                 }
             } catch (IOException e) {
-                // The endpoint already closed (e.g. after END_OF_STREAM): credits no longer matter.
+                // The connection is gone: its reader thread notices and reconnects.
             }
         }
 
-        void close() {
+        private void closeSocket() {
             Socket s = socket;
             if (s != null) {
                 try {
@@ -422,6 +752,19 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                     // closing anyway
                 }
             }
+        }
+
+        void close() {
+            closeSocket();
+        }
+    }
+
+    /** The server refused or broke the protocol: no reconnect. */
+    private static final class ServerError extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ServerError(String message) {
+            super(message);
         }
     }
 }

@@ -4,12 +4,16 @@ package io.fanout.connectors.channel.protocol;
 public final class ChannelProtocol {
     private ChannelProtocol() {}
 
-    /** The protocol version this code speaks. */
-    public static final int VERSION = 1;
+    /** The protocol version this code speaks; version 1 peers are refused with ERROR. */
+    public static final int VERSION = 2;
     /** Default receive limit for one frame (length field value), 256 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 256 << 20;
-    /** Bytes of a MESSAGE frame before the blob: u32 length, u8 type, i32 epoch, batch_id, num_batches. */
-    public static final int MESSAGE_HEADER_BYTES = 4 + 1 + 12;
+    /** Bytes of a MESSAGE frame before the blob: u32 length, u8 type, u64 seq, i32 epoch, batch_id, num_batches. */
+    public static final int MESSAGE_HEADER_BYTES = 4 + 1 + 8 + 12;
+    /** Body bytes of a MESSAGE frame before the blob. */
+    public static final int MESSAGE_BODY_HEAD_BYTES = 8 + 12;
     /** Largest credit count a FETCH can carry (u32). */
     public static final long MAX_CREDITS = 0xffff_ffffL;
+    /** Session id a client sends in HELLO to start a new session. */
+    public static final long NEW_SESSION = 0L;
 }

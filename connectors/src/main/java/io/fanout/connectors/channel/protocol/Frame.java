@@ -8,8 +8,16 @@ public sealed interface Frame
 
     FrameType type();
 
-    /** Client's first frame: protocol version and an access token (may be empty). */
-    record Hello(int version, String token) implements Frame {
+    /**
+     * Client's first frame: protocol version, access token and the session to resume
+     * ({@link ChannelProtocol#NEW_SESSION} for a new one).
+     */
+    record Hello(int version, String token, long sessionId) implements Frame {
+        /** A HELLO starting a new session. */
+        public Hello(int version, String token) {
+            this(version, token, ChannelProtocol.NEW_SESSION);
+        }
+
         public Hello {
             if (version < 0 || version > 0xffff) {
                 throw new IllegalArgumentException("version " + version + " is not a u16");
@@ -23,16 +31,27 @@ public sealed interface Frame
         }
     }
 
-    /** Server's answer to HELLO: its version, endpoint index and the number of endpoints. */
-    record Welcome(int version, int endpointIndex, int numEndpoints) implements Frame {
+    /**
+     * Server's answer to HELLO: its version, endpoint index, number of endpoints, the session id the
+     * client resumes with after a lost connection, and whether the requested session was resumed.
+     */
+    record Welcome(int version, int endpointIndex, int numEndpoints, long sessionId, boolean resumed) implements Frame {
         @Override
         public FrameType type() {
             return FrameType.WELCOME;
         }
     }
 
-    /** The client can take {@code credits} more MESSAGE frames (u32). */
-    record Fetch(long credits) implements Frame {
+    /**
+     * The client can take {@code credits} more MESSAGE frames (u32) and has consumed the MESSAGE
+     * of its session with seq {@code ackedSeq} (0 = acknowledges nothing).
+     */
+    record Fetch(long credits, long ackedSeq) implements Frame {
+        /** Credits only, acknowledging nothing new. */
+        public Fetch(long credits) {
+            this(credits, 0L);
+        }
+
         public Fetch {
             if (credits < 0 || credits > ChannelProtocol.MAX_CREDITS) {
                 throw new IllegalArgumentException("credits " + credits + " is not a u32");
@@ -45,8 +64,8 @@ public sealed interface Frame
         }
     }
 
-    /** One sampled-subgraph message: its batch key and the safetensors blob. */
-    record Message(int epoch, int batchId, int numBatches, byte[] payload) implements Frame {
+    /** One sampled-subgraph message: its seq within the session, its batch key and the safetensors blob. */
+    record Message(long seq, int epoch, int batchId, int numBatches, byte[] payload) implements Frame {
         @Override
         public FrameType type() {
             return FrameType.MESSAGE;
@@ -54,7 +73,7 @@ public sealed interface Frame
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Message m && m.epoch == epoch && m.batchId == batchId && m.numBatches == numBatches
+            return o instanceof Message m && m.seq == seq && m.epoch == epoch && m.batchId == batchId && m.numBatches == numBatches
                     && Arrays.equals(m.payload, payload);
         }
 
@@ -65,11 +84,11 @@ public sealed interface Frame
 
         @Override
         public String toString() {
-            return "Message[epoch=" + epoch + ", batchId=" + batchId + ", numBatches=" + numBatches + ", bytes=" + payload.length + "]";
+            return "Message[seq=" + seq + ", epoch=" + epoch + ", batchId=" + batchId + ", numBatches=" + numBatches + ", bytes=" + payload.length + "]";
         }
     }
 
-    /** No more messages of {@code epoch} from this endpoint (reserved in v1). */
+    /** No more messages of {@code epoch} or any earlier epoch will come from this endpoint (cumulative). */
     record EndOfEpoch(int epoch) implements Frame {
         @Override
         public FrameType type() {

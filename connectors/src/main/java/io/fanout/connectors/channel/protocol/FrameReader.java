@@ -66,25 +66,33 @@ public final class FrameReader {
                 need(type, body, 4, false);
                 int version = Short.toUnsignedInt(b.getShort());
                 int tokenLength = Short.toUnsignedInt(b.getShort());
-                if (tokenLength != body.length - 4) {
-                    throw new ProtocolException("HELLO token length " + tokenLength + " but " + (body.length - 4) + " token bytes follow");
+                int rest = body.length - 4 - tokenLength;
+                // Version 1 HELLOs end after the token; version 2 adds the u64 session id.
+                if (rest != 0 && rest != 8) {
+                    throw new ProtocolException("HELLO token length " + tokenLength + " but " + (body.length - 4) + " bytes follow");
                 }
-                return new Frame.Hello(version, new String(body, 4, tokenLength, StandardCharsets.UTF_8));
+                String token = new String(body, 4, tokenLength, StandardCharsets.UTF_8);
+                if (rest == 0) {
+                    return new Frame.Hello(version, token);
+                }
+                b.position(4 + tokenLength);
+                return new Frame.Hello(version, token, b.getLong());
             }
             case WELCOME:
-                need(type, body, 10, true);
-                return new Frame.Welcome(Short.toUnsignedInt(b.getShort()), b.getInt(), b.getInt());
+                need(type, body, 19, true);
+                return new Frame.Welcome(Short.toUnsignedInt(b.getShort()), b.getInt(), b.getInt(), b.getLong(), b.get() != 0);
             case FETCH:
-                need(type, body, 4, true);
-                return new Frame.Fetch(Integer.toUnsignedLong(b.getInt()));
+                need(type, body, 12, true);
+                return new Frame.Fetch(Integer.toUnsignedLong(b.getInt()), b.getLong());
             case MESSAGE: {
-                need(type, body, 12, false);
+                need(type, body, ChannelProtocol.MESSAGE_BODY_HEAD_BYTES, false);
+                long seq = b.getLong();
                 int epoch = b.getInt();
                 int batchId = b.getInt();
                 int numBatches = b.getInt();
-                byte[] payload = new byte[body.length - 12];
+                byte[] payload = new byte[body.length - ChannelProtocol.MESSAGE_BODY_HEAD_BYTES];
                 b.get(payload);
-                return new Frame.Message(epoch, batchId, numBatches, payload);
+                return new Frame.Message(seq, epoch, batchId, numBatches, payload);
             }
             case END_OF_EPOCH:
                 need(type, body, 4, true);

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.protocol;
 
-/** The frame types of channel protocol version 1 (connectors/CHANNEL.md), by their wire code. */
+/** The frame types of channel protocol (connectors/CHANNEL.md), by their wire code. */
 public enum FrameType {
     HELLO(1),
     WELCOME(2),

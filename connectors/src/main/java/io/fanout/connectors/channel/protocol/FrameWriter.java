@@ -21,7 +21,7 @@ public final class FrameWriter {
     /** Writes one frame. */
     public void write(Frame frame) throws IOException {
         if (frame instanceof Frame.Message m) {
-            writeMessage(m.epoch(), m.batchId(), m.numBatches(), m.payload());
+            writeMessage(m.seq(), m.epoch(), m.batchId(), m.numBatches(), m.payload());
         } else {
             out.write(encode(frame));
             out.flush();
@@ -29,13 +29,13 @@ public final class FrameWriter {
     }
 
     /** Writes a MESSAGE frame without copying {@code payload}: the server's hot path. */
-    public void writeMessage(int epoch, int batchId, int numBatches, byte[] payload) throws IOException {
-        long length = 1L + 12 + payload.length;
+    public void writeMessage(long seq, int epoch, int batchId, int numBatches, byte[] payload) throws IOException {
+        long length = 1L + ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + payload.length;
         if (length > 0xffff_ffffL) {
             throw new IllegalArgumentException("message of " + payload.length + " bytes does not fit in one frame");
         }
         ByteBuffer.wrap(messageHeader).order(ByteOrder.LITTLE_ENDIAN).putInt((int) length).put((byte) FrameType.MESSAGE.code())
-                .putInt(epoch).putInt(batchId).putInt(numBatches);
+                .putLong(seq).putInt(epoch).putInt(batchId).putInt(numBatches);
         out.write(messageHeader);
         out.write(payload);
         out.flush();
@@ -60,20 +60,22 @@ public final class FrameWriter {
                 if (token.length > 0xffff) {
                     throw new IllegalArgumentException("token of " + token.length + " bytes is longer than 65535");
                 }
-                b = body(4 + token.length).putShort((short) h.version()).putShort((short) token.length).put(token);
+                b = body(4 + token.length + 8).putShort((short) h.version()).putShort((short) token.length).put(token)
+                        .putLong(h.sessionId());
                 break;
             }
             case WELCOME: {
                 Frame.Welcome w = (Frame.Welcome) frame;
-                b = body(10).putShort((short) w.version()).putInt(w.endpointIndex()).putInt(w.numEndpoints());
+                b = body(19).putShort((short) w.version()).putInt(w.endpointIndex()).putInt(w.numEndpoints())
+                        .putLong(w.sessionId()).put((byte) (w.resumed() ? 1 : 0));
                 break;
             }
             case FETCH:
-                b = body(4).putInt((int) ((Frame.Fetch) frame).credits());
+                b = body(12).putInt((int) ((Frame.Fetch) frame).credits()).putLong(((Frame.Fetch) frame).ackedSeq());
                 break;
             case MESSAGE: {
                 Frame.Message m = (Frame.Message) frame;
-                b = body(12 + m.payload().length).putInt(m.epoch()).putInt(m.batchId()).putInt(m.numBatches()).put(m.payload());
+                b = body(ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + m.payload().length).putLong(m.seq()).putInt(m.epoch()).putInt(m.batchId()).putInt(m.numBatches()).put(m.payload());
                 break;
             }
             case END_OF_EPOCH:

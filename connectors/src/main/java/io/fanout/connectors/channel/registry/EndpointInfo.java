@@ -16,10 +16,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param port TCP port
  * @param state serving or finished
  * @param jobId Flink job id of the writer, informational (may be null)
+ * @param token access token clients send in HELLO (may be null: then clients need it from elsewhere)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"version", "index", "num_endpoints", "host", "port", "state", "job_id"})
+@JsonPropertyOrder({"version", "index", "num_endpoints", "host", "port", "state", "job_id", "token"})
 public record EndpointInfo(
         @JsonProperty("version") int version,
         @JsonProperty("index") int index,
@@ -27,7 +28,8 @@ public record EndpointInfo(
         @JsonProperty("host") String host,
         @JsonProperty("port") int port,
         @JsonProperty("state") State state,
-        @JsonProperty("job_id") String jobId) {
+        @JsonProperty("job_id") String jobId,
+        @JsonProperty("token") String token) {
 
     /** Lifecycle of an endpoint as seen by clients. */
     public enum State {
@@ -41,7 +43,7 @@ public record EndpointInfo(
 
     /** The same endpoint in another state. */
     public EndpointInfo withState(State newState) {
-        return new EndpointInfo(version, index, numEndpoints, host, port, newState, jobId);
+        return new EndpointInfo(version, index, numEndpoints, host, port, newState, jobId, token);
     }
 
     /** {@code host:port}, for logs and errors. */

@@ -10,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +22,8 @@ import java.util.stream.Stream;
 
 /**
  * The channel's endpoint registry: a directory of {@code endpoint-<index>.json} files, each written
- * atomically (temp file + rename) so a reader never sees half a file.
+ * atomically (temp file + rename) so a reader never sees half a file. The files carry the access
+ * token, so the directory is owner-only (0700) and every file 0600.
  */
 public final class EndpointRegistry {
     private static final Pattern FILE = Pattern.compile("endpoint-(\\d+)\\.json");
@@ -40,12 +44,20 @@ public final class EndpointRegistry {
         return dir.resolve("endpoint-" + index + ".json");
     }
 
-    /** Writes (or replaces) the entry of {@code info.index()} atomically, creating the directory if needed. */
+    private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+
+    /**
+     * Writes (or replaces) the entry of {@code info.index()} atomically, creating the directory if
+     * needed; directory 0700, file 0600 (where the file system has POSIX permissions).
+     */
     public void write(EndpointInfo info) throws IOException {
         Files.createDirectories(dir);
+        ownerOnly(dir, OWNER_DIR);
         Path target = fileOf(info.index());
         Path tmp = Files.createTempFile(dir, ".endpoint-" + info.index() + "-", ".tmp");
         try {
+            ownerOnly(tmp, OWNER_FILE);
             Files.write(tmp, JSON.writeValueAsBytes(info));
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -54,6 +66,16 @@ public final class EndpointRegistry {
             }
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    private static void ownerOnly(Path p, Set<PosixFilePermission> perms) throws IOException {
+        try {
+            if (!Files.getPosixFilePermissions(p).equals(perms)) {
+                Files.setPosixFilePermissions(p, perms);
+            }
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system (e.g. Windows): nothing to tighten
         }
     }
 

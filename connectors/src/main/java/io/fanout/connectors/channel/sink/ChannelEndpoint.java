@@ -17,12 +17,20 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
+import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -31,13 +39,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One channel endpoint (connectors/CHANNEL.md), no Flink inside: a TCP server over a bounded
- * buffer of messages that pulling clients share.
+ * One channel endpoint (connectors/CHANNEL.md, protocol v2), no Flink inside: a TCP server over a
+ * bounded buffer of messages that pulling clients share.
  *
- * <p>Threads: one acceptor; per client one sender (handshake, then MESSAGE frames as credits and
- * messages allow) and one receiver (FETCH credits, protocol errors). Every thread is a daemon. A
- * buffered message goes to exactly one client: it leaves the buffer under the lock, and goes back to
- * the front if writing it to a client fails. {@link #put} blocks while the buffer is full.
+ * <p>Delivery: a buffered message goes to one client <em>session</em>, which keeps it as
+ * sent-but-unacknowledged until the client acknowledges it (FETCH carries a cumulative ack). A
+ * client that reconnects resumes its session and gets its unacknowledged messages again; a session
+ * whose client stays away longer than the session timeout hands them back to the buffer for other
+ * clients. Buffered plus unacknowledged messages are bounded by count and bytes: {@link #put}
+ * blocks while the bound is reached, which is the sink's back-pressure.
+ *
+ * <p>Epochs: {@link #advanceWatermark} says every message of epochs up to {@code e} has been put;
+ * once none of them is buffered or unacknowledged, every client gets END_OF_EPOCH(e) (cumulative).
+ * {@link #snapshot()} / the restoring constructor carry buffered and unacknowledged messages across
+ * a job restart.
+ *
+ * <p>Threads: one acceptor (also expires sessions); per connection one sender (handshake, then
+ * frames as credits allow) and one receiver (FETCH credits and acks). Every thread is a daemon.
  */
 public final class ChannelEndpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelEndpoint.class);
@@ -46,8 +64,22 @@ public final class ChannelEndpoint implements AutoCloseable {
     /** After ERROR: how long and how much unread input we discard so the peer sees ERROR, not a reset. */
     private static final int DISCARD_TIMEOUT_MS = 1_000;
     private static final long DISCARD_MAX_BYTES = 16 << 20;
-    /** Client-to-server frames are small (HELLO carries at most a 64 KiB token). */
-    private static final int MAX_INBOUND_FRAME_BYTES = 1 + 4 + 0xffff;
+    /** Client-to-server frames are small (HELLO carries at most a 64 KiB token and two u64). */
+    static final int MAX_INBOUND_FRAME_BYTES = 1 + 4 + 0xffff + 8;
+    /** How often the acceptor wakes to expire sessions of clients that left. */
+    private static final int EXPIRY_CHECK_MS = 100;
+
+    /** Receives delivery statistics (Flink metrics in {@link ChannelSinkWriter}); called outside the lock. */
+    public interface Listener {
+        /** A MESSAGE frame of {@code payloadBytes} was written to a client. */
+        void onSent(int payloadBytes);
+
+        /** A credit waited {@code nanos} for a message (the client's fetch latency as the server sees it). */
+        void onFetchLatency(long nanos);
+    }
+
+    /** What a checkpoint keeps: the completed-epoch watermark and every message not yet acknowledged. */
+    public record Snapshot(int watermarkEpoch, List<EncodedSample> messages) {}
 
     private final ChannelSinkOptions options;
     private final int index;
@@ -56,21 +88,33 @@ public final class ChannelEndpoint implements AutoCloseable {
     private final ServerSocket server;
     private final EndpointInfo info;
     private final String name;
+    private final byte[] token;
+    private volatile Listener listener;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when the buffer has room. */
+    /** Signalled when the bound has room. */
     private final Condition notFull = lock.newCondition();
-    /** Signalled on anything a sender or the drain waiter waits for: messages, credits, end, close. */
+    /** Signalled on anything a sender or the drain waiter waits for: messages, credits, acks, epochs, end, close. */
     private final Condition changed = lock.newCondition();
     private final ArrayDeque<EncodedSample> buffer = new ArrayDeque<>();
     private long bufferedBytes;
-    private int inFlight;
+    /** Messages and bytes sent but not acknowledged, over every session. */
+    private int unackedCount;
+    private long unackedBytes;
+    private long peakHeldBytes;
+    /** Messages not yet acknowledged (buffered or unacked) per epoch: the end-of-epoch bookkeeping. */
+    private final TreeMap<Integer, Integer> pendingPerEpoch = new TreeMap<>();
+    /** Every message of epochs up to this one has been put. */
+    private int watermarkEpoch = -1;
+    /** END_OF_EPOCH has been announced up to this epoch. */
+    private int endedEpoch = -1;
     private boolean endOfInput;
     private boolean drained;
     private boolean closed;
 
-    private final Set<ClientSession> sessions = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger clientIds = new AtomicInteger();
+    private final Map<Long, Session> sessions = new HashMap<>();
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicLong delivered = new AtomicLong();
     private final Thread acceptor;
 
@@ -82,13 +126,33 @@ public final class ChannelEndpoint implements AutoCloseable {
      * @param jobId written to the registry for information; may be null
      */
     public ChannelEndpoint(ChannelSinkOptions options, int index, int numEndpoints, String jobId) throws IOException {
+        this(options, index, numEndpoints, jobId, null);
+    }
+
+    /**
+     * As {@link #ChannelEndpoint(ChannelSinkOptions, int, int, String)}, first re-buffering what a
+     * checkpoint kept ({@code restored} may be null).
+     */
+    public ChannelEndpoint(ChannelSinkOptions options, int index, int numEndpoints, String jobId, Snapshot restored)
+            throws IOException {
         if (index < 0 || index >= numEndpoints) {
             throw new IllegalArgumentException("endpoint index " + index + " not in [0, " + numEndpoints + ")");
         }
         this.options = options;
         this.index = index;
         this.numEndpoints = numEndpoints;
+        this.token = options.token().getBytes(StandardCharsets.UTF_8);
         this.registry = new EndpointRegistry(Paths.get(options.registryDir()));
+        if (restored != null) {
+            watermarkEpoch = restored.watermarkEpoch();
+            for (EncodedSample s : restored.messages()) {
+                buffer.addLast(s);
+                bufferedBytes += s.payload.length;
+                pendingPerEpoch.merge(s.epoch, 1, Integer::sum);
+            }
+            peakHeldBytes = bufferedBytes;
+            updateEndedEpoch();
+        }
         int port = options.port() == 0 ? 0 : options.port() + index;
         if (port > 65535) {
             throw new IllegalArgumentException("option " + ChannelOptions.PORT.key() + " = " + options.port() + " plus endpoint index "
@@ -98,6 +162,7 @@ public final class ChannelEndpoint implements AutoCloseable {
         try {
             s.setReuseAddress(true);
             s.bind(new InetSocketAddress(options.bindHost(), port), 64);
+            s.setSoTimeout(EXPIRY_CHECK_MS);
         } catch (IOException e) {
             s.close();
             throw new IOException("channel endpoint " + index + " cannot listen on " + options.bindHost() + ":" + port
@@ -105,7 +170,7 @@ public final class ChannelEndpoint implements AutoCloseable {
         }
         this.server = s;
         this.info = new EndpointInfo(ChannelProtocol.VERSION, index, numEndpoints, advertisedHost(s), s.getLocalPort(),
-                EndpointInfo.State.SERVING, jobId);
+                EndpointInfo.State.SERVING, jobId, options.token());
         this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + ")";
         this.acceptor = new Thread(this::acceptLoop, "fanout-channel-" + index + "-acceptor");
         acceptor.setDaemon(true);
@@ -115,6 +180,9 @@ public final class ChannelEndpoint implements AutoCloseable {
         } catch (IOException e) {
             close();
             throw new IOException(name + " cannot write its registry file " + registry.fileOf(index) + ": " + e.getMessage(), e);
+        }
+        if (restored != null) {
+            LOG.info("{} restored {} messages and completed epochs up to {} from a checkpoint", name, buffer.size(), watermarkEpoch);
         }
         LOG.info("{} listening, registered in {}", name, registry.fileOf(index));
     }
@@ -131,9 +199,19 @@ public final class ChannelEndpoint implements AutoCloseable {
         }
     }
 
+    /** Sets who hears about sent messages and fetch latencies (or null). */
+    public void setListener(Listener listener) {
+        this.listener = listener;
+    }
+
     /** The registry entry of this endpoint (state as registered at start). */
     public EndpointInfo info() {
         return info;
+    }
+
+    /** True until the endpoint's server socket is closed. */
+    public boolean isListening() {
+        return !server.isClosed();
     }
 
     /** Where the server listens. */
@@ -141,7 +219,7 @@ public final class ChannelEndpoint implements AutoCloseable {
         return new InetSocketAddress(info.host(), info.port());
     }
 
-    /** Messages waiting in the buffer. */
+    /** Messages waiting in the buffer (not yet sent). */
     public int buffered() {
         lock.lock();
         try {
@@ -161,40 +239,90 @@ public final class ChannelEndpoint implements AutoCloseable {
         }
     }
 
-    /** Messages written to clients so far. */
+    /** Messages held: buffered plus sent but unacknowledged (what the count bound limits). */
+    public int held() {
+        lock.lock();
+        try {
+            return buffer.size() + unackedCount;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes held: buffered plus sent but unacknowledged (what the byte bound limits). */
+    public long heldBytes() {
+        lock.lock();
+        try {
+            return bufferedBytes + unackedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The largest {@link #heldBytes()} seen so far. */
+    public long peakHeldBytes() {
+        lock.lock();
+        try {
+            return peakHeldBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The last epoch announced with END_OF_EPOCH (-1 if none). */
+    public int endedEpoch() {
+        lock.lock();
+        try {
+            return endedEpoch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** MESSAGE frames written to clients so far (a re-sent message counts again). */
     public long delivered() {
         return delivered.get();
     }
 
     /** Clients currently connected. */
     public int connectedClients() {
-        return sessions.size();
+        return connections.size();
     }
 
     /**
-     * Appends a message, blocking while the buffer is full (count or bytes). A message larger than
-     * the byte bound is accepted once the buffer is empty.
+     * Appends a message, blocking while the bound is reached (count or bytes of buffered plus
+     * unacknowledged messages). A message larger than the byte bound is accepted once nothing is held.
      *
      * @throws IllegalArgumentException if the message would exceed the frame limit
      * @throws IllegalStateException if the endpoint is closed or its input already ended
      */
     public void put(EncodedSample sample) throws InterruptedException {
-        long frame = 1L + 12 + sample.payload.length;
+        long frame = 1L + ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + sample.payload.length;
         if (frame > options.maxFrameBytes()) {
             throw new IllegalArgumentException("message epoch " + sample.epoch + " batch " + sample.batchId + " of " + sample.payload.length
                     + " bytes exceeds option " + ChannelOptions.MAX_FRAME_BYTES.key() + " = " + options.maxFrameBytes() + " bytes");
         }
         lock.lockInterruptibly();
         try {
-            while (!closed && !endOfInput
-                    && (buffer.size() >= options.capacity() || (!buffer.isEmpty() && bufferedBytes + sample.payload.length > options.bufferBytes()))) {
+            while (!closed && !endOfInput) {
+                int held = buffer.size() + unackedCount;
+                long heldBytes = bufferedBytes + unackedBytes;
+                if (held < options.capacity() && (held == 0 || heldBytes + sample.payload.length <= options.bufferBytes())) {
+                    break;
+                }
                 notFull.await();
             }
             if (closed || endOfInput) {
                 throw new IllegalStateException(name + " is " + (closed ? "closed" : "past its end of input"));
             }
+            if (sample.epoch <= watermarkEpoch) {
+                LOG.warn("{} got a message of epoch {} (batch {}) after the watermark said epochs up to {} were complete",
+                        name, sample.epoch, sample.batchId, watermarkEpoch);
+            }
             buffer.addLast(sample);
             bufferedBytes += sample.payload.length;
+            peakHeldBytes = Math.max(peakHeldBytes, bufferedBytes + unackedBytes);
+            pendingPerEpoch.merge(sample.epoch, 1, Integer::sum);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -202,7 +330,56 @@ public final class ChannelEndpoint implements AutoCloseable {
     }
 
     /**
-     * Ends the input: blocks until every buffered message was written to a client, then marks the
+     * Every message of epochs up to {@code epoch} has been put: once they are all acknowledged,
+     * clients get END_OF_EPOCH. Never moves backwards.
+     */
+    public void advanceWatermark(int epoch) {
+        lock.lock();
+        try {
+            if (epoch > watermarkEpoch) {
+                watermarkEpoch = epoch;
+                updateEndedEpoch();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Caller holds the lock. Announces END_OF_EPOCH when the completed epochs have nothing pending. */
+    private void updateEndedEpoch() {
+        int candidate = watermarkEpoch;
+        if (!pendingPerEpoch.isEmpty()) {
+            candidate = Math.min(candidate, pendingPerEpoch.firstKey() - 1);
+        }
+        if (candidate > endedEpoch) {
+            endedEpoch = candidate;
+            LOG.info("{} end of epoch {}: every message of it was delivered and acknowledged", name, candidate);
+            changed.signalAll();
+        }
+    }
+
+    /** The state a checkpoint keeps: unacknowledged messages (in session order), then the buffer. */
+    public Snapshot snapshot() {
+        lock.lock();
+        try {
+            List<EncodedSample> all = new ArrayList<>(buffer.size() + unackedCount);
+            for (Session s : sessions.values()) {
+                for (Sent p : s.resend) {
+                    all.add(p.sample);
+                }
+                for (Sent p : s.unacked) {
+                    all.add(p.sample);
+                }
+            }
+            all.addAll(buffer);
+            return new Snapshot(watermarkEpoch, all);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends the input: blocks until every message was delivered and acknowledged, then marks the
      * endpoint {@code finished} in the registry. Connected and late clients get END_OF_STREAM.
      */
     public void finishAndDrain() throws InterruptedException, IOException {
@@ -210,15 +387,16 @@ public final class ChannelEndpoint implements AutoCloseable {
         try {
             if (!endOfInput) {
                 endOfInput = true;
-                LOG.info("{} input ended with {} messages buffered; draining to {} clients", name, buffer.size(), sessions.size());
+                LOG.info("{} input ended with {} messages buffered and {} unacknowledged; draining to {} clients", name,
+                        buffer.size(), unackedCount, connections.size());
             }
             changed.signalAll();
             notFull.signalAll();
-            while (!closed && (!buffer.isEmpty() || inFlight > 0)) {
+            while (!closed && !allDelivered()) {
                 changed.await();
             }
             if (closed) {
-                throw new IllegalStateException(name + " was closed with " + buffer.size() + " messages undelivered");
+                throw new IllegalStateException(name + " was closed with " + (buffer.size() + unackedCount) + " messages undelivered");
             }
             drained = true;
         } finally {
@@ -228,10 +406,15 @@ public final class ChannelEndpoint implements AutoCloseable {
         LOG.info("{} end of stream: {} messages delivered, marked finished in {}", name, delivered.get(), registry.fileOf(index));
     }
 
+    /** Caller holds the lock. */
+    private boolean allDelivered() {
+        return endOfInput && buffer.isEmpty() && unackedCount == 0;
+    }
+
     /**
      * Closes the endpoint. After a completed {@link #finishAndDrain()} it first lingers (answering
      * late clients with END_OF_STREAM) for the configured time; otherwise (cancel, failure) it closes
-     * at once and undelivered messages are dropped.
+     * at once: undelivered messages survive only in the last checkpoint.
      */
     @Override
     public void close() {
@@ -257,9 +440,7 @@ public final class ChannelEndpoint implements AutoCloseable {
         lock.lock();
         try {
             closed = true;
-            dropped = buffer.size();
-            buffer.clear();
-            bufferedBytes = 0;
+            dropped = buffer.size() + unackedCount;
             changed.signalAll();
             notFull.signalAll();
         } finally {
@@ -270,17 +451,17 @@ public final class ChannelEndpoint implements AutoCloseable {
         } catch (IOException e) {
             LOG.warn("{} closing server socket: {}", name, e.toString());
         }
-        List<ClientSession> open = new ArrayList<>(sessions);
-        for (ClientSession c : open) {
+        List<Connection> open = new ArrayList<>(connections);
+        for (Connection c : open) {
             c.closeSocket();
         }
         join(acceptor);
-        for (ClientSession c : open) {
+        for (Connection c : open) {
             join(c.sender);
             join(c.receiver);
         }
         if (dropped > 0) {
-            LOG.warn("{} closed with {} undelivered messages", name, dropped);
+            LOG.warn("{} closed with {} undelivered or unacknowledged messages", name, dropped);
         } else {
             LOG.info("{} closed", name);
         }
@@ -310,6 +491,9 @@ public final class ChannelEndpoint implements AutoCloseable {
             Socket socket;
             try {
                 socket = server.accept();
+            } catch (SocketTimeoutException e) {
+                expireSessions();
+                continue;
             } catch (IOException e) {
                 if (!server.isClosed()) {
                     LOG.warn("{} accept failed: {}", name, e.toString());
@@ -320,10 +504,36 @@ public final class ChannelEndpoint implements AutoCloseable {
                 closeQuietly(socket);
                 break;
             }
-            ClientSession c = new ClientSession(socket, clientIds.incrementAndGet());
-            sessions.add(c);
+            Connection c = new Connection(socket, connectionIds.incrementAndGet());
+            connections.add(c);
             c.sender.start();
+            expireSessions();
         }
+    }
+
+    /** Hands the unacknowledged messages of sessions whose client stayed away too long back to the buffer. */
+    private void expireSessions() {
+        long now = System.nanoTime();
+        long timeout = options.sessionTimeout().toNanos();
+        lock.lock();
+        try {
+            for (Iterator<Session> it = sessions.values().iterator(); it.hasNext();) {
+                Session s = it.next();
+                if (s.connection == null && now - s.detachedAt >= timeout) {
+                    it.remove();
+                    int n = s.requeueAll();
+                    if (n > 0) {
+                        LOG.info("{}: session {} expired; {} unacknowledged messages go back to the buffer", name, hex(s.id), n);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static String hex(long id) {
+        return Long.toHexString(id);
     }
 
     private static void closeQuietly(Socket s) {
@@ -334,21 +544,96 @@ public final class ChannelEndpoint implements AutoCloseable {
         }
     }
 
-    /** One connected client: its socket, credits and two threads. */
-    private final class ClientSession {
+    /** A message sent in a session: its seq and the sample. */
+    private record Sent(long seq, EncodedSample sample) {}
+
+    /**
+     * A client's session: outlives its connection, so a client that reconnects (HELLO with the
+     * session id) gets its unacknowledged messages again. Guarded by the endpoint lock.
+     */
+    private final class Session {
+        final long id;
+        /** Sent, not yet acknowledged, in seq order. */
+        final ArrayDeque<Sent> unacked = new ArrayDeque<>();
+        /** Unacknowledged messages to send again after a resume, in seq order. */
+        final ArrayDeque<Sent> resend = new ArrayDeque<>();
+        long nextSeq = 1;
+        long credits;
+        /** When the oldest unused credit was granted (for the fetch latency), 0 if none. */
+        long creditSince;
+        Connection connection;
+        long detachedAt;
+        int toldEndedEpoch = -1;
+
+        Session(long id) {
+            this.id = id;
+        }
+
+        /** Drops the acknowledged message {@code seq}; false if the session does not hold it. */
+        boolean ack(long seq) {
+            if (seq == 0) {
+                return true;
+            }
+            boolean any = removeSeq(unacked, seq) || removeSeq(resend, seq);
+            if (any) {
+                notFull.signalAll();
+                updateEndedEpoch();
+                changed.signalAll();
+            }
+            return any;
+        }
+
+        private boolean removeSeq(ArrayDeque<Sent> q, long seq) {
+            for (Iterator<Sent> it = q.iterator(); it.hasNext();) {
+                Sent p = it.next();
+                if (p.seq == seq) {
+                    it.remove();
+                    release(p.sample);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void release(EncodedSample s) {
+            unackedCount--;
+            unackedBytes -= s.payload.length;
+            pendingPerEpoch.computeIfPresent(s.epoch, (k, v) -> v == 1 ? null : v - 1);
+        }
+
+        /** Everything unacknowledged back to the front of the buffer, in order; returns how many. */
+        int requeueAll() {
+            List<Sent> all = new ArrayList<>(resend);
+            all.addAll(unacked);
+            resend.clear();
+            unacked.clear();
+            for (int i = all.size() - 1; i >= 0; i--) {
+                EncodedSample s = all.get(i).sample;
+                buffer.addFirst(s);
+                bufferedBytes += s.payload.length;
+                unackedCount--;
+                unackedBytes -= s.payload.length;
+            }
+            changed.signalAll();
+            return all.size();
+        }
+    }
+
+    /** One TCP connection: its socket and two threads, attached to a session after the handshake. */
+    private final class Connection {
         final Socket socket;
         final int id;
         final String peer;
         final Thread sender;
         Thread receiver;
         /** Guarded by the endpoint lock. */
-        long credits;
+        Session session;
         /** Guarded by the endpoint lock. */
         boolean gone;
         FrameWriter writer;
         long sent;
 
-        ClientSession(Socket socket, int id) {
+        Connection(Socket socket, int id) {
             this.socket = socket;
             this.id = id;
             this.peer = "client " + id + " " + socket.getRemoteSocketAddress();
@@ -379,12 +664,18 @@ public final class ChannelEndpoint implements AutoCloseable {
                     return;
                 }
                 if (hello.version() != ChannelProtocol.VERSION) {
-                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks version " + ChannelProtocol.VERSION);
+                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks version " + ChannelProtocol.VERSION
+                            + " (connectors/CHANNEL.md): upgrade the client");
+                    return;
+                }
+                if (!MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8))) {
+                    fail("bad access token: use the token of this job's registry files (option " + ChannelOptions.TOKEN.key() + ")");
                     return;
                 }
                 socket.setSoTimeout(0);
-                send(new Frame.Welcome(ChannelProtocol.VERSION, index, numEndpoints));
-                LOG.info("{}: {} connected", name, peer);
+                boolean resumed = attach(hello);
+                send(new Frame.Welcome(ChannelProtocol.VERSION, index, numEndpoints, session.id, resumed));
+                LOG.info("{}: {} connected, session {}{}", name, peer, hex(session.id), resumed ? " resumed" : "");
                 receiver = new Thread(() -> receive(reader), "fanout-channel-" + index + "-client-" + id + "-in");
                 receiver.setDaemon(true);
                 receiver.start();
@@ -404,26 +695,88 @@ public final class ChannelEndpoint implements AutoCloseable {
             }
         }
 
-        /** Sends MESSAGE frames while credits and messages allow, then END_OF_STREAM. */
+        /** Joins the session the client asks to resume, or a new one; true if resumed. */
+        private boolean attach(Frame.Hello hello) {
+            lock.lock();
+            try {
+                Session s = hello.sessionId() == ChannelProtocol.NEW_SESSION ? null : sessions.get(hello.sessionId());
+                boolean resumed = s != null;
+                if (s == null) {
+                    long id;
+                    do {
+                        id = ThreadLocalRandom.current().nextLong();
+                    } while (id == ChannelProtocol.NEW_SESSION || sessions.containsKey(id));
+                    s = new Session(id);
+                    sessions.put(id, s);
+                } else {
+                    Connection old = s.connection;
+                    if (old != null) {
+                        // The client knows its old connection is dead before we do: drop it now.
+                        old.gone = true;
+                        old.session = null;
+                        closeQuietly(old.socket);
+                    }
+                    // Unacknowledged messages go again, first and in order (the client dropped the
+                    // copies it had not consumed and acknowledges again those it had); credits of the
+                    // old connection are void.
+                    List<Sent> again = new ArrayList<>(s.unacked);
+                    again.addAll(s.resend);
+                    again.sort((a, b) -> Long.compare(a.seq, b.seq));
+                    s.unacked.clear();
+                    s.resend.clear();
+                    s.resend.addAll(again);
+                    s.credits = 0;
+                    s.creditSince = 0;
+                    s.toldEndedEpoch = -1;
+                }
+                s.connection = this;
+                session = s;
+                changed.signalAll();
+                return resumed;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Sends END_OF_EPOCH, MESSAGE frames while credits and messages allow, then END_OF_STREAM. */
         private void serve() throws IOException, InterruptedException {
             while (true) {
-                EncodedSample msg;
+                Sent msg = null;
+                int epochEnd = -1;
+                boolean end = false;
+                long latency = -1;
                 lock.lock();
                 try {
                     while (true) {
                         if (closed || gone) {
                             return;
                         }
-                        if (credits > 0 && !buffer.isEmpty()) {
-                            msg = buffer.pollFirst();
-                            bufferedBytes -= msg.payload.length;
-                            credits--;
-                            inFlight++;
-                            notFull.signalAll();
+                        Session s = session;
+                        if (s.toldEndedEpoch < endedEpoch) {
+                            epochEnd = endedEpoch;
+                            s.toldEndedEpoch = endedEpoch;
                             break;
                         }
-                        if (endOfInput && buffer.isEmpty() && inFlight == 0) {
-                            msg = null;
+                        if (s.credits > 0 && !s.resend.isEmpty()) {
+                            msg = s.resend.pollFirst();
+                            s.unacked.addLast(msg);
+                        } else if (s.credits > 0 && !buffer.isEmpty()) {
+                            EncodedSample sample = buffer.pollFirst();
+                            bufferedBytes -= sample.payload.length;
+                            unackedCount++;
+                            unackedBytes += sample.payload.length;
+                            msg = new Sent(s.nextSeq++, sample);
+                            s.unacked.addLast(msg);
+                        }
+                        if (msg != null) {
+                            s.credits--;
+                            long now = System.nanoTime();
+                            latency = now - s.creditSince;
+                            s.creditSince = s.credits > 0 ? now : 0;
+                            break;
+                        }
+                        if (allDelivered()) {
+                            end = true;
                             break;
                         }
                         changed.await();
@@ -431,39 +784,34 @@ public final class ChannelEndpoint implements AutoCloseable {
                 } finally {
                     lock.unlock();
                 }
-                if (msg == null) {
+                if (epochEnd >= 0) {
+                    send(new Frame.EndOfEpoch(epochEnd));
+                    continue;
+                }
+                if (end) {
                     send(new Frame.EndOfStream());
                     LOG.info("{}: {} sent END_OF_STREAM after {} messages", name, peer, sent);
                     // Half-close: the client reads everything, then closes; the receiver sees its EOF.
                     socket.shutdownOutput();
                     return;
                 }
-                boolean ok = false;
-                try {
-                    synchronized (this) {
-                        writer.writeMessage(msg.epoch, msg.batchId, msg.numBatches, msg.payload);
-                    }
-                    ok = true;
-                    sent++;
-                    delivered.incrementAndGet();
-                } finally {
-                    lock.lock();
-                    try {
-                        inFlight--;
-                        if (!ok && !closed) {
-                            // The client cannot have the whole frame: hand the message to another client.
-                            buffer.addFirst(msg);
-                            bufferedBytes += msg.payload.length;
-                        }
-                        changed.signalAll();
-                    } finally {
-                        lock.unlock();
-                    }
+                EncodedSample m = msg.sample;
+                synchronized (this) {
+                    writer.writeMessage(msg.seq, m.epoch, m.batchId, m.numBatches, m.payload);
+                }
+                // A failed write leaves the message unacknowledged in the session: the client gets it
+                // again when it resumes, or another client once the session expires.
+                sent++;
+                delivered.incrementAndGet();
+                Listener l = listener;
+                if (l != null) {
+                    l.onSent(m.payload.length);
+                    l.onFetchLatency(latency);
                 }
             }
         }
 
-        /** Receiver thread: credits from FETCH frames until the client closes or breaks the protocol. */
+        /** Receiver thread: credits and acks from FETCH frames until the client closes or breaks the protocol. */
         private void receive(FrameReader reader) {
             try {
                 while (true) {
@@ -474,7 +822,20 @@ public final class ChannelEndpoint implements AutoCloseable {
                     if (f instanceof Frame.Fetch fetch) {
                         lock.lock();
                         try {
-                            credits = Math.min(credits + fetch.credits(), Long.MAX_VALUE / 2);
+                            Session s = session;
+                            if (s == null || gone) {
+                                break;
+                            }
+                            if (fetch.credits() > 0 && s.credits == 0) {
+                                s.creditSince = System.nanoTime();
+                            }
+                            s.credits = Math.min(s.credits + fetch.credits(), Long.MAX_VALUE / 2);
+                            if (fetch.ackedSeq() < 0 || fetch.ackedSeq() >= s.nextSeq) {
+                                throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
+                                        + " but only " + (s.nextSeq - 1) + " messages were sent in this session");
+                            }
+                            // An ack of a message no longer held (acknowledged twice) is harmless.
+                            s.ack(fetch.ackedSeq());
                             changed.signalAll();
                         } finally {
                             lock.unlock();
@@ -530,20 +891,35 @@ public final class ChannelEndpoint implements AutoCloseable {
             closeSocket();
         }
 
+        /** The connection is over: its session (if still ours) is detached and starts its expiry clock. */
         private void markGone() {
             lock.lock();
             try {
                 gone = true;
+                Session s = session;
+                if (s != null && s.connection == this) {
+                    s.connection = null;
+                    s.credits = 0;
+                    s.creditSince = 0;
+                    s.detachedAt = System.nanoTime();
+                    if (s.unacked.isEmpty() && s.resend.isEmpty()) {
+                        // Nothing to resume: forget the session at once.
+                        sessions.remove(s.id);
+                    } else if (options.sessionTimeout().isZero()) {
+                        sessions.remove(s.id);
+                        s.requeueAll();
+                    }
+                }
                 changed.signalAll();
             } finally {
                 lock.unlock();
             }
         }
 
-        /** Closes the connection; the session counts as connected until then. */
+        /** Closes the connection; it counts as connected until then. */
         void closeSocket() {
             closeQuietly(socket);
-            if (sessions.remove(this)) {
+            if (connections.remove(this)) {
                 LOG.info("{}: {} disconnected after {} messages", name, peer, sent);
             }
         }
@@ -552,9 +928,24 @@ public final class ChannelEndpoint implements AutoCloseable {
             // Once the receiver runs it owns the socket: it closes it when the client leaves (after
             // END_OF_STREAM) or after sending ERROR; close() of the endpoint closes it otherwise.
             if (receiver == null) {
+                markGone();
                 closeSocket();
             }
         }
+    }
+
+    /** Restored snapshots of several writers (after a rescale) as one: every message, the lowest watermark. */
+    public static Snapshot merge(Collection<Snapshot> parts) {
+        if (parts == null || parts.isEmpty()) {
+            return null;
+        }
+        int watermark = Integer.MAX_VALUE;
+        List<EncodedSample> all = new ArrayList<>();
+        for (Snapshot p : parts) {
+            watermark = Math.min(watermark, p.watermarkEpoch());
+            all.addAll(p.messages());
+        }
+        return new Snapshot(watermark, all);
     }
 
     @Override

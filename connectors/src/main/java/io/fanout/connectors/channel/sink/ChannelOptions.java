@@ -29,13 +29,14 @@ public final class ChannelOptions {
     public static final ConfigOption<Integer> CAPACITY = ConfigOptions.key("fanout.channel.capacity")
             .intType()
             .defaultValue(64)
-            .withDescription("Messages buffered per endpoint before the sink blocks (back-pressure).");
+            .withDescription("Messages held per endpoint (buffered plus sent but not yet acknowledged) before the sink "
+                    + "blocks (back-pressure).");
 
     public static final ConfigOption<MemorySize> BUFFER_BYTES = ConfigOptions.key("fanout.channel.buffer-bytes")
             .memoryType()
             .defaultValue(MemorySize.parse("256mb"))
-            .withDescription("Bytes of messages buffered per endpoint before the sink blocks; a single larger message "
-                    + "is still accepted into an empty buffer.");
+            .withDescription("Bytes of messages held per endpoint (buffered plus sent but not yet acknowledged) before "
+                    + "the sink blocks; a single larger message is still accepted into an empty buffer.");
 
     public static final ConfigOption<Duration> LINGER = ConfigOptions.key("fanout.channel.linger")
             .durationType()
@@ -48,8 +49,22 @@ public final class ChannelOptions {
             .defaultValue(MemorySize.parse("256mb"))
             .withDescription("Largest frame on the channel; a larger message fails the job with a clear error.");
 
+    public static final ConfigOption<String> TOKEN = ConfigOptions.key("fanout.channel.token")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Access token clients must send in HELLO. Default: a random token generated once when "
+                    + "the job is built (kept across restarts), written into the registry files, which are owner-only "
+                    + "(0600 files in a 0700 directory).");
+
+    public static final ConfigOption<Duration> SESSION_TIMEOUT = ConfigOptions.key("fanout.channel.session-timeout")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("How long an endpoint keeps the sent-but-unacknowledged messages of a disconnected client "
+                    + "for it to resume its session; after that they go back to the buffer for other clients.");
+
     /** Every channel option, in --help order. */
     public static java.util.List<ConfigOption<?>> all() {
-        return java.util.List.of(REGISTRY, BIND_HOST, PORT, CAPACITY, BUFFER_BYTES, LINGER, MAX_FRAME_BYTES);
+        return java.util.List.of(REGISTRY, BIND_HOST, PORT, CAPACITY, BUFFER_BYTES, LINGER, MAX_FRAME_BYTES, TOKEN,
+                SESSION_TIMEOUT);
     }
 }

@@ -2,16 +2,20 @@ package io.fanout.connectors.channel.sink;
 
 import io.fanout.connectors.message.EncodedSample;
 import java.io.IOException;
+import java.util.Collection;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Flink Sink V2 that serves sampled-subgraph messages to pulling trainers over the channel protocol
- * (connectors/CHANNEL.md): every subtask is one endpoint registered in the registry directory.
+ * (connectors/CHANNEL.md): every subtask is one endpoint registered in the registry directory. Its
+ * writer state keeps buffered and unacknowledged messages, so a restart from a checkpoint loses none.
  */
-public final class ChannelSink implements Sink<EncodedSample> {
+public final class ChannelSink implements Sink<EncodedSample>, SupportsWriterState<EncodedSample, ChannelEndpoint.Snapshot> {
     private static final long serialVersionUID = 1L;
 
     private final ChannelSinkOptions options;
@@ -25,11 +29,22 @@ public final class ChannelSink implements Sink<EncodedSample> {
     }
 
     @Override
-    public SinkWriter<EncodedSample> createWriter(WriterInitContext context) throws IOException {
+    public StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> createWriter(WriterInitContext context) throws IOException {
+        return restoreWriter(context, null);
+    }
+
+    @Override
+    public StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> restoreWriter(WriterInitContext context,
+            Collection<ChannelEndpoint.Snapshot> recoveredState) throws IOException {
         TaskInfo task = context.getTaskInfo();
         ChannelSinkWriter writer = new ChannelSinkWriter(options, task.getIndexOfThisSubtask(), task.getNumberOfParallelSubtasks(),
-                context.getJobInfo().getJobId().toString());
+                context.getJobInfo().getJobId().toString(), ChannelEndpoint.merge(recoveredState));
         writer.registerMetrics(context.metricGroup());
         return writer;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<ChannelEndpoint.Snapshot> getWriterStateSerializer() {
+        return ChannelWriterStateSerializer.INSTANCE;
     }
 }

@@ -2,15 +2,23 @@ package io.fanout.connectors.channel.sink;
 
 import io.fanout.connectors.message.EncodedSample;
 import java.io.IOException;
-import org.apache.flink.api.connector.sink2.SinkWriter;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
 /**
  * The writer of one {@link ChannelSink} subtask: a thin Flink adapter over one
- * {@link ChannelEndpoint}. {@code write} blocks while the endpoint's buffer is full (back-pressure);
- * {@code flush(true)} blocks until the buffer is delivered and marks the endpoint finished.
+ * {@link ChannelEndpoint}. {@code write} blocks while the endpoint is full (back-pressure);
+ * watermarks (the epoch as event time) tell the endpoint which epochs are complete; checkpoints
+ * keep buffered and unacknowledged messages; {@code flush(true)} blocks until everything is
+ * delivered and marks the endpoint finished.
  */
-public final class ChannelSinkWriter implements SinkWriter<EncodedSample> {
+public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> {
     private final ChannelEndpoint endpoint;
 
     /**
@@ -18,15 +26,45 @@ public final class ChannelSinkWriter implements SinkWriter<EncodedSample> {
      * Usable without Flink (tests, tools).
      */
     public ChannelSinkWriter(ChannelSinkOptions options, int index, int parallelism, String jobId) throws IOException {
-        this.endpoint = new ChannelEndpoint(options, index, parallelism, jobId);
+        this(options, index, parallelism, jobId, null);
     }
 
-    /** Publishes gauges: {@code channelQueueSize} (GLT's qsize), {@code channelQueueBytes}, {@code channelClients}, {@code channelDelivered}. */
-    void registerMetrics(MetricGroup group) {
-        group.gauge("channelQueueSize", endpoint::buffered);
-        group.gauge("channelQueueBytes", endpoint::bufferedBytes);
-        group.gauge("channelClients", endpoint::connectedClients);
-        group.gauge("channelDelivered", endpoint::delivered);
+    /** As above, re-buffering the messages of a restored checkpoint ({@code restored} may be null). */
+    public ChannelSinkWriter(ChannelSinkOptions options, int index, int parallelism, String jobId, ChannelEndpoint.Snapshot restored)
+            throws IOException {
+        this.endpoint = new ChannelEndpoint(options, index, parallelism, jobId, restored);
+    }
+
+    /**
+     * Publishes the endpoint's metrics in group {@code channel}: meters {@code messagesSent} and
+     * {@code bytesSent} (per second), gauges {@code queueDepth} / {@code queueBytes} (buffered plus
+     * unacknowledged), {@code connectedClients}, {@code endedEpoch}, and histogram
+     * {@code fetchLatencyMs} (how long a client's credit waited for a message).
+     */
+    void registerMetrics(MetricGroup parent) {
+        MetricGroup group = parent.addGroup("channel");
+        Counter messages = group.counter("messagesSentTotal");
+        Counter bytes = group.counter("bytesSentTotal");
+        group.meter("messagesSent", new MeterView(messages));
+        group.meter("bytesSent", new MeterView(bytes));
+        group.gauge("queueDepth", endpoint::held);
+        group.gauge("queueBytes", endpoint::heldBytes);
+        group.gauge("peakQueueBytes", endpoint::peakHeldBytes);
+        group.gauge("connectedClients", endpoint::connectedClients);
+        group.gauge("endedEpoch", endpoint::endedEpoch);
+        Histogram latency = group.histogram("fetchLatencyMs", new DescriptiveStatisticsHistogram(1024));
+        endpoint.setListener(new ChannelEndpoint.Listener() {
+            @Override
+            public void onSent(int payloadBytes) {
+                messages.inc();
+                bytes.inc(payloadBytes);
+            }
+
+            @Override
+            public void onFetchLatency(long nanos) {
+                latency.update(nanos / 1_000_000);
+            }
+        });
     }
 
     /** The endpoint this writer feeds. */
@@ -46,14 +84,32 @@ public final class ChannelSinkWriter implements SinkWriter<EncodedSample> {
     }
 
     /**
-     * Nothing to flush at a checkpoint (v1 gives no delivery guarantee for buffered messages); at end
-     * of input, blocks until every buffered message reached a client, then marks the endpoint finished.
+     * Event time is the epoch: watermark {@code w} means every message of epochs up to {@code w}
+     * has been written. The final {@code Long.MAX_VALUE} watermark is left to {@link #flush}(true),
+     * which ends the stream.
+     */
+    @Override
+    public void writeWatermark(Watermark watermark) {
+        long w = watermark.getTimestamp();
+        if (w >= 0 && w < Integer.MAX_VALUE) {
+            endpoint.advanceWatermark((int) w);
+        }
+    }
+
+    /**
+     * Nothing to flush at a checkpoint (the state keeps what is not acknowledged); at end of input,
+     * blocks until every message was delivered and acknowledged, then marks the endpoint finished.
      */
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         if (endOfInput) {
             endpoint.finishAndDrain();
         }
+    }
+
+    @Override
+    public List<ChannelEndpoint.Snapshot> snapshotState(long checkpointId) {
+        return List.of(endpoint.snapshot());
     }
 
     /** Lingers for late clients if the input ended and was delivered, then closes the server. */

@@ -48,8 +48,13 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
     private final List<String> inputs;
     private final long connectTimeoutMillis;
     private final int prefetch;
+    private final String token;
 
     private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch) {
+        this(mode, inputs, connectTimeoutMillis, prefetch, "");
+    }
+
+    private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch, String token) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("channel source: no " + (mode == Mode.FILES ? "files" : "endpoints") + " given");
         }
@@ -61,6 +66,7 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
         this.inputs = List.copyOf(inputs);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.prefetch = prefetch;
+        this.token = token == null ? "" : token;
     }
 
     /** Reads the {@code .samples} files given, or found under the directories given (hidden and in-progress files skipped). */
@@ -83,12 +89,22 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
 
     /** How long to wait for the registry to be complete and for endpoints to answer (default 60 s). */
     public ChannelSource withConnectTimeout(Duration timeout) {
-        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch);
+        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch, token);
     }
 
     /** Messages each endpoint may send ahead of consumption (default 4). */
     public ChannelSource withPrefetch(int n) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, n);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token);
+    }
+
+    /** The channel's access token (protocol v2); default: read from the registry files in registry mode. */
+    public ChannelSource withToken(String t) {
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t);
+    }
+
+    /** The access token given, or "" (then the registry's, in registry mode). */
+    public String token() {
+        return token;
     }
 
     public Mode mode() {

@@ -57,6 +57,19 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
     /** What an endpoint thread hands over: a message, its end, or its failure. */
     private record Item(Live from, EncodedSample sample, boolean end, RuntimeException error) {}
 
+    /** The access token for endpoint {@code index}: the source's, else the one in its registry file. */
+    private String token(int index) {
+        if (!source.token().isEmpty() || source.registryDir() == null) {
+            return source.token();
+        }
+        try {
+            return new io.fanout.connectors.channel.registry.EndpointRegistry(java.nio.file.Path.of(source.registryDir()))
+                    .read(index).map(i -> i.token() == null ? "" : i.token()).orElse("");
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
     /** One endpoint split being read: its keys (task thread only), reader and thread. */
     private final class Live {
         final ChannelSplit split;
@@ -74,7 +87,8 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
         void pull() {
             try {
                 ChannelReader r = ChannelReader.fromEndpoints(List.of(InetSocketAddress.createUnresolved(split.host(), split.port())),
-                        ChannelReader.Options.defaults().withPrefetch(source.prefetch()).withConnectTimeout(source.connectTimeout()));
+                        ChannelReader.Options.defaults().withPrefetch(source.prefetch()).withConnectTimeout(source.connectTimeout())
+                                .withToken(token(split.endpointIndex())));
                 reader = r;
                 if (closed) {
                     r.close();

@@ -94,7 +94,8 @@ class ChannelReaderTest {
         ChannelEndpoint e0 = new ChannelEndpoint(options(), 0, 1, null);
         CompletableFuture<Void> p = produce(e0, 0, 20);
         String list = e0.info().host() + ":" + e0.info().port();
-        try (ChannelReader r = ChannelReader.fromEndpoints(ChannelReader.parseEndpoints(list), ChannelReader.Options.defaults())) {
+        try (ChannelReader r = ChannelReader.fromEndpoints(ChannelReader.parseEndpoints(list),
+                ChannelReader.Options.defaults().withToken(e0.info().token()))) {
             assertThat(drain(r)).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 20).boxed().toList());
         }
         p.get(10, TimeUnit.SECONDS);
@@ -128,7 +129,7 @@ class ChannelReaderTest {
         try (ServerSocket s = new ServerSocket(0)) {
             deadPort = s.getLocalPort();
         }
-        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 1, "127.0.0.1", deadPort, EndpointInfo.State.FINISHED, null));
+        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 1, "127.0.0.1", deadPort, EndpointInfo.State.FINISHED, null, null));
         try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withConnectTimeout(Duration.ofSeconds(5)))) {
             assertThat(r.hasNext()).isFalse();
         }
@@ -141,7 +142,7 @@ class ChannelReaderTest {
             deadPort = s.getLocalPort();
         }
         // Endpoint 0 is registered but nobody listens; endpoint 1 never registers.
-        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 2, "127.0.0.1", deadPort, EndpointInfo.State.SERVING, null));
+        new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 2, "127.0.0.1", deadPort, EndpointInfo.State.SERVING, null, null));
         try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withConnectTimeout(Duration.ofSeconds(1)))) {
             assertThatThrownBy(r::hasNext).isInstanceOf(UncheckedIOException.class)
                     .hasMessageContaining("did not answer within PT1S")
@@ -155,6 +156,143 @@ class ChannelReaderTest {
         assertThatThrownBy(() -> ChannelReader.fromRegistry(registryDir.resolve("nothing"),
                 ChannelReader.Options.defaults().withConnectTimeout(Duration.ofMillis(200))))
                 .hasMessageContaining("no channel endpoint registered in").hasMessageContaining("nothing");
+    }
+
+    private ChannelSinkOptions.Builder endpointOptions() {
+        return ChannelSinkOptions.builder(registryDir.toString()).capacity(50).linger(Duration.ofMillis(100)).token("tok");
+    }
+
+    static EncodedSample sample(int epoch, int batchId) {
+        SampleMessage m = new SampleMessage().putInt64(MessageKeys.META_EPOCH, epoch).putInt64(MessageKeys.META_BATCH_ID, batchId);
+        return new EncodedSample(epoch, batchId, 10, SafetensorsCodec.encode(m));
+    }
+
+    @Test
+    void aReaderWhoseConnectionIsCutMidEpochReconnectsAndLosesNothing() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().sessionTimeout(Duration.ofSeconds(30)).build(), 0, 1, null);
+                CuttableProxy proxy = new CuttableProxy(e.address())) {
+            for (int i = 0; i < 30; i++) {
+                e.put(sample(0, i));
+            }
+            ChannelReader.Options opts = ChannelReader.Options.defaults().withPrefetch(4).withToken("tok")
+                    .withReconnectTimeout(Duration.ofSeconds(20));
+            List<Integer> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromEndpoints(List.of(proxy.address()), opts)) {
+                for (int i = 0; i < 10; i++) {
+                    got.add(r.next().batchId);
+                }
+                // 4 more sit in the reader's queue, unacknowledged, when the path is cut.
+                Thread.sleep(100);
+                proxy.cutAll();
+                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
+                    try {
+                        e.finishAndDrain();
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                });
+                while (r.hasNext()) {
+                    got.add(r.next().batchId);
+                }
+                end.get(20, TimeUnit.SECONDS);
+                assertThat(proxy.accepted).as("reconnected").isGreaterThanOrEqualTo(2);
+            }
+            assertThat(got).as("every batch exactly once, in order").containsExactlyElementsOf(
+                    java.util.stream.IntStream.range(0, 30).boxed().toList());
+        }
+    }
+
+    @Test
+    void epochsEndWhenEveryEndpointEndedThemIncludingAnEndpointWithNoData() throws Exception {
+        try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
+                ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
+            // a gets epoch 1 early (before b finished epoch 0); b gets nothing of epoch 1.
+            for (int i = 0; i < 5; i++) {
+                a.put(sample(0, i));
+            }
+            for (int i = 0; i < 5; i++) {
+                a.put(sample(1, i));
+            }
+            List<Integer> epochs = new ArrayList<>();
+            List<List<Integer>> perEpoch = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
+                ChannelReader.Epoch ep = r.nextEpoch();
+                assertThat(ep.epoch()).isZero();
+                List<Integer> first = new ArrayList<>();
+                for (int i = 0; i < 5; i++) {
+                    first.add(ep.next().batchId);
+                }
+                // b now delivers its share of epoch 0, then the watermark says epoch 0 is complete.
+                for (int i = 5; i < 10; i++) {
+                    b.put(sample(0, i));
+                }
+                a.advanceWatermark(0);
+                b.advanceWatermark(0);
+                while (ep.hasNext()) {
+                    first.add(ep.next().batchId);
+                }
+                epochs.add(0);
+                perEpoch.add(first);
+                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
+                    try {
+                        b.finishAndDrain(); // nothing of epoch 1: b is done at once
+                        a.finishAndDrain();
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                });
+                while ((ep = r.nextEpoch()) != null) {
+                    epochs.add(ep.epoch());
+                    List<Integer> ids = new ArrayList<>();
+                    while (ep.hasNext()) {
+                        EncodedSample s = ep.next();
+                        assertThat(s.epoch).isEqualTo(ep.epoch());
+                        ids.add(s.batchId);
+                    }
+                    perEpoch.add(ids);
+                }
+                end.get(20, TimeUnit.SECONDS);
+            }
+            assertThat(epochs).containsExactly(0, 1);
+            assertThat(perEpoch.get(0)).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+            assertThat(perEpoch.get(1)).containsExactly(0, 1, 2, 3, 4);
+        }
+    }
+
+    @Test
+    void aSamplingErrorMessageIsThrownWithTheServerTextAndReadingGoesOn() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null)) {
+            e.put(sample(0, 0));
+            e.put(new EncodedSample(0, 1, 10, io.fanout.connectors.message.SamplingErrors.encode(0, 1, 10,
+                    "java.lang.IllegalStateException: boom\n\tat Sampler.sample")));
+            e.put(sample(0, 2));
+            CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
+                try {
+                    e.finishAndDrain();
+                } catch (Exception ex) {
+                    throw new RuntimeException(ex);
+                }
+            });
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults())) {
+                assertThat(r.next().batchId).isZero();
+                assertThatThrownBy(r::next).isInstanceOfSatisfying(ChannelReader.SamplingErrorException.class, x -> {
+                    assertThat(x.epoch()).isZero();
+                    assertThat(x.batchId()).isEqualTo(1);
+                    assertThat(x).hasMessageContaining("boom").hasMessageContaining("epoch 0 batch 1");
+                });
+                assertThat(r.next().batchId).isEqualTo(2);
+                assertThat(r.hasNext()).isFalse();
+            }
+            end.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aWrongTokenFailsWithTheServerText() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null);
+                ChannelReader r = ChannelReader.fromEndpoints(List.of(e.address()), ChannelReader.Options.defaults().withToken("nope"))) {
+            assertThatThrownBy(r::hasNext).isInstanceOf(UncheckedIOException.class).hasMessageContaining("bad access token");
+        }
     }
 
     @Test

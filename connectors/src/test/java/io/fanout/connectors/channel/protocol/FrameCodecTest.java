@@ -21,12 +21,13 @@ class FrameCodecTest {
     @Test
     void everyFrameTypeRoundTripsThroughOneStream() throws IOException {
         List<Frame> frames = List.of(
-                new Frame.Hello(1, "sécret"),
-                new Frame.Hello(1, ""),
-                new Frame.Welcome(1, 3, 4),
-                new Frame.Fetch(ChannelProtocol.MAX_CREDITS),
-                new Frame.Message(2, 17, 40, new byte[] {1, 2, 3, 4, 5}),
-                new Frame.Message(-1, Integer.MAX_VALUE, 0, new byte[0]),
+                new Frame.Hello(2, "sécret", 0x1234_5678_9abc_def0L),
+                new Frame.Hello(2, ""),
+                new Frame.Welcome(2, 3, 4, -5L, true),
+                new Frame.Welcome(2, 0, 1, 7L, false),
+                new Frame.Fetch(ChannelProtocol.MAX_CREDITS, 99),
+                new Frame.Message(1, 2, 17, 40, new byte[] {1, 2, 3, 4, 5}),
+                new Frame.Message(Long.MAX_VALUE, -1, Integer.MAX_VALUE, 0, new byte[0]),
                 new Frame.EndOfEpoch(7),
                 new Frame.EndOfStream(),
                 new Frame.Error("bad version 9"));
@@ -44,15 +45,18 @@ class FrameCodecTest {
 
     @Test
     void wireLayoutMatchesTheSpec() {
-        // length 5 (type + u16 version + u16 token length), type 1, version 1, token length 0; little-endian.
-        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(1, "")))).isEqualTo("05000000" + "01" + "0100" + "0000");
-        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Welcome(1, 2, 3))))
-                .isEqualTo("0b000000" + "02" + "0100" + "02000000" + "03000000");
-        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(258)))).isEqualTo("05000000" + "03" + "02010000");
+        // length 15 (type + u16 version + u16 token length + token + u64 session), type 1; little-endian.
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(2, "ab", 1))))
+                .isEqualTo("0f000000" + "01" + "0200" + "0200" + "6162" + "0100000000000000");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Welcome(2, 2, 3, 9, true))))
+                .isEqualTo("14000000" + "02" + "0200" + "02000000" + "03000000" + "0900000000000000" + "01");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(258, 3))))
+                .isEqualTo("0d000000" + "03" + "02010000" + "0300000000000000");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfEpoch(4)))).isEqualTo("05000000" + "05" + "04000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfStream()))).isEqualTo("01000000" + "06");
-        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Message(1, 2, 3, new byte[] {(byte) 0xab}))))
-                .isEqualTo("0e000000" + "04" + "01000000" + "02000000" + "03000000" + "ab");
-        assertThat(FrameWriter.wireSize(new Frame.Message(0, 0, 0, new byte[100]))).isEqualTo(117);
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Message(5, 1, 2, 3, new byte[] {(byte) 0xab}))))
+                .isEqualTo("16000000" + "04" + "0500000000000000" + "01000000" + "02000000" + "03000000" + "ab");
+        assertThat(FrameWriter.wireSize(new Frame.Message(0, 0, 0, 0, new byte[100]))).isEqualTo(125);
     }
 
     @Test
@@ -60,8 +64,8 @@ class FrameCodecTest {
         byte[] payload = new byte[1000];
         Arrays.fill(payload, (byte) 7);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new FrameWriter(out).writeMessage(4, 5, 6, payload);
-        assertThat(out.toByteArray()).isEqualTo(FrameWriter.encode(new Frame.Message(4, 5, 6, payload)));
+        new FrameWriter(out).writeMessage(3, 4, 5, 6, payload);
+        assertThat(out.toByteArray()).isEqualTo(FrameWriter.encode(new Frame.Message(3, 4, 5, 6, payload)));
     }
 
     @Test
@@ -72,25 +76,25 @@ class FrameCodecTest {
         // An HTTP request is garbage: "GET " read as a length is ~542 MB.
         assertThatThrownBy(() -> reader("GET / HTTP/1.1\r\n\r\n".getBytes(), ChannelProtocol.DEFAULT_MAX_FRAME_BYTES).read())
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("exceeds the limit of 268435456 bytes");
-        byte[] exactlyAtLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[1024 - 13]));
+        byte[] exactlyAtLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, 0, new byte[1024 - 21]));
         assertThatThrownBy(() -> reader(exactlyAtLimit, 1023).read()).isInstanceOf(ProtocolException.class);
     }
 
     @Test
     void frameAtTheLimitIsAccepted() throws IOException {
-        byte[] atLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[1024 - 13]));
-        assertThat(((Frame.Message) reader(atLimit, 1024).read()).payload()).hasSize(1011);
+        byte[] atLimit = FrameWriter.encode(new Frame.Message(0, 0, 0, 0, new byte[1024 - 21]));
+        assertThat(((Frame.Message) reader(atLimit, 1024).read()).payload()).hasSize(1003);
     }
 
     @Test
     void truncatedFramesAreEofErrors() {
-        byte[] whole = FrameWriter.encode(new Frame.Message(1, 2, 3, new byte[10]));
+        byte[] whole = FrameWriter.encode(new Frame.Message(1, 1, 2, 3, new byte[10]));
         assertThatThrownBy(() -> reader(Arrays.copyOf(whole, 2), 1 << 20).read()).isInstanceOf(EOFException.class)
                 .hasMessageContaining("frame length");
         assertThatThrownBy(() -> reader(Arrays.copyOf(whole, 4), 1 << 20).read()).isInstanceOf(EOFException.class)
                 .hasMessageContaining("before the type");
         assertThatThrownBy(() -> reader(Arrays.copyOf(whole, whole.length - 1), 1 << 20).read()).isInstanceOf(EOFException.class)
-                .hasMessageContaining("MESSAGE frame body: got 21 of 22 bytes");
+                .hasMessageContaining("MESSAGE frame body: got 29 of 30 bytes");
     }
 
     @Test
@@ -100,11 +104,18 @@ class FrameCodecTest {
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0100000063"), 1024).read()).isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("unknown frame type 99");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("030000000301ff"), 1024).read()).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("FETCH body of 2 bytes, expected 4");
+                .hasMessageContaining("FETCH body of 2 bytes, expected 12");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("07000000" + "01" + "0100" + "0500" + "6162"), 1024).read())
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("HELLO token length 5 but 2 token bytes follow");
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("HELLO token length 5 but 2 bytes follow");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0500000004" + "01020304"), 1024).read())
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("MESSAGE body of 4 bytes, expected at least 12");
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("MESSAGE body of 4 bytes, expected at least 20");
+    }
+
+    @Test
+    void versionOneHelloIsStillReadSoTheServerCanRefuseIt() throws IOException {
+        // v1 layout: u16 version, u16 token length, token (no session id).
+        Frame f = reader(HexFormat.of().parseHex("07000000" + "01" + "0100" + "0200" + "6162"), 1024).read();
+        assertThat(f).isEqualTo(new Frame.Hello(1, "ab", ChannelProtocol.NEW_SESSION));
     }
 
     @Test

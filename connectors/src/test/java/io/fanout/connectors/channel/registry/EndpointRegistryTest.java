@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,10 +19,14 @@ class EndpointRegistryTest {
     @Test
     void writesTheSpecFileFormatAndReadsItBack() throws IOException {
         EndpointRegistry r = new EndpointRegistry(dir.resolve("reg"));
-        EndpointInfo info = new EndpointInfo(1, 0, 2, "127.0.0.1", 40215, EndpointInfo.State.SERVING, null);
+        EndpointInfo info = new EndpointInfo(2, 0, 2, "127.0.0.1", 40215, EndpointInfo.State.SERVING, null, "tok");
         r.write(info);
-        assertThat(Files.readString(dir.resolve("reg/endpoint-0.json")))
-                .isEqualTo("{\"version\":1,\"index\":0,\"num_endpoints\":2,\"host\":\"127.0.0.1\",\"port\":40215,\"state\":\"serving\"}");
+        assertThat(Files.readString(dir.resolve("reg/endpoint-0.json"))).isEqualTo("{\"version\":2,\"index\":0,\"num_endpoints\":2,"
+                + "\"host\":\"127.0.0.1\",\"port\":40215,\"state\":\"serving\",\"token\":\"tok\"}");
+        // The files hold the access token: owner-only.
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("reg")))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("reg/endpoint-0.json"))))
+                .isEqualTo("rw-------");
         assertThat(r.read(0)).contains(info);
         r.write(info.withState(EndpointInfo.State.FINISHED));
         assertThat(r.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
@@ -34,7 +39,7 @@ class EndpointRegistryTest {
     @Test
     void readAllSortsByIndexAndIgnoresUnknownFields() throws IOException {
         EndpointRegistry r = new EndpointRegistry(dir);
-        r.write(new EndpointInfo(1, 1, 2, "h", 2, EndpointInfo.State.SERVING, "job"));
+        r.write(new EndpointInfo(1, 1, 2, "h", 2, EndpointInfo.State.SERVING, "job", null));
         Files.writeString(dir.resolve("endpoint-0.json"),
                 "{\"version\":1,\"index\":0,\"num_endpoints\":2,\"host\":\"h\",\"port\":1,\"state\":\"finished\",\"future\":[1]}");
         Files.writeString(dir.resolve("notes.txt"), "ignored");

@@ -64,18 +64,34 @@ class ChannelSinkMiniClusterTest {
         env.fromData(samples).rebalance().sinkTo(new ChannelSink(options)).name("channel");
         JobClient job = env.executeAsync("channel-sink-it");
 
-        Map<String, Integer> seen = new HashMap<>();
-        try (ChannelReader reader = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(3))) {
-            assertThat(reader.numEndpoints()).isEqualTo(2);
-            while (reader.hasNext()) {
-                EncodedSample s = reader.next();
-                SampleMessage m = SafetensorsCodec.decode(s.payload);
-                assertThat(m.get(MessageKeys.META_EPOCH).asLongArray()).containsExactly(s.epoch);
-                assertThat(m.get(MessageKeys.META_BATCH_ID).asLongArray()).containsExactly(s.batchId);
-                assertThat(m.get(MessageKeys.IDS).asLongArray()).containsExactly(s.batchId, s.batchId + 1, s.batchId + 2);
-                seen.merge(s.epoch + "/" + s.batchId, 1, Integer::sum);
-            }
+        // Two trainers share the work of the two endpoints.
+        Map<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
+        List<java.util.concurrent.CompletableFuture<Integer>> trainers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            trainers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                int n = 0;
+                try (ChannelReader reader = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(3))) {
+                    assertThat(reader.numEndpoints()).isEqualTo(2);
+                    while (reader.hasNext()) {
+                        EncodedSample s = reader.next();
+                        SampleMessage m = SafetensorsCodec.decode(s.payload);
+                        assertThat(m.get(MessageKeys.META_EPOCH).asLongArray()).containsExactly(s.epoch);
+                        assertThat(m.get(MessageKeys.META_BATCH_ID).asLongArray()).containsExactly(s.batchId);
+                        assertThat(m.get(MessageKeys.IDS).asLongArray()).containsExactly(s.batchId, s.batchId + 1, s.batchId + 2);
+                        seen.merge(s.epoch + "/" + s.batchId, 1, Integer::sum);
+                        n++;
+                    }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return n;
+            }));
         }
+        int total = 0;
+        for (var t : trainers) {
+            total += t.get(90, TimeUnit.SECONDS);
+        }
+        assertThat(total).isEqualTo(epochs * batches);
         JobExecutionResult result = job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
         assertThat(result.getJobID()).isEqualTo(job.getJobID());
 

@@ -12,7 +12,6 @@ import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -54,7 +53,7 @@ class ChannelSinkWriterTest {
     }
 
     private ChannelSinkOptions.Builder options() {
-        return ChannelSinkOptions.builder(registryDir.toString()).linger(Duration.ZERO);
+        return ChannelSinkOptions.builder(registryDir.toString()).linger(Duration.ZERO).token(RawClient.TOKEN);
     }
 
     private RawClient client(ChannelSinkWriter w) throws IOException {
@@ -160,11 +159,14 @@ class ChannelSinkWriterTest {
                             assertThat(c.read()).as("connection closes after END_OF_STREAM").isNull();
                             return n;
                         }
+                        if (f instanceof Frame.EndOfEpoch) {
+                            continue;
+                        }
                         if (seen.put(batchIdOf(f), 1) != null) {
                             duplicates.incrementAndGet();
                         }
                         n++;
-                        c.send(new Frame.Fetch(1));
+                        c.send(new Frame.Fetch(1, ((Frame.Message) f).seq()));
                     }
                 } catch (IOException e) {
                     throw new RuntimeException(e);
@@ -201,13 +203,18 @@ class ChannelSinkWriterTest {
         });
         RawClient c = client(w);
         c.send(new Frame.Fetch(2));
-        batchIdOf(c.read());
-        batchIdOf(c.read());
+        Frame.Message m0 = c.message();
+        Frame.Message m1 = c.message();
         assertThat(c.readWithin(200)).isNull();
         assertThat(flush.isDone()).as("one message still buffered").isFalse();
         assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.SERVING);
-        c.send(new Frame.Fetch(5));
-        assertThat(batchIdOf(c.read())).isEqualTo(2);
+        c.send(new Frame.Fetch(5, m0.seq()));
+        c.send(new Frame.Fetch(0, m1.seq()));
+        Frame.Message m2 = c.message();
+        assertThat(batchIdOf(m2)).isEqualTo(2);
+        assertThat(c.readWithin(200)).as("no END_OF_STREAM while a message is unacknowledged").isNull();
+        assertThat(flush.isDone()).isFalse();
+        c.send(new Frame.Fetch(0, m2.seq()));
         assertThat(c.read()).isInstanceOf(Frame.EndOfStream.class);
         flush.get(10, TimeUnit.SECONDS);
         assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
@@ -231,7 +238,11 @@ class ChannelSinkWriterTest {
         assertThat(w.endpoint().buffered()).isEqualTo(2);
         RawClient c = client(w);
         c.send(new Frame.Fetch(1));
-        assertThat(batchIdOf(c.read())).isEqualTo(0);
+        Frame.Message m = c.message();
+        assertThat(batchIdOf(m)).isEqualTo(0);
+        Thread.sleep(200);
+        assertThat(producer.isAlive()).as("sent but unacknowledged still counts against the bound").isTrue();
+        c.send(new Frame.Fetch(0, m.seq()));
         producer.join(10_000);
         assertThat(producer.isAlive()).isFalse();
         assertThat(w.endpoint().buffered()).isEqualTo(2);
@@ -254,7 +265,9 @@ class ChannelSinkWriterTest {
         awaitBlocked(producer);
         RawClient c = client(w);
         c.send(new Frame.Fetch(1));
-        assertThat(((Frame.Message) c.read()).payload()).hasSize(big.payload.length);
+        Frame.Message m = c.message();
+        assertThat(m.payload()).hasSize(big.payload.length);
+        c.send(new Frame.Fetch(0, m.seq()));
         producer.join(10_000);
         assertThat(producer.isAlive()).isFalse();
         assertThat(w.endpoint().bufferedBytes()).isEqualTo(small.payload.length);
@@ -277,11 +290,17 @@ class ChannelSinkWriterTest {
         good.send(new Frame.Fetch(1));
         assertThat(batchIdOf(good.read())).isEqualTo(0);
 
-        try (RawClient v2 = new RawClient(w.endpoint().address())) {
-            v2.send(new Frame.Hello(2, ""));
-            assertThat(v2.read()).isInstanceOfSatisfying(Frame.Error.class,
-                    e -> assertThat(e.text()).contains("unsupported protocol version 2"));
-            assertThat(v2.read()).as("closed after ERROR").isNull();
+        try (RawClient v1 = new RawClient(w.endpoint().address())) {
+            v1.sendRaw(HexFormat.of().parseHex("05000000" + "01" + "0100" + "0000")); // a version 1 HELLO
+            assertThat(v1.read()).isInstanceOfSatisfying(Frame.Error.class,
+                    e -> assertThat(e.text()).contains("unsupported protocol version 1").contains("speaks version 2"));
+            assertThat(v1.read()).as("closed after ERROR").isNull();
+        }
+        try (RawClient wrongToken = new RawClient(w.endpoint().address())) {
+            wrongToken.send(new Frame.Hello(2, "guess"));
+            assertThat(wrongToken.read()).isInstanceOfSatisfying(Frame.Error.class,
+                    e -> assertThat(e.text()).contains("bad access token").contains("fanout.channel.token"));
+            assertThat(wrongToken.read()).as("closed after ERROR").isNull();
         }
         try (RawClient http = new RawClient(w.endpoint().address())) {
             http.sendRaw("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
@@ -304,9 +323,15 @@ class ChannelSinkWriterTest {
             assertThat(unknown.read()).isNull();
         }
         try (RawClient wrongDirection = RawClient.handshake(w.endpoint().address())) {
-            wrongDirection.sendRaw(FrameWriter.encode(new Frame.Message(0, 0, 0, new byte[3])));
+            wrongDirection.sendRaw(FrameWriter.encode(new Frame.Message(1, 0, 0, 0, new byte[3])));
             assertThat(wrongDirection.read()).isInstanceOfSatisfying(Frame.Error.class,
                     e -> assertThat(e.text()).contains("unexpected MESSAGE frame"));
+        }
+
+        try (RawClient badAck = RawClient.handshake(w.endpoint().address())) {
+            badAck.send(new Frame.Fetch(0, 77));
+            assertThat(badAck.read()).isInstanceOfSatisfying(Frame.Error.class,
+                    e -> assertThat(e.text()).contains("acknowledges seq 77"));
         }
 
         // The good client is still served, and nothing was lost to the broken ones.
@@ -352,8 +377,140 @@ class ChannelSinkWriterTest {
         closer.interrupt(); // cuts the linger short
         closer.join(10_000);
         assertThat(closer.isAlive()).isFalse();
-        assertThatThrownBy(() -> new Socket().connect(address, 2_000)).isInstanceOf(ConnectException.class);
+        // The listening socket is closed (not probed by connecting: on a busy machine another process may
+        // already have been given the freed ephemeral port).
+        assertThat(w.endpoint().isListening()).isFalse();
         assertThat(new EndpointRegistry(registryDir).read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+    }
+
+    @Test
+    void aReconnectingClientResumesItsSessionAndGetsItsUnacknowledgedMessagesAgain() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20).sessionTimeout(Duration.ofSeconds(30)));
+        for (int i = 0; i < 5; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient first = client(w);
+        first.send(new Frame.Fetch(3));
+        Frame.Message m0 = first.message();
+        first.message();
+        first.message();
+        first.send(new Frame.Fetch(0, m0.seq())); // consumed batch 0 only
+        awaitHeld(w, 4);
+        first.close(); // killed with batches 1 and 2 unacknowledged
+        RawClient other = client(w);
+        other.send(new Frame.Fetch(10));
+        List<Integer> toOther = new ArrayList<>();
+        toOther.add(batchIdOf(other.message()));
+        toOther.add(batchIdOf(other.message()));
+        assertThat(toOther).as("a resumable session keeps its messages").containsExactly(3, 4);
+        assertThat(other.readWithin(300)).isNull();
+
+        RawClient again = client(RawClient.handshake(w.endpoint().address(), first.session));
+        assertThat(again.resumed).isTrue();
+        assertThat(again.session).isEqualTo(first.session);
+        again.send(new Frame.Fetch(5));
+        Frame.Message r1 = again.message();
+        Frame.Message r2 = again.message();
+        assertThat(List.of(batchIdOf(r1), batchIdOf(r2))).containsExactly(1, 2);
+        assertThat(r1.seq()).as("same seq as first sent").isEqualTo(m0.seq() + 1);
+
+        RawClient unknown = client(RawClient.handshake(w.endpoint().address(), 12345L));
+        assertThat(unknown.resumed).as("an unknown session starts afresh").isFalse();
+    }
+
+    @Test
+    void anExpiredSessionHandsItsMessagesToOtherClients() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20).sessionTimeout(Duration.ofMillis(200)));
+        for (int i = 0; i < 3; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient leaver = client(w);
+        leaver.send(new Frame.Fetch(2));
+        leaver.message();
+        leaver.message();
+        leaver.close();
+        RawClient stayer = client(w);
+        stayer.send(new Frame.Fetch(10));
+        List<Integer> got = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            got.add(batchIdOf(stayer.message()));
+        }
+        assertThat(got).containsExactlyInAnyOrder(0, 1, 2);
+    }
+
+    @Test
+    void endOfEpochComesOnceTheEpochIsCompleteAndAcknowledgedAndAtOnceWithoutData() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20));
+        w.write(new EncodedSample(0, 0, 2, sample(0).payload), null);
+        w.write(new EncodedSample(0, 1, 2, sample(1).payload), null);
+        w.write(new EncodedSample(1, 0, 2, sample(0).payload), null);
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(10));
+        Frame.Message a = (Frame.Message) c.read();
+        Frame.Message b = (Frame.Message) c.read();
+        Frame.Message e1 = (Frame.Message) c.read();
+        assertThat(e1.epoch()).isEqualTo(1);
+        w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(0));
+        assertThat(c.readWithin(200)).as("epoch 0 complete but not yet acknowledged").isNull();
+        c.send(new Frame.Fetch(0, a.seq()));
+        c.send(new Frame.Fetch(0, b.seq()));
+        assertThat(c.read()).isEqualTo(new Frame.EndOfEpoch(0));
+        assertThat(w.endpoint().endedEpoch()).isEqualTo(0);
+
+        // A second endpoint that gets nothing of epochs 0 and 1 says so as soon as it knows.
+        ChannelSinkWriter idle = new ChannelSinkWriter(options().build(), 1, 2, null);
+        toClose.add(idle);
+        RawClient ic = client(idle);
+        idle.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(1));
+        assertThat(ic.read()).isEqualTo(new Frame.EndOfEpoch(1));
+        // A client joining later is told at once.
+        RawClient late = client(idle);
+        assertThat(late.read()).isEqualTo(new Frame.EndOfEpoch(1));
+    }
+
+    @Test
+    void aCheckpointKeepsBufferedAndUnacknowledgedMessagesAndARestoredWriterServesThem() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20));
+        for (int i = 0; i < 4; i++) {
+            w.write(sample(i), null);
+        }
+        w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(-1));
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(2));
+        Frame.Message m0 = c.message();
+        c.message();
+        c.send(new Frame.Fetch(0, m0.seq()));
+        awaitHeld(w, 3);
+        List<ChannelEndpoint.Snapshot> state = w.snapshotState(1);
+        byte[] bytes = ChannelWriterStateSerializer.INSTANCE.serialize(state.get(0));
+        ChannelEndpoint.Snapshot back = ChannelWriterStateSerializer.INSTANCE.deserialize(1, bytes);
+        assertThat(back.messages()).extracting(s -> s.batchId).containsExactly(1, 2, 3);
+        assertThat(back.messages()).containsExactlyElementsOf(state.get(0).messages());
+        w.close();
+        toClose.remove(w);
+
+        ChannelSinkWriter restored = new ChannelSinkWriter(options().build(), 0, 1, null, back);
+        toClose.add(restored);
+        RawClient r = client(restored);
+        r.send(new Frame.Fetch(10));
+        List<Integer> got = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            got.add(batchIdOf(r.message()));
+        }
+        assertThat(got).containsExactly(1, 2, 3);
+    }
+
+    private static void awaitHeld(ChannelSinkWriter w, int held) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (w.endpoint().held() != held && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(w.endpoint().held()).isEqualTo(held);
+    }
+
+    private RawClient client(RawClient c) {
+        toClose.add(c);
+        return c;
     }
 
     @Test

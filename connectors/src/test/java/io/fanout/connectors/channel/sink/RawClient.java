@@ -25,15 +25,42 @@ final class RawClient implements AutoCloseable {
         writer = new FrameWriter(out);
     }
 
-    /** Connects, sends HELLO v1 and expects WELCOME. */
+    /** The token of the test writers. */
+    static final String TOKEN = "t0k3n";
+
+    /** Session id from WELCOME. */
+    long session;
+    boolean resumed;
+
+    /** Connects, sends HELLO v2 with the test token and expects WELCOME. */
     static RawClient handshake(InetSocketAddress address) throws IOException {
+        return handshake(address, ChannelProtocol.NEW_SESSION);
+    }
+
+    /** Connects, sends HELLO v2 resuming {@code session} and expects WELCOME. */
+    static RawClient handshake(InetSocketAddress address, long session) throws IOException {
         RawClient c = new RawClient(address);
-        c.send(new Frame.Hello(1, ""));
+        c.send(new Frame.Hello(ChannelProtocol.VERSION, TOKEN, session));
         Frame f = c.read();
-        if (!(f instanceof Frame.Welcome)) {
+        if (!(f instanceof Frame.Welcome w)) {
             throw new IOException("expected WELCOME, got " + f);
         }
+        c.session = w.sessionId();
+        c.resumed = w.resumed();
         return c;
+    }
+
+    /** Reads the next MESSAGE, skipping END_OF_EPOCH frames. */
+    Frame.Message message() throws IOException {
+        while (true) {
+            Frame f = read();
+            if (f instanceof Frame.Message m) {
+                return m;
+            }
+            if (!(f instanceof Frame.EndOfEpoch)) {
+                throw new IOException("expected MESSAGE, got " + f);
+            }
+        }
     }
 
     void send(Frame f) throws IOException {

@@ -137,7 +137,7 @@ class ChannelSourceReaderTest {
             ChannelSplit restored = ChannelSplit.endpoint(0, "127.0.0.1", endpoint.address().getPort(), emittedBefore);
             restored = ChannelSplitSerializer.INSTANCE.deserialize(1, ChannelSplitSerializer.INSTANCE.serialize(restored));
             SourceTestSupport.Context ctx = new SourceTestSupport.Context();
-            ChannelSourceReader reader = new ChannelSourceReader(ctx, ChannelSource.endpoints(List.of("127.0.0.1:" + endpoint.address().getPort())));
+            ChannelSourceReader reader = new ChannelSourceReader(ctx, ChannelSource.endpoints(List.of("127.0.0.1:" + endpoint.address().getPort())).withToken(options.token()));
             reader.addSplits(List.of(restored));
             assertThat(ctx.splitRequests).isEqualTo(1); // live splits run side by side: it asks for the next one at once
             reader.notifyNoMoreSplits();

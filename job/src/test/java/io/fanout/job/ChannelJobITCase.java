@@ -1,0 +1,244 @@
+package io.fanout.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.batch.BatchPlan;
+import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedSet;
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.connectors.channel.client.ChannelReader;
+import io.fanout.connectors.channel.sink.ChannelSink;
+import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.flink.operator.KHopSamplingFunction;
+import io.fanout.flink.source.EpochWatermarks;
+import io.fanout.flink.source.SeedBatchSource;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.SharedGraphs;
+import io.fanout.sampling.KHopSampler;
+import io.fanout.testing.SharedData;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Meter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The channel to trainers end to end in a real MiniCluster on cora: epochs ended through watermarks
+ * across keyBy and the sampler, sampling errors as messages, a slow trainer against the byte bound,
+ * and a job failure mid-epoch with a restart from a checkpoint while a ChannelReader reads.
+ */
+@Timeout(120)
+class ChannelJobITCase {
+    private static final Configuration CLUSTER = new Configuration();
+
+    static {
+        CLUSTER.setString("metrics.reporter.probe.factory.class", ChannelMetricsProbe.Factory.class.getName());
+    }
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).setConfiguration(CLUSTER).build());
+
+    private static final int[] FANOUTS = {10, 5};
+    private static final long SEED = 7;
+
+    @TempDir
+    Path tmp;
+
+    /** The bytes an uninterrupted run produces for every (epoch, batch), computed without Flink. */
+    private static Map<Long, byte[]> expectedMessages(Path graph, BatchPlan plan) throws Exception {
+        Map<Long, byte[]> out = new HashMap<>();
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
+            KHopSampler sampler = new KHopSampler(lease.graph(), FANOUTS, false);
+            for (int e = 0; e < plan.epochs(); e++) {
+                for (int b = 0; b < plan.numBatches(); b++) {
+                    SeedBatch batch = new SeedBatch(e, b, plan.numBatches(), plan.seedsOf(e, b));
+                    out.put(batch.key(), SafetensorsCodec.encode(KHopSamplingFunction.toMessage(batch,
+                            sampler.sampleShared(batch.seeds, SEED, e, b))));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Fails the job once, after a checkpoint completed and {@code after} messages went through. */
+    static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedSample, EncodedSample> implements CheckpointListener {
+        static final AtomicBoolean FAILED = new AtomicBoolean();
+        static final AtomicInteger CHECKPOINTS = new AtomicInteger();
+        static final AtomicInteger SEEN = new AtomicInteger();
+        private final int after;
+
+        FailOnceAfterCheckpoint(int after) {
+            this.after = after;
+        }
+
+        @Override
+        public EncodedSample map(EncodedSample s) {
+            if (SEEN.incrementAndGet() >= after && CHECKPOINTS.get() > 0 && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure after " + SEEN.get() + " messages (test)");
+            }
+            return s;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            CHECKPOINTS.incrementAndGet();
+        }
+    }
+
+    /** Slows the seed batches down to a trainer-like pace. */
+    static final class Throttle implements org.apache.flink.api.common.functions.MapFunction<SeedBatch, SeedBatch> {
+        @Override
+        public SeedBatch map(SeedBatch b) throws InterruptedException {
+            Thread.sleep(20);
+            return b;
+        }
+    }
+
+    @Test
+    void aJobFailureMidEpochDeliversEveryBatchExactlyOnceWithTheBytesOfAnUninterruptedRun() throws Exception {
+        Path graph = SharedData.graph("cora");
+        Path registry = tmp.resolve("registry");
+        BatchPlan plan;
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
+            plan = new BatchPlan(SeedSet.allNodes(lease.graph().numNodes()), 64, true, false, 2, SEED);
+        }
+        Map<Long, byte[]> expected = expectedMessages(graph, plan);
+
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(2);
+        FailOnceAfterCheckpoint.FAILED.set(false);
+        FailOnceAfterCheckpoint.CHECKPOINTS.set(0);
+        FailOnceAfterCheckpoint.SEEN.set(0);
+        ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(8).linger(Duration.ofMillis(500)).build();
+        env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")
+                .map(new Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch, not after the last batch
+                .keyBy(new FanoutJob.BatchKey(), Types.LONG)
+                .process(new KHopSamplingFunction(graph.toString(), EdgeDirection.OUT, FANOUTS, false, SEED))
+                .returns(TypeInformation.of(EncodedSample.class))
+                .map(new FailOnceAfterCheckpoint(30)).returns(TypeInformation.of(EncodedSample.class))
+                .sinkTo(new ChannelSink(options));
+        JobClient job = env.executeAsync("channel-failover-it");
+
+        Map<Long, byte[]> got = new HashMap<>();
+        List<Integer> epochs = new ArrayList<>();
+        long copies;
+        try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2)
+                .withReconnectTimeout(Duration.ofSeconds(60)))) {
+            ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                epochs.add(epoch.epoch());
+                int n = 0;
+                while (epoch.hasNext()) {
+                    EncodedSample s = epoch.next();
+                    assertThat(s.epoch).isEqualTo(epoch.epoch());
+                    byte[] previous = got.put(((long) s.epoch << 32) | s.batchId, s.payload);
+                    assertThat(previous).as("epoch %d batch %d handed out twice", s.epoch, s.batchId).isNull();
+                    n++;
+                    Thread.sleep(5); // a trainer step
+                }
+                assertThat(n).as("epoch %d complete when it ended", epoch.epoch()).isEqualTo(plan.numBatches());
+            }
+            copies = reader.duplicates();
+        }
+        job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        assertThat(FailOnceAfterCheckpoint.FAILED).as("the failure was injected").isTrue();
+        assertThat(epochs).containsExactly(0, 1);
+        assertThat(got.keySet()).isEqualTo(expected.keySet());
+        for (Map.Entry<Long, byte[]> e : expected.entrySet()) {
+            assertThat(got.get(e.getKey())).as("bytes of batch key %x", e.getKey()).isEqualTo(e.getValue());
+        }
+        System.out.println("failover: " + copies + " re-sent copies dropped by the reader");
+    }
+
+    @Test
+    void theRealJobEndsEpochsReportsSamplingErrorsAndStaysUnderTheByteBoundWithASlowTrainer() throws Exception {
+        Path graph = SharedData.graph("cora");
+        Path registry = tmp.resolve("registry");
+        long bufferBytes = 512 << 10;
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(), "--fanout", "10,5",
+                "--batch-size", "64", "--epochs", "2", "--parallelism", "2", "--serve", "--registry", registry.toString(),
+                "-Dfanout.channel.buffer-bytes=512kb", "-Dfanout.channel.capacity=1000", "-Dfanout.channel.linger=500ms",
+                "-Dfanout.inject-sampling-errors=0:5,1:7"}).configuration);
+        ChannelMetricsProbe.METRICS.clear();
+        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
+            try {
+                return FanoutJob.run(config);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        int numBatches = (2708 + 63) / 64;
+        List<Integer> epochs = new ArrayList<>();
+        Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();
+        List<String> errors = new ArrayList<>();
+        try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2))) {
+            ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                epochs.add(epoch.epoch());
+                List<Integer> ids = batchesPerEpoch.computeIfAbsent(epoch.epoch(), k -> new ArrayList<>());
+                while (epoch.hasNext()) {
+                    try {
+                        ids.add(epoch.next().batchId);
+                    } catch (ChannelReader.SamplingErrorException e) {
+                        errors.add(e.epoch() + ":" + e.batchId());
+                        assertThat(e).hasMessageContaining("injected sampling error");
+                    }
+                    Thread.sleep(10); // a trainer far slower than the sampler
+                }
+            }
+        }
+        job.get(120, TimeUnit.SECONDS);
+        assertThat(epochs).containsExactly(0, 1);
+        assertThat(errors).containsExactly("0:5", "1:7");
+        for (int e = 0; e < 2; e++) {
+            int failed = e == 0 ? 5 : 7;
+            assertThat(batchesPerEpoch.get(e)).doesNotHaveDuplicates().hasSize(numBatches - 1).doesNotContain(failed);
+        }
+        List<Long> peaks = new ArrayList<>();
+        for (Map.Entry<String, Metric> m : ChannelMetricsProbe.METRICS.entrySet()) {
+            if (m.getKey().endsWith(".channel.peakQueueBytes")) {
+                peaks.add(((Number) ((Gauge<?>) m.getValue()).getValue()).longValue());
+            }
+        }
+        assertThat(peaks).as("one gauge per endpoint").hasSize(2);
+        assertThat(peaks).as("memory of every endpoint within fanout.channel.buffer-bytes").allMatch(p -> p <= bufferBytes);
+        assertThat(peaks).as("the slow trainer filled the buffer").anyMatch(p -> p > bufferBytes / 4);
+        assertThat(ChannelMetricsProbe.METRICS.keySet()).anyMatch(k -> k.endsWith(".channel.messagesSent"))
+                .anyMatch(k -> k.endsWith(".channel.connectedClients")).anyMatch(k -> k.endsWith(".channel.fetchLatencyMs"));
+        long sent = ChannelMetricsProbe.METRICS.entrySet().stream().filter(m -> m.getKey().endsWith(".channel.messagesSent"))
+                .mapToLong(m -> ((Meter) m.getValue()).getCount()).sum();
+        assertThat(sent).isEqualTo(2L * numBatches);
+        System.out.println("slow trainer: peak bytes held per endpoint " + peaks + " of a " + bufferBytes + "-byte bound");
+    }
+}
