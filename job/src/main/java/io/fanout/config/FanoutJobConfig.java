@@ -1,6 +1,8 @@
 package io.fanout.config;
 
 import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.connectors.channel.shm.ShmOptions;
+import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
@@ -42,7 +44,9 @@ public final class FanoutJobConfig {
     /** Offline output directory, or null. */
     public final String output;
     public final boolean serve;
-    /** Channel settings when serving, else null. */
+    /** Shared-memory channel settings when trainers read rings on this host (--channel.shm), else null. */
+    public final ShmSinkOptions shm;
+    /** TCP channel settings when serving over TCP, else null. */
     public final ChannelSinkOptions channel;
     /** Job parallelism, or null for Flink's default. */
     public final Integer parallelism;
@@ -110,12 +114,18 @@ public final class FanoutJobConfig {
         }
         this.output = get(conf, FanoutOptions.OUTPUT);
         this.serve = get(conf, FanoutOptions.SERVE);
-        if (serve && conf.getOptional(ChannelOptions.REGISTRY).isEmpty()) {
+        boolean useShm = get(conf, ShmOptions.SHM);
+        try {
+            this.shm = useShm ? ShmSinkOptions.fromConfiguration(conf) : null;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        if (serve && !useShm && conf.getOptional(ChannelOptions.REGISTRY).isEmpty()) {
             throw new ConfigException("Option " + name(FanoutOptions.SERVE) + " needs " + name(ChannelOptions.REGISTRY)
                     + " (--registry DIR): the directory where endpoints announce themselves to trainers");
         }
         try {
-            this.channel = serve ? ChannelSinkOptions.fromConfiguration(conf) : null;
+            this.channel = serve && !useShm ? ChannelSinkOptions.fromConfiguration(conf) : null;
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }

@@ -7,6 +7,8 @@ import io.fanout.config.CommandLine;
 import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.config.FanoutOptions;
+import io.fanout.connectors.channel.shm.ShmChannelSink;
+import io.fanout.connectors.channel.shm.ShmOptions;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedSample;
@@ -65,6 +67,7 @@ public final class FanoutJob {
     public static CommandLine commandLine() {
         List<ConfigOption<?>> options = new ArrayList<>(FanoutOptions.jobOptions());
         options.addAll(ChannelOptions.all());
+        options.addAll(ShmOptions.all());
         return new CommandLine(options, Map.of("registry", ChannelOptions.REGISTRY.key()));
     }
 
@@ -130,7 +133,11 @@ public final class FanoutJob {
             samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files");
             anySink = true;
         }
-        if (config.serve) {
+        if (config.shm != null) {
+            // Trainers on this host read memory-mapped rings instead of TCP (connectors/SHM_RING.md).
+            samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm");
+            anySink = true;
+        } else if (config.serve) {
             samples.sinkTo(new ChannelSink(config.channel))
                     .name("channel").uid("channel");
             anySink = true;
