@@ -209,7 +209,8 @@ public final class ChannelBench {
             ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(64).bufferBytes(256L << 20)
                     .linger(Duration.ZERO).maxFrameBytes(Math.max(256L << 20, blob.length + 64L)).build();
             try (ChannelEndpoint endpoint = new ChannelEndpoint(options, 0, 1, "bench")) {
-                Process p = python("tcp", "127.0.0.1:" + endpoint.address().getPort());
+                // The client finds the endpoint and its access token in the registry, as trainers do.
+                Process p = python("tcp", registry.toString());
                 awaitReady(p);
                 CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
                     try {
