@@ -6,19 +6,21 @@ What is checked:
 - the walking skeleton's checks hold for a cluster run, offline (files) and served (the channel);
 - stop with a savepoint mid-run and `flink run -s`: every (epoch, batch) exactly once, each message
   byte-identical to an uninterrupted run;
-- kill -9 of the TaskManager mid-run at three different points, a new TaskManager started: the job
-  restores its RocksDB checkpoint and the committed files hold every batch exactly once, byte-identical
-  to an uninterrupted run;
+- kill -9 of the TaskManager mid-run at three different points while a trainer pulls from the channel,
+  a new TaskManager started: the job restores its RocksDB checkpoint, the trainer (reconnecting to the
+  restarted endpoints, dropping re-sent copies by (epoch, batch_id)) ends with every batch exactly once,
+  and the committed files hold every batch exactly once too, both byte-identical to an uninterrupted run;
 - a cluster that does not come up in time fails with its logs and leaves no process behind.
 
-The savepoint and TaskManager-loss checks read the exactly-once offline output (FileSink) after the
-job ends: protocol v1 of the channel drops its connections when a TaskManager dies. A variant reading
-the channel while the job is interrupted is one more ``Collector`` (see ``OfflineFiles``)."""
+The savepoint check reads the exactly-once offline output (FileSink) after the job ends; the
+TaskManager-loss checks read both that output and what a live trainer received through the channel
+(protocol v2: sessions, acknowledgements, checkpointed sink buffers, client-side de-duplication)."""
 
 from __future__ import annotations
 
 import re
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -84,6 +86,35 @@ class OfflineFiles:
 
     def messages(self):
         return fanout_client.read_samples(self.directory)
+
+
+class ChannelTrainer(threading.Thread):
+    """A trainer pulling every message from the channel while the job runs (and fails over)."""
+
+    def __init__(self, registry: Path):
+        super().__init__(daemon=True)
+        self.registry = registry
+        self.received = []
+        self.error = None
+
+    def job_args(self):
+        return ["--serve", "--registry", str(self.registry), "--channel.linger", "1s"]
+
+    def run(self):
+        try:
+            with fanout_client.ChannelClient(registry=self.registry, prefetch=4, connect_timeout=120,
+                                             reconnect_timeout=240) as client:
+                for m in client:
+                    self.received.append(m)
+        except BaseException as e:  # reported by messages()
+            self.error = e
+
+    def messages(self, timeout=120):
+        self.join(timeout)
+        assert not self.is_alive(), "the trainer did not reach the end of the stream"
+        if self.error is not None:
+            raise AssertionError(f"the trainer failed: {self.error!r}") from self.error
+        return self.received
 
 
 def visible_and_hidden(directory: Path):
@@ -196,9 +227,11 @@ def test_stop_with_savepoint_and_resume_is_identical_to_an_uninterrupted_run(idl
 def test_taskmanager_loss_recovers_exactly_once(idle_cluster, reference, tmp_path, kill_at):
     cluster = idle_cluster
     out = OfflineFiles(tmp_path / "samples")
+    trainer = ChannelTrainer(tmp_path / "registry")
     victim = live_taskmanager(cluster)
     metrics = PrometheusScrape(cluster, victim)
-    job = cluster.submit(*LONG_JOB, *out.job_args())
+    job = cluster.submit(*LONG_JOB, *out.job_args(), *trainer.job_args())
+    trainer.start()
     cluster.wait_for_completed_checkpoints(job, 1)
 
     def sampled_enough():
@@ -221,6 +254,8 @@ def test_taskmanager_loss_recovers_exactly_once(idle_cluster, reference, tmp_pat
     # The final attempt sampled only what the restored checkpoint did not cover: it resumed mid-run.
     assert 0 < resampled < TOTAL_BATCHES, resampled
     assert_identical_to(reference, out.messages())
+    # The trainer that was reading through the failure got every batch exactly once, unchanged.
+    assert_identical_to(reference, trainer.messages())
     # Part files the killed attempt had open stay behind as hidden in-progress files (Flink's FileSink
     # does not delete them); readers skip them, as they skip every name starting with '.'.
     _, hidden = visible_and_hidden(out.directory)

@@ -144,14 +144,20 @@ public final class ChannelEndpoint implements AutoCloseable {
         this.token = options.token().getBytes(StandardCharsets.UTF_8);
         this.registry = new EndpointRegistry(Paths.get(options.registryDir()));
         if (restored != null) {
-            watermarkEpoch = restored.watermarkEpoch();
-            for (EncodedSample s : restored.messages()) {
-                buffer.addLast(s);
-                bufferedBytes += s.payload.length;
-                pendingPerEpoch.merge(s.epoch, 1, Integer::sum);
+            // Under the lock like every other state change (updateEndedEpoch signals a condition).
+            lock.lock();
+            try {
+                watermarkEpoch = restored.watermarkEpoch();
+                for (EncodedSample s : restored.messages()) {
+                    buffer.addLast(s);
+                    bufferedBytes += s.payload.length;
+                    pendingPerEpoch.merge(s.epoch, 1, Integer::sum);
+                }
+                peakHeldBytes = bufferedBytes;
+                updateEndedEpoch();
+            } finally {
+                lock.unlock();
             }
-            peakHeldBytes = bufferedBytes;
-            updateEndedEpoch();
         }
         int port = options.port() == 0 ? 0 : options.port() + index;
         if (port > 65535) {

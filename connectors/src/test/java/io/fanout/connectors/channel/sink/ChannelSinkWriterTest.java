@@ -500,6 +500,18 @@ class ChannelSinkWriterTest {
         assertThat(got).containsExactly(1, 2, 3);
     }
 
+    @Test
+    void aWriterRestoredPastAnEpochEndAnnouncesItWithoutWaiting() throws Exception {
+        // The state of a checkpoint taken after epoch 1's watermark, holding only epoch 2 messages: the
+        // restored endpoint must end epochs 0 and 1 at once (a restore on a real cluster hit this path).
+        List<EncodedSample> held = List.of(new EncodedSample(2, 0, 4, new byte[] {1}), new EncodedSample(2, 1, 4, new byte[] {2}));
+        ChannelSinkWriter restored = new ChannelSinkWriter(options().build(), 0, 1, null,
+                new ChannelEndpoint.Snapshot(1, held));
+        toClose.add(restored);
+        assertThat(restored.endpoint().endedEpoch()).isEqualTo(1);
+        assertThat(restored.endpoint().buffered()).isEqualTo(2);
+    }
+
     private static void awaitHeld(ChannelSinkWriter w, int held) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (w.endpoint().held() != held && System.nanoTime() < deadline) {
