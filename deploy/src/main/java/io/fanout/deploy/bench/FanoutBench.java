@@ -1,10 +1,8 @@
 package io.fanout.deploy.bench;
 
-import io.fanout.config.FanoutJobConfig;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
-import io.fanout.job.FanoutJob;
 import io.fanout.job.JobSummary;
 import io.fanout.random.SplitMix64;
 import io.fanout.sampling.KHopSampler;
@@ -108,29 +106,11 @@ public final class FanoutBench {
         double edgesPerBatch = core.edges / (double) core.batches;
         long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
         int epochs = (int) Math.max(1, Math.ceil(3 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
-        StringBuilder jobsJson = new StringBuilder();
-        for (String p : parallelisms.split(",")) {
-            if (p.isBlank()) {
-                continue;
-            }
-            int parallelism = Integer.parseInt(p.trim());
-            JobSummary s = FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {
-                "--graph", graphPath.toString(), "--batch-size", String.valueOf(batchSize), "--fanout", fanout,
-                "--epochs", String.valueOf(epochs), "--shuffle", "--parallelism", String.valueOf(parallelism)
-            }).configuration));
-            double perCore = s.sampledEdgesPerSecond() / parallelism;
-            System.out.printf(Locale.ROOT, "  fanout job p=%d         %,14.0f sampled edges/s  per core %,.0f  ratio %.2fx"
-                    + "  (target >= 0.50x per core; %d epochs, %,d batches in %.1f s incl. start-up)%n",
-                    parallelism, s.sampledEdgesPerSecond(), perCore, perCore / refRate, epochs, s.batches, s.seconds);
-            if (jobsJson.length() > 0) {
-                jobsJson.append(',');
-            }
-            jobsJson.append(String.format(Locale.ROOT, "{\"parallelism\":%d,\"edges_per_s\":%.1f,\"per_core_ratio\":%.4f,"
-                    + "\"batches\":%d,\"seconds\":%.3f}", parallelism, s.sampledEdgesPerSecond(), perCore / refRate,
-                    s.batches, s.seconds));
-        }
+        String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
+                String.valueOf(batchSize), "--fanout", fanout, "--epochs", String.valueOf(epochs), "--shuffle"),
+                JobSummary::sampledEdgesPerSecond, "edges", refRate, 0.5);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
-                + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":[%s]}%n",
+                + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,
                 coreRate, coreRatio, jobsJson);
         Files.createDirectories(workDir);

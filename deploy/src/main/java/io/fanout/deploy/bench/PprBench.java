@@ -1,10 +1,8 @@
 package io.fanout.deploy.bench;
 
-import io.fanout.config.FanoutJobConfig;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
-import io.fanout.job.FanoutJob;
 import io.fanout.job.JobSummary;
 import io.fanout.random.SplitMix64;
 import io.fanout.sampling.ppr.PprSampler;
@@ -108,32 +106,14 @@ final class PprBench {
         // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded).
         long seedsPerEpoch = graph.numNodes();
         int epochs = (int) Math.max(1, Math.ceil(3 * seconds * refSeedRate / seedsPerEpoch));
-        StringBuilder jobsJson = new StringBuilder();
-        for (String p : parallelisms.split(",")) {
-            if (p.isBlank()) {
-                continue;
-            }
-            int parallelism = Integer.parseInt(p.trim());
-            JobSummary s = FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {
-                "--graph", graphPath.toString(), "--sampler", "ppr", "--alpha", String.valueOf(alpha), "--eps",
-                String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk), "--batch-size", String.valueOf(batchSize),
-                "--epochs", String.valueOf(epochs), "--shuffle", "--parallelism", String.valueOf(parallelism)
-            }).configuration));
-            double perCore = s.seedsPerSecond() / parallelism;
-            System.out.printf(Locale.ROOT, "  fanout job p=%d  %,10.0f seeds/s  per core %,.0f  ratio %.2fx"
-                    + "  (%d epochs, %,d seeds in %.1f s incl. start-up)%n",
-                    parallelism, s.seedsPerSecond(), perCore, perCore / refSeedRate, epochs, s.seeds, s.seconds);
-            if (jobsJson.length() > 0) {
-                jobsJson.append(',');
-            }
-            jobsJson.append(String.format(Locale.ROOT, "{\"parallelism\":%d,\"seeds_per_s\":%.1f,\"per_core_ratio\":%.4f,"
-                    + "\"seeds\":%d,\"seconds\":%.3f}", parallelism, s.seedsPerSecond(), perCore / refSeedRate,
-                    s.seeds, s.seconds));
-        }
+        String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
+                "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
+                "--batch-size", String.valueOf(batchSize), "--epochs", String.valueOf(epochs), "--shuffle"),
+                JobSummary::seedsPerSecond, "seeds", refSeedRate, 0.7);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"ppr\",\"graph\":\"%s\",\"alpha\":%s,\"eps\":%s,"
                 + "\"max_ppr_nodes\":%d,\"cores\":%d,\"ref_seeds_per_s\":%.1f,\"ref_pushes_per_s\":%.1f,"
                 + "\"core_seeds_per_s\":%.1f,\"core_pushes_per_s\":%.1f,\"ref_pushes_per_seed\":%.1f,"
-                + "\"core_pushes_per_seed\":%.1f,\"seeds_ratio\":%.4f,\"pushes_ratio\":%.4f,\"jobs\":[%s]}%n",
+                + "\"core_pushes_per_seed\":%.1f,\"seeds_ratio\":%.4f,\"pushes_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), alpha, eps, topk, Runtime.getRuntime().availableProcessors(), refSeedRate,
                 median(refPushRates), median(coreSeedRates), median(corePushRates), refPushesPerSeed, corePushesPerSeed,
                 seedRatio, pushRatio, jobsJson);
