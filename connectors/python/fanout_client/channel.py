@@ -129,6 +129,25 @@ def _recv_exact(sock: socket.socket, n: int, what: str) -> bytearray:
     return buf
 
 
+# Socket receive buffer (SO_RCVBUF), set before connecting so the TCP window can use it.
+_RECEIVE_BUFFER_BYTES = 4 << 20
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    last = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RECEIVE_BUFFER_BYTES)
+            sock.settimeout(timeout)
+            sock.connect(address)
+            return sock
+        except OSError as e:
+            sock.close()
+            last = e
+    raise last
+
+
 def _send_frame(sock: socket.socket, frame_type: int, body: bytes = b"") -> None:
     sock.sendall(_U32.pack(1 + len(body)) + bytes([frame_type]) + body)
 
@@ -440,7 +459,7 @@ class ChannelClient:
             return False
         remaining = max(deadline - time.monotonic(), 0.05)
         try:
-            sock = socket.create_connection((host, port), timeout=min(remaining, 2.0))
+            sock = _connect(host, port, min(remaining, 2.0))
         except OSError as e:
             ep.last_error = f"connect failed: {e.strerror or e}"
             return False
