@@ -30,6 +30,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from .message import Message
 from .safetensors import decode
 
@@ -47,6 +49,7 @@ SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
 _FETCH = struct.Struct("<IQ")
+_FETCH_FRAME = struct.Struct("<IBIQ")
 _MESSAGE_HEAD = struct.Struct("<Qiii")
 _WELCOME = struct.Struct("<HIIQB")
 
@@ -97,6 +100,7 @@ class _Endpoint:
     ended_epoch: int = -1        # consumer side: END_OF_EPOCH seen up to
     granted: int = 0             # credits sent on the current connection
     received: int = 0            # MESSAGE frames received on the current connection
+    acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -125,26 +129,122 @@ def _recv_exact(sock: socket.socket, n: int, what: str) -> bytearray:
     return buf
 
 
+# Socket receive buffer (SO_RCVBUF), set before connecting so the TCP window can use it.
+_RECEIVE_BUFFER_BYTES = 4 << 20
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    last = OSError(f"no address for {host}")
+    for family, kind, proto, _, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RECEIVE_BUFFER_BYTES)
+            sock.settimeout(timeout)
+            sock.connect(address)
+            return sock
+        except OSError as e:
+            sock.close()
+            last = e
+    raise last
+
+
 def _send_frame(sock: socket.socket, frame_type: int, body: bytes = b"") -> None:
     sock.sendall(_U32.pack(1 + len(body)) + bytes([frame_type]) + body)
 
 
 def _read_frame(sock: socket.socket, max_frame_bytes: int):
-    """Read one frame -> (type, body). A MESSAGE body is (seq, epoch, batch_id, num_batches, blob)
-    with the blob in its own buffer, so the arrays decoded from it are 8-byte aligned views."""
+    """Read one frame -> (type, body) straight from the socket (the handshake; no read-ahead, so
+    nothing of a later frame is consumed)."""
     (length,) = _U32.unpack(_recv_exact(sock, 4, "a frame length"))
     if length < 1:
         raise ValueError("frame length 0 (must be at least 1)")
     if length > max_frame_bytes:
         raise ValueError(f"frame of {length} bytes exceeds the {max_frame_bytes}-byte limit")
-    frame_type = _recv_exact(sock, 1, "a frame type")[0]
-    if frame_type == MESSAGE:
+    return _recv_exact(sock, 1, "a frame type")[0], bytes(_recv_exact(sock, length - 1, "a frame body"))
+
+
+# Read-ahead buffer of a connection: one recv_into takes whatever the socket holds (several small
+# frames, or a frame head plus the start of its blob), so a frame costs about one system call.
+_READ_AHEAD = 256 << 10
+# A blob remainder at least this large is received straight into the blob, not via read-ahead.
+_DIRECT = 32 << 10
+
+
+class _FrameStream:
+    """Frames of one connection, read through a reused read-ahead buffer.
+
+    A MESSAGE body comes back as (seq, epoch, batch_id, num_batches, blob); the blob is its own
+    uninitialised numpy buffer (no zero-fill), 8-byte aligned, which the decoded arrays view: the
+    bytes are copied once, from the socket into that buffer, and a large blob is received straight
+    into it."""
+
+    __slots__ = ("sock", "max_frame_bytes", "buf", "view", "start", "end")
+
+    def __init__(self, sock: socket.socket, max_frame_bytes: int):
+        self.sock = sock
+        self.max_frame_bytes = max_frame_bytes
+        self.buf = bytearray(_READ_AHEAD)
+        self.view = memoryview(self.buf)
+        self.start = 0
+        self.end = 0
+
+    def _fill(self, n: int, what: str) -> None:
+        """Make at least ``n`` bytes available from ``start``."""
+        have = self.end - self.start
+        if have >= n:
+            return
+        if n > len(self.buf):  # a frame larger than the read-ahead (a long ERROR text): grow
+            self.buf = bytearray(max(n, 2 * len(self.buf)))
+            self.buf[:have] = self.view[self.start:self.end]
+            self.view = memoryview(self.buf)
+            self.start, self.end = 0, have
+        elif self.start + n > len(self.buf):
+            self.view[:have] = self.view[self.start:self.end]
+            self.start, self.end = 0, have
+        recv_into, view = self.sock.recv_into, self.view
+        while self.end - self.start < n:
+            k = recv_into(view[self.end:])
+            if k == 0:
+                raise EOFError(f"connection closed while reading {what} ({self.end - self.start} of {n} bytes)")
+            self.end += k
+
+    def read(self):
+        self._fill(4, "a frame length")
+        (length,) = _U32.unpack_from(self.buf, self.start)
+        if length < 1:
+            raise ValueError("frame length 0 (must be at least 1)")
+        if length > self.max_frame_bytes:
+            raise ValueError(f"frame of {length} bytes exceeds the {self.max_frame_bytes}-byte limit")
+        self._fill(5, "a frame type")
+        frame_type = self.buf[self.start + 4]
+        if frame_type != MESSAGE:
+            self._fill(4 + length, f"a {FRAME_NAMES.get(frame_type, frame_type)} body")
+            body = bytes(self.view[self.start + 5:self.start + 4 + length])
+            self.start += 4 + length
+            return frame_type, body
         if length < 1 + _MESSAGE_HEAD.size:
             raise ValueError(f"MESSAGE frame of {length} bytes is shorter than its {_MESSAGE_HEAD.size}-byte head")
-        head = _MESSAGE_HEAD.unpack(_recv_exact(sock, _MESSAGE_HEAD.size, "a MESSAGE head"))
-        blob = _recv_exact(sock, length - 1 - _MESSAGE_HEAD.size, "a MESSAGE blob")
+        self._fill(5 + _MESSAGE_HEAD.size, "a MESSAGE head")
+        head = _MESSAGE_HEAD.unpack_from(self.buf, self.start + 5)
+        self.start += 5 + _MESSAGE_HEAD.size
+        size = length - 1 - _MESSAGE_HEAD.size
+        blob = memoryview(np.empty(size, dtype=np.uint8))
+        got = min(size, self.end - self.start)
+        blob[:got] = self.view[self.start:self.start + got]
+        self.start += got
+        if size - got >= _DIRECT:
+            recv_into = self.sock.recv_into
+            while got < size:
+                k = recv_into(blob[got:])
+                if k == 0:
+                    raise EOFError(f"connection closed while reading a MESSAGE blob ({got} of {size} bytes)")
+                got += k
+        elif got < size:
+            rest = size - got
+            self._fill(rest, "a MESSAGE blob")
+            blob[got:] = self.view[self.start:self.start + rest]
+            self.start += rest
         return frame_type, (*head, blob)
-    return frame_type, bytes(_recv_exact(sock, length - 1, f"a {FRAME_NAMES.get(frame_type, frame_type)} body"))
 
 
 def _read_registry_file(path: Path):
@@ -244,6 +344,8 @@ class ChannelClient:
         self.received = 0
         self.duplicates = 0
         self._wait_seconds = 0.0
+        # Acks (with their credits) go out in batches of this many per endpoint (see _ack).
+        self._ack_batch = max(1, self.prefetch // 2)
 
     # ---- connection phase -------------------------------------------------------------------
 
@@ -357,7 +459,7 @@ class ChannelClient:
             return False
         remaining = max(deadline - time.monotonic(), 0.05)
         try:
-            sock = socket.create_connection((host, port), timeout=min(remaining, 2.0))
+            sock = _connect(host, port, min(remaining, 2.0))
         except OSError as e:
             ep.last_error = f"connect failed: {e.strerror or e}"
             return False
@@ -425,6 +527,42 @@ class ChannelClient:
         except (OSError, AttributeError):
             pass  # the endpoint went away; its reader thread reconnects or reports how
 
+    def _ack(self, ep: _Endpoint, meta) -> None:
+        """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
+        sent together (one system call) once ``_ack_batch`` are pending, and always before the
+        consumer waits for a message, at the end of an epoch and on close, so the endpoint never
+        waits on an ack the client is sitting on while it waits itself."""
+        generation, session, seq, _ = meta
+        ep.acks.append((generation, session, seq))
+        if len(ep.acks) >= self._ack_batch:
+            self._send_acks(ep)
+
+    def _send_acks(self, ep: _Endpoint) -> None:
+        if not ep.acks:
+            return
+        frames = []
+        with ep.lock:  # count first: the reader may see the MESSAGE before sendall returns
+            for generation, session, seq in ep.acks:
+                # A credit belongs to the connection it was consumed from (a new one was granted its
+                # prefetch afresh); an ack to the session (a resumed session still holds the message).
+                credit = 1 if generation == ep.generation else 0
+                ack = seq if session == ep.session else 0
+                if credit or ack:
+                    ep.granted += credit
+                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack))
+            ep.acks.clear()
+            sock = ep.sock
+        if frames:
+            try:
+                sock.sendall(b"".join(frames))
+            except (OSError, AttributeError):
+                pass  # the endpoint went away; its reader thread reconnects or reports how
+
+    def _send_all_acks(self) -> None:
+        for ep in self._endpoints:
+            if ep.acks:
+                self._send_acks(ep)
+
     def _reader(self, ep: _Endpoint) -> None:
         put = self._queue.put
         while True:
@@ -474,9 +612,10 @@ class ChannelClient:
 
     def _read_frames(self, ep: _Endpoint, put) -> None:
         sock, generation, session = ep.sock, ep.generation, ep.session
+        frames = _FrameStream(sock, self.max_frame_bytes)
         try:
             while True:
-                frame_type, body = _read_frame(sock, self.max_frame_bytes)
+                frame_type, body = frames.read()
                 if frame_type == MESSAGE:
                     seq, epoch, batch_id, num_batches, blob = body
                     with ep.lock:
@@ -519,6 +658,11 @@ class ChannelClient:
 
     def _take(self):
         """The next queued event, blocking; counts the time waited."""
+        try:
+            return self._queue.get_nowait()
+        except queue.Empty:
+            pass
+        self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
         started = time.monotonic()
         try:
             return self._queue.get()
@@ -562,7 +706,7 @@ class ChannelClient:
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
             if not held:
-                self._grant(ep, 1, ack=seq, session=session)
+                self._ack(ep, meta)
             return False
         return True
 
@@ -571,7 +715,7 @@ class ChannelClient:
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
         if not held:
-            self._grant(ep, 1, ack=seq, session=session)
+            self._ack(ep, meta)
         if self.log_every and self.received % self.log_every == 0:
             parked = sum(len(v) for v in self._parked.values())
             log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
@@ -637,9 +781,10 @@ class ChannelClient:
                 generation, session, seq, _ = meta
                 self._parked.setdefault(payload.epoch, []).append(
                     (kind, ep, (generation, session, seq, True), payload))
-                self._grant(ep, 1, ack=seq, session=session)
+                self._ack(ep, meta)
                 continue
             return self._hand_out(ep, meta, payload)
+        self._send_all_acks()
         raise StopIteration
 
     def epochs(self):
@@ -689,6 +834,7 @@ class ChannelClient:
         endpoints give them to other clients (after the session timeout)."""
         if self._closed:
             return
+        self._send_all_acks()  # what was handed out is consumed: not to be sent to anyone again
         self._closed = True
         self._close_sockets()
         for thread in self._threads:

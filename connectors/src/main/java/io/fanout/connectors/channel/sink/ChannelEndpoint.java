@@ -91,6 +91,11 @@ public final class ChannelEndpoint implements AutoCloseable {
     private final byte[] token;
     private volatile Listener listener;
 
+    /** Socket send buffer of a client connection (SO_SNDBUF). */
+    private static final int SEND_BUFFER_BYTES = 4 << 20;
+    /** Output buffer of a client connection: blobs up to about this size are written with their head in one call. */
+    private static final int WRITE_BUFFER_BYTES = 1 << 20;
+
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when the bound has room. */
     private final Condition notFull = lock.newCondition();
@@ -650,8 +655,12 @@ public final class ChannelEndpoint implements AutoCloseable {
         void run() {
             try {
                 socket.setTcpNoDelay(true);
+                // A large send buffer keeps the kernel streaming while this thread waits for credits.
+                socket.setSendBufferSize(SEND_BUFFER_BYTES);
                 InputStream in = new BufferedInputStream(socket.getInputStream());
-                writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
+                // Large enough that a MESSAGE head and a typical blob leave in one write (one
+                // segment train), not a tiny head segment and then the blob; larger blobs go directly.
+                writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream(), WRITE_BUFFER_BYTES));
                 FrameReader reader = new FrameReader(in, Math.min(options.maxFrameBytes(), MAX_INBOUND_FRAME_BYTES));
                 socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
                 Frame first;
