@@ -58,6 +58,14 @@ class FanoutJobITCase {
         return byKey;
     }
 
+    /** The same batches with byte-identical messages (e.g. at parallelism 1 and 2). */
+    static void assertSameMessages(TreeMap<Long, byte[]> expected, TreeMap<Long, byte[]> actual) {
+        assertThat(actual.keySet()).isEqualTo(expected.keySet());
+        for (Long key : expected.keySet()) {
+            assertThat(actual.get(key)).as("message %d", key).isEqualTo(expected.get(key));
+        }
+    }
+
     static void assertNoInProgressFiles(Path dir) throws Exception {
         try (Stream<Path> files = Files.walk(dir)) {
             assertThat(files.filter(Files::isRegularFile).map(p -> p.getFileName().toString()))
@@ -120,10 +128,7 @@ class FanoutJobITCase {
         }
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
         assertEpochsCoverSeeds(runs.get(0), graph, 2708, 128, 2, 2);
-        assertThat(runs.get(1).keySet()).isEqualTo(runs.get(0).keySet());
-        for (Long key : runs.get(0).keySet()) {
-            assertThat(runs.get(1).get(key)).as("message %d", key).isEqualTo(runs.get(0).get(key));
-        }
+        assertSameMessages(runs.get(0), runs.get(1));
     }
 
     @Test
@@ -142,10 +147,7 @@ class FanoutJobITCase {
         }
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
         assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 1024, 1, 2);
-        assertThat(runs.get(1).keySet()).isEqualTo(runs.get(0).keySet());
-        for (Long key : runs.get(0).keySet()) {
-            assertThat(runs.get(1).get(key)).as("message %d", key).isEqualTo(runs.get(0).get(key));
-        }
+        assertSameMessages(runs.get(0), runs.get(1));
     }
 
     @Test

@@ -56,10 +56,7 @@ class PprJobITCase {
             assertThat(summary.seeds).isEqualTo(2 * 2708);
             runs.add(FanoutJobITCase.readMessages(out));
         }
-        assertThat(runs.get(1).keySet()).isEqualTo(runs.get(0).keySet());
-        for (Long key : runs.get(0).keySet()) {
-            assertThat(runs.get(1).get(key)).as("message %d", key).isEqualTo(runs.get(0).get(key));
-        }
+        FanoutJobITCase.assertSameMessages(runs.get(0), runs.get(1));
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
         PprSampler reference = new PprSampler(graph, 0.15, 1e-4, 50, -1, true, 7);
         int[] seenPerEpoch = new int[2];
