@@ -10,7 +10,6 @@ import io.fanout.sampling.SampledSubgraph;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,11 +59,7 @@ public final class FanoutBench {
         Path graphPath = Path.of(graphArg);
         Path workDir = root.resolve("deploy/target/bench");
         RefSampler ref = RefSampler.build(shared, workDir);
-        List<Path> edgeFiles = GraphLoader.edgeFiles(graphPath);
-        if (edgeFiles.size() != 1) {
-            throw new IllegalArgumentException("the reference sampler reads one edge file; " + graphPath + " has " + edgeFiles.size());
-        }
-        Path plain = ref.plainEdgeFile(edgeFiles.get(0));
+        Path plain = ref.edgeFileOf(graphPath);
 
         System.out.printf(Locale.ROOT, "k-hop benchmark: %s, batch %d, fanout [%s], %.0f s per measurement, %d cores%n",
                 graphPath.getFileName(), batchSize, fanout, seconds, Runtime.getRuntime().availableProcessors());

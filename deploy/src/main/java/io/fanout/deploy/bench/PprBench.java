@@ -58,12 +58,7 @@ final class PprBench {
         Path graphPath = Path.of(graphArg);
         Path workDir = root.resolve("deploy/target/bench");
         RefSampler ref = RefSampler.build(shared, workDir);
-        List<Path> edgeFiles = GraphLoader.edgeFiles(graphPath);
-        if (edgeFiles.size() != 1) {
-            throw new IllegalArgumentException("the reference sampler reads one edge file; " + graphPath + " has "
-                    + edgeFiles.size());
-        }
-        Path plain = ref.plainEdgeFile(edgeFiles.get(0));
+        Path plain = ref.edgeFileOf(graphPath);
         System.out.printf(Locale.ROOT, "PPR benchmark: %s, alpha %s, eps %s, top-%d, %.0f s per measurement, %d cores%n",
                 graphPath.getFileName(), alpha, eps, topk, seconds, Runtime.getRuntime().availableProcessors());
 

@@ -40,6 +40,16 @@ final class RefSampler {
         return new RefSampler(binary, workDir);
     }
 
+    /** The one plain-text edge file of a graph path (a file or a directory), as refsampler reads it. */
+    Path edgeFileOf(Path graph) throws IOException {
+        List<Path> edgeFiles = io.fanout.graph.GraphLoader.edgeFiles(graph);
+        if (edgeFiles.size() != 1) {
+            throw new IllegalArgumentException("the reference sampler reads one edge file; " + graph + " has "
+                    + edgeFiles.size());
+        }
+        return plainEdgeFile(edgeFiles.get(0));
+    }
+
     /** refsampler reads plain text: a gzipped edge file is unpacked once into the work directory. */
     Path plainEdgeFile(Path edgeFile) throws IOException {
         String name = edgeFile.getFileName().toString();
