@@ -5,10 +5,13 @@ WELCOME handshake, FETCH frames carrying credits (``prefetch`` per endpoint up f
 message handed to the caller) and the acknowledgement of each consumed message, MESSAGE,
 END_OF_EPOCH, END_OF_STREAM and ERROR frames.
 
-One reader thread per endpoint feeds a shared queue, so a slow endpoint never holds up the others.
-A lost connection is re-established (re-reading the registry, where a restarted endpoint writes its
-new port) and its session resumed, so unacknowledged messages come again; copies of messages
-already handed out (after a reconnect or a job restart) are dropped by (epoch, batch_id).
+The consuming thread reads the endpoint sockets itself: a frame already in a connection's
+read-ahead buffer is taken at once, otherwise ``select`` waits for whichever endpoint has data, so a
+slow endpoint never holds up the others and no thread hand-off sits on the per-message path. A lost
+connection is re-established by a background thread (re-reading the registry, where a restarted
+endpoint writes its new port) while the other endpoints keep being read, and its session resumed,
+so unacknowledged messages come again; copies of messages already handed out (after a reconnect or
+a job restart) are dropped by (epoch, batch_id).
 
 Two ways to read::
 
@@ -19,9 +22,11 @@ Two ways to read::
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import queue
+import select
 import socket
 import struct
 import threading
@@ -102,6 +107,8 @@ class _Endpoint:
     received: int = 0            # MESSAGE frames received on the current connection
     acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
+    stream: "_FrameStream | None" = None  # consumer side: the connection being read, None while away
+    pending: collections.deque = field(default_factory=collections.deque)  # consumer side: events read ahead
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def label(self) -> str:
@@ -207,6 +214,24 @@ class _FrameStream:
             if k == 0:
                 raise EOFError(f"connection closed while reading {what} ({self.end - self.start} of {n} bytes)")
             self.end += k
+
+    def has_frame(self) -> bool:
+        """Whether a whole frame is buffered."""
+        have = self.end - self.start
+        return have >= 4 and have >= 4 + _U32.unpack_from(self.buf, self.start)[0]
+
+    def fill_now(self) -> bool:
+        """Take whatever the socket holds without waiting (the buffer is empty); True when there
+        was something, or EOF or an error that the next read reports."""
+        self.start = self.end = 0
+        try:
+            k = self.sock.recv_into(self.view, 0, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        self.end = k
+        return True
 
     def read(self):
         self._fill(4, "a frame length")
@@ -334,6 +359,7 @@ class ChannelClient:
             for address in self._addresses:
                 _parse_address(address)
         self._endpoints: list[_Endpoint] = []
+        # Events from reconnecting threads (reconnected / end / error); messages never pass through it.
         self._queue: queue.Queue = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._connected = False
@@ -371,10 +397,7 @@ class ChannelClient:
             if ep.done:
                 continue
             self._grant(ep, self.prefetch)
-            thread = threading.Thread(target=self._reader, args=(ep,), daemon=True,
-                                      name=f"fanout-channel-{ep.label()}")
-            thread.start()
-            self._threads.append(thread)
+            ep.stream = _FrameStream(ep.sock, self.max_frame_bytes)
         return self
 
     def _wait_for_registry(self, deadline: float) -> list[_Endpoint]:
@@ -510,7 +533,7 @@ class ChannelClient:
                  " resuming its session" if resumed else "")
         return True
 
-    # ---- reading threads --------------------------------------------------------------------
+    # ---- reading --------------------------------------------------------------------------
 
     def _grant(self, ep: _Endpoint, credits: int, ack: int = 0, session: int | None = None) -> None:
         """FETCH: ``credits`` more, and acknowledge seq ``ack`` of ``session`` (not sent to another
@@ -525,7 +548,7 @@ class ChannelClient:
         try:
             _send_frame(sock, FETCH, _FETCH.pack(credits, ack))
         except (OSError, AttributeError):
-            pass  # the endpoint went away; its reader thread reconnects or reports how
+            pass  # the endpoint went away; the next read of it reconnects or reports how
 
     def _ack(self, ep: _Endpoint, meta) -> None:
         """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
@@ -556,40 +579,39 @@ class ChannelClient:
             try:
                 sock.sendall(b"".join(frames))
             except (OSError, AttributeError):
-                pass  # the endpoint went away; its reader thread reconnects or reports how
+                pass  # the endpoint went away; the next read of it reconnects or reports how
 
     def _send_all_acks(self) -> None:
         for ep in self._endpoints:
             if ep.acks:
                 self._send_acks(ep)
 
-    def _reader(self, ep: _Endpoint) -> None:
+    def _lost(self, ep: _Endpoint, problem) -> None:
+        """The connection of ``ep`` broke: stop reading it and re-establish it in the background."""
+        log.warning("%s: connection lost (%s); reconnecting for up to %gs", ep.label(), problem,
+                    self.reconnect_timeout)
+        ep.stream = None
+        with ep.lock:
+            ep.generation += 1
+        self._close_endpoint(ep)
+        thread = threading.Thread(target=self._reconnector, args=(ep,), daemon=True,
+                                  name=f"fanout-channel-reconnect-{ep.label()}")
+        self._threads = [t for t in self._threads if t.is_alive()]
+        self._threads.append(thread)
+        thread.start()
+
+    def _reconnector(self, ep: _Endpoint) -> None:
         put = self._queue.put
-        while True:
-            try:
-                self._read_frames(ep, put)
-                return
-            except _Fatal as e:
-                if not self._closed:
-                    put(("error", ep, None, e.args[0]))
-                return
-            except (OSError, EOFError) as e:
-                if self._closed:
-                    return
-                log.warning("%s: connection lost (%s); reconnecting for up to %gs", ep.label(), e,
-                            self.reconnect_timeout)
-            with ep.lock:
-                ep.generation += 1
-            self._close_endpoint(ep)
-            outcome = self._reconnect(ep)
-            if outcome == "finished":
-                put(("end", ep, None, None))
-                return
-            if outcome is not None:
-                if not self._closed:
-                    put(("error", ep, None, outcome))
-                return
+        outcome = self._reconnect(ep)
+        if self._closed:
+            return
+        if outcome == "finished":
+            put(("end", ep, None, None))
+        elif outcome is not None:
+            put(("error", ep, None, outcome))
+        else:
             self._grant(ep, self.prefetch)
+            put(("reconnected", ep, None, _FrameStream(ep.sock, self.max_frame_bytes)))
 
     def _reconnect(self, ep: _Endpoint):
         """None when reconnected, "finished" when the registry says so, else a ChannelError."""
@@ -610,64 +632,115 @@ class ChannelClient:
             time.sleep(0.1)
         return None
 
-    def _read_frames(self, ep: _Endpoint, put) -> None:
-        sock, generation, session = ep.sock, ep.generation, ep.session
-        frames = _FrameStream(sock, self.max_frame_bytes)
+    def _read_events(self, ep: _Endpoint) -> None:
+        """Read the next frame of ``ep`` and every further one already whole in its read-ahead
+        buffer into ``ep.pending`` (so a batch of small frames costs one system call, and a
+        server sending beyond its credits is caught as soon as the frames are here)."""
+        pending = ep.pending
+        while True:
+            event = self._read_event(ep)
+            if event is None:
+                return
+            pending.append(event)
+            frames = ep.stream
+            if frames is None or not frames.has_frame():
+                return
+
+    def _read_event(self, ep: _Endpoint):
+        """Read one frame of ``ep`` (its bytes are buffered or arriving) -> an event, or None when
+        the connection broke and is being re-established."""
+        frames = ep.stream
         try:
-            while True:
-                frame_type, body = frames.read()
-                if frame_type == MESSAGE:
-                    seq, epoch, batch_id, num_batches, blob = body
-                    with ep.lock:
-                        ep.received += 1
-                        over = ep.received > ep.granted
-                    if over:
-                        raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
-                    tensors = decode(blob)
-                    msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
-                                  endpoint=ep.index, blob=blob)
-                    put(("message", ep, (generation, session, seq, False), msg))
-                elif frame_type == END_OF_EPOCH:
-                    if len(body) != 4:
-                        raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
-                    put(("epoch_end", ep, None, _I32.unpack(body)[0]))
-                elif frame_type == END_OF_STREAM:
-                    put(("end", ep, None, None))
-                    return
-                elif frame_type == ERROR:
-                    text = body.decode("utf-8", "replace")
-                    raise _Fatal(ChannelError(ep.label(), f"sent ERROR: {text}", server_text=text))
-                else:
-                    raise ValueError(f"unexpected {FRAME_NAMES.get(frame_type, f'frame type {frame_type}')} frame")
+            frame_type, body = frames.read()
+            if frame_type == MESSAGE:
+                seq, epoch, batch_id, num_batches, blob = body
+                ep.received += 1
+                if ep.received > ep.granted:
+                    raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
+                tensors = decode(blob)
+                msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
+                              endpoint=ep.index, blob=blob)
+                return "message", ep, (ep.generation, ep.session, seq, False), msg
+            if frame_type == END_OF_EPOCH:
+                if len(body) != 4:
+                    raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
+                return "epoch_end", ep, None, _I32.unpack(body)[0]
+            if frame_type == END_OF_STREAM:
+                ep.stream = None
+                return "end", ep, None, None
+            if frame_type == ERROR:
+                text = body.decode("utf-8", "replace")
+                ep.stream = None
+                return "error", ep, None, ChannelError(ep.label(), f"sent ERROR: {text}", server_text=text)
+            raise ValueError(f"unexpected {FRAME_NAMES.get(frame_type, f'frame type {frame_type}')} frame")
         except ValueError as e:  # protocol violation: tell the server, then fail
+            ep.stream = None
             try:
-                _send_frame(sock, ERROR, f"protocol error: {e}".encode("utf-8"))
+                _send_frame(ep.sock, ERROR, f"protocol error: {e}".encode("utf-8"))
             except OSError:
                 pass
-            raise _Fatal(ChannelError(ep.label(), f"protocol error: {e}")) from None
-        except EOFError:
+            return "error", ep, None, ChannelError(ep.label(), f"protocol error: {e}")
+        except EOFError as e:
             if ep.registry_file is not None:
                 self._refresh_from_registry(ep)
                 if ep.done:
                     log.warning("%s closed without END_OF_STREAM but is finished in the registry", ep.label())
-                    put(("end", ep, None, None))
-                    return
-            raise
+                    ep.stream = None
+                    return "end", ep, None, None
+            self._lost(ep, e)
+        except OSError as e:
+            self._lost(ep, e)
+        return None
 
     # ---- consuming ----------------------------------------------------------------------------
 
     def _take(self):
-        """The next queued event, blocking; counts the time waited."""
-        try:
-            return self._queue.get_nowait()
-        except queue.Empty:
-            pass
-        self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
-        started = time.monotonic()
-        try:
-            return self._queue.get()
-        finally:
-            self._wait_seconds += time.monotonic() - started
+        """The next event, blocking; counts the time waited. A frame already in a read-ahead
+        buffer or in a socket comes first, then events of reconnecting threads; only when neither
+        has anything are the acks flushed and the sockets waited on."""
+        while True:
+            reading = []
+            for ep in self._endpoints:
+                if ep.pending:
+                    return ep.pending.popleft()
+                frames = ep.stream
+                if frames is None:
+                    continue
+                if frames.end > frames.start or frames.fill_now():  # the rest of the frame is in flight
+                    self._read_events(ep)
+                    if ep.pending:
+                        return ep.pending.popleft()
+                    continue
+                reading.append(ep)
+            try:
+                kind, ep, meta, payload = self._queue.get_nowait()
+            except queue.Empty:
+                pass
+            else:
+                if kind != "reconnected":
+                    return kind, ep, meta, payload
+                ep.stream = payload
+                continue
+            self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
+            started = time.monotonic()
+            try:
+                if len(reading) == 1 and not any(t.is_alive() for t in self._threads):
+                    ep = reading[0]  # the only source of events: wait in recv itself
+                    self._read_events(ep)
+                    continue
+                if not reading:
+                    time.sleep(0.05)  # every open endpoint is reconnecting
+                    continue
+                try:
+                    # A short timeout, so events of reconnecting threads are seen.
+                    ready = select.select([ep.stream.sock for ep in reading], [], [], 0.1)[0]
+                except (OSError, ValueError):
+                    ready = [ep.stream.sock for ep in reading]  # let the read report it
+            finally:
+                self._wait_seconds += time.monotonic() - started
+            for ep in reading:
+                if ep.stream is not None and ep.stream.sock in ready:
+                    self._read_events(ep)
 
     def _all_done(self) -> bool:
         return all(ep.done for ep in self._endpoints)
@@ -720,7 +793,7 @@ class ChannelClient:
             parked = sum(len(v) for v in self._parked.values())
             log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
                      "(+%d held for later epochs)", self.received, self.duplicates, self._wait_seconds,
-                     self._queue.qsize(), parked)
+                     sum(len(e.pending) for e in self._endpoints), parked)
         if SAMPLING_ERROR_KEY in msg:
             text = bytes(msg[SAMPLING_ERROR_KEY]).decode("utf-8", "replace")
             raise SamplingError(ep.label(), msg.epoch, msg.batch_id, text)
@@ -817,7 +890,7 @@ class ChannelClient:
     def _close_endpoint(self, ep: _Endpoint) -> None:
         if ep.sock is not None:
             try:
-                ep.sock.shutdown(socket.SHUT_RDWR)  # wakes the reader blocked in recv
+                ep.sock.shutdown(socket.SHUT_RDWR)  # wakes a consumer blocked in recv
             except OSError:
                 pass
             try:
@@ -852,10 +925,6 @@ class ChannelClient:
             self.close()
         except Exception:
             pass
-
-
-class _Fatal(Exception):
-    """Carries a ChannelError that ends a reader thread without reconnecting."""
 
 
 def _drain(epoch: Epoch):

@@ -9,6 +9,7 @@ safetensors implementation), so a blob the trainer accepts is one every safetens
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
@@ -70,7 +71,27 @@ def decode(blob) -> dict[str, np.ndarray]:
     if 8 + header_len > total:
         raise ValueError(
             f"safetensors header length {header_len} runs past the end of the {total}-byte blob")
-    raw_header = bytes(view[8:8 + header_len])
+    data_start = 8 + header_len
+    raw_header = bytes(view[8:data_start])
+    layout = _layout if header_len <= _MAX_CACHED_HEADER_BYTES else _layout.__wrapped__
+    entries = layout(raw_header, total - data_start)
+    data = view[data_start:]
+    out: dict[str, np.ndarray] = {}
+    for begin, end, name, dtype, shape in entries:
+        array = np.frombuffer(data[begin:end], dtype=dtype).reshape(shape)
+        if not array.flags.aligned:
+            array = array.copy()
+        out[name] = array
+    return out
+
+
+_MAX_CACHED_HEADER_BYTES = 16 << 10
+
+# Messages of one job mostly share a few layouts (same tensors, same shapes): a repeated header is
+# parsed and validated once. Exceptions are not cached, so a bad header is reported every time.
+@functools.lru_cache(maxsize=256)
+def _layout(raw_header: bytes, data_len: int) -> tuple:
+    """The validated (begin, end, name, dtype, shape) entries of a header, in header order."""
     try:
         header = json.loads(raw_header.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -78,8 +99,6 @@ def decode(blob) -> dict[str, np.ndarray]:
     if not isinstance(header, dict):
         raise ValueError(f"safetensors header must be a JSON object, got {type(header).__name__}")
 
-    data_start = 8 + header_len
-    data_len = total - data_start
     entries = []  # (begin, end, name, dtype, shape)
     for name, info in header.items():
         if name == "__metadata__":
@@ -123,15 +142,7 @@ def decode(blob) -> dict[str, np.ndarray]:
     if position != data_len:
         raise ValueError(
             f"safetensors data section has {data_len} bytes but the tensors cover only {position}")
-
-    data = view[data_start:]
-    out: dict[str, np.ndarray] = {}
-    for begin, end, name, dtype, shape in entries:
-        array = np.frombuffer(data[begin:end], dtype=dtype).reshape(shape)
-        if not array.flags.aligned:
-            array = array.copy()
-        out[name] = array
-    return out
+    return tuple(entries)
 
 
 def encode(tensors: dict, metadata: dict[str, str] | None = None) -> bytes:
