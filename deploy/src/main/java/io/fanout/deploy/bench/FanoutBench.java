@@ -86,13 +86,9 @@ public final class FanoutBench {
                     round + 1, roundRef, roundCore.edgesPerSecond(), ratios[round]);
             core = roundCore;
         }
-        double[] sorted = ratios.clone();
-        java.util.Arrays.sort(sorted);
-        double coreRatio = sorted[ROUNDS / 2];
-        java.util.Arrays.sort(refRates);
-        double refRate = refRates[ROUNDS / 2];
-        java.util.Arrays.sort(coreRates);
-        double coreRate = coreRates[ROUNDS / 2];
+        double coreRatio = JobRuns.median(ratios);
+        double refRate = JobRuns.median(refRates);
+        double coreRate = JobRuns.median(coreRates);
         System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio %.2fx over %d rounds  (target >= 0.80x)%n",
                 coreRatio, ROUNDS);
 

@@ -48,4 +48,11 @@ final class JobRuns {
         }
         return json.append(']').toString();
     }
+
+    /** The median of the rounds of a measurement (the upper middle value for an even count). */
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
 }

@@ -9,7 +9,6 @@ import io.fanout.sampling.ppr.PprSampler;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -92,9 +91,9 @@ final class PprBench {
                     round + 1, refSeeds, refPushes, refPushesPerSeed, core.seedsPerSecond(), core.pushesPerSecond(),
                     corePushesPerSeed, seedRatios[round], pushRatios[round]);
         }
-        double seedRatio = median(seedRatios);
-        double pushRatio = median(pushRatios);
-        double refSeedRate = median(refSeedRates);
+        double seedRatio = JobRuns.median(seedRatios);
+        double pushRatio = JobRuns.median(pushRatios);
+        double refSeedRate = JobRuns.median(refSeedRates);
         System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio: seeds/s %.2fx, pushes/s %.2fx over %d rounds"
                 + "  (target >= 0.70x)%n", seedRatio, pushRatio, ROUNDS);
 
@@ -110,7 +109,7 @@ final class PprBench {
                 + "\"core_seeds_per_s\":%.1f,\"core_pushes_per_s\":%.1f,\"ref_pushes_per_seed\":%.1f,"
                 + "\"core_pushes_per_seed\":%.1f,\"seeds_ratio\":%.4f,\"pushes_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), alpha, eps, topk, Runtime.getRuntime().availableProcessors(), refSeedRate,
-                median(refPushRates), median(coreSeedRates), median(corePushRates), refPushesPerSeed, corePushesPerSeed,
+                JobRuns.median(refPushRates), JobRuns.median(coreSeedRates), JobRuns.median(corePushRates), refPushesPerSeed, corePushesPerSeed,
                 seedRatio, pushRatio, jobsJson);
         Files.createDirectories(workDir);
         Path results = workDir.resolve(String.format(Locale.ROOT, "ppr-%s-a%s-e%s-k%d.json", graphPath.getFileName(),
@@ -119,11 +118,6 @@ final class PprBench {
         System.out.println("  results: " + results);
     }
 
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
 
     private static final class CoreResult {
         long seeds;
