@@ -32,7 +32,7 @@ import java.util.Objects;
  * in step order; with replacement, draw {@code i} is position {@code nextInt(d)}.
  *
  * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
- * stamp and a local index, 8 bytes x numNodes, reset by bumping the stamp instead of clearing)
+ * index, 4 bytes x numNodes, reset by moving a base instead of clearing)
  * and growable buffers reused across calls, so the hot loop allocates nothing per edge.
  */
 public final class KHopSampler {
@@ -51,11 +51,14 @@ public final class KHopSampler {
     private final SplitMix64 rng = new SplitMix64(0);
 
     /**
-     * Per node: batch stamp (high 32 bits) and local index in ids (low 32 bits). The node is in the
-     * current batch iff its stamp matches; one long keeps both in one cache line, one load per edge.
+     * Per node: {@code batchBase + local index} when the node is in the current batch; any smaller value
+     * means it is not. Every batch starts its range where the previous one ended, so nothing is cleared
+     * between batches, and 4 bytes per node (half a stamp-plus-index long) keep more of this randomly
+     * accessed array in cache: one load per sampled edge.
      */
-    private final long[] slots;
-    private int stamp;
+    private final int[] slots;
+    /** Where the next batch's range of slot values starts ({@code >= 1}: 0 = never seen). */
+    private int nextBase = 1;
 
     private int[] ids = new int[1024];
     private int[] rows = new int[4096];
@@ -77,7 +80,7 @@ public final class KHopSampler {
         this.replace = replace;
         this.offsets = graph.offsets();
         this.targets = graph.targets();
-        this.slots = new long[graph.numNodes()];
+        this.slots = new int[graph.numNodes()];
     }
 
     /**
@@ -153,12 +156,24 @@ public final class KHopSampler {
      */
     public SampledSubgraph sampleShared(int[] seeds, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
-        final long[] slots = this.slots;
+        final int base = nextBatchBase();
+        try {
+            SampledSubgraph sub = sampleBatch(seeds, seed, epoch, batchId, base);
+            nextBase = base + sub.numNodes();
+            return sub;
+        } catch (RuntimeException | Error e) {
+            // Slots of the failed batch may hold values at or above base; forget every slot (rare path).
+            Arrays.fill(slots, 0);
+            nextBase = 1;
+            throw e;
+        }
+    }
+
+    private SampledSubgraph sampleBatch(int[] seeds, long seed, int epoch, int batchId, int base) {
+        final int[] slots = this.slots;
         final int[] offsets = this.offsets;
         final int[] targets = this.targets;
         final int numNodes = slots.length;
-        final int stamp = nextStamp();
-        final long stampBits = (long) stamp << 32;
         final int hops = fanouts.length;
         final int[] numSampledNodes = new int[hops + 1];
         final int[] numSampledEdges = new int[hops + 1];
@@ -171,8 +186,8 @@ public final class KHopSampler {
                 throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
                         + " is not a node of the graph (ids 0.." + (numNodes - 1) + ")");
             }
-            if ((int) (slots[s] >>> 32) != stamp) {
-                slots[s] = stampBits | nids;
+            if (slots[s] < base) {
+                slots[s] = base + nids;
                 ids[nids++] = s;
             }
         }
@@ -207,15 +222,8 @@ public final class KHopSampler {
                     // Indexing by the loop counter (not ne++) lets the JIT hoist the range checks.
                     for (int c = 0; c < d; c++) {
                         int u = targets[start + c];
-                        final long slot = slots[u];
-                        final int lu;
-                        if ((int) (slot >>> 32) == stamp) {
-                            lu = (int) slot;
-                        } else {
-                            lu = nids;
-                            slots[u] = stampBits | lu;
-                            ids[nids++] = u;
-                        }
+                        final int lu = localIndex(slots, ids, u, nids, base);
+                        nids += lu == nids ? 1 : 0;
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
                     }
@@ -235,59 +243,19 @@ public final class KHopSampler {
                     for (int c = 0; c < f; c++) {
                         state += GOLDEN_GAMMA;
                         int u = targets[start + (int) (((SplitMix64.mix(state) >>> 32) * (long) d) >>> 32)];
-                        final long slot = slots[u];
-                        final int lu;
-                        if ((int) (slot >>> 32) == stamp) {
-                            lu = (int) slot;
-                        } else {
-                            lu = nids;
-                            slots[u] = stampBits | lu;
-                            ids[nids++] = u;
-                        }
-                        rows[ne + c] = i;
-                        cols[ne + c] = lu;
-                    }
-                } else if (f <= LINEAR_SCAN_MAX) {
-                    // Floyd with a linear duplicate scan, emitting each pick as soon as it is final.
-                    final int[] pick = this.pick;
-                    for (int c = 0, j = d - f; c < f; c++, j++) {
-                        state += GOLDEN_GAMMA;
-                        int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
-                        for (int q = 0; q < c; q++) {
-                            if (pick[q] == r) {
-                                r = j;
-                                break;
-                            }
-                        }
-                        pick[c] = r;
-                        int u = targets[start + r];
-                        final long slot = slots[u];
-                        final int lu;
-                        if ((int) (slot >>> 32) == stamp) {
-                            lu = (int) slot;
-                        } else {
-                            lu = nids;
-                            slots[u] = stampBits | lu;
-                            ids[nids++] = u;
-                        }
+                        final int lu = localIndex(slots, ids, u, nids, base);
+                        nids += lu == nids ? 1 : 0;
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
                     }
                 } else {
-                    final SplitMix64 rng = this.rng;
-                    rng.reset(state);
-                    final int[] pick = floydHashed(rng, d, f);
+                    // Draw every position first, then translate them: the slot loads of the second
+                    // loop do not wait on each other, so the CPU overlaps their cache misses.
+                    final int[] pick = f <= LINEAR_SCAN_MAX ? floydScan(state, d, f) : floydHashed(state, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
-                        final long slot = slots[u];
-                        final int lu;
-                        if ((int) (slot >>> 32) == stamp) {
-                            lu = (int) slot;
-                        } else {
-                            lu = nids;
-                            slots[u] = stampBits | lu;
-                            ids[nids++] = u;
-                        }
+                        final int lu = localIndex(slots, ids, u, nids, base);
+                        nids += lu == nids ? 1 : 0;
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
                     }
@@ -303,12 +271,49 @@ public final class KHopSampler {
     }
 
     /**
-     * Floyd's algorithm for large {@code k}: {@code k} distinct positions in {@code [0, d)}, uniformly
-     * ({@code k < d}), left in {@code pick[0..k)}. Step {@code j} draws {@code r} in {@code [0, j]} and takes
-     * {@code j} instead when {@code r} was taken before ({@code j} itself cannot have been). Membership is an
-     * open-addressing set, O(k) per node instead of the O(k^2) scan used for small fanouts.
+     * The local index of {@code u} in the batch: its existing index when its slot says it is already
+     * in the batch, else {@code nids} (the caller then counts it with {@code nids += lu == nids ? 1 : 0}).
+     * Branch-free on purpose: whether a sampled neighbour is new is a coin toss the CPU cannot predict,
+     * so both outcomes store ({@code ids[nids]} is scratch until counted; {@code ids} has room for it).
      */
-    private int[] floydHashed(SplitMix64 rng, int d, int k) {
+    private static int localIndex(int[] slots, int[] ids, int u, int nids, int base) {
+        final int rel = slots[u] - base; // no overflow: both are in [0, Integer.MAX_VALUE]
+        final int lu = rel >= 0 ? rel : nids;
+        ids[nids] = u;
+        slots[u] = base + lu;
+        return lu;
+    }
+
+    /**
+     * Floyd's algorithm for small {@code k} (at most {@link #LINEAR_SCAN_MAX}, so {@code pick} has room):
+     * {@code k} distinct positions in {@code [0, d)}, uniformly ({@code k < d}), left in {@code pick[0..k)},
+     * drawn from the node's stream {@code state}. Step {@code j} draws {@code r} in {@code [0, j]} and takes
+     * {@code j} instead when {@code r} was taken before ({@code j} itself cannot have been); membership is
+     * a linear scan, faster than hashing for so few picks.
+     */
+    private int[] floydScan(long state, int d, int k) {
+        final int[] pick = this.pick;
+        for (int c = 0, j = d - k; c < k; c++, j++) {
+            state += GOLDEN_GAMMA;
+            int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
+            for (int q = 0; q < c; q++) {
+                if (pick[q] == r) {
+                    r = j;
+                    break;
+                }
+            }
+            pick[c] = r;
+        }
+        return pick;
+    }
+
+    /**
+     * Floyd's algorithm for large {@code k} with the node's stream {@code state}: as {@link #floydScan},
+     * but membership is an open-addressing set, O(k) per node instead of the O(k^2) scan.
+     */
+    private int[] floydHashed(long state, int d, int k) {
+        final SplitMix64 rng = this.rng;
+        rng.reset(state);
         int[] pick = this.pick;
         if (pick.length < k) {
             pick = this.pick = new int[Math.max(k, pick.length * 2)];
@@ -357,13 +362,22 @@ public final class KHopSampler {
         return (position * 0x9E3779B9 >>> 16 ^ position * 0x9E3779B9) & mask;
     }
 
-    /** A fresh batch stamp; when the counter would wrap, clear the slots once so stale ones cannot match. */
-    private int nextStamp() {
-        if (stamp == Integer.MAX_VALUE) {
-            Arrays.fill(slots, 0L);
-            stamp = 0;
+    /**
+     * Starts a batch's range of slot values after the previous batch's. A batch holds at most numNodes
+     * ids, so when that many would not fit below Integer.MAX_VALUE the slots are cleared once and the
+     * ranges restart (every ~2^31 / nodes-per-batch batches; on graphs near 2^31 nodes, more often).
+     */
+    /** Test hook: start the next batch's slot range at {@code base}, to reach the restart without 2^31 batches. */
+    void startNextBatchAt(int base) {
+        nextBase = base;
+    }
+
+    private int nextBatchBase() {
+        if (nextBase > Integer.MAX_VALUE - slots.length) {
+            Arrays.fill(slots, 0);
+            nextBase = 1;
         }
-        return ++stamp;
+        return nextBase;
     }
 
     private int[] ensureIds(int capacity) {
@@ -373,11 +387,15 @@ public final class KHopSampler {
         return ids;
     }
 
-    /** Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes ids. */
+    /**
+     * Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes
+     * ids, plus the one scratch slot {@link #localIndex} writes past the last.
+     */
     private int[] growIds(long capacity) {
-        int needed = (int) Math.min(capacity, slots.length);
+        long limit = slots.length + 1L;
+        int needed = (int) Math.min(capacity, limit);
         if (ids.length < needed) {
-            ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), slots.length));
+            ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), limit));
         }
         return ids;
     }

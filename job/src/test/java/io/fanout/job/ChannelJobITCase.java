@@ -34,6 +34,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Gauge;
@@ -179,6 +180,56 @@ class ChannelJobITCase {
             assertThat(got.get(e.getKey())).as("bytes of batch key %x", e.getKey()).isEqualTo(e.getValue());
         }
         System.out.println("failover: " + copies + " re-sent copies dropped by the reader");
+    }
+
+    /**
+     * The job runs with Flink object reuse (no copy of each message per chained sink); the files and
+     * the channel are chained to the same sampler and must both hold the exact bytes of every batch.
+     */
+    @Test
+    void filesAndChannelFedByOneSamplerGetTheExactBytesOfEveryBatch() throws Exception {
+        Path graph = SharedData.graph("cora");
+        Path registry = tmp.resolve("registry");
+        Path output = tmp.resolve("out");
+        BatchPlan plan;
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
+            plan = new BatchPlan(SeedSet.allNodes(lease.graph().numNodes()), 64, true, false, 2, SEED);
+        }
+        Map<Long, byte[]> expected = expectedMessages(graph, plan);
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
+                "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
+                "--parallelism", "2", "--output", output.toString(), "--serve", "--registry", registry.toString()}).configuration);
+        assertThat(FanoutJob.flinkConfiguration(config).get(PipelineOptions.OBJECT_REUSE)).isTrue();
+        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
+            try {
+                return FanoutJob.run(config);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Map<Long, byte[]> served = new HashMap<>();
+        try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults())) {
+            ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                while (epoch.hasNext()) {
+                    EncodedSample s = epoch.next();
+                    assertThat(served.put(((long) s.epoch << 32) | s.batchId, s.payload)).isNull();
+                }
+            }
+        }
+        job.get(120, TimeUnit.SECONDS);
+        Map<Long, byte[]> files = FanoutJobITCase.readMessages(output);
+        assertThat(served.keySet()).isEqualTo(expected.keySet());
+        assertThat(files.keySet()).isEqualTo(expected.keySet());
+        for (Map.Entry<Long, byte[]> e : expected.entrySet()) {
+            assertThat(served.get(e.getKey())).as("served bytes of batch key %x", e.getKey()).isEqualTo(e.getValue());
+            assertThat(files.get(e.getKey())).as("file bytes of batch key %x", e.getKey()).isEqualTo(e.getValue());
+        }
+
+        FanoutJobConfig copying = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
+                "-Dpipeline.object-reuse=false"}).configuration);
+        assertThat(FanoutJob.flinkConfiguration(copying).get(PipelineOptions.OBJECT_REUSE))
+                .as("a user's pipeline.object-reuse wins").isFalse();
     }
 
     @Test

@@ -271,6 +271,43 @@ class KHopSamplerTest {
         assertThatThrownBy(() -> sampler.sample(new int[] {-1}, 1, 0, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void batchAfterARejectedOneIsSampledAsByAFreshSampler() {
+        int[] fanouts = {4, 3};
+        int[] seeds = randomSeeds(30, 5);
+        KHopSampler sampler = new KHopSampler(OUT, fanouts, false);
+        int[] bad = Arrays.copyOf(seeds, seeds.length + 1);
+        bad[seeds.length] = NODES; // the valid seeds before it were already taken into the batch
+        assertThatThrownBy(() -> sampler.sample(bad, 7, 0, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertSame(new KHopSampler(OUT, fanouts, false).sample(seeds, 7, 0, 1), sampler.sample(seeds, 7, 0, 1));
+    }
+
+    @Test
+    void slotRangesRestartNearIntegerMaxWithoutChangingSamples() {
+        int[] fanouts = {6, 4};
+        KHopSampler fresh = new KHopSampler(OUT, fanouts, false);
+        KHopSampler wrapping = new KHopSampler(OUT, fanouts, false);
+        wrapping.sample(randomSeeds(50, 1), 3, 0, 0); // leaves slots from an earlier range behind
+        wrapping.startNextBatchAt(Integer.MAX_VALUE - 3 * NODES);
+        for (int batch = 1; batch < 8; batch++) { // crosses the restart after a few batches
+            int[] seeds = randomSeeds(50, batch);
+            assertSame(fresh.sample(seeds, 3, 0, batch), wrapping.sample(seeds, 3, 0, batch));
+        }
+    }
+
+    @Test
+    void batchHoldingEveryNodeFitsItsIdBuffer() {
+        int nodes = 3000; // more seeds than the initial id buffer, so it is sized to exactly numNodes
+        int[][] edges = Graphs.randomEdges(nodes, 12000, 9);
+        CsrGraph graph = Graphs.fromEdges(nodes, edges[0], edges[1], EdgeDirection.OUT);
+        int[] all = new int[nodes];
+        Arrays.setAll(all, i -> i);
+        SampledSubgraph s = new KHopSampler(graph, new int[] {-1, 2}, false).sample(all, 1, 0, 0);
+        assertThat(s.numNodes()).isEqualTo(nodes);
+        assertThat(s.numSampledNodes()).containsExactly(nodes, 0, 0);
+        assertThat(s.numEdges()).isEqualTo(graph.numEdges());
+    }
+
     static void assertSame(SampledSubgraph expected, SampledSubgraph actual) {
         assertThat(actual.ids()).containsExactly(expected.ids());
         assertThat(actual.rows()).containsExactly(expected.rows());

@@ -92,14 +92,18 @@ public final class FanoutBench {
         System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio %.2fx over %d rounds  (target >= 0.80x)%n",
                 coreRatio, ROUNDS);
 
-        // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough that start-up
-        //    is a small share of the time.
+        // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough (about 2x the
+        //    reference's measurement time of work) that start-up is a small share of the time; each run
+        //    right after a reference run.
         double edgesPerBatch = core.edges / (double) core.batches;
         long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
-        int epochs = (int) Math.max(1, Math.ceil(3 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
+        int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
+        final int batch = batchSize;
+        final double refSeconds = seconds;
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
                 String.valueOf(batchSize), "--fanout", fanout, "--epochs", String.valueOf(epochs), "--shuffle"),
-                JobSummary::sampledEdgesPerSecond, "edges", refRate, 0.5);
+                JobSummary::sampledEdgesPerSecond, "edges", () -> Double.parseDouble(ref.run("khop", plain.toString(),
+                        String.valueOf(batch), fanout, String.valueOf(refSeconds)).get("sampled_edges_per_s")), 0.5);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
                 + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,

@@ -10,19 +10,29 @@ import java.util.function.ToDoubleFunction;
 
 /** Whole-job runs of a benchmark in the embedded MiniCluster, one per parallelism, as a ratio per core. */
 final class JobRuns {
+    /** Job runs per parallelism, each right after a run of the reference: the median ratio is the result. */
+    static final int ROUNDS = 3;
+
     private JobRuns() {}
 
+    /** One run of the reference sampler, returning its single-thread rate. */
+    interface RefRound {
+        double run() throws Exception;
+    }
+
     /**
-     * Runs the job with {@code args} plus {@code --parallelism p} for each p of the comma list, prints
-     * one line each and returns the JSON array of the runs.
+     * Runs the job with {@code args} plus {@code --parallelism p} for each p of the comma list, {@link #ROUNDS}
+     * times each, every time right after a fresh run of the reference sampler, so that a slow or fast spell
+     * of this shared machine hits the pair alike; prints one line per round and the median, and returns
+     * the JSON array of the parallelisms.
      *
      * @param rate the job's rate from its summary (e.g. sampled edges/s)
      * @param unit what rate counts, for the printed line and the JSON key ({@code edges} -> edges_per_s)
-     * @param refRate the reference sampler's single-thread rate of the same unit
+     * @param refRound runs the reference sampler once and returns its single-thread rate of the same unit
      * @param target the per-core ratio target, printed next to the result
      */
     static String run(String parallelisms, List<String> args, ToDoubleFunction<JobSummary> rate, String unit,
-            double refRate, double target) throws Exception {
+            RefRound refRound, double target) throws Exception {
         StringBuilder json = new StringBuilder("[");
         for (String p : parallelisms.split(",")) {
             if (p.isBlank()) {
@@ -32,19 +42,36 @@ final class JobRuns {
             List<String> all = new ArrayList<>(args);
             all.add("--parallelism");
             all.add(String.valueOf(parallelism));
-            JobSummary s = FanoutJob.run(FanoutJobConfig.from(
-                    FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
-            double total = rate.applyAsDouble(s);
-            double perCore = total / parallelism;
-            System.out.printf(Locale.ROOT, "  fanout job p=%d  %,14.0f %s/s  per core %,.0f  ratio %.2fx  (target >= %.2fx"
-                    + " per core; %,d batches, %,d seeds in %.1f s incl. start-up)%n",
-                    parallelism, total, unit, perCore, perCore / refRate, target, s.batches, s.seeds, s.seconds);
+            double[] ratios = new double[ROUNDS];
+            double[] totals = new double[ROUNDS];
+            JobSummary last = null;
+            for (int round = 0; round < ROUNDS; round++) {
+                double ref = refRound.run();
+                last = FanoutJob.run(FanoutJobConfig.from(
+                        FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
+                totals[round] = rate.applyAsDouble(last);
+                ratios[round] = totals[round] / parallelism / ref;
+                System.out.printf(Locale.ROOT, "  job p=%d round %d: refsampler.c %,14.0f  fanout job %,14.0f %s/s"
+                        + " (%,.0f per core)  ratio %.2fx  (%,d batches in %.1f s incl. start-up)%n", parallelism,
+                        round + 1, ref, totals[round], unit, totals[round] / parallelism, ratios[round], last.batches,
+                        last.seconds);
+            }
+            double ratio = median(ratios);
+            double total = median(totals);
+            System.out.printf(Locale.ROOT, "  fanout job p=%d median %,14.0f %s/s  per core %,.0f  ratio %.2fx per core"
+                    + " over %d rounds  (target >= %.2fx)%n", parallelism, total, unit, total / parallelism, ratio,
+                    ROUNDS, target);
             if (json.length() > 1) {
                 json.append(',');
             }
+            StringBuilder rounds = new StringBuilder("[");
+            for (int i = 0; i < ROUNDS; i++) {
+                rounds.append(i > 0 ? "," : "").append(String.format(Locale.ROOT, "%.4f", ratios[i]));
+            }
+            rounds.append(']');
             json.append(String.format(Locale.ROOT, "{\"parallelism\":%d,\"%s_per_s\":%.1f,\"per_core_ratio\":%.4f,"
-                    + "\"batches\":%d,\"seeds\":%d,\"seconds\":%.3f}", parallelism, unit, total, perCore / refRate,
-                    s.batches, s.seeds, s.seconds));
+                    + "\"round_ratios\":%s,\"batches\":%d,\"seeds\":%d,\"seconds\":%.3f}", parallelism, unit, total,
+                    ratio, rounds, last.batches, last.seeds, last.seconds));
         }
         return json.append(']').toString();
     }
