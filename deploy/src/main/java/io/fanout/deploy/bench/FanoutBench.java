@@ -98,12 +98,13 @@ public final class FanoutBench {
         double edgesPerBatch = core.edges / (double) core.batches;
         long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
-        final int batch = batchSize;
-        final double refSeconds = seconds;
+        final String refBatch = String.valueOf(batchSize);
+        final String refFanout = fanout;
+        final String refSeconds = String.valueOf(seconds);
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
                 String.valueOf(batchSize), "--fanout", fanout, "--epochs", String.valueOf(epochs), "--shuffle"),
                 JobSummary::sampledEdgesPerSecond, "edges", () -> Double.parseDouble(ref.run("khop", plain.toString(),
-                        String.valueOf(batch), fanout, String.valueOf(refSeconds)).get("sampled_edges_per_s")), 0.5);
+                        refBatch, refFanout, refSeconds).get("sampled_edges_per_s")), 0.5);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
                 + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,
