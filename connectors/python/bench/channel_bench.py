@@ -48,7 +48,7 @@ def _touch(msg):
 
 def tcp(address, size, count):
     n = total = 0
-    with ChannelClient(registry=address, prefetch=4, connect_timeout=60) as client:
+    with ChannelClient(registry=address, connect_timeout=60) as client:  # default prefetch 4 and prefetch_bytes
         client.connect()
         t0 = _ready()
         for msg in client:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .channel import ChannelClient, ChannelError, ChannelTimeoutError
+from .channel import DEFAULT_PREFETCH_BYTES, ChannelClient, ChannelError, ChannelTimeoutError
 from .safetensors import dtype_name
 from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
 
@@ -59,7 +59,7 @@ def cmd_pull(args) -> int:
     writers: dict[object, SamplesWriter] = {}
     count = 0
     client = ChannelClient(registry=args.registry, endpoints=args.endpoint or None, prefetch=args.prefetch,
-                           connect_timeout=args.timeout, token=args.token)
+                           prefetch_bytes=args.prefetch_bytes, connect_timeout=args.timeout, token=args.token)
     try:
         with client:
             for msg in client:
@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("--output", metavar="DIR", required=True, help="directory for the .samples files")
     pull.add_argument("--prefetch", metavar="N", type=int, default=4,
                       help="messages each endpoint may send ahead (default: %(default)s)")
+    pull.add_argument("--prefetch-bytes", metavar="B", type=int, default=DEFAULT_PREFETCH_BYTES,
+                      help="let endpoints of small messages send more ahead, up to this many bytes each;"
+                           " 0 = exactly --prefetch (default: %(default)s)")
     pull.add_argument("--timeout", metavar="S", type=float, default=30.0,
                       help="seconds to wait for the registry and every endpoint to answer (default: %(default)s)")
     pull.add_argument("--token", default="", help="access token sent in HELLO (default: the token in the registry files)")

@@ -49,6 +49,10 @@ HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4,
 FRAME_NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", FETCH: "FETCH", MESSAGE: "MESSAGE",
                END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR"}
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
+# Small messages are prefetched beyond ``prefetch`` while they fit in this many bytes per endpoint.
+DEFAULT_PREFETCH_BYTES = 8 << 20
+# Upper bound of an endpoint's credit window, however small its messages.
+MAX_PREFETCH_WINDOW = 1024
 SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 
 _U32 = struct.Struct("<I")
@@ -104,6 +108,10 @@ class _Endpoint:
     done: bool = False           # consumer side: END_OF_STREAM seen / finished
     ended_epoch: int = -1        # consumer side: END_OF_EPOCH seen up to
     granted: int = 0             # credits sent on the current connection
+    window: int = 0              # consumer side: messages the endpoint may have ahead of consumption
+    avg_bytes: float = 0.0       # consumer side: moving average of its message sizes
+    extra: int = 0               # consumer side: credits owed for a grown window, sent with the next acks
+    withhold: int = 0            # consumer side: credits not returned yet because the window shrank
     received: int = 0            # MESSAGE frames received on the current connection
     acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
@@ -320,7 +328,11 @@ class ChannelClient:
     Each (epoch, batch_id) is yielded once. A batch whose sampling failed raises ``SamplingError``
     (with the job's traceback); iterating again continues after it.
 
-    ``prefetch``: messages each endpoint may send ahead of consumption. ``connect_timeout``:
+    ``prefetch``: messages each endpoint may send ahead of consumption (at least). ``prefetch_bytes``:
+    while an endpoint's messages are small, let it send more ahead, as many as fit in this many
+    bytes (by the moving average of their sizes; at most ``MAX_PREFETCH_WINDOW``), so that small
+    messages do not wait on credit round trips; 0 = exactly ``prefetch``. A client holds at most
+    about ``max(prefetch messages, prefetch_bytes)`` per endpoint. ``connect_timeout``:
     seconds to wait for the registry to be complete and every endpoint to answer (raises
     ``ChannelTimeoutError`` naming the missing ones). ``reconnect_timeout``: seconds to try
     re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
@@ -331,7 +343,7 @@ class ChannelClient:
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
-                 log_every: int = 1000):
+                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -340,6 +352,8 @@ class ChannelClient:
             raise ValueError("endpoints is empty")
         if prefetch < 1:
             raise ValueError(f"prefetch must be at least 1, got {prefetch}")
+        if prefetch_bytes < 0:
+            raise ValueError(f"prefetch_bytes must be 0 or positive, got {prefetch_bytes}")
         if log_every < 0:
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
         if as_torch:
@@ -347,6 +361,7 @@ class ChannelClient:
             _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
         self.prefetch = int(prefetch)
+        self.prefetch_bytes = int(prefetch_bytes)
         self.connect_timeout = float(connect_timeout)
         self.reconnect_timeout = float(reconnect_timeout)
         self.token = token or ""
@@ -370,8 +385,6 @@ class ChannelClient:
         self.received = 0
         self.duplicates = 0
         self._wait_seconds = 0.0
-        # Acks (with their credits) go out in batches of this many per endpoint (see _ack).
-        self._ack_batch = max(1, self.prefetch // 2)
 
     # ---- connection phase -------------------------------------------------------------------
 
@@ -396,7 +409,8 @@ class ChannelClient:
         for ep in self._endpoints:
             if ep.done:
                 continue
-            self._grant(ep, self.prefetch)
+            ep.window = self.prefetch
+            self._grant(ep, ep.window)
             ep.stream = _FrameStream(ep.sock, self.max_frame_bytes)
         return self
 
@@ -529,6 +543,7 @@ class ChannelClient:
             ep.session = session
             ep.granted = 0
             ep.received = 0
+            ep.extra = ep.withhold = 0  # a new connection is granted its whole window afresh
         log.info("connected to %s (endpoint %d of %d)%s", ep.label(), index, num_endpoints,
                  " resuming its session" if resumed else "")
         return True
@@ -552,28 +567,61 @@ class ChannelClient:
 
     def _ack(self, ep: _Endpoint, meta) -> None:
         """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
-        sent together (one system call) once ``_ack_batch`` are pending, and always before the
-        consumer waits for a message, at the end of an epoch and on close, so the endpoint never
-        waits on an ack the client is sitting on while it waits itself."""
+        sent together (one system call) once half the endpoint's window is pending, and always
+        before the consumer waits for a message, at the end of an epoch and on close, so the
+        endpoint never waits on an ack the client is sitting on while it waits itself."""
         generation, session, seq, _ = meta
         ep.acks.append((generation, session, seq))
-        if len(ep.acks) >= self._ack_batch:
+        if len(ep.acks) >= max(1, ep.window // 2):
             self._send_acks(ep)
 
+    def _fit_window(self, ep: _Endpoint, nbytes: int) -> None:
+        """Size the endpoint's credit window to its messages: ``prefetch_bytes`` worth of them by
+        their moving average, at least ``prefetch``. Growing grants the difference with the next
+        acks; shrinking keeps back that many returning credits. Changes under a quarter are
+        ignored, so the window does not follow every wobble of the sizes."""
+        if not self.prefetch_bytes:
+            return
+        ep.avg_bytes = float(nbytes) if ep.avg_bytes == 0 else ep.avg_bytes + (nbytes - ep.avg_bytes) / 8
+        fit = max(self.prefetch, min(MAX_PREFETCH_WINDOW, int(self.prefetch_bytes // max(ep.avg_bytes, 1.0))))
+        if 4 * abs(fit - ep.window) < ep.window:
+            return
+        with ep.lock:
+            if fit > ep.window:
+                grow = fit - ep.window
+                paid = min(grow, ep.withhold)  # first cancel credits still kept back
+                ep.withhold -= paid
+                ep.extra += grow - paid
+            else:
+                shrink = ep.window - fit
+                owed = min(shrink, ep.extra)  # first drop credits not sent yet
+                ep.extra -= owed
+                ep.withhold += shrink - owed
+            ep.window = fit
+        if ep.extra:
+            self._send_acks(ep)  # a grown window pays off only once the endpoint knows
+
     def _send_acks(self, ep: _Endpoint) -> None:
-        if not ep.acks:
+        if not ep.acks and not ep.extra:
             return
         frames = []
         with ep.lock:  # count first: the reader may see the MESSAGE before sendall returns
             for generation, session, seq in ep.acks:
                 # A credit belongs to the connection it was consumed from (a new one was granted its
-                # prefetch afresh); an ack to the session (a resumed session still holds the message).
+                # window afresh); an ack to the session (a resumed session still holds the message).
                 credit = 1 if generation == ep.generation else 0
+                if credit and ep.withhold:
+                    ep.withhold -= 1  # the window shrank: this credit is not returned
+                    credit = 0
                 ack = seq if session == ep.session else 0
                 if credit or ack:
                     ep.granted += credit
                     frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack))
             ep.acks.clear()
+            if ep.extra:
+                ep.granted += ep.extra
+                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0))
+                ep.extra = 0
             sock = ep.sock
         if frames:
             try:
@@ -583,7 +631,7 @@ class ChannelClient:
 
     def _send_all_acks(self) -> None:
         for ep in self._endpoints:
-            if ep.acks:
+            if ep.acks or ep.extra:
                 self._send_acks(ep)
 
     def _lost(self, ep: _Endpoint, problem) -> None:
@@ -610,7 +658,7 @@ class ChannelClient:
         elif outcome is not None:
             put(("error", ep, None, outcome))
         else:
-            self._grant(ep, self.prefetch)
+            self._grant(ep, ep.window)
             put(("reconnected", ep, None, _FrameStream(ep.sock, self.max_frame_bytes)))
 
     def _reconnect(self, ep: _Endpoint):
@@ -788,6 +836,7 @@ class ChannelClient:
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
         if not held:
+            self._fit_window(ep, len(msg.blob))
             self._ack(ep, meta)
         if self.log_every and self.received % self.log_every == 0:
             parked = sum(len(v) for v in self._parked.values())

@@ -219,6 +219,9 @@ class EndpointServer:
                 return
             if not self.ignore_credits:
                 self._poll_frames(conn, block=self.granted <= sent_here)
+                while self.granted <= sent_here:  # a FETCH may carry only an ack (0 credits)
+                    self._send_epoch_ends(conn, told)
+                    self._poll_frames(conn, block=True)
             self._send_epoch_ends(conn, told)
             if self.hold is not None:
                 self.hold.wait()

@@ -57,7 +57,7 @@ def test_pulls_every_message_from_every_endpoint_of_a_registry(tmp_path, servers
 
 def test_credits_are_prefetch_then_one_per_consumed_message(servers):
     server = servers(batches(0, 10))
-    client = ChannelClient(endpoints=[server.address], prefetch=3, connect_timeout=10)
+    client = ChannelClient(endpoints=[server.address], prefetch=3, prefetch_bytes=0, connect_timeout=10)
     iterator = iter(client)
     assert wait_until(lambda: server.sent == 3)
     time.sleep(0.2)
@@ -75,9 +75,58 @@ def test_credits_are_prefetch_then_one_per_consumed_message(servers):
     assert client.credits()[0][1] == 10
 
 
+def sized_batches(sizes):
+    """One endpoint's messages whose blobs are about ``sizes[i]`` bytes each."""
+    out = []
+    for b, size in enumerate(sizes):
+        blob = encode({"x": np.zeros(max(1, size // 8), dtype=np.int64),
+                       "#META.epoch": np.array(0, dtype=np.int64), "#META.batch_id": np.array(b, dtype=np.int64)})
+        out.append((0, b, len(sizes), blob))
+    return out
+
+
+def test_small_messages_widen_the_window_to_prefetch_bytes(servers):
+    messages = sized_batches([1000] * 40)
+    size = len(messages[0][3])
+    server = servers(messages)
+    client = ChannelClient(endpoints=[server.address], prefetch=2, prefetch_bytes=10 * size, connect_timeout=10)
+    iterator = iter(client)
+    assert wait_until(lambda: server.sent == 2)
+    next(iterator)  # the first size seen: 10 of them fit in prefetch_bytes, 8 more credits at once
+    assert wait_until(lambda: server.sent == 10)
+    time.sleep(0.2)
+    # The consumed message's own credit goes back with the next batch of acks (half the window).
+    assert server.sent == 10, "the window is prefetch_bytes of messages, no more"
+    rest = list(iterator)
+    assert len(rest) == 39
+    assert server.max_outstanding <= 0
+    assert max(server.fetches) == 8  # the window grew once, from 2 to 10, in one FETCH
+
+
+def test_window_shrinks_back_to_prefetch_when_messages_grow(servers):
+    server = servers(sized_batches([1000] * 4 + [16000] * 40))
+    small = len(sized_batches([1000])[0][3])
+    client = ChannelClient(endpoints=[server.address], prefetch=2, prefetch_bytes=8 * small, connect_timeout=10)
+    iterator = iter(client)
+    consumed = 0
+    for _ in range(30):
+        next(iterator)
+        consumed += 1
+    time.sleep(0.2)
+    assert server.sent - consumed <= 2, "large messages: back to prefetch, the kept-back credits were not returned"
+    assert len(list(iterator)) == 44 - consumed
+    assert server.max_outstanding <= 0
+
+
+def test_prefetch_bytes_is_validated():
+    with pytest.raises(ValueError, match="prefetch_bytes"):
+        ChannelClient(endpoints=["a:1"], prefetch_bytes=-1)
+
+
 def test_client_rejects_a_server_that_ignores_credits(servers):
     server = servers(batches(0, 6), ignore_credits=True)
-    with ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10) as client:
+    # prefetch_bytes=0: exactly two credits, however small the messages.
+    with ChannelClient(endpoints=[server.address], prefetch=2, prefetch_bytes=0, connect_timeout=10) as client:
         iterator = iter(client)
         # Consume nothing until the server wrote all six against two credits: the client reads
         # every whole frame it has, so it sees the third MESSAGE before handing out the first.
@@ -176,7 +225,7 @@ def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(se
     b = servers(e1, index=1, num_endpoints=2, hold=hold, epoch_ends={2: 1})
     threading.Timer(10.0, hold.set).start()
     seen = []
-    with ChannelClient(endpoints=[a.address, b.address], prefetch=1, connect_timeout=10) as client:
+    with ChannelClient(endpoints=[a.address, b.address], prefetch=1, prefetch_bytes=0, connect_timeout=10) as client:
         for epoch in client.epochs():
             for msg in epoch:
                 assert msg.epoch == epoch.epoch
