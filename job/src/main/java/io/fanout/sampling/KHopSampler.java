@@ -31,9 +31,9 @@ import java.util.Objects;
  * draw {@code r = nextInt(j + 1)}, take position {@code j} instead if {@code r} was taken, and emit edges
  * in step order; with replacement, draw {@code i} is position {@code nextInt(d)}.
  *
- * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code long} per node (a batch
- * index, 4 bytes x numNodes, reset by moving a base instead of clearing)
- * and growable buffers reused across calls, so the hot loop allocates nothing per edge.
+ * <p>Not thread-safe: one instance per operator subtask. It keeps one {@code int} per node (the
+ * batch's base plus the node's local index; 4 bytes x numNodes, reset by moving the base instead of
+ * clearing) and growable buffers reused across calls, so the hot loop allocates nothing per edge.
  */
 public final class KHopSampler {
     /** SplitMix64's increment; lets {@link #sample} derive per-node seeds from a per-hop prefix. */
