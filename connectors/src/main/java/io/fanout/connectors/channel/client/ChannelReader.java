@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
  * up front and one more per message taken, and every message handed out is acknowledged, so the
- * endpoint can forget it. A lost connection is re-established (re-reading the registry, where a
+ * endpoint can forget it. While an endpoint's messages are small its window grows to as many as fit
+ * in {@code prefetchBytes} (as the Python client does; CHANNEL.md), and shrinks back as they grow. A lost connection is re-established (re-reading the registry, where a
  * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
  * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an
  * endpoint that does not answer within the connect timeout (naming every such endpoint), an ERROR
@@ -57,6 +58,10 @@ import org.slf4j.LoggerFactory;
 public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelReader.class);
     private static final long POLL_MS = 50;
+    /** Default {@link Options#prefetchBytes()}, the Python client's too. */
+    public static final long DEFAULT_PREFETCH_BYTES = 8L << 20;
+    /** Upper bound of an endpoint's credit window, however small its messages. */
+    public static final int MAX_PREFETCH_WINDOW = 1024;
 
     /**
      * Reader settings.
@@ -67,9 +72,12 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      * @param maxFrameBytes largest accepted frame
      * @param reconnectTimeout how long to try re-establishing a lost connection
      * @param logEvery a telemetry log line every this many messages (0 = never)
+     * @param prefetchBytes let an endpoint of small messages send more than {@code prefetch} ahead, as
+     *     many as fit in this many bytes by the moving average of its sizes (at most
+     *     {@link #MAX_PREFETCH_WINDOW}); 0 = exactly {@code prefetch}
      */
     public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes, Duration reconnectTimeout,
-            int logEvery) {
+            int logEvery, long prefetchBytes) {
         public Options {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -87,35 +95,46 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             if (logEvery < 0) {
                 throw new IllegalArgumentException("logEvery must be 0 or positive, got " + logEvery);
             }
+            if (prefetchBytes < 0) {
+                throw new IllegalArgumentException("prefetchBytes must be 0 or positive, got " + prefetchBytes);
+            }
         }
 
-        /** prefetch 4, connect timeout 60 s, token from the registry, 256 MiB frames, reconnect 60 s, log every 1000. */
+        /**
+         * prefetch 4, connect timeout 60 s, token from the registry, 256 MiB frames, reconnect 60 s, log
+         * every 1000, prefetch bytes 8 MiB.
+         */
         public static Options defaults() {
-            return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000);
+            return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000,
+                    DEFAULT_PREFETCH_BYTES);
         }
 
         public Options withPrefetch(int n) {
-            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery);
+            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery);
+            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
         }
 
         public Options withToken(String t) {
-            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery);
+            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
         }
 
         public Options withMaxFrameBytes(int n) {
-            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery);
+            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes);
         }
 
         public Options withReconnectTimeout(Duration d) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes);
+        }
+
+        public Options withPrefetchBytes(long n) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n);
         }
 
         public Options withLogEvery(int n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes);
         }
     }
 
@@ -410,7 +429,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                 .add(new Event.Item(item.from(), item.generation(), item.session(), item.seq(), item.sample(), true));
         // A parked message must not hold back its endpoint (whose bound counts unacknowledged
         // messages): it is acknowledged and gets a credit now; this reader keeps it for its epoch.
-        item.from().fetch(1, item.seq(), item.session());
+        item.from().giveBack(item.seq(), item.session(), -1);
     }
 
     /**
@@ -489,7 +508,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             duplicates++;
             LOG.debug("channel reader: dropped a copy of epoch {} batch {} from {}", s.epoch, s.batchId, c.describe());
             if (!item.credited()) {
-                c.fetch(1, item.seq(), item.session());
+                c.giveBack(item.seq(), item.session(), -1);
             }
             return false;
         }
@@ -502,7 +521,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         received++;
         // Acknowledge and ask for one more; a parked message got both when it was parked.
         if (!item.credited()) {
-            item.from().fetch(1, item.seq(), item.session());
+            item.from().giveBack(item.seq(), item.session(), s.payload.length);
         }
         if (options.logEvery() > 0 && received % options.logEvery() == 0) {
             int depth = events.size();
@@ -548,6 +567,12 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         FrameWriter writer;
         FrameReader reader;
         String token = options.token();
+        /** Credit window (guarded by this): messages the endpoint may have ahead of consumption. */
+        private int window = options.prefetch();
+        /** Moving average of the sizes of its handed-out messages (guarded by this). */
+        private double avgBytes;
+        /** Credits not returned yet because the window shrank (guarded by this). */
+        private int withhold;
 
         Connection(int index, InetSocketAddress address) {
             this.index = index;
@@ -679,7 +704,10 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                 welcomed = true;
                 LOG.info("channel {} connected: endpoint {} of {}, session {}{}", describe(), w.endpointIndex(), w.numEndpoints(),
                         Long.toHexString(session), resumedWanted ? (w.resumed() ? " resumed" : " (new: the old one is gone)") : "");
-                send(new Frame.Fetch(options.prefetch(), 0));
+                synchronized (this) {
+                    withhold = 0; // a new connection's credits start from nothing: the whole window
+                    send(new Frame.Fetch(window, 0));
+                }
                 return;
             }
             if (f instanceof Frame.Error err) {
@@ -721,6 +749,35 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         private synchronized void send(Frame f) throws IOException {
             writer.write(f);
+        }
+
+        /**
+         * Acknowledges {@code seq} of session {@code sess} and returns its credit, after fitting the
+         * window to a handed-out message of {@code bytes} ({@code < 0}: nothing to fit): a grown window
+         * sends its extra credits along, a shrunk one keeps returning credits back until it is paid.
+         * Changes under a quarter of the window are ignored, so it does not follow every wobble.
+         */
+        void giveBack(long seq, long sess, int bytes) {
+            int credits = 1;
+            synchronized (this) {
+                long limit = options.prefetchBytes();
+                if (bytes >= 0 && limit > 0) {
+                    avgBytes = avgBytes == 0 ? bytes : avgBytes + (bytes - avgBytes) / 8;
+                    int fit = (int) Math.max(options.prefetch(), Math.min(MAX_PREFETCH_WINDOW, (long) (limit / Math.max(avgBytes, 1))));
+                    if (4L * Math.abs(fit - window) >= window) {
+                        if (fit > window) {
+                            credits += fit - window;
+                        } else {
+                            withhold += window - fit;
+                        }
+                        window = fit;
+                    }
+                }
+                int kept = Math.min(withhold, credits);
+                withhold -= kept;
+                credits -= kept;
+                fetch(credits, seq, sess);
+            }
         }
 
         /**

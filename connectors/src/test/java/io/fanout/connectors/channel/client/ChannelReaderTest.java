@@ -107,7 +107,8 @@ class ChannelReaderTest {
             for (int i = 0; i < 10; i++) {
                 e.put(sample(i));
             }
-            try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(3))) {
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
+                    ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(0))) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (e.buffered() > 7 && System.nanoTime() < deadline) {
                     Thread.sleep(5);
@@ -121,6 +122,64 @@ class ChannelReaderTest {
                 assertThat(e.buffered()).as("one message taken, one credit granted").isEqualTo(6);
             }
         }
+    }
+
+    /** A sample whose payload is about {@code bytes} long (an int64 tensor of bytes/8 zeros). */
+    static EncodedSample sized(int batchId, int bytes) {
+        SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[Math.max(1, bytes / 8)])
+                .putInt64(MessageKeys.META_BATCH_ID, batchId);
+        return new EncodedSample(1, batchId, 100, SafetensorsCodec.encode(m));
+    }
+
+    private static void awaitBuffered(ChannelEndpoint e, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (e.buffered() > n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(200); // and no further
+    }
+
+    @Test
+    void smallMessagesWidenTheWindowToPrefetchBytes() throws Exception {
+        int size = sized(0, 1000).payload.length;
+        try (ChannelEndpoint e = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.toString()).capacity(40).build(), 0, 1, null)) {
+            for (int i = 0; i < 30; i++) {
+                e.put(sized(i, 1000));
+            }
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
+                    ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(10L * size))) {
+                awaitBuffered(e, 27);
+                assertThat(e.buffered()).as("prefetch 3 before any size is known").isEqualTo(27);
+                assertThat(r.next().batchId).isZero();
+                awaitBuffered(e, 19);
+                assertThat(e.buffered()).as("window of 10: the 1 consumed + 10 ahead left the endpoint").isEqualTo(19);
+            }
+        }
+    }
+
+    @Test
+    void theWindowShrinksBackToPrefetchWhenMessagesGrow() throws Exception {
+        int small = sized(0, 1000).payload.length;
+        try (ChannelEndpoint e = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.toString()).capacity(40).build(), 0, 1, null)) {
+            for (int i = 0; i < 34; i++) {
+                e.put(sized(i, i < 4 ? 1000 : 16000));
+            }
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
+                    ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(8L * small))) {
+                for (int i = 0; i < 25; i++) {
+                    assertThat(r.next().batchId).isEqualTo(i);
+                }
+                Thread.sleep(200);
+                int ahead = (34 - e.buffered()) - 25;
+                assertThat(ahead).as("large messages: back to prefetch, kept-back credits not returned").isLessThanOrEqualTo(3);
+            }
+        }
+    }
+
+    @Test
+    void prefetchBytesIsValidated() {
+        assertThatThrownBy(() -> ChannelReader.Options.defaults().withPrefetchBytes(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefetchBytes");
     }
 
     @Test
