@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * Throughput benchmark (not a test): Fanout's sampling core and whole job against
@@ -74,10 +73,11 @@ public final class FanoutBench {
         double[] refRates = new double[ROUNDS];
         double[] coreRates = new double[ROUNDS];
         CoreResult core = null;
+        // One reference run: its sampled edges/s. The core rounds and the whole-job rounds both use it.
+        String[] refArgs = {"khop", plain.toString(), String.valueOf(batchSize), fanout, String.valueOf(seconds)};
+        JobRuns.RefRound refRound = () -> Double.parseDouble(ref.run(refArgs).get("sampled_edges_per_s"));
         for (int round = 0; round < ROUNDS; round++) {
-            Map<String, String> refResult = ref.run("khop", plain.toString(), String.valueOf(batchSize), fanout,
-                    String.valueOf(seconds));
-            double roundRef = Double.parseDouble(refResult.get("sampled_edges_per_s"));
+            double roundRef = refRound.run();
             CoreResult roundCore = runCore(graph, fanouts, batchSize, seconds, 2 + round);
             ratios[round] = roundCore.edgesPerSecond() / roundRef;
             refRates[round] = roundRef;
@@ -98,13 +98,9 @@ public final class FanoutBench {
         double edgesPerBatch = core.edges / (double) core.batches;
         long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
-        final String refBatch = String.valueOf(batchSize);
-        final String refFanout = fanout;
-        final String refSeconds = String.valueOf(seconds);
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
                 String.valueOf(batchSize), "--fanout", fanout, "--epochs", String.valueOf(epochs), "--shuffle"),
-                JobSummary::sampledEdgesPerSecond, "edges", () -> Double.parseDouble(ref.run("khop", plain.toString(),
-                        refBatch, refFanout, refSeconds).get("sampled_edges_per_s")), 0.5);
+                JobSummary::sampledEdgesPerSecond, "edges", refRound, 0.5);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
                 + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":%s}%n",
                 graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,

@@ -72,9 +72,11 @@ final class PprBench {
         double[] corePushRates = new double[ROUNDS];
         double refPushesPerSeed = 0;
         double corePushesPerSeed = 0;
+        // One reference run's arguments, for the core rounds and the whole-job rounds alike.
+        String[] refArgs = {"ppr", plain.toString(), String.valueOf(alpha), String.valueOf(eps), String.valueOf(topk),
+                String.valueOf(seconds)};
         for (int round = 0; round < ROUNDS; round++) {
-            Map<String, String> r = ref.run("ppr", plain.toString(), String.valueOf(alpha), String.valueOf(eps),
-                    String.valueOf(topk), String.valueOf(seconds));
+            Map<String, String> r = ref.run(refArgs);
             double refSeeds = Double.parseDouble(r.get("seeds_per_s"));
             double refPushes = Double.parseDouble(r.get("pushes_per_s"));
             CoreResult core = runCore(graph, alpha, eps, topk, seconds, 2 + round);
@@ -100,15 +102,10 @@ final class PprBench {
         // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded).
         long seedsPerEpoch = graph.numNodes();
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refSeedRate / seedsPerEpoch));
-        final String refAlpha = String.valueOf(alpha);
-        final String refEps = String.valueOf(eps);
-        final String refTopk = String.valueOf(topk);
-        final String refSeconds = String.valueOf(seconds);
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
                 "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
                 "--batch-size", String.valueOf(batchSize), "--epochs", String.valueOf(epochs), "--shuffle"),
-                JobSummary::seedsPerSecond, "seeds", () -> Double.parseDouble(ref.run("ppr", plain.toString(),
-                        refAlpha, refEps, refTopk, refSeconds).get("seeds_per_s")), 0.7);
+                JobSummary::seedsPerSecond, "seeds", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")), 0.7);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"ppr\",\"graph\":\"%s\",\"alpha\":%s,\"eps\":%s,"
                 + "\"max_ppr_nodes\":%d,\"cores\":%d,\"ref_seeds_per_s\":%.1f,\"ref_pushes_per_s\":%.1f,"
                 + "\"core_seeds_per_s\":%.1f,\"core_pushes_per_s\":%.1f,\"ref_pushes_per_seed\":%.1f,"

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
  * up front and one more per message taken, and every message handed out is acknowledged, so the
  * endpoint can forget it. While an endpoint's messages are small its window grows to as many as fit
- * in {@code prefetchBytes} (as the Python client does; CHANNEL.md), and shrinks back as they grow. A lost connection is re-established (re-reading the registry, where a
+ * in {@code prefetchBytes} (as the Python client does; CHANNEL.md), and shrinks back as they grow. A
+ * lost connection is re-established (re-reading the registry, where a
  * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
  * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an
  * endpoint that does not answer within the connect timeout (naming every such endpoint), an ERROR
