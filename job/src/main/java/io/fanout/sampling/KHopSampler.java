@@ -64,7 +64,7 @@ public final class KHopSampler {
     private int[] rows = new int[4096];
     private int[] cols = new int[4096];
     /** Floyd's chosen positions for the current node (relative to its first neighbour). */
-    private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX, so the small-fanout path never grows it
+    private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX and > any k < d <= 64: only the hashed path grows it
     /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
     private int[] pickSet = new int[0];
 
@@ -251,7 +251,8 @@ public final class KHopSampler {
                 } else {
                     // Draw every position first, then translate them: the slot loads of the second
                     // loop do not wait on each other, so the CPU overlaps their cache misses.
-                    final int[] pick = f <= LINEAR_SCAN_MAX ? floydScan(state, d, f) : floydHashed(state, d, f);
+                    final int[] pick = d <= Long.SIZE ? floydMask(state, d, f)
+                            : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f) : floydHashed(state, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
                         final int lu = localIndex(slots, ids, u, nids, base);
@@ -282,6 +283,25 @@ public final class KHopSampler {
         ids[nids] = u;
         slots[u] = base + lu;
         return lu;
+    }
+
+    /**
+     * Floyd's algorithm for a node of degree {@code d <= 64}: as {@link #floydScan}, but the taken
+     * positions are the bits of one {@code long}, so each step is a bit test and a conditional move in
+     * registers (no scan, no unpredictable branch). Most nodes of sparse graphs take this path.
+     * {@code k < d <= 64}, so {@code pick} (64 long) has room.
+     */
+    private int[] floydMask(long state, int d, int k) {
+        final int[] pick = this.pick;
+        long taken = 0;
+        for (int c = 0, j = d - k; c < k; c++, j++) {
+            state += GOLDEN_GAMMA;
+            int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
+            r = (taken >>> r & 1L) != 0 ? j : r; // j itself cannot have been taken before step j
+            taken |= 1L << r;
+            pick[c] = r;
+        }
+        return pick;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -204,37 +205,41 @@ class KHopSamplerTest {
         assertThat(hop1NeighboursOf(r, seeds[0])).isEqualTo(hop1NeighboursOf(fresh, seeds[0]));
     }
 
-    /** Pins the per-node stream contract so another implementation can reproduce samples bit for bit. */
-    @Test
-    void nodeAtHopDrawsFromItsOwnSplitMixStream() {
-        int degree = 10;
-        int fanout = 3;
+    /**
+     * Pins the per-node stream contract so another implementation can reproduce samples bit for bit,
+     * on each of the sampler's Floyd paths: degree <= 64 (bit mask), small fanout (linear scan) and
+     * large fanout (hash set); the expected positions come from the plain textbook loop.
+     */
+    @ParameterizedTest(name = "degree {0}, fanout {1}")
+    @CsvSource({"10, 3", "64, 15", "64, 63", "65, 15", "200, 24", "300, 100", "1000, 999"})
+    void nodeAtHopDrawsFromItsOwnSplitMixStream(int degree, int fanout) {
         CsrGraph star = Graphs.star(degree);
         long seed = 2024;
         int epoch = 3;
-        int batchId = 77;
-
-        SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, 1, 0));
-        int[] expected = new int[fanout];
-        for (int j = degree - fanout, c = 0; j < degree; j++, c++) { // Floyd
-            int r = rng.nextInt(j + 1);
-            for (int q = 0; q < c; q++) {
-                if (expected[q] == r) {
-                    r = j;
+        for (int batchId = 77; batchId < 87; batchId++) {
+            SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, 1, 0));
+            int[] positions = new int[fanout];
+            for (int j = degree - fanout, c = 0; j < degree; j++, c++) { // Floyd
+                int r = rng.nextInt(j + 1);
+                for (int q = 0; q < c; q++) {
+                    if (positions[q] == r) {
+                        r = j;
+                    }
                 }
+                positions[c] = r;
             }
-            expected[c] = r;
-        }
-        SampledSubgraph s = new KHopSampler(star, new int[] {fanout}, false).sample(new int[] {0}, seed, epoch, batchId);
-        assertThat(globalCols(s)).containsExactly(expected[0] + 1, expected[1] + 1, expected[2] + 1);
+            int[] expected = Arrays.stream(positions).map(p -> p + 1).toArray(); // position p is node p + 1
+            SampledSubgraph s = new KHopSampler(star, new int[] {fanout}, false).sample(new int[] {0}, seed, epoch, batchId);
+            assertThat(globalCols(s)).containsExactly(expected);
 
-        rng.reset(SplitMix64.seed(seed, epoch, batchId, 1, 0));
-        int[] drawn = new int[5];
-        for (int c = 0; c < drawn.length; c++) {
-            drawn[c] = rng.nextInt(degree) + 1;
+            rng.reset(SplitMix64.seed(seed, epoch, batchId, 1, 0));
+            int[] drawn = new int[5];
+            for (int c = 0; c < drawn.length; c++) {
+                drawn[c] = rng.nextInt(degree) + 1;
+            }
+            SampledSubgraph w = new KHopSampler(star, new int[] {5}, true).sample(new int[] {0}, seed, epoch, batchId);
+            assertThat(globalCols(w)).containsExactly(drawn);
         }
-        SampledSubgraph w = new KHopSampler(star, new int[] {5}, true).sample(new int[] {0}, seed, epoch, batchId);
-        assertThat(globalCols(w)).containsExactly(drawn);
     }
 
     @Test
