@@ -242,7 +242,7 @@ public final class KHopSampler {
                 if (replace) {
                     for (int c = 0; c < f; c++) {
                         state += GOLDEN_GAMMA;
-                        int u = targets[start + (int) (((SplitMix64.mix(state) >>> 32) * (long) d) >>> 32)];
+                        int u = targets[start + SplitMix64.bounded(SplitMix64.mix(state), d)];
                         final int lu = localIndex(slots, ids, u, nids, base);
                         nids += lu == nids ? 1 : 0;
                         rows[ne + c] = i;
@@ -296,7 +296,7 @@ public final class KHopSampler {
         long taken = 0;
         for (int c = 0, j = d - k; c < k; c++, j++) {
             state += GOLDEN_GAMMA;
-            int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
+            int r = SplitMix64.bounded(SplitMix64.mix(state), j + 1);
             r = (taken >>> r & 1L) != 0 ? j : r; // j itself cannot have been taken before step j
             taken |= 1L << r;
             pick[c] = r;
@@ -315,7 +315,7 @@ public final class KHopSampler {
         final int[] pick = this.pick;
         for (int c = 0, j = d - k; c < k; c++, j++) {
             state += GOLDEN_GAMMA;
-            int r = (int) (((SplitMix64.mix(state) >>> 32) * (long) (j + 1)) >>> 32);
+            int r = SplitMix64.bounded(SplitMix64.mix(state), j + 1);
             for (int q = 0; q < c; q++) {
                 if (pick[q] == r) {
                     r = j;

@@ -93,13 +93,13 @@ public final class FanoutBench {
                 coreRatio, ROUNDS);
 
         // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough (about 2x the
-        //    reference's measurement time of work) that start-up is a small share of the time; each run
-        //    right after a reference run.
+        //    reference's measurement time of work per core, so p times the epochs at parallelism p) that
+        //    start-up is a small share of the time; each run right after a reference run.
         double edgesPerBatch = core.edges / (double) core.batches;
         long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
-                String.valueOf(batchSize), "--fanout", fanout, "--epochs", String.valueOf(epochs), "--shuffle"),
+                String.valueOf(batchSize), "--fanout", fanout, "--shuffle"), epochs,
                 JobSummary::sampledEdgesPerSecond, "edges", refRound, 0.5);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
                 + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f,\"jobs\":%s}%n",

@@ -21,17 +21,20 @@ final class JobRuns {
     }
 
     /**
-     * Runs the job with {@code args} plus {@code --parallelism p} for each p of the comma list, {@link #ROUNDS}
+     * Runs the job with {@code args} plus {@code --parallelism p --epochs p*epochs} for each p of the comma list, {@link #ROUNDS}
      * times each, every time right after a fresh run of the reference sampler, so that a slow or fast spell
      * of this shared machine hits the pair alike; prints one line per round and the median, and returns
      * the JSON array of the parallelisms.
      *
+     * @param args the job's options, without parallelism and epochs
+     * @param epochs the epochs at parallelism 1; p times as many at p, so every run lasts about as long and
+     *     Flink's start-up (2-3 s, included in the rate) weighs alike at every parallelism
      * @param rate the job's rate from its summary (e.g. sampled edges/s)
      * @param unit what rate counts, for the printed line and the JSON key ({@code edges} -> edges_per_s)
      * @param refRound runs the reference sampler once and returns its single-thread rate of the same unit
      * @param target the per-core ratio target, printed next to the result
      */
-    static String run(String parallelisms, List<String> args, ToDoubleFunction<JobSummary> rate, String unit,
+    static String run(String parallelisms, List<String> args, int epochs, ToDoubleFunction<JobSummary> rate, String unit,
             RefRound refRound, double target) throws Exception {
         StringBuilder json = new StringBuilder("[");
         for (String p : parallelisms.split(",")) {
@@ -40,8 +43,7 @@ final class JobRuns {
             }
             int parallelism = Integer.parseInt(p.trim());
             List<String> all = new ArrayList<>(args);
-            all.add("--parallelism");
-            all.add(String.valueOf(parallelism));
+            all.addAll(List.of("--parallelism", String.valueOf(parallelism), "--epochs", String.valueOf(epochs * parallelism)));
             double[] ratios = new double[ROUNDS];
             double[] totals = new double[ROUNDS];
             JobSummary last = null;

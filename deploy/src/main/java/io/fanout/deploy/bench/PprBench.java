@@ -99,12 +99,13 @@ final class PprBench {
         System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio: seeds/s %.2fx, pushes/s %.2fx over %d rounds"
                 + "  (target >= 0.70x)%n", seedRatio, pushRatio, ROUNDS);
 
-        // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded).
+        // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded), p times the
+        //    epochs at parallelism p so that every run lasts about as long.
         long seedsPerEpoch = graph.numNodes();
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refSeedRate / seedsPerEpoch));
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
                 "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
-                "--batch-size", String.valueOf(batchSize), "--epochs", String.valueOf(epochs), "--shuffle"),
+                "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
                 JobSummary::seedsPerSecond, "seeds", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")), 0.7);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"ppr\",\"graph\":\"%s\",\"alpha\":%s,\"eps\":%s,"
                 + "\"max_ppr_nodes\":%d,\"cores\":%d,\"ref_seeds_per_s\":%.1f,\"ref_pushes_per_s\":%.1f,"
