@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -574,6 +575,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         private double avgBytes;
         /** Credits not returned yet because the window shrank (guarded by this). */
         private int withhold;
+        /**
+         * Credits granted on the current connection, counted before each FETCH goes out (so the reading
+         * thread never sees a MESSAGE before its credit); a server sending more is broken, not slow.
+         */
+        private final AtomicLong granted = new AtomicLong();
 
         Connection(int index, InetSocketAddress address) {
             this.index = index;
@@ -707,6 +713,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         Long.toHexString(session), resumedWanted ? (w.resumed() ? " resumed" : " (new: the old one is gone)") : "");
                 synchronized (this) {
                     withhold = 0; // a new connection's credits start from nothing: the whole window
+                    granted.set(window);
                     send(new Frame.Fetch(window, 0));
                 }
                 return;
@@ -721,9 +728,14 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         private boolean stream() throws IOException {
             int gen = generation;
             long sess = session;
+            long received = 0;
             while (true) {
                 Frame f = reader.read();
                 if (f instanceof Frame.Message m) {
+                    if (++received > granted.get()) {
+                        throw new ServerError("channel " + describe() + " sent MESSAGE " + received + " but only "
+                                + granted.get() + " credits were granted (protocol error)");
+                    }
                     events.add(new Event.Item(this, gen, sess, m.seq(),
                             new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload()), false));
                 } else if (f instanceof Frame.EndOfEpoch e) {
@@ -794,6 +806,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             try {
                 Socket s = socket;
                 if (s != null && !s.isClosed() && !s.isOutputShutdown()) {
+                    granted.addAndGet(credits);
                     send(new Frame.Fetch(credits, ack));
                 }
             } catch (IOException e) {

@@ -3,6 +3,10 @@ package io.fanout.connectors.channel.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.connectors.channel.protocol.ChannelProtocol;
+import io.fanout.connectors.channel.protocol.Frame;
+import io.fanout.connectors.channel.protocol.FrameReader;
+import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.sink.ChannelEndpoint;
@@ -191,6 +195,40 @@ class ChannelReaderTest {
         new EndpointRegistry(registryDir).write(new EndpointInfo(1, 0, 1, "127.0.0.1", deadPort, EndpointInfo.State.FINISHED, null, null));
         try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withConnectTimeout(Duration.ofSeconds(5)))) {
             assertThat(r.hasNext()).isFalse();
+        }
+    }
+
+    /** A broken server: welcomes the reader, then writes six messages against its two credits. */
+    @Test
+    void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> broken = CompletableFuture.runAsync(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
+                    FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
+                    assertThat(in.read()).isInstanceOf(Frame.Hello.class);
+                    out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
+                    for (int i = 0; i < 6; i++) {
+                        EncodedSample m = sample(i);
+                        out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                    }
+                    Thread.sleep(2_000); // keep the connection open while the reader judges it
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
+            ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0);
+            try (ChannelReader r = ChannelReader.fromEndpoints(List.of(address), options)) {
+                assertThatThrownBy(() -> {
+                    while (r.hasNext()) {
+                        r.next();
+                    }
+                }).isInstanceOf(UncheckedIOException.class)
+                        .hasMessageMatching("(?s).*endpoint 0 \\(127\\.0\\.0\\.1:" + server.getLocalPort()
+                                + "\\) sent MESSAGE (\\d+) but only (\\d+) credits were granted.*");
+            }
+            broken.get(10, TimeUnit.SECONDS);
         }
     }
 
