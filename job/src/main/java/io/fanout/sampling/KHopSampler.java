@@ -382,16 +382,16 @@ public final class KHopSampler {
         return (position * 0x9E3779B9 >>> 16 ^ position * 0x9E3779B9) & mask;
     }
 
-    /**
-     * Starts a batch's range of slot values after the previous batch's. A batch holds at most numNodes
-     * ids, so when that many would not fit below Integer.MAX_VALUE the slots are cleared once and the
-     * ranges restart (every ~2^31 / nodes-per-batch batches; on graphs near 2^31 nodes, more often).
-     */
     /** Test hook: start the next batch's slot range at {@code base}, to reach the restart without 2^31 batches. */
     void startNextBatchAt(int base) {
         nextBase = base;
     }
 
+    /**
+     * Starts a batch's range of slot values after the previous batch's. A batch holds at most numNodes
+     * ids, so when that many would not fit below Integer.MAX_VALUE the slots are cleared once and the
+     * ranges restart (every ~2^31 / nodes-per-batch batches; on graphs near 2^31 nodes, more often).
+     */
     private int nextBatchBase() {
         if (nextBase > Integer.MAX_VALUE - slots.length) {
             Arrays.fill(slots, 0);

@@ -71,6 +71,13 @@ class ChannelJobITCase {
     @TempDir
     Path tmp;
 
+    /** Every node of {@code graph} a seed, batches of 64, shuffled, 2 epochs: {@code --batch-size 64 --shuffle --epochs 2}. */
+    private static BatchPlan everyNodeTwice(Path graph) throws Exception {
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
+            return new BatchPlan(SeedSet.allNodes(lease.graph().numNodes()), 64, true, false, 2, SEED);
+        }
+    }
+
     /** The bytes an uninterrupted run produces for every (epoch, batch), computed without Flink. */
     private static Map<Long, byte[]> expectedMessages(Path graph, BatchPlan plan) throws Exception {
         Map<Long, byte[]> out = new HashMap<>();
@@ -125,10 +132,7 @@ class ChannelJobITCase {
     void aJobFailureMidEpochDeliversEveryBatchExactlyOnceWithTheBytesOfAnUninterruptedRun() throws Exception {
         Path graph = SharedData.graph("cora");
         Path registry = tmp.resolve("registry");
-        BatchPlan plan;
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
-            plan = new BatchPlan(SeedSet.allNodes(lease.graph().numNodes()), 64, true, false, 2, SEED);
-        }
+        BatchPlan plan = everyNodeTwice(graph);
         Map<Long, byte[]> expected = expectedMessages(graph, plan);
 
         Configuration conf = new Configuration();
@@ -191,10 +195,7 @@ class ChannelJobITCase {
         Path graph = SharedData.graph("cora");
         Path registry = tmp.resolve("registry");
         Path output = tmp.resolve("out");
-        BatchPlan plan;
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
-            plan = new BatchPlan(SeedSet.allNodes(lease.graph().numNodes()), 64, true, false, 2, SEED);
-        }
+        BatchPlan plan = everyNodeTwice(graph);
         Map<Long, byte[]> expected = expectedMessages(graph, plan);
         FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
                 "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",

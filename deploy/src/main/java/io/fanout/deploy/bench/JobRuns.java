@@ -21,10 +21,10 @@ final class JobRuns {
     }
 
     /**
-     * Runs the job with {@code args} plus {@code --parallelism p --epochs p*epochs} for each p of the comma list, {@link #ROUNDS}
-     * times each, every time right after a fresh run of the reference sampler, so that a slow or fast spell
-     * of this shared machine hits the pair alike; prints one line per round and the median, and returns
-     * the JSON array of the parallelisms.
+     * Runs the job with {@code args} plus {@code --parallelism p --epochs p*epochs} for each p of the comma
+     * list, {@link #ROUNDS} times each, every time right after a fresh run of the reference sampler, so
+     * that a slow or fast spell of this shared machine hits the pair alike; prints one line per round and
+     * the median, and returns the JSON array of the parallelisms.
      *
      * @param args the job's options, without parallelism and epochs
      * @param epochs the epochs at parallelism 1; p times as many at p, so every run lasts about as long and
