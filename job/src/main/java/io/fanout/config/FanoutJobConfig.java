@@ -6,7 +6,11 @@ import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.typed.TypedGraphFiles;
 import io.fanout.sampling.KHopSampler;
+import io.fanout.sampling.hetero.TypedFanouts;
+import java.util.Map;
+import java.util.TreeMap;
 import io.fanout.store.GraphSpec;
 import java.util.Locale;
 import java.nio.file.Files;
@@ -37,7 +41,14 @@ public final class FanoutJobConfig {
     public final int epochs;
     public final long seed;
     public final SamplerType sampler;
+    /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link #typedFanouts}). */
     public final int[] fanouts;
+    /** A typed graph's files, or null for a homogeneous graph. */
+    public final TypedGraphFiles typedGraph;
+    /** Typed graph: edge type name -> per-hop fanouts, every edge type; else null. */
+    public final Map<String, int[]> typedFanouts;
+    /** Typed graph: the seeds' node type; else null. */
+    public final String seedType;
     public final boolean replace;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
@@ -102,12 +113,42 @@ public final class FanoutJobConfig {
         this.epochs = atLeast(conf, FanoutOptions.EPOCHS, 1);
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
-        String fanoutValue = get(conf, FanoutOptions.FANOUT);
-        try {
-            this.fanouts = KHopSampler.parseFanouts(fanoutValue);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
-                    + ": " + e.getMessage(), e);
+        String fanoutValue = fanoutText(conf);
+        this.typedGraph = typedGraphFiles(graph);
+        if (typedGraph == null) {
+            try {
+                if (TypedFanouts.isPerType(fanoutValue)) {
+                    throw new IllegalArgumentException("per-edge-type fanouts need a typed graph"
+                            + " (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous");
+                }
+                this.fanouts = KHopSampler.parseFanouts(fanoutValue);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                        + ": " + e.getMessage(), e);
+            }
+            this.typedFanouts = null;
+            if (get(conf, FanoutOptions.SEED_TYPE) != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + " needs a typed graph"
+                        + " (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous");
+            }
+            this.seedType = null;
+        } else {
+            this.fanouts = null;
+            try {
+                this.typedFanouts = TypedFanouts.parse(fanoutValue).resolve(typedGraph.edges().keySet());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                        + ": " + e.getMessage(), e);
+            }
+            this.seedType = seedType(conf, typedGraph);
+            if (sampler != SamplerType.KHOP) {
+                throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
+                        + ": a typed graph is sampled with khop only (typed PPR is not implemented)");
+            }
+            if (nodeFeatures != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
+                        + " a typed graph's node files are the nodes.<type>.tsv files in its directory");
+            }
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
         this.alpha = get(conf, FanoutOptions.ALPHA);
@@ -166,6 +207,59 @@ public final class FanoutJobConfig {
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
+    }
+
+    /**
+     * The fanout option as text: {@code --fanout} / a YAML list, or a YAML mapping edge type -> list (which flattens
+     * to {@code fanout.fanout.<etype>} keys) joined into the per-type form.
+     */
+    private static String fanoutText(Configuration conf) {
+        String prefix = FanoutOptions.FANOUT.key() + ".";
+        StringBuilder perType = new StringBuilder();
+        for (Map.Entry<String, String> e : new TreeMap<>(conf.toMap()).entrySet()) {
+            if (e.getKey().startsWith(prefix)) {
+                perType.append(perType.length() == 0 ? "" : ";").append(e.getKey().substring(prefix.length()))
+                        .append(':').append(e.getValue());
+            }
+        }
+        if (perType.length() == 0) {
+            return get(conf, FanoutOptions.FANOUT);
+        }
+        if (conf.containsKey(FanoutOptions.FANOUT.key())) {
+            throw new ConfigException("Option " + name(FanoutOptions.FANOUT) + " is given both as a list ('"
+                    + conf.toMap().get(FanoutOptions.FANOUT.key()) + "') and as a mapping per edge type ('" + perType
+                    + "'): give one");
+        }
+        return perType.toString();
+    }
+
+    /** The typed graph's files when the graph is typed, else null; unreadable names fail naming the option. */
+    private static TypedGraphFiles typedGraphFiles(Path graph) {
+        try {
+            return TypedGraphFiles.isTyped(graph) ? TypedGraphFiles.of(graph) : null;
+        } catch (java.io.IOException e) {
+            throw new ConfigException("Invalid value '" + graph + "' for option " + name(FanoutOptions.GRAPH) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** --seed-type, checked against the graph's node types; optional when there is one. */
+    private static String seedType(Configuration conf, TypedGraphFiles files) {
+        String value = get(conf, FanoutOptions.SEED_TYPE);
+        java.util.SortedSet<String> types = files.nodeTypes();
+        if (value == null || value.isBlank()) {
+            if (types.size() == 1) {
+                return types.first();
+            }
+            throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + " is required: the typed graph "
+                    + files.dir() + " has node types " + types + "; say which the seeds are, e.g. --seed-type "
+                    + types.first());
+        }
+        if (!types.contains(value.trim())) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.SEED_TYPE)
+                    + ": not a node type of the graph (its node types: " + types + ")");
+        }
+        return value.trim();
     }
 
     /** What the samplers load: the graph, its node file and dtype, with edge ids when messages carry them. */

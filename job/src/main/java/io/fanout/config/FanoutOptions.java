@@ -83,7 +83,15 @@ public final class FanoutOptions {
             .stringType()
             .defaultValue("15,10")
             .withDescription("k-hop: neighbours sampled per node for each hop, first entry = hop from the"
-                    + " seeds (GLT/PyG num_neighbors); -1 takes all neighbours.");
+                    + " seeds (GLT/PyG num_neighbors); -1 takes all neighbours. A typed graph takes one list for every"
+                    + " edge type or one per type, 'paper__cites__paper:15,10;paper__has_word__word:5,0' (in YAML a"
+                    + " mapping edge type -> list; the same number of hops for every type; 0 = none at that hop).");
+
+    public static final ConfigOption<String> SEED_TYPE = ConfigOptions.key("fanout.seed-type")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Typed graph: the node type of the seeds (GLT input_type); --seeds ids are of this type."
+                    + " Optional when the graph has one node type.");
 
     public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
             .booleanType()
@@ -178,7 +186,7 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
+        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, SEED_TYPE, REPLACE,
                 ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

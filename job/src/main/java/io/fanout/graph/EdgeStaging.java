@@ -47,6 +47,11 @@ final class EdgeStaging {
         return directedEdges;
     }
 
+    /** Adds every staged source ({@code sources}) or destination id to {@code ids}. */
+    void collectEndpointIds(boolean sources, NodeIdCollector ids) {
+        ids.add(sources ? src : dst, size);
+    }
+
     /** Adds every staged endpoint to {@code ids} (the arrays are kept until the map is built). */
     void collectIds(NodeIdCollector ids) {
         ids.add(src, size).add(dst, size);
@@ -110,10 +115,28 @@ final class EdgeStaging {
      * @param keepEdgeIds keep each stored edge's input row (its stable edge id, {@link CsrGraph#edgeIds()})
      */
     CsrGraph build(NodeIdMap nodes, boolean undirected, EdgeDirection direction, boolean keepEdgeIds) {
+        return build(nodes, nodes, 0, nodes.size(), undirected, direction, keepEdgeIds);
+    }
+
+    /**
+     * Builds a CSR from the nodes of {@code keyNodes} to those of {@code valueNodes} (a typed graph's edge type):
+     * rows are key indices, a neighbour is {@code valueBase} + its value index, the CSR has {@code numRows} rows.
+     * An undirected file must connect one node type ({@code keyNodes == valueNodes}, base 0).
+     */
+    CsrGraph build(NodeIdMap keyNodes, NodeIdMap valueNodes, int valueBase, int numRows, boolean undirected,
+            EdgeDirection direction, boolean keepEdgeIds) {
+        if (undirected && (keyNodes != valueNodes || valueBase != 0)) {
+            throw new IllegalArgumentException("an undirected edge file must connect nodes of one type");
+        }
         int n = size;
-        int[] keys = indices(direction == EdgeDirection.OUT ? src : dst, nodes);
-        int[] values = indices(direction == EdgeDirection.OUT ? dst : src, nodes);
-        int numNodes = nodes.size();
+        int[] keys = indices(direction == EdgeDirection.OUT ? src : dst, keyNodes);
+        int[] values = indices(direction == EdgeDirection.OUT ? dst : src, valueNodes);
+        if (valueBase != 0) {
+            for (int i = 0; i < n; i++) {
+                values[i] += valueBase;
+            }
+        }
+        int numNodes = numRows;
         int[] offsets = new int[numNodes + 1];
         // Count: offsets[v + 1] = degree(v).
         for (int i = 0; i < n; i++) {

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Input: a file, or a directory whose {@code edges*.tsv} / {@code edges*.tsv.gz} files are the parts of
  *       one graph, read in sorted file-name order (plain string order: {@code edges.10.tsv} sorts before
- *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected:
- *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
+ *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected here:
+ *       a typed graph is read file by file ({@link #readTypedEdgeFile}, {@code io.fanout.store.TypedGraphStore}). {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
  *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
  *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
@@ -69,8 +69,19 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static EdgeList readEdges(Path graph) throws IOException {
+        return readEdges(graph, edgeFiles(graph));
+    }
+
+    /**
+     * Reads one edge file of a typed graph ({@code edges.<src>__<rel>__<dst>.tsv[.gz]}), as {@link #readEdges} reads
+     * a homogeneous graph; {@link EdgeList#buildTyped} builds its adjacency between two node types.
+     */
+    public static EdgeList readTypedEdgeFile(Path file) throws IOException {
+        return readEdges(file, List.of(file));
+    }
+
+    private static EdgeList readEdges(Path graph, List<Path> files) throws IOException {
         long started = System.nanoTime();
-        List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         long rows = 0;
         for (Path file : files) {
@@ -146,6 +157,24 @@ public final class GraphLoader {
             return ids.build();
         }
 
+        /** Adds every source id (or, {@code sources} false, every destination id) to {@code ids}. */
+        public void collectEndpointIds(boolean sources, NodeIdCollector ids) {
+            settings.staging.collectEndpointIds(sources, ids);
+        }
+
+        /**
+         * Builds a typed graph's adjacency in {@code direction} from the nodes of one type to those of another (or
+         * the same): the rows are {@code keyNodes}' indices; a neighbour of {@code valueNodes} is stored as
+         * {@code valueBase} + its index, so that a sampler can keep both types in one index space.
+         */
+        public CsrGraph buildTyped(NodeIdMap keyNodes, NodeIdMap valueNodes, int valueBase, int numRows,
+                EdgeDirection direction, boolean keepEdgeIds) {
+            CsrGraph csr = settings.staging.build(keyNodes, valueNodes, valueBase, numRows, !settings.directed,
+                    direction, keepEdgeIds);
+            logLoad(csr, keyNodes.heapBytes(), direction);
+            return csr;
+        }
+
         /**
          * Builds the adjacency in {@code direction} over {@code nodes} (which must hold every endpoint id).
          *
@@ -153,18 +182,22 @@ public final class GraphLoader {
          */
         public CsrGraph build(NodeIdMap nodes, EdgeDirection direction, boolean keepEdgeIds) {
             CsrGraph csr = settings.staging.build(nodes, !settings.directed, direction, keepEdgeIds);
+            logLoad(csr, nodes.heapBytes(), direction);
+            return csr;
+        }
+
+        private void logLoad(CsrGraph csr, long idBytes, EdgeDirection direction) {
             double seconds = (System.nanoTime() - started) / 1e9;
-            long heap = csr.heapBytes() + nodes.heapBytes();
+            long heap = csr.heapBytes() + idBytes;
             LOG.info("Loaded graph {}: {} nodes ({}), {} edges ({} rows, {}, direction {}{}{}{}) in {} s ({} edges/s);"
                             + " heap {} bytes ({} bytes/edge)",
-                    source, csr.numNodes(), nodes.isIdentity() ? "ids 0.." + (nodes.size() - 1) : "sparse ids",
+                    source, csr.numNodes(), idBytes <= 24 ? "ids 0.." + (csr.numNodes() - 1) : "sparse ids",
                     csr.numEdges(), rows, settings.directed ? "directed" : "undirected", direction,
                     csr.hasWeights() ? ", weights" : "", csr.hasTimestamps() ? ", timestamps" : "",
                     csr.hasEdgeIds() ? ", edge ids" : "",
                     String.format(Locale.ROOT, "%.3f", seconds),
                     String.format(Locale.ROOT, "%.0f", csr.numEdges() / Math.max(seconds, 1e-9)), heap,
                     String.format(Locale.ROOT, "%.2f", heap / (double) Math.max(1, csr.numEdges())));
-            return csr;
         }
     }
 
@@ -179,8 +212,8 @@ public final class GraphLoader {
         for (Path file : files) {
             String name = file.getFileName().toString();
             if (name.startsWith("edges") && name.contains("__")) {
-                throw new GraphFormatException(file, "typed edge file (edges.<src>__<rel>__<dst>.tsv):"
-                        + " heterogeneous graphs are not supported yet");
+                throw new GraphFormatException(file, "typed edge file (edges.<src>__<rel>__<dst>.tsv) among"
+                        + " the parts of a homogeneous graph: a typed graph's directory holds typed edge files only");
             }
         }
         return files;

@@ -13,6 +13,7 @@ import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.flink.operator.GraphSamplingFunction;
+import io.fanout.flink.operator.HeteroKHopSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
@@ -20,6 +21,7 @@ import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
+import io.fanout.store.TypedGraphStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +79,10 @@ public final class FanoutJob {
      * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
+        NodeIdMap nodes = config.typedGraph != null
+                ? TypedGraphStore.load(config.graphSpec()).nodeIds(config.seedType)
+                : GraphStore.scanNodeIds(config.graphSpec());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         build(env, config, batchPlan(config, nodes));
         JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
@@ -164,6 +169,10 @@ public final class FanoutJob {
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:
             default:
+                if (config.typedGraph != null) {
+                    return new HeteroKHopSamplingFunction(config.graphSpec(), config.typedFanouts, config.seedType,
+                            config.replace, config.seed);
+                }
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
         }
     }

@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
  * One homogeneous graph in memory: its node ids ({@link NodeIdMap}), adjacency ({@link CsrGraph}) and, when a
  * node file was given, node features and labels ({@link NodeFeatures}), all indexed by the same node index.
  *
- * <p>A typed graph will be one of these per node and edge type behind the same accessors; samplers see only
- * indices and translate to ids when a message is built.
+ * <p>A typed graph is a {@link TypedGraphStore}: the same parts per node type and per edge type. Samplers see
+ * only indices and translate to ids when a message is built.
  */
-public final class GraphStore {
+public final class GraphStore implements LoadedGraph {
     private static final Logger LOG = LoggerFactory.getLogger(GraphStore.class);
 
     private final GraphSpec spec;
@@ -120,15 +120,28 @@ public final class GraphStore {
     }
 
     /** Node features and labels by index, or null when no node file was given. */
+    @Override
     public NodeFeatures features() {
         return features;
     }
 
+    @Override
     public int numNodes() {
         return ids.size();
     }
 
+    @Override
+    public long numEdges() {
+        return adjacency.numEdges();
+    }
+
+    @Override
+    public long structureHeapBytes() {
+        return adjacency.heapBytes() + ids.heapBytes();
+    }
+
     /** Heap bytes of the ids, adjacency and features. */
+    @Override
     public long heapBytes() {
         return ids.heapBytes() + adjacency.heapBytes() + (features == null ? 0 : features.heapBytes());
     }

@@ -45,7 +45,8 @@ public final class SharedGraphs {
         if (loader) {
             LOADS.incrementAndGet();
             try {
-                GraphStore loaded = GraphStore.load(key);
+                // A typed graph (edges.<src>__<rel>__<dst>.tsv files) is told apart by its file names.
+                LoadedGraph loaded = TypedGraphStore.isTyped(key) ? TypedGraphStore.load(key) : GraphStore.load(key);
                 entry.graph.complete(loaded);
                 return new Lease(entry, loaded);
             } catch (IOException | RuntimeException | Error e) {
@@ -107,20 +108,38 @@ public final class SharedGraphs {
     /** A hold on one shared graph; close it when the graph is no longer needed (closing twice is harmless). */
     public static final class Lease implements AutoCloseable {
         private final Entry entry;
-        private final GraphStore graph;
+        private final LoadedGraph graph;
         private boolean closed; // guarded by LOCK
 
-        private Lease(Entry entry, GraphStore graph) {
+        private Lease(Entry entry, LoadedGraph graph) {
             this.entry = entry;
             this.graph = graph;
         }
 
-        /** The shared graph; read-only. */
+        /** The shared homogeneous graph; read-only. */
         public GraphStore graph() {
+            return (GraphStore) loaded(GraphStore.class);
+        }
+
+        /** The shared typed graph; read-only. */
+        public TypedGraphStore typedGraph() {
+            return (TypedGraphStore) loaded(TypedGraphStore.class);
+        }
+
+        /** The shared graph, whichever kind; read-only. */
+        public LoadedGraph loaded() {
+            return loaded(LoadedGraph.class);
+        }
+
+        private LoadedGraph loaded(Class<? extends LoadedGraph> kind) {
             synchronized (LOCK) {
                 if (closed) {
                     throw new IllegalStateException("lease on " + entry.key + " is closed");
                 }
+            }
+            if (!kind.isInstance(graph)) {
+                throw new IllegalStateException(entry.key + " is a " + graph.getClass().getSimpleName() + ", not a "
+                        + kind.getSimpleName());
             }
             return graph;
         }
@@ -149,7 +168,7 @@ public final class SharedGraphs {
 
     private static final class Entry {
         final GraphSpec key;
-        final CompletableFuture<GraphStore> graph = new CompletableFuture<>();
+        final CompletableFuture<LoadedGraph> graph = new CompletableFuture<>();
         int refs; // guarded by LOCK
 
         Entry(GraphSpec key) {

@@ -15,9 +15,11 @@ import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
+import io.fanout.graph.CsrGraph;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
+import io.fanout.store.LoadedGraph;
 import io.fanout.store.SharedGraphs;
 import org.apache.flink.api.common.accumulators.DoubleMaximum;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -95,14 +97,19 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         }
     }
 
-    /** Creates the subtask's sampler over the shared graph (called once, from open). */
+    /** Creates the subtask's sampler over the shared homogeneous graph (called once, from open). */
     protected abstract void openSampler(GraphStore graph);
+
+    /** Creates the subtask's sampler over the lease's graph; a sampler of typed graphs overrides this. */
+    protected void openSampler(SharedGraphs.Lease lease) {
+        openSampler(lease.graph());
+    }
 
     @Override
     public void open(OpenContext openContext) throws Exception {
         graph = SharedGraphs.acquire(spec);
-        counters = new SamplingCounters(getRuntimeContext(), graph.graph());
-        openSampler(graph.graph());
+        counters = new SamplingCounters(getRuntimeContext(), graph.loaded());
+        openSampler(graph);
     }
 
     /** The shared graph store (valid between open and close). */
@@ -115,12 +122,18 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * ({@code batch}) and their input positions ({@code #META.input_id}).
      */
     static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids) {
-        message.put(MessageKeys.BATCH, nodeIds(ids, batch.seeds, batch.seeds.length));
+        return withBatchMetadata(message, batch, ids, MessageKeys.BATCH, false);
+    }
+
+    /** As above, with the seed ids under {@code batchKey} ({@code {ntype}.batch} in a typed message). */
+    static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids, String batchKey,
+            boolean hetero) {
+        message.put(batchKey, nodeIds(ids, batch.seeds, batch.seeds.length));
         if (batch.inputIds != null) {
             message.putInt64(MessageKeys.META_INPUT_ID, batch.inputIds);
         }
         return message
-                .putInt64(MessageKeys.IS_HETERO, new long[] {0L})
+                .putInt64(MessageKeys.IS_HETERO, new long[] {hetero ? 1L : 0L})
                 .putInt64(MessageKeys.META_EPOCH, new long[] {batch.epoch})
                 .putInt64(MessageKeys.META_BATCH_ID, new long[] {batch.batchId})
                 .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {batch.numBatches});
@@ -145,20 +158,59 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * aligned with {@code ids}, when the graph has a node file.
      */
     static SampleMessage withNodeData(SampleMessage message, NodeFeatures features, int[] nodes, int n) {
+        return withNodeData(message, features, nodes, n, "", true);
+    }
+
+    /**
+     * As above, with every key prefixed ({@code {ntype}.nfeats}, {@code #META.{ntype}.nfeats_scale} in a typed
+     * message; {@code prefix} is empty or ends with a dot); labels only when {@code labels} (GLT's typed messages
+     * carry the seed type's labels only).
+     */
+    static SampleMessage withNodeData(SampleMessage message, NodeFeatures features, int[] nodes, int n, String prefix,
+            boolean labels) {
         if (features == null) {
             return message;
         }
         if (features.hasFeatures()) {
             FeatureDType dtype = features.dtype();
-            message.put(MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
+            message.put(prefix + MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
                     new long[] {n, features.dim()}, features.gatherRows(nodes, n)));
             if (dtype == FeatureDType.UINT8) {
-                message.putFloat32(MessageKeys.META_NFEATS_SCALE, features.scale(), features.dim());
-                message.putFloat32(MessageKeys.META_NFEATS_OFFSET, features.offset(), features.dim());
+                String meta = "#META.";
+                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_SCALE.substring(meta.length()),
+                        features.scale(), features.dim());
+                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_OFFSET.substring(meta.length()),
+                        features.offset(), features.dim());
             }
         }
-        if (features.hasLabels()) {
-            message.putInt64(MessageKeys.NLABELS, features.gatherLabels(nodes, n));
+        if (labels && features.hasLabels()) {
+            message.putInt64(prefix + MessageKeys.NLABELS, features.gatherLabels(nodes, n));
+        }
+        return message;
+    }
+
+    /**
+     * Adds {@code eids} (int64 [m], each edge's input row) and, with a weight column, {@code efeats} (float32 [m, 1])
+     * of the edges at CSR positions {@code positions[0..m)}, keys prefixed by {@code prefix}; nothing when the
+     * graph kept no edge ids.
+     */
+    static SampleMessage withEdgeData(SampleMessage message, CsrGraph graph, int[] positions, int m, String prefix) {
+        if (positions == null || !graph.hasEdgeIds()) {
+            return message;
+        }
+        int[] edgeIds = graph.edgeIds();
+        long[] eids = new long[m];
+        for (int i = 0; i < m; i++) {
+            eids[i] = edgeIds[positions[i]];
+        }
+        message.putInt64(prefix + MessageKeys.EIDS, eids);
+        if (graph.hasWeights()) {
+            float[] weights = graph.weights();
+            float[] efeats = new float[m];
+            for (int i = 0; i < m; i++) {
+                efeats[i] = weights[positions[i]];
+            }
+            message.putFloat32(prefix + MessageKeys.EFEATS, efeats, m, 1);
         }
         return message;
     }
@@ -206,7 +258,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         private final Counter edgesMetric;
         private final Counter bytesMetric;
 
-        SamplingCounters(RuntimeContext ctx, GraphStore graph) {
+        SamplingCounters(RuntimeContext ctx, LoadedGraph graph) {
             batches = ctx.getLongCounter(BATCHES);
             seeds = ctx.getLongCounter(SEEDS);
             nodes = ctx.getLongCounter(NODES);
@@ -216,11 +268,11 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric = group.counter("batchesSampled");
             edgesMetric = group.counter("edgesSampled");
             bytesMetric = group.counter("messageBytes");
-            group.gauge("graphEdges", graph.adjacency()::numEdges);
+            group.gauge("graphEdges", graph::numEdges);
             group.gauge("graphHeapBytes", graph::heapBytes);
             maximum(ctx, GRAPH_NODES, graph.numNodes());
-            maximum(ctx, GRAPH_EDGES, graph.adjacency().numEdges());
-            maximum(ctx, GRAPH_HEAP_BYTES, graph.adjacency().heapBytes() + graph.ids().heapBytes());
+            maximum(ctx, GRAPH_EDGES, graph.numEdges());
+            maximum(ctx, GRAPH_HEAP_BYTES, graph.structureHeapBytes());
             NodeFeatures features = graph.features();
             if (features != null) {
                 maximum(ctx, FEATURE_DIM, features.dim());

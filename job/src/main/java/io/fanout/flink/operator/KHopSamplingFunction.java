@@ -6,7 +6,6 @@ import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
-import io.fanout.graph.CsrGraph;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.store.GraphSpec;
@@ -59,25 +58,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
         withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
-        CsrGraph graph = store.adjacency();
-        int[] positions = sub.edgePositionsBuffer();
-        if (positions != null && graph.hasEdgeIds()) {
-            int m = sub.numEdges();
-            int[] edgeIds = graph.edgeIds();
-            long[] eids = new long[m];
-            for (int i = 0; i < m; i++) {
-                eids[i] = edgeIds[positions[i]];
-            }
-            message.putInt64(MessageKeys.EIDS, eids);
-            if (graph.hasWeights()) {
-                float[] weights = graph.weights();
-                float[] efeats = new float[m];
-                for (int i = 0; i < m; i++) {
-                    efeats[i] = weights[positions[i]];
-                }
-                message.putFloat32(MessageKeys.EFEATS, efeats, m, 1);
-            }
-        }
+        withEdgeData(message, store.adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
         return withBatchMetadata(message, batch, store.ids());
     }
 }

@@ -1,0 +1,265 @@
+package io.fanout.sampling.hetero;
+
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.typed.EdgeType;
+import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.random.SplitMix64;
+import io.fanout.sampling.KHopSampler;
+import io.fanout.sampling.SampledSubgraph;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Uniform k-hop sampling of a typed graph (GLT's heterogeneous neighbour sampler), exact and reproducible.
+ *
+ * <p>Hop {@code h} expands, for every edge type in name order, the nodes of its key type first found at hop
+ * {@code h-1} (the seeds for hop 1) with that type's fanout for the hop; a neighbour new to the batch joins its
+ * node type's list and the next frontier, one already in the batch is not expanded again (GLT's inducer, per node
+ * type). Each (edge type, hop) is one hop of {@link KHopSampler} over the type's adjacency, so a node of degree
+ * {@code d} in that type gets exactly {@code min(f, d)} distinct neighbour positions (or {@code f} draws with
+ * replacement), drawn from the stream {@code KHopSampler} keys by (seed', epoch, batch, 1, node id) with
+ * {@code seed' = SplitMix64.seed(seed, fnv1a64(edge type name), h)}: a sample depends on the graph, the options
+ * and the batch only, never on parallelism or order.
+ *
+ * <p>Edges are reported as GLT reports them, so that PyG messages flow from the sampled neighbours to the seeds:
+ * rows are the neighbours, cols the expanded nodes, under the edge type itself for {@code in} and under its
+ * reverse ({@link EdgeType#reversed()}, e.g. {@code word__rev_has_word__paper}) for {@code out}.
+ *
+ * <p>Not thread-safe: one instance per operator subtask.
+ */
+public final class HeteroKHopSampler {
+    private final String seedType;
+    private final int hops;
+    private final Map<String, NodeIdMap> ids;
+    private final List<TypedAdjacency> adjacency = new ArrayList<>();
+    private final List<EdgeType> reported = new ArrayList<>();
+    /** [edge type][hop]: the one-hop sampler, or null for fanout 0. */
+    private final KHopSampler[][] samplers;
+    private final long[] typeKeys;
+    /** Per node type: local index of each node in the current batch, -1 when not in it. */
+    private final Map<String, int[]> localOf = new HashMap<>();
+    private final boolean trackEdges;
+
+    /**
+     * @param adjacency every edge type of the graph, in one direction
+     * @param ids every node type's ids
+     * @param fanouts edge type name -> per-hop fanouts ({@link TypedFanouts#resolve}); same length for all
+     * @param seedType the node type of the seeds
+     * @param replace sample with replacement
+     * @param trackEdges record each edge's CSR position (for edge ids and weights)
+     */
+    public HeteroKHopSampler(Map<EdgeType, TypedAdjacency> adjacency, Map<String, NodeIdMap> ids,
+            Map<String, int[]> fanouts, String seedType, boolean replace, boolean trackEdges) {
+        this.ids = Objects.requireNonNull(ids, "ids");
+        this.seedType = Objects.requireNonNull(seedType, "seedType");
+        if (!ids.containsKey(seedType)) {
+            throw new IllegalArgumentException("seed type " + seedType + " is not a node type of the graph "
+                    + ids.keySet());
+        }
+        this.trackEdges = trackEdges;
+        int numHops = -1;
+        Map<EdgeType, EdgeType> reportedBy = new TreeMap<>();
+        for (TypedAdjacency a : new TreeMap<>(adjacency).values()) {
+            int[] f = fanouts.get(a.type().toString());
+            if (f == null || (numHops >= 0 && f.length != numHops) || f.length == 0) {
+                throw new IllegalArgumentException("fanouts for " + a.type() + ": " + Arrays.toString(f)
+                        + " (every edge type needs the same, non-zero number of hops)");
+            }
+            numHops = f.length;
+            EdgeType out = a.csr().direction() == EdgeDirection.OUT ? a.type().reversed() : a.type();
+            EdgeType clash = reportedBy.put(out, a.type());
+            if (clash != null) {
+                throw new IllegalArgumentException("edge types " + clash + " and " + a.type() + " would both be"
+                        + " reported as " + out + " (GLT's reversed name); rename one relation");
+            }
+            this.adjacency.add(a);
+            this.reported.add(out);
+        }
+        if (this.adjacency.isEmpty()) {
+            throw new IllegalArgumentException("a typed graph needs at least one edge type");
+        }
+        this.hops = numHops;
+        this.samplers = new KHopSampler[this.adjacency.size()][hops];
+        this.typeKeys = new long[this.adjacency.size()];
+        for (int t = 0; t < this.adjacency.size(); t++) {
+            TypedAdjacency a = this.adjacency.get(t);
+            typeKeys[t] = fnv1a64(a.type().toString());
+            NodeIdMap streamIds = streamIds(a, ids.get(a.keyType()));
+            int[] f = fanouts.get(a.type().toString());
+            Map<Integer, KHopSampler> byFanout = new HashMap<>(); // one sampler (and its slots) per distinct fanout
+            for (int h = 0; h < hops; h++) {
+                if (f[h] != 0) {
+                    samplers[t][h] = byFanout.computeIfAbsent(f[h],
+                            k -> new KHopSampler(a.csr(), streamIds, new int[] {k}, replace, trackEdges));
+                }
+            }
+        }
+        for (Map.Entry<String, NodeIdMap> e : ids.entrySet()) {
+            int[] local = new int[e.getValue().size()];
+            Arrays.fill(local, -1);
+            localOf.put(e.getKey(), local);
+        }
+    }
+
+    /**
+     * The ids {@link KHopSampler} keys its streams by, over the adjacency's rows: the key type's ids, then (between
+     * two node types) stand-ins above them for the neighbour rows, which are never expanded.
+     */
+    private static NodeIdMap streamIds(TypedAdjacency a, NodeIdMap keyIds) {
+        int rows = a.csr().numNodes();
+        if (a.valueBase() == 0) {
+            return keyIds;
+        }
+        if (keyIds.isIdentity()) {
+            return NodeIdMap.identity(rows);
+        }
+        long[] all = new long[rows];
+        for (int i = 0; i < a.valueBase(); i++) {
+            all[i] = keyIds.id(i);
+        }
+        long next = keyIds.maxId() + 1;
+        if (next > Long.MAX_VALUE - rows) {
+            throw new IllegalArgumentException("node ids of " + a.keyType() + " too close to 2^63 for " + a.type());
+        }
+        for (int i = a.valueBase(); i < rows; i++) {
+            all[i] = next++;
+        }
+        return NodeIdMap.ofAscending(all);
+    }
+
+    /** FNV-1a over the UTF-8 bytes: a stable 64-bit key of an edge type name for the random streams. */
+    static long fnv1a64(String text) {
+        long h = 0xcbf29ce484222325L;
+        for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
+            h ^= b & 0xff;
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    public int hops() {
+        return hops;
+    }
+
+    public String seedType() {
+        return seedType;
+    }
+
+    /**
+     * Samples one batch.
+     *
+     * @param seeds node indices of the seed type (duplicates allowed; each is expanded once)
+     * @throws IllegalArgumentException if a seed is not a node of the seed type
+     */
+    public HeteroSample sample(int[] seeds, long seed, int epoch, int batchId) {
+        Map<String, IntArrayList> nodes = new TreeMap<>();
+        Map<String, int[]> counts = new TreeMap<>();
+        for (String type : ids.keySet()) {
+            nodes.put(type, new IntArrayList());
+            counts.put(type, new int[hops + 1]);
+        }
+        try {
+            return sampleBatch(seeds, seed, epoch, batchId, nodes, counts);
+        } finally {
+            // Forget the batch: reset exactly the slots it set.
+            for (Map.Entry<String, IntArrayList> e : nodes.entrySet()) {
+                int[] local = localOf.get(e.getKey());
+                IntArrayList list = e.getValue();
+                for (int i = 0; i < list.size(); i++) {
+                    local[list.getInt(i)] = -1;
+                }
+            }
+        }
+    }
+
+    private HeteroSample sampleBatch(int[] seeds, long seed, int epoch, int batchId, Map<String, IntArrayList> nodes,
+            Map<String, int[]> counts) {
+        int[] seedLocal = localOf.get(seedType);
+        IntArrayList seedList = nodes.get(seedType);
+        for (int i = 0; i < seeds.length; i++) {
+            int s = seeds[i];
+            if (s < 0 || s >= seedLocal.length) {
+                throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
+                        + " is not a node of type " + seedType + " (indices 0.." + (seedLocal.length - 1) + ")");
+            }
+            if (seedLocal[s] < 0) {
+                seedLocal[s] = seedList.size();
+                seedList.add(s);
+            }
+        }
+        counts.get(seedType)[0] = seedList.size();
+        Map<String, int[]> frontier = new HashMap<>(); // type -> [start, end) of the last hop's new nodes
+        for (String type : ids.keySet()) {
+            frontier.put(type, new int[] {0, nodes.get(type).size()});
+        }
+        int types = adjacency.size();
+        IntArrayList[] rows = new IntArrayList[types];
+        IntArrayList[] cols = new IntArrayList[types];
+        IntArrayList[] positions = new IntArrayList[types];
+        int[][] perHop = new int[types][hops];
+        for (int t = 0; t < types; t++) {
+            rows[t] = new IntArrayList();
+            cols[t] = new IntArrayList();
+            positions[t] = trackEdges ? new IntArrayList() : null;
+        }
+        for (int h = 1; h <= hops; h++) {
+            for (int t = 0; t < types; t++) {
+                KHopSampler sampler = samplers[t][h - 1];
+                TypedAdjacency a = adjacency.get(t);
+                int[] range = frontier.get(a.keyType());
+                if (sampler == null || range[0] == range[1]) {
+                    continue;
+                }
+                int[] expand = Arrays.copyOfRange(nodes.get(a.keyType()).elements(), range[0], range[1]);
+                long hopSeed = SplitMix64.seed(seed, typeKeys[t], h);
+                SampledSubgraph sub = sampler.sampleShared(expand, hopSeed, epoch, batchId);
+                int[] subIds = sub.idsBuffer();
+                int[] subRows = sub.rowsBuffer();
+                int[] subCols = sub.colsBuffer();
+                int[] subPositions = sub.edgePositionsBuffer();
+                int[] local = localOf.get(a.valueType());
+                IntArrayList list = nodes.get(a.valueType());
+                int base = a.valueBase();
+                for (int i = 0; i < sub.numEdges(); i++) {
+                    // The frontier is distinct, so the sub-sample's local seed index i is frontier entry i.
+                    int u = subIds[subCols[i]] - base;
+                    if (local[u] < 0) {
+                        local[u] = list.size();
+                        list.add(u);
+                    }
+                    rows[t].add(local[u]);
+                    cols[t].add(range[0] + subRows[i]);
+                    if (trackEdges) {
+                        positions[t].add(subPositions[i]);
+                    }
+                }
+                perHop[t][h - 1] = sub.numEdges();
+            }
+            for (String type : ids.keySet()) {
+                int[] range = frontier.get(type);
+                int size = nodes.get(type).size();
+                counts.get(type)[h] = size - range[1];
+                range[0] = range[1];
+                range[1] = size;
+            }
+        }
+        Map<String, HeteroSample.Nodes> outNodes = new TreeMap<>();
+        for (String type : ids.keySet()) {
+            outNodes.put(type, new HeteroSample.Nodes(nodes.get(type).toIntArray(), counts.get(type)));
+        }
+        Map<EdgeType, HeteroSample.Edges> outEdges = new TreeMap<>();
+        for (int t = 0; t < types; t++) {
+            outEdges.put(reported.get(t), new HeteroSample.Edges(adjacency.get(t), rows[t].toIntArray(),
+                    cols[t].toIntArray(), trackEdges ? positions[t].toIntArray() : null, perHop[t]));
+        }
+        return new HeteroSample(seedType, outNodes, outEdges);
+    }
+}

@@ -1,0 +1,75 @@
+package io.fanout.sampling.hetero;
+
+import io.fanout.graph.typed.EdgeType;
+import io.fanout.graph.typed.TypedAdjacency;
+import java.util.Map;
+
+/**
+ * One batch's heterogeneous k-hop sample, in GLT's {@code HeteroSamplerOutput} shape: per node type the sampled
+ * node indices (seeds first, then each hop's new nodes) and per-hop counts; per reported edge type the edges as
+ * local indices, {@code rows} into the edge type's source node type, {@code cols} into its destination type.
+ */
+public final class HeteroSample {
+    /** The sampled nodes of one node type. */
+    public static final class Nodes {
+        /** Node indices within the type; the first {@code numSampledNodes[0]} are the seeds. */
+        public final int[] indices;
+        /** New nodes per hop, entry 0 = seeds ([hops + 1]). */
+        public final int[] numSampledNodes;
+
+        Nodes(int[] indices, int[] numSampledNodes) {
+            this.indices = indices;
+            this.numSampledNodes = numSampledNodes;
+        }
+    }
+
+    /** The sampled edges of one reported edge type. */
+    public static final class Edges {
+        /** The adjacency they were sampled from (for edge ids and weights). */
+        public final TypedAdjacency adjacency;
+        /** Local indices into the reported type's source node type: the sampled neighbours. */
+        public final int[] rows;
+        /** Local indices into the reported type's destination node type: the nodes expanded. */
+        public final int[] cols;
+        /** Each edge's position in {@code adjacency.csr()}, or null when not tracked. */
+        public final int[] positions;
+        /** Edges per hop ([hops]). */
+        public final int[] numSampledEdges;
+
+        Edges(TypedAdjacency adjacency, int[] rows, int[] cols, int[] positions, int[] numSampledEdges) {
+            this.adjacency = adjacency;
+            this.rows = rows;
+            this.cols = cols;
+            this.positions = positions;
+            this.numSampledEdges = numSampledEdges;
+        }
+    }
+
+    public final String seedType;
+    /** Every node type of the graph, in name order. */
+    public final Map<String, Nodes> nodes;
+    /** Every reported edge type, in name order. */
+    public final Map<EdgeType, Edges> edges;
+
+    HeteroSample(String seedType, Map<String, Nodes> nodes, Map<EdgeType, Edges> edges) {
+        this.seedType = seedType;
+        this.nodes = nodes;
+        this.edges = edges;
+    }
+
+    public int numNodes() {
+        int n = 0;
+        for (Nodes t : nodes.values()) {
+            n += t.indices.length;
+        }
+        return n;
+    }
+
+    public int numEdges() {
+        int m = 0;
+        for (Edges t : edges.values()) {
+            m += t.rows.length;
+        }
+        return m;
+    }
+}

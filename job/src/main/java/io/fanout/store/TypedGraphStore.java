@@ -1,0 +1,200 @@
+package io.fanout.store;
+
+import io.fanout.features.NodeFeatures;
+import io.fanout.features.NodeFileReader;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.GraphLoader;
+import io.fanout.graph.NodeIdCollector;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.typed.EdgeType;
+import io.fanout.graph.typed.NodeIdFile;
+import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.graph.typed.TypedGraphFiles;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * A typed (heterogeneous) graph in memory: per node type its ids ({@link NodeIdMap}) and, when its node file has
+ * labels or features, {@link NodeFeatures}; per edge type a {@link TypedAdjacency} in the spec's direction.
+ * The parts of a {@link GraphStore}, once per type.
+ *
+ * <p>Input (shared/data/README.md): a directory of {@code edges.<src>__<rel>__<dst>.tsv[.gz]} files, each in the
+ * homogeneous edge-file format, and optional {@code nodes.<type>.tsv[.gz]} files: {@code id, label, f0..} rows as
+ * {@code --node-features} reads, or ids only. A type's nodes are every id its edge files and node file mention,
+ * plus {@code 0..num_nodes-1} when an edge file between nodes of that one type declares {@code num_nodes}; with a
+ * labelled node file every node needs its row. An undirected edge file must connect nodes of one type.
+ */
+public final class TypedGraphStore implements LoadedGraph {
+    private final GraphSpec spec;
+    private final Map<String, NodeIdMap> ids;
+    private final Map<String, NodeFeatures> features;
+    private final Map<EdgeType, TypedAdjacency> adjacency;
+
+    private TypedGraphStore(GraphSpec spec, Map<String, NodeIdMap> ids, Map<String, NodeFeatures> features,
+            Map<EdgeType, TypedAdjacency> adjacency) {
+        this.spec = spec;
+        this.ids = Collections.unmodifiableMap(ids);
+        this.features = Collections.unmodifiableMap(features);
+        this.adjacency = Collections.unmodifiableMap(adjacency);
+    }
+
+    /** True when the spec's graph is typed (its edge files are named by edge type). */
+    public static boolean isTyped(GraphSpec spec) throws IOException {
+        return TypedGraphFiles.isTyped(spec.edges());
+    }
+
+    /**
+     * Loads every edge and node file of the typed graph {@code spec} names.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static TypedGraphStore load(GraphSpec spec) throws IOException {
+        Objects.requireNonNull(spec, "spec");
+        TypedGraphFiles files = TypedGraphFiles.of(spec.edges());
+        Map<String, NodeIdCollector> collectors = new TreeMap<>();
+        for (String type : files.nodeTypes()) {
+            collectors.put(type, new NodeIdCollector());
+        }
+        Map<EdgeType, GraphLoader.EdgeList> edges = new LinkedHashMap<>();
+        for (Map.Entry<EdgeType, Path> e : files.edges().entrySet()) {
+            EdgeType type = e.getKey();
+            GraphLoader.EdgeList list = GraphLoader.readTypedEdgeFile(e.getValue());
+            boolean oneType = type.src().equals(type.dst());
+            if (!list.directed() && !oneType) {
+                throw new GraphFormatException(e.getValue(), "directed=false between two node types (" + type.src()
+                        + ", " + type.dst() + "): an undirected edge file must connect nodes of one type");
+            }
+            list.collectEndpointIds(true, collectors.get(type.src()));
+            list.collectEndpointIds(false, collectors.get(type.dst()));
+            if (oneType && list.declaredNodes() >= 0) {
+                collectors.get(type.src()).addRange(list.declaredNodes());
+            }
+            edges.put(type, list);
+        }
+        Map<String, NodeFileReader.NodeRows> rows = new TreeMap<>();
+        for (Map.Entry<String, Path> e : files.nodeFiles().entrySet()) {
+            NodeIdCollector collector = collectors.get(e.getKey());
+            if (NodeIdFile.idsOnly(e.getValue())) {
+                NodeIdFile.read(e.getValue(), collector);
+            } else {
+                NodeFileReader.NodeRows typeRows = NodeFileReader.read(e.getValue());
+                typeRows.collectIds(collector);
+                rows.put(e.getKey(), typeRows);
+            }
+        }
+        Map<String, NodeIdMap> ids = new TreeMap<>();
+        collectors.forEach((type, collector) -> ids.put(type, collector.build()));
+        Map<String, NodeFeatures> features = new TreeMap<>();
+        for (Map.Entry<String, NodeFileReader.NodeRows> e : rows.entrySet()) {
+            features.put(e.getKey(), e.getValue().build(ids.get(e.getKey()), spec.featureDType()));
+        }
+        Map<EdgeType, TypedAdjacency> adjacency = new TreeMap<>();
+        EdgeDirection direction = spec.direction();
+        for (Map.Entry<EdgeType, GraphLoader.EdgeList> e : edges.entrySet()) {
+            EdgeType type = e.getKey();
+            String key = direction == EdgeDirection.OUT ? type.src() : type.dst();
+            String value = direction == EdgeDirection.OUT ? type.dst() : type.src();
+            NodeIdMap keyIds = ids.get(key);
+            NodeIdMap valueIds = ids.get(value);
+            boolean oneType = key.equals(value);
+            int base = oneType ? 0 : keyIds.size();
+            long rowsNeeded = (long) base + valueIds.size();
+            if (rowsNeeded > NodeIdMap.MAX_NODES) {
+                throw new GraphFormatException(files.edges().get(type), "node types " + key + " and " + value
+                        + " hold more than " + NodeIdMap.MAX_NODES + " nodes together");
+            }
+            CsrGraph csr = e.getValue().buildTyped(keyIds, valueIds, base, (int) rowsNeeded, direction,
+                    spec.withEdgeIds());
+            adjacency.put(type, new TypedAdjacency(type, key, value, csr, base));
+        }
+        return new TypedGraphStore(spec, ids, features, adjacency);
+    }
+
+    public GraphSpec spec() {
+        return spec;
+    }
+
+    /** Node type -> its ids by index, every node type of the graph, in name order. */
+    public Map<String, NodeIdMap> nodeIds() {
+        return ids;
+    }
+
+    /** The ids of one node type, or null when the graph has no such type. */
+    public NodeIdMap nodeIds(String type) {
+        return ids.get(type);
+    }
+
+    /** The features and labels of one node type, or null when it has no labelled node file. */
+    public NodeFeatures features(String type) {
+        return features.get(type);
+    }
+
+    /** Edge type -> adjacency in the spec's direction, in edge-type name order. */
+    public Map<EdgeType, TypedAdjacency> adjacency() {
+        return adjacency;
+    }
+
+    @Override
+    public int numNodes() {
+        long n = 0;
+        for (NodeIdMap m : ids.values()) {
+            n += m.size();
+        }
+        return (int) Math.min(n, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public long numEdges() {
+        long m = 0;
+        for (TypedAdjacency a : adjacency.values()) {
+            m += a.csr().numEdges();
+        }
+        return m;
+    }
+
+    @Override
+    public long structureHeapBytes() {
+        long bytes = 0;
+        for (NodeIdMap m : ids.values()) {
+            bytes += m.heapBytes();
+        }
+        for (TypedAdjacency a : adjacency.values()) {
+            bytes += a.csr().heapBytes();
+        }
+        return bytes;
+    }
+
+    @Override
+    public long heapBytes() {
+        long bytes = structureHeapBytes();
+        for (NodeFeatures f : features.values()) {
+            bytes += f.heapBytes();
+        }
+        return bytes;
+    }
+
+    /** Null: a typed graph's features are per node type ({@link #features(String)}). */
+    @Override
+    public NodeFeatures features() {
+        return null;
+    }
+
+    /** The node types, in name order. */
+    public List<String> nodeTypes() {
+        return new ArrayList<>(ids.keySet());
+    }
+
+    @Override
+    public String toString() {
+        return "TypedGraphStore{" + spec + ", node types " + ids.keySet() + ", edge types " + adjacency.keySet() + "}";
+    }
+}
