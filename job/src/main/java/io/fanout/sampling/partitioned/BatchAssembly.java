@@ -35,6 +35,24 @@ public final class BatchAssembly {
         frontierEnd = ids.size();
     }
 
+    /**
+     * Resumes a batch from its exported state ({@link #ids()}, {@link #rows()}, {@link #cols()},
+     * {@link #numSampledNodes()}, {@link #numSampledEdges()}): how a keyed operator carries it between hops.
+     */
+    public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges) {
+        this.batch = seeds.clone();
+        local.defaultReturnValue(-1);
+        for (long id : ids) {
+            localIndex(id);
+        }
+        this.rows.addElements(0, rows);
+        this.cols.addElements(0, cols);
+        this.nodesPerHop.addElements(0, numSampledNodes);
+        this.edgesPerHop.addElements(0, numSampledEdges);
+        frontierEnd = ids.length;
+        frontierStart = frontierEnd - numSampledNodes[numSampledNodes.length - 1];
+    }
+
     private int localIndex(long id) {
         int at = local.get(id);
         if (at < 0) {
