@@ -1,7 +1,6 @@
 package io.fanout.config;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -104,11 +103,16 @@ public final class CommandLine {
 
     /** Reads a YAML file (nested maps or flat dotted keys) into conf; keys may omit the fanout. prefix. */
     public void loadYaml(Path file, Configuration conf) {
-        Object root;
-        try (InputStream in = Files.newInputStream(file)) {
-            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+        String text;
+        try {
+            // Read before parsing: SnakeYAML would wrap a read failure (e.g. a directory) as a YAML error.
+            text = Files.readString(file);
         } catch (IOException e) {
-            throw new ConfigException("Cannot read configuration file " + file + ": " + e.getMessage(), e);
+            throw new ConfigException("Invalid value '" + file + "' for option --config: " + ConfigException.reason(e), e);
+        }
+        Object root;
+        try {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
         } catch (RuntimeException e) {
             throw new ConfigException("Configuration file " + file + " is not valid YAML: " + e.getMessage(), e);
         }

@@ -9,7 +9,10 @@ import io.fanout.sampling.KHopSampler;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
@@ -190,8 +193,19 @@ public final class FanoutJobConfig {
         } catch (IllegalArgumentException e) {
             Optional<String> raw = Optional.ofNullable(conf.toMap().get(option.key()));
             throw new ConfigException("Invalid value '" + raw.orElse("") + "' for option " + name(option) + ": "
-                    + e.getMessage(), e);
+                    + expected(option, e), e);
         }
+    }
+
+    /** What a value of option must look like: the valid names of an enum (Flink's message lists none). */
+    private static String expected(ConfigOption<?> option, IllegalArgumentException e) {
+        Object def = option.hasDefaultValue() ? option.defaultValue() : null;
+        if (def instanceof Enum) {
+            return "must be one of " + Arrays.stream(((Enum<?>) def).getDeclaringClass().getEnumConstants())
+                    .map(c -> c.toString().toLowerCase(Locale.ROOT))
+                    .collect(Collectors.joining(", "));
+        }
+        return e.getMessage();
     }
 
     /** The value as the user wrote it (e.g. 1e-4, not 1.0E-4), or the parsed value if it came from a default. */

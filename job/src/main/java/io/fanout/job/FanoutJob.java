@@ -190,10 +190,13 @@ public final class FanoutJob {
         SeedSet seeds;
         try {
             seeds = config.seeds == null ? SeedSet.allNodes(numNodes) : SeedSet.parse(config.seeds, numNodes);
-        } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
-            String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            // SeedSet's messages name the value already; an I/O failure's message is just the path again.
+            String why = e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file, and not a comma list of node ids such as 1,5,9"
+                    : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + what + e.getMessage(), e);
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
