@@ -132,9 +132,14 @@ public final class FanoutJobConfig {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
-        if (output != null && Files.isRegularFile(Path.of(output))) {
-            throw new ConfigException("Option " + name(FanoutOptions.OUTPUT) + ": '" + output
-                    + "' is a file; it must be a directory (created if missing)");
+        if (output != null) {
+            DirectoryChecks.requireWritable(FanoutOptions.OUTPUT, output);
+        }
+        if (channel != null) {
+            DirectoryChecks.requireWritable(ChannelOptions.REGISTRY, channel.registryDir());
+        }
+        if (shm != null) {
+            DirectoryChecks.requireWritable(ShmOptions.SHM_DIR, shm.dir());
         }
         this.parallelism = conf.getOptional(FanoutOptions.PARALLELISM).isPresent()
                 ? atLeast(conf, FanoutOptions.PARALLELISM, 1) : null;
@@ -144,6 +149,9 @@ public final class FanoutJobConfig {
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
+        if (checkpointDir != null) {
+            DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);
+        }
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
