@@ -46,6 +46,8 @@ public final class FanoutJobConfig {
     public final EdgeDirection edgeDirection;
     /** Offline output directory, or null. */
     public final String output;
+    /** What a fresh run does with a non-empty output directory. */
+    public final OutputMode outputMode;
     public final boolean serve;
     /** Shared-memory channel settings when trainers read rings on this host (--channel.shm), else null. */
     public final ShmSinkOptions shm;
@@ -116,6 +118,7 @@ public final class FanoutJobConfig {
                     + ": must be 'out' or 'in'", e);
         }
         this.output = get(conf, FanoutOptions.OUTPUT);
+        this.outputMode = get(conf, FanoutOptions.OUTPUT_MODE);
         this.serve = get(conf, FanoutOptions.SERVE);
         boolean useShm = get(conf, ShmOptions.SHM);
         try {

@@ -113,6 +113,15 @@ public final class FanoutOptions {
             .withDescription("Write messages as offline .samples files into this directory (Flink"
                     + " FileSink, exactly-once).");
 
+    public static final ConfigOption<OutputMode> OUTPUT_MODE = ConfigOptions.key("fanout.output-mode")
+            .enumType(OutputMode.class)
+            .defaultValue(OutputMode.ERROR)
+            .withDescription("What a fresh run does when the --output directory is not empty: error (refuse to"
+                    + " start), overwrite (delete only what Fanout wrote there, part-*.samples and hidden in-progress"
+                    + " parts, then write) or append (add this run's part files). A job resumed from a savepoint"
+                    + " (-s, execution.state-recovery.path) or restarted after a failure always continues its own"
+                    + " output.");
+
     public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
             .booleanType()
             .defaultValue(false)
@@ -158,7 +167,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
-                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

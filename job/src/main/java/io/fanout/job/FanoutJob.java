@@ -76,12 +76,17 @@ public final class FanoutJob {
      * the context environment and executes it. Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
+        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
         // samplers reuse this very load through the JVM-wide cache.
         try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection)) {
             CsrGraph graph = lease.graph();
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
             build(env, config, batchPlan(config, graph.numNodes()));
+            if (output != null) {
+                output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
+            }
             JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
             if (result instanceof DetachedJobExecutionResult) {
                 return null;
