@@ -219,8 +219,15 @@ public final class CommandLine {
         return args[i + 1];
     }
 
+    /** Whether option takes true/false, asked of its own parser: an option without a default has no value to look at. */
     private static boolean isBoolean(ConfigOption<?> option) {
-        return option.hasDefaultValue() && option.defaultValue() instanceof Boolean;
+        Configuration probe = new Configuration();
+        probe.setString(option.key(), "true");
+        try {
+            return probe.get(option) instanceof Boolean;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static boolean isBooleanLiteral(String s) {

@@ -24,6 +24,8 @@ import org.apache.flink.configuration.Configuration;
  */
 public final class FanoutJobConfig {
     public final Path graph;
+    /** Whether the edges are directed where the edge files do not say; null: their directed= header decides. */
+    public final Boolean directed;
     /** Seed file or comma list; null means every node. */
     public final String seeds;
     public final int batchSize;
@@ -78,6 +80,7 @@ public final class FanoutJobConfig {
         if (!Files.exists(graph)) {
             throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + ": no such file or directory: " + graphValue);
         }
+        this.directed = get(conf, FanoutOptions.DIRECTED);
         this.seeds = get(conf, FanoutOptions.SEEDS);
         this.batchSize = atLeast(conf, FanoutOptions.BATCH_SIZE, 1);
         this.shuffle = get(conf, FanoutOptions.SHUFFLE);

@@ -26,6 +26,13 @@ public final class FanoutOptions {
             .withDescription("Seed nodes: a file with one node id per line, or a comma list such as 1,5,9."
                     + " Default: every node of the graph.");
 
+    public static final ConfigOption<Boolean> DIRECTED = ConfigOptions.key("fanout.directed")
+            .booleanType()
+            .noDefaultValue()
+            .withDescription("Whether the graph's edges are directed: true, or false (every row is an edge both"
+                    + " ways). Default: what the edge files' directed= header says; without that header this option"
+                    + " is required. Given with a header that disagrees, the load fails naming both.");
+
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("fanout.batch-size")
             .intType()
             .defaultValue(512)
@@ -166,7 +173,7 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
+        return List.of(GRAPH, DIRECTED, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
                 ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

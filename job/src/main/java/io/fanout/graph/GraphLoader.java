@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected:
  *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
- *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
- *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
+ *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (required
+ *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
  *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
  *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
@@ -56,9 +56,20 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
+        return load(graph, direction, null);
+    }
+
+    /**
+     * Loads {@code graph} as {@link #load(Path, EdgeDirection)} does, with {@code directed} (option
+     * {@code fanout.directed}) for files whose header does not say; null requires the header.
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static CsrGraph load(Path graph, EdgeDirection direction, Boolean directed) throws IOException {
         long started = System.nanoTime();
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();

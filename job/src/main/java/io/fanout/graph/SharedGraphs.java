@@ -31,7 +31,12 @@ public final class SharedGraphs {
      * @throws IOException if the path does not exist or the load fails (see {@link GraphLoader#load})
      */
     public static Lease acquire(Path graph, EdgeDirection direction) throws IOException {
-        Key key = new Key(graph.toRealPath(), Objects.requireNonNull(direction, "direction"));
+        return acquire(graph, direction, null);
+    }
+
+    /** As {@link #acquire(Path, EdgeDirection)}, with the directedness given to {@link GraphLoader#load(Path, EdgeDirection, Boolean)}. */
+    public static Lease acquire(Path graph, EdgeDirection direction, Boolean directed) throws IOException {
+        Key key = new Key(graph.toRealPath(), Objects.requireNonNull(direction, "direction"), directed);
         Entry entry;
         boolean loader = false;
         synchronized (LOCK) {
@@ -46,7 +51,7 @@ public final class SharedGraphs {
         if (loader) {
             LOADS.incrementAndGet();
             try {
-                CsrGraph loaded = GraphLoader.load(graph, direction);
+                CsrGraph loaded = GraphLoader.load(graph, direction, directed);
                 entry.graph.complete(loaded);
                 return new Lease(entry, loaded);
             } catch (IOException | RuntimeException | Error e) {
@@ -160,20 +165,24 @@ public final class SharedGraphs {
     private static final class Key {
         final Path path;
         final EdgeDirection direction;
+        /** The loader's directedness option: one header-less file is a different graph for true and false. */
+        final Boolean directed;
 
-        Key(Path path, EdgeDirection direction) {
+        Key(Path path, EdgeDirection direction, Boolean directed) {
             this.path = path;
             this.direction = direction;
+            this.directed = directed;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key && ((Key) o).path.equals(path) && ((Key) o).direction == direction;
+            return o instanceof Key && ((Key) o).path.equals(path) && ((Key) o).direction == direction
+                    && Objects.equals(((Key) o).directed, directed);
         }
 
         @Override
         public int hashCode() {
-            return path.hashCode() * 31 + direction.hashCode();
+            return Objects.hash(path, direction, directed);
         }
     }
 }

@@ -81,7 +81,7 @@ public final class FanoutJob {
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
         // samplers reuse this very load through the JVM-wide cache.
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection)) {
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection, config.directed)) {
             CsrGraph graph = lease.graph();
             build(env, config, batchPlan(config, graph.numNodes()));
             if (output != null) {
@@ -162,7 +162,7 @@ public final class FanoutJob {
 
     /** The keyed sampling operator of the configured sampler. */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config) {
-        return samplerFor(config).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
+        return samplerFor(config).directed(config.directed).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
                 config.injectedSamplingErrors);
     }
 

@@ -138,6 +138,20 @@ class CommandLineTest {
     }
 
     @Test
+    void directedIsUnsetByDefaultAFlagAloneOrTrueFalseAndValidated() throws Exception {
+        assertThat(config("--graph", cora).directed).isNull();
+        assertThat(config("--graph", cora, "--directed").directed).isTrue();
+        assertThat(config("--directed", "false", "--graph", cora).directed).isFalse();
+        Path yaml = tmp.resolve("job.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  directed: false\n");
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration).directed)
+                .isFalse();
+        assertThatThrownBy(() -> config("--graph", cora, "--directed=maybe"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value 'maybe' for option fanout.directed (--directed): ");
+    }
+
+    @Test
     void dashDPassesAnyFlinkSetting() {
         Configuration conf = cli.parse(new String[] {"-D", "a.b=1", "-Dc.d = two"}).configuration;
         assertThat(conf.toMap()).containsEntry("a.b", "1").containsEntry("c.d", "two");

@@ -40,6 +40,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
 
     private final String graphPath;
     private final EdgeDirection direction;
+    /** Option fanout.directed for edge files without a directed= header, or null (the header decides). */
+    private Boolean directed;
 
     private boolean failOnSamplingError;
     private long[] injectedErrors = new long[0];
@@ -61,6 +63,12 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     public GraphSamplingFunction onSamplingError(boolean fail, long[] injectedErrors) {
         this.failOnSamplingError = fail;
         this.injectedErrors = injectedErrors == null ? new long[0] : injectedErrors.clone();
+        return this;
+    }
+
+    /** The graph's directedness where its edge files' headers do not say (option fanout.directed); null: they must. */
+    public GraphSamplingFunction directed(Boolean directed) {
+        this.directed = directed;
         return this;
     }
 
@@ -95,7 +103,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        graph = SharedGraphs.acquire(Path.of(graphPath), direction);
+        graph = SharedGraphs.acquire(Path.of(graphPath), direction, directed);
         counters = new SamplingCounters(getRuntimeContext(), graph.graph());
         openSampler(graph.graph());
     }
