@@ -4,8 +4,10 @@ import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.shm.ShmOptions;
 import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
+import io.fanout.store.GraphSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +28,11 @@ public final class FanoutJobConfig {
     public final Path graph;
     /** Whether the edges are directed where the edge files do not say; null: their directed= header decides. */
     public final Boolean directed;
+    /** Node file (features and labels), or null. */
+    public final Path nodeFeatures;
+    public final FeatureDType featureDType;
+    /** Put edge ids (and edge features) into messages. */
+    public final boolean withEdge;
     /** Seed file or comma list; null means every node. */
     public final String seeds;
     public final int batchSize;
@@ -81,6 +88,20 @@ public final class FanoutJobConfig {
             throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + ": no such file or directory: " + graphValue);
         }
         this.directed = get(conf, FanoutOptions.DIRECTED);
+        String nodesValue = get(conf, FanoutOptions.NODE_FEATURES);
+        this.nodeFeatures = nodesValue == null || nodesValue.isBlank() ? null : Path.of(nodesValue);
+        if (nodeFeatures != null && !Files.exists(nodeFeatures)) {
+            throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + ": no such file or directory: "
+                    + nodesValue);
+        }
+        String dtypeValue = get(conf, FanoutOptions.FEATURE_DTYPE);
+        try {
+            this.featureDType = FeatureDType.valueOf(dtypeValue.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + dtypeValue + "' for option " + name(FanoutOptions.FEATURE_DTYPE)
+                    + ": must be one of float32, float16, uint8", e);
+        }
+        this.withEdge = get(conf, FanoutOptions.WITH_EDGE);
         this.seeds = get(conf, FanoutOptions.SEEDS);
         this.batchSize = atLeast(conf, FanoutOptions.BATCH_SIZE, 1);
         this.shuffle = get(conf, FanoutOptions.SHUFFLE);
@@ -161,6 +182,13 @@ public final class FanoutJobConfig {
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
+    }
+
+    /** What the samplers load: the graph, its node file and dtype, with edge ids when messages carry them. */
+    public GraphSpec graphSpec() {
+        return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
+                nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
+                withEdge && sampler == SamplerType.KHOP).withDirected(directed);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

@@ -4,6 +4,8 @@ import static io.fanout.graph.GraphLoaderTest.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fanout.store.GraphSpec;
+import io.fanout.store.SharedGraphs;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -53,10 +55,11 @@ class GraphDirectednessTest {
     @Test
     void sharedGraphsKeepOneHeaderlessFileApartPerDirectedness() throws IOException {
         Path file = write(tmp, "edges.tsv", ROWS);
-        try (SharedGraphs.Lease directed = SharedGraphs.acquire(file, EdgeDirection.OUT, true);
-                SharedGraphs.Lease undirected = SharedGraphs.acquire(file, EdgeDirection.OUT, false)) {
-            assertThat(directed.graph().numEdges()).isEqualTo(2);
-            assertThat(undirected.graph().numEdges()).isEqualTo(4);
+        GraphSpec spec = GraphSpec.edges(file, EdgeDirection.OUT);
+        try (SharedGraphs.Lease directed = SharedGraphs.acquire(spec.withDirected(true));
+                SharedGraphs.Lease undirected = SharedGraphs.acquire(spec.withDirected(false))) {
+            assertThat(directed.graph().adjacency().numEdges()).isEqualTo(2);
+            assertThat(undirected.graph().adjacency().numEdges()).isEqualTo(4);
         }
         assertThatThrownBy(() -> SharedGraphs.acquire(file, EdgeDirection.OUT)).hasMessageContaining("no directed= header");
     }

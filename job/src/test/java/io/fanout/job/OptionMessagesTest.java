@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.config.CommandLine;
 import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
+import io.fanout.graph.NodeIdMap;
 import io.fanout.testing.SharedData;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class OptionMessagesTest {
     void aMissingSeedFileSaysSoOnce() {
         String missing = tmp.resolve("seeds.txt").toString();
         FanoutJobConfig config = config("--graph", cora, "--seeds", missing);
-        assertThatThrownBy(() -> FanoutJob.batchPlan(config, 2708))
+        assertThatThrownBy(() -> FanoutJob.batchPlan(config, NodeIdMap.identity(2708)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value '" + missing + "' for option fanout.seeds (--seeds): no such file,"
                         + " and not a comma list of node ids such as 1,5,9");
