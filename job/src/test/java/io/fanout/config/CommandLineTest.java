@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.job.FanoutJob;
+import io.fanout.testing.JobConfigs;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +24,8 @@ class CommandLineTest {
     private final CommandLine cli = FanoutJob.commandLine();
     private final String cora = SharedData.graph("cora").toString();
 
-    private FanoutJobConfig config(String... args) {
-        return FanoutJobConfig.from(cli.parse(args).configuration);
+    private static FanoutJobConfig config(String... args) {
+        return JobConfigs.parse(args);
     }
 
     @Test

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.fanout.job.FanoutJob;
+import io.fanout.testing.JobConfigs;
 import io.fanout.testing.SharedData;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,12 +19,11 @@ class DirectoryChecksTest {
     @TempDir
     Path tmp;
 
-    private final CommandLine cli = FanoutJob.commandLine();
     private final String cora = SharedData.graph("cora").toString();
 
     private FanoutJobConfig config(String... args) {
         String[] all = Stream.concat(Stream.of("--graph", cora), Stream.of(args)).toArray(String[]::new);
-        return FanoutJobConfig.from(cli.parse(all).configuration);
+        return JobConfigs.parse(all);
     }
 
     private Path regularFile() throws IOException {

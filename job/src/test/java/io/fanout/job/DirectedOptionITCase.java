@@ -3,11 +3,11 @@ package io.fanout.job;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.GraphFormatException;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,11 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** --directed reaches the samplers' graph loads: a header-less copy of cora with --directed false is cora. */
 class DirectedOptionITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     @TempDir
     Path tmp;

@@ -2,10 +2,10 @@ package io.fanout.job;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.config.CommandLine;
 import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.graph.NodeIdMap;
+import io.fanout.testing.JobConfigs;
 import io.fanout.testing.SharedData;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,19 +16,14 @@ class OptionMessagesTest {
     @TempDir
     Path tmp;
 
-    private final CommandLine cli = FanoutJob.commandLine();
     private final String cora = SharedData.graph("cora").toString();
-
-    private FanoutJobConfig config(String... args) {
-        return FanoutJobConfig.from(cli.parse(args).configuration);
-    }
 
     @Test
     void anUnknownEnumValueListsTheValidOnes() {
-        assertThatThrownBy(() -> config("--graph", cora, "--sampler", "foo"))
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--sampler", "foo"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value 'foo' for option fanout.sampler (--sampler): must be one of khop, ppr");
-        assertThatThrownBy(() -> config("--graph", cora, "--on-sampling-error", "ignore"))
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--on-sampling-error", "ignore"))
                 .hasMessage("Invalid value 'ignore' for option fanout.on-sampling-error (--on-sampling-error):"
                         + " must be one of message, fail");
     }
@@ -36,7 +31,7 @@ class OptionMessagesTest {
     @Test
     void aMissingSeedFileSaysSoOnce() {
         String missing = tmp.resolve("seeds.txt").toString();
-        FanoutJobConfig config = config("--graph", cora, "--seeds", missing);
+        FanoutJobConfig config = JobConfigs.parse("--graph", cora, "--seeds", missing);
         assertThatThrownBy(() -> FanoutJob.batchPlan(config, NodeIdMap.identity(2708)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value '" + missing + "' for option fanout.seeds (--seeds): no such file,"
@@ -46,10 +41,10 @@ class OptionMessagesTest {
     @Test
     void aMissingOrUnreadableConfigFileSaysWhy() {
         String missing = tmp.resolve("job.yaml").toString();
-        assertThatThrownBy(() -> cli.parse(new String[] {"--config", missing}))
+        assertThatThrownBy(() -> FanoutJob.commandLine().parse(new String[] {"--config", missing}))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value '" + missing + "' for option --config: no such file");
-        assertThatThrownBy(() -> cli.parse(new String[] {"--config=" + tmp}))
+        assertThatThrownBy(() -> FanoutJob.commandLine().parse(new String[] {"--config=" + tmp}))
                 .hasMessage("Invalid value '" + tmp + "' for option --config: Is a directory");
     }
 }

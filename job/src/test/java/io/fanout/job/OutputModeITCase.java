@@ -7,6 +7,7 @@ import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.config.OutputMode;
 import io.fanout.connectors.file.SamplesFile;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,11 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A second run into the same --output: refused by default, or overwrite / append as asked; real cora jobs. */
 class OutputModeITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     /** cora in batches of 512: 6 messages per run. */
     private static final int BATCHES = 6;
