@@ -51,7 +51,7 @@ def test_layout_dtypes_shapes_and_ordering(ppr_messages):
     assert np.array_equal(np.sort(seeds), np.arange(CORA_NODES))
     for m in messages:
         assert set(m) == {"ids", "batch", "rows", "cols", "#META.edge_index", "#META.edge_attr", "#IS_HETERO",
-                          "#META.epoch", "#META.batch_id", "#META.num_batches"}
+                          "#META.epoch", "#META.batch_id", "#META.num_batches", "#META.input_id"}
         ids, batch = m["ids"], m["batch"]
         edge_index, edge_attr = m["#META.edge_index"], m["#META.edge_attr"]
         assert ids.dtype == np.int64 and batch.dtype == np.int64

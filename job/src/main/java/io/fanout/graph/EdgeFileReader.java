@@ -34,6 +34,10 @@ final class EdgeFileReader {
         long idBase = 0;
         /** Rows staged; created once the columns are known. */
         EdgeStaging staging;
+        /** When set, a scan: rows are validated and only their ids kept here (no staging). */
+        NodeIdSet idsOnly;
+        /** Directed edges the rows yield so far (also counted in a scan). */
+        long directedEdges;
         long capacityHint;
     }
 
@@ -198,6 +202,9 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) {
         extras = columns;
+        if (settings.idsOnly != null) {
+            return; // a scan keeps no rows
+        }
         if (settings.staging == null) {
             boolean weighted = false;
             boolean timed = false;
@@ -244,10 +251,16 @@ final class EdgeFileReader {
                     + EdgeFileHeader.columnsText(extras) + ")");
         }
         int cost = undirected && src != dst ? 2 : 1;
-        if (staging.directedEdges() + cost > GraphLoader.MAX_EDGES) {
+        if (settings.directedEdges + cost > GraphLoader.MAX_EDGES) {
             throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
         }
-        staging.add(src, dst, weight, timestamp, cost);
+        settings.directedEdges += cost;
+        if (settings.idsOnly != null) {
+            settings.idsOnly.add(src);
+            settings.idsOnly.add(dst);
+        } else {
+            staging.add(src, dst, weight, timestamp, cost);
+        }
         rows++;
         return p + 1;
     }

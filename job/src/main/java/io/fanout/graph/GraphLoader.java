@@ -102,6 +102,32 @@ public final class GraphLoader {
         return new EdgeList(describe(files), settings, rows, started);
     }
 
+    /**
+     * Validates every edge row of {@code graph} as {@link #readEdges} does but keeps only the node ids, in
+     * {@code ids} (with {@code 0..num_nodes-1} when a header declares it): what a client needs to check seeds
+     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1. {@code directed} is
+     * checked against the headers as {@link #readEdges(Path, Boolean)} does.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        settings.idsOnly = ids;
+        long rows = 0;
+        for (Path file : files) {
+            rows += new EdgeFileReader(file, settings).read();
+        }
+        if (rows == 0) {
+            throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
+        }
+        if (settings.numNodes >= 0) {
+            ids.addRange(settings.numNodes);
+        }
+        return settings.numNodes;
+    }
+
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */
     public static final class EdgeList {
         private final String source;

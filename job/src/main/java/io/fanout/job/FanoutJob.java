@@ -20,7 +20,6 @@ import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
-import io.fanout.store.SharedGraphs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,27 +72,24 @@ public final class FanoutJob {
     }
 
     /**
-     * Loads the graph (validating it and the seeds before anything is submitted), builds the job in
-     * the context environment and executes it. Returns the summary, or null for a detached submission.
+     * Validates the graph, node file and seeds by a streaming scan that keeps only the node ids (the client never
+     * holds the graph: the TaskManagers load it), builds the job in the context environment and executes it.
+     * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
-        // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
-        // samplers reuse this very load through the JVM-wide cache.
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graphSpec())) {
-            GraphStore graph = lease.graph();
-            build(env, config, batchPlan(config, graph.ids()));
-            if (output != null) {
-                output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
-            }
-            JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
-            if (result instanceof DetachedJobExecutionResult) {
-                return null;
-            }
-            return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0, graph);
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        build(env, config, batchPlan(config, nodes));
+        if (output != null) {
+            output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
+        JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
+        if (result instanceof DetachedJobExecutionResult) {
+            return null;
+        }
+        return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0);
     }
 
     /** The Flink settings the job needs on top of the user's: RocksDB, checkpoints, no Kryo fallback. */
