@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
  *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
  *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (required
- *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
- *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
+ *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]}
+ *       (default: from the first data row's field count, 2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in
+ *       the file are {@code B}-based; {@code B} is
  *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
  *       Every other line starting with {@code #} is skipped.</li>

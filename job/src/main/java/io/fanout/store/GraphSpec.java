@@ -36,12 +36,12 @@ public final class GraphSpec implements Serializable {
 
     private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds, Boolean directed) {
-        this.directed = directed;
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
         this.featureDType = Objects.requireNonNull(featureDType, "featureDType");
         this.withEdgeIds = withEdgeIds;
+        this.directed = directed;
     }
 
     /** The edges only, no node file, no edge ids. */
@@ -83,7 +83,8 @@ public final class GraphSpec implements Serializable {
     /** The same spec with both paths made canonical (symbolic links and {@code ..} resolved): the cache key. */
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
-                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds, directed);
+                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
+                directed);
     }
 
     @Override
