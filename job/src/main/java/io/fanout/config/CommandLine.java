@@ -220,7 +220,7 @@ public final class CommandLine {
     }
 
     /** Whether option takes true/false, asked of its own parser: an option without a default has no value to look at. */
-    private static boolean isBoolean(ConfigOption<?> option) {
+    static boolean isBoolean(ConfigOption<?> option) {
         Configuration probe = new Configuration();
         probe.setString(option.key(), "true");
         try {

@@ -239,8 +239,11 @@ public final class FanoutJobConfig {
         }
     }
 
-    /** What a value of option must look like: the valid names of an enum (Flink's message lists none). */
+    /** What a value of option must look like: the valid names of an enum or boolean (Flink's message lists none). */
     private static String expected(ConfigOption<?> option, IllegalArgumentException e) {
+        if (CommandLine.isBoolean(option)) {
+            return "must be true or false";
+        }
         Object def = option.hasDefaultValue() ? option.defaultValue() : null;
         if (def instanceof Enum) {
             return "must be one of " + Arrays.stream(((Enum<?>) def).getDeclaringClass().getEnumConstants())

@@ -139,17 +139,16 @@ class CommandLineTest {
     }
 
     @Test
-    void directedIsUnsetByDefaultAFlagAloneOrTrueFalseAndValidated() throws Exception {
+    void directedAndOutputModeFromFlagsOrYamlWithTheirDefaults() throws Exception {
         assertThat(config("--graph", cora).directed).isNull();
         assertThat(config("--graph", cora, "--directed").directed).isTrue();
         assertThat(config("--directed", "false", "--graph", cora).directed).isFalse();
         Path yaml = tmp.resolve("job.yaml");
-        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  directed: false\n");
-        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration).directed)
-                .isFalse();
-        assertThatThrownBy(() -> config("--graph", cora, "--directed=maybe"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Invalid value 'maybe' for option fanout.directed (--directed): ");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  directed: false\n  output-mode: append\n");
+        FanoutJobConfig fromYaml = FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration);
+        assertThat(fromYaml.directed).isFalse();
+        assertThat(fromYaml.outputMode).isEqualTo(OutputMode.APPEND);
+        assertThat(config("--graph", cora).outputMode).isEqualTo(OutputMode.ERROR);
     }
 
     @Test

@@ -26,6 +26,11 @@ class OptionMessagesTest {
         assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--on-sampling-error", "ignore"))
                 .hasMessage("Invalid value 'ignore' for option fanout.on-sampling-error (--on-sampling-error):"
                         + " must be one of message, fail");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--output-mode", "replace"))
+                .hasMessage("Invalid value 'replace' for option fanout.output-mode (--output-mode):"
+                        + " must be one of error, overwrite, append");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--directed=maybe"))
+                .hasMessage("Invalid value 'maybe' for option fanout.directed (--directed): must be true or false");
     }
 
     @Test
