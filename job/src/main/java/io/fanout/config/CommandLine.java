@@ -261,8 +261,8 @@ public final class CommandLine {
                 sb.append("      ").append(line).append('\n');
             }
         }
-        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above, nested or flat; arguments after it win)."
-                + " Unknown fanout keys are refused; keys of Flink settings pass through.\n");
+        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above, nested or flat; arguments after it win).\n"
+                + "      Unknown Fanout keys are refused; keys of Flink settings pass through.\n");
         sb.append("  -D <key>=<value>\n      Any Flink setting, e.g. -D state.backend.type=rocksdb.\n");
         sb.append("  --help\n      Print this help.\n");
         return sb.toString();
