@@ -142,14 +142,19 @@ public final class CommandLine {
         ConfigOption<?> option = byFlag.get(flag);
         if (option != null) {
             conf.setString(option.key(), value);
-        } else if (prefixed || !flag.contains(".") || byFlag.keySet().stream()
-                .anyMatch(f -> f.contains(".") && flag.startsWith(f.substring(0, f.indexOf('.') + 1)))) {
+        } else if (prefixed || isFanoutFlagShaped(flag)) {
             String nearest = nearestFlag(flag);
             throw new ConfigException("Unknown key '" + key + "' in " + source + " (did you mean '"
                     + (prefixed ? byFlag.get(nearest).key() : nearest) + "'?). Run with --help to list the options.");
         } else {
             conf.setString(key, value);
         }
+    }
+
+    /** No dot (every Flink key has one), or the first part of a dotted flag such as {@code channel.}. */
+    private boolean isFanoutFlagShaped(String key) {
+        return !key.contains(".") || byFlag.keySet().stream()
+                .anyMatch(f -> f.contains(".") && key.startsWith(f.substring(0, f.indexOf('.') + 1)));
     }
 
     /** The flag (or alias) with the smallest edit distance to name; ties go to the earlier option. */
