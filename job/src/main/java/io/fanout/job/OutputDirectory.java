@@ -45,11 +45,13 @@ final class OutputDirectory {
      */
     static OutputDirectory check(FanoutJobConfig config, ReadableConfig flinkConf) throws IOException {
         Path dir = new Path(FanoutJob.absoluteLocalPath(config.output));
-        String restoredFrom = flinkConf.get(StateRecoveryOptions.SAVEPOINT_PATH);
-        FileSystem fs = dir.getFileSystem();
-        FileStatus[] entries = fs.exists(dir) ? fs.listStatus(dir) : null;
-        if (restoredFrom != null || entries == null || entries.length == 0 || config.outputMode == OutputMode.APPEND) {
-            return new OutputDirectory(config.output, dir, List.of());
+        OutputDirectory keep = new OutputDirectory(config.output, dir, List.of());
+        if (flinkConf.get(StateRecoveryOptions.SAVEPOINT_PATH) != null || config.outputMode == OutputMode.APPEND) {
+            return keep;
+        }
+        FileStatus[] entries = list(dir);
+        if (entries == null || entries.length == 0) {
+            return keep;
         }
         if (config.outputMode == OutputMode.ERROR) {
             String first = null;
@@ -70,6 +72,23 @@ final class OutputDirectory {
             }
         }
         return new OutputDirectory(config.output, dir, parts);
+    }
+
+    /** The entries of dir; null when it does not exist, or when the client cannot list another file system. */
+    private static FileStatus[] list(Path dir) throws IOException {
+        try {
+            FileSystem fs = dir.getFileSystem();
+            return fs.exists(dir) ? fs.listStatus(dir) : null;
+        } catch (IOException e) {
+            String scheme = dir.toUri().getScheme();
+            if (scheme == null || scheme.equals("file")) {
+                throw e;
+            }
+            // The cluster may have the plugin or credentials the submitting client lacks: leave it to Flink.
+            LOG.warn("--output {}: cannot list it from the client ({}); not checked for an earlier run's files", dir,
+                    e.toString());
+            return null;
+        }
     }
 
     /** What the FileSink writes: finished {@code part-*.samples} and hidden {@code .part-*.inprogress.*} files. */
