@@ -41,7 +41,7 @@ final class OutputDirectory {
 
     /**
      * Checks the output directory of a run with these Flink settings: a non-empty one is refused in
-     * {@code error} mode (before the graph is loaded); {@link #prepare} later deletes in {@code overwrite} mode.
+     * {@code error} mode (before the graph is scanned); {@link #prepare} later deletes in {@code overwrite} mode.
      */
     static OutputDirectory check(FanoutJobConfig config, ReadableConfig flinkConf) throws IOException {
         Path dir = new Path(FanoutJob.absoluteLocalPath(config.output));
