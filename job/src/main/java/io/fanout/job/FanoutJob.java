@@ -77,9 +77,14 @@ public final class FanoutJob {
      * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
+        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
         build(env, config, batchPlan(config, nodes));
+        if (output != null) {
+            output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
+        }
         JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
         if (result instanceof DetachedJobExecutionResult) {
             return null;
@@ -184,10 +189,13 @@ public final class FanoutJob {
         SeedSet seeds;
         try {
             seeds = config.seeds == null ? SeedSet.allNodes(nodes.size()) : SeedSet.parse(config.seeds, nodes);
-        } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
-            String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            // SeedSet's messages name the value already; an I/O failure's message is just the path again.
+            String why = e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file, and not a comma list of node ids such as 1,5,9"
+                    : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + what + e.getMessage(), e);
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
