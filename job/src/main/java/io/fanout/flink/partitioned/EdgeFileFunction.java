@@ -1,8 +1,7 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
-import java.nio.file.Path;
+import io.fanout.store.GraphSpec;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -14,17 +13,15 @@ import org.apache.flink.util.Collector;
 public class EdgeFileFunction implements FlatMapFunction<Long, EdgeRecord> {
     private static final long serialVersionUID = 1L;
 
-    private final String graph;
-    private final EdgeDirection direction;
+    private final GraphSpec spec;
 
-    public EdgeFileFunction(String graph, EdgeDirection direction) {
-        this.graph = graph;
-        this.direction = direction;
+    public EdgeFileFunction(GraphSpec spec) {
+        this.spec = spec;
     }
 
     @Override
     public void flatMap(Long fileIndex, Collector<EdgeRecord> out) throws Exception {
-        GraphLoader.streamEdges(Path.of(graph), Math.toIntExact(fileIndex), direction,
+        GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
                 (node, neighbor, order) -> out.collect(new EdgeRecord(node, neighbor, order)));
     }
 }

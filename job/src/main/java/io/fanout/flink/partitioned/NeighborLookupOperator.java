@@ -11,8 +11,7 @@ import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
-import org.apache.flink.streaming.api.operators.InputSelectable;
-import org.apache.flink.streaming.api.operators.InputSelection;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
@@ -21,20 +20,23 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * edges, input 2 asks for a node's sampled neighbours at this hop of a batch and gets them back in draw order
  * ({@link NeighborPicks}, the in-memory sampler's draws).
  *
- * <p>The operator reads the edge input to its end before any request ({@link InputSelectable}), so every
- * answer sees the whole graph. Edges arrive in any order; a node's list is sorted by each edge's file position
+ * <p>Every answer sees the whole graph: a request that arrives while edges are still loading waits in keyed
+ * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
+ * so the operator holds requests back instead of not reading them). Edges arrive in any order; a node's list is sorted by each edge's file position
  * once, at its first request, so it is the in-memory store's list. State per node: its (neighbour, order)
  * entries while loading, then the sorted neighbour ids (8 bytes per edge).
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
-        implements TwoInputStreamOperator<EdgeRecord, HopRequest, HopAnswer>, InputSelectable, BoundedMultiInput {
+        implements TwoInputStreamOperator<EdgeRecord, HopRequest, HopAnswer>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
+    private static final String WAITING = "waiting-requests";
 
     private final int fanout;
     private final boolean replace;
     private final long seed;
 
     private transient ListState<EdgeRecord> loading;
+    private transient ListState<HopRequest> waiting;
     private transient ValueState<long[]> neighbors;
     private transient boolean edgesDone;
 
@@ -53,19 +55,31 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     public void open() throws Exception {
         super.open();
         loading = getRuntimeContext().getListState(new ListStateDescriptor<>("edges", TypeInformation.of(EdgeRecord.class)));
+        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(HopRequest.class)));
         neighbors = getRuntimeContext().getState(new ValueStateDescriptor<>("neighbors",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
     }
 
     @Override
-    public InputSelection nextSelection() {
-        return edgesDone ? InputSelection.ALL : InputSelection.FIRST;
-    }
-
-    @Override
-    public void endInput(int inputId) {
-        if (inputId == 1) {
-            edgesDone = true;
+    public void endInput(int inputId) throws Exception {
+        if (inputId != 1) {
+            return;
+        }
+        edgesDone = true;
+        // Answer the requests that waited for the whole graph (keys collected first: state is updated below).
+        List<Object> keys = new ArrayList<>();
+        try (var stream = getKeyedStateBackend().getKeys(WAITING, VoidNamespace.INSTANCE)) {
+            stream.forEach(keys::add);
+        }
+        for (Object key : keys) {
+            setCurrentKey(key);
+            Iterable<HopRequest> requests = waiting.get();
+            if (requests != null) {
+                for (HopRequest request : requests) {
+                    answer(request);
+                }
+            }
+            waiting.clear();
         }
     }
 
@@ -76,7 +90,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
 
     @Override
     public void processElement2(StreamRecord<HopRequest> element) throws Exception {
-        HopRequest request = element.getValue();
+        if (edgesDone) {
+            answer(element.getValue());
+        } else {
+            waiting.add(element.getValue());
+        }
+    }
+
+    private void answer(HopRequest request) throws Exception {
         long[] list = sortedNeighbors();
         int[] picks = NeighborPicks.positions(seed, request.epoch, request.batchId, request.hop, request.node,
                 list.length, fanout, replace);
