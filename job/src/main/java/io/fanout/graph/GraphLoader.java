@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected here:
  *       a typed graph is read file by file ({@link #readTypedEdgeFile}, {@code io.fanout.store.TypedGraphStore}). {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
- *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
- *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
- *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
+ *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (required
+ *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]}
+ *       (default: from the first data row's field count, 2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in
+ *       the file are {@code B}-based; {@code B} is
  *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
  *       Every other line starting with {@code #} is skipped.</li>
@@ -57,7 +58,17 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
-        EdgeList edges = readEdges(graph);
+        return load(graph, direction, null);
+    }
+
+    /**
+     * Loads {@code graph} as {@link #load(Path, EdgeDirection)} does, with {@code directed} (option
+     * {@code fanout.directed}) for files whose header does not say; null requires the header.
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static CsrGraph load(Path graph, EdgeDirection direction, Boolean directed) throws IOException {
+        EdgeList edges = readEdges(graph, directed);
         return edges.build(edges.nodeIds(new NodeIdCollector()), direction, false);
     }
 
@@ -69,20 +80,31 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static EdgeList readEdges(Path graph) throws IOException {
-        return readEdges(graph, edgeFiles(graph));
+        return readEdges(graph, null);
     }
 
     /**
-     * Reads one edge file of a typed graph ({@code edges.<src>__<rel>__<dst>.tsv[.gz]}), as {@link #readEdges} reads
-     * a homogeneous graph; {@link EdgeList#buildTyped} builds its adjacency between two node types.
+     * {@link #readEdges(Path)} with {@code directed} for files whose header does not say (null: the header must).
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
      */
-    public static EdgeList readTypedEdgeFile(Path file) throws IOException {
-        return readEdges(file, List.of(file));
+    public static EdgeList readEdges(Path graph, Boolean directed) throws IOException {
+        return readEdges(graph, edgeFiles(graph), directed);
     }
 
-    private static EdgeList readEdges(Path graph, List<Path> files) throws IOException {
+    /**
+     * Reads one edge file of a typed graph ({@code edges.<src>__<rel>__<dst>.tsv[.gz]}, its header saying
+     * {@code directed=}), as {@link #readEdges} reads a homogeneous graph; {@link EdgeList#buildTyped} builds its
+     * adjacency between two node types.
+     */
+    public static EdgeList readTypedEdgeFile(Path file) throws IOException {
+        return readEdges(file, List.of(file), null);
+    }
+
+    private static EdgeList readEdges(Path graph, List<Path> files, Boolean directed) throws IOException {
         long started = System.nanoTime();
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -96,14 +118,19 @@ public final class GraphLoader {
     /**
      * Validates every edge row of {@code graph} as {@link #readEdges} does but keeps only the node ids, in
      * {@code ids} (with {@code 0..num_nodes-1} when a header declares it): what a client needs to check seeds
-     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1.
+     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1. {@code directed} is
+     * checked against the headers as {@link #readEdges(Path, Boolean)} does.
      *
      * @throws GraphFormatException for malformed input, naming the file and line
      */
-    public static long scanNodeIds(Path graph, NodeIdSet ids) throws IOException {
+    public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
-        settings.idsOnly = ids;
+        settings.directedOption = directed;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            ids.add(src);
+            ids.add(dst);
+        };
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -115,6 +142,45 @@ public final class GraphLoader {
             ids.addRange(settings.numNodes);
         }
         return settings.numNodes;
+    }
+
+    /** One stored (directed) edge of a streamed read: what a partitioned store receives per row. */
+    @FunctionalInterface
+    public interface EdgeConsumer {
+        /**
+         * @param node the node whose neighbour list the edge belongs to (src for OUT, dst for IN)
+         * @param neighbor the other end
+         * @param order the edge's place in {@code node}'s list: file index << 40 | row in file, so sorting by it
+         *     gives the in-memory store's order
+         */
+        void accept(long node, long neighbor, long order) throws IOException;
+    }
+
+    /**
+     * Streams the stored edges of part {@code fileIndex} of {@code graph} (see {@link #edgeFiles}) in
+     * {@code direction}, validating every row as a load does: an undirected row gives both directions, a
+     * self-loop one. Earlier parts' headers are read so the part inherits their settings; {@code directed} is the
+     * {@code fanout.directed} option or null. Returns the rows read.
+     */
+    public static long streamEdges(Path graph, Boolean directed, int fileIndex, EdgeDirection direction,
+            EdgeConsumer out) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        for (int i = 0; i < fileIndex; i++) {
+            new EdgeFileReader(files.get(i), settings).readHeader();
+        }
+        long base = (long) fileIndex << 40;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            boolean undirected = !settings.directed;
+            long from = direction == EdgeDirection.OUT ? src : dst;
+            long to = direction == EdgeDirection.OUT ? dst : src;
+            out.accept(from, to, base | row);
+            if (undirected && src != dst) {
+                out.accept(to, from, base | row);
+            }
+        };
+        return new EdgeFileReader(files.get(fileIndex), settings).read();
     }
 
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */

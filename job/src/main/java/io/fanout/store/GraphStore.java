@@ -46,7 +46,7 @@ public final class GraphStore implements LoadedGraph {
      */
     public static GraphStore load(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges());
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed());
         NodeIdCollector collector = new NodeIdCollector();
         NodeFileReader.NodeRows rows = null;
         if (spec.nodeFeatures() != null) {
@@ -80,7 +80,7 @@ public final class GraphStore implements LoadedGraph {
     public static NodeIdMap scanNodeIds(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
         NodeIdSet all = new NodeIdSet();
-        long declared = GraphLoader.scanNodeIds(spec.edges(), all);
+        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), all);
         if (spec.nodeFeatures() == null) {
             return logScan(spec, all.toMap(), started);
         }

@@ -53,7 +53,8 @@ class GraphLoaderBadInputTest {
         String content = (header.equals("HEADER") ? HEADER : header.equals("WEIGHTED") ? WEIGHTED
                 : header.equals("NONE") ? "" : unescape(header)) + unescape(body);
         Path file = write(tmp, "edges.tsv", content);
-        assertThatThrownBy(() -> GraphLoader.load(file, EdgeDirection.OUT))
+        // directed=true: what the rows with a directed= header say, and what the others need to get to their rows.
+        assertThatThrownBy(() -> GraphLoader.load(file, EdgeDirection.OUT, true))
                 .isInstanceOf(GraphFormatException.class)
                 .hasMessageContaining(file.toString())
                 .hasMessageContaining("line " + line + ":")
@@ -113,16 +114,17 @@ class GraphLoaderBadInputTest {
     }
 
     @Test
-    void typedEdgeFilesAreRejectedAsHeterogeneous() throws IOException {
+    void typedEdgeFilesAreNotPartsOfAHomogeneousGraph() throws IOException {
+        // A typed graph is read by io.fanout.store.TypedGraphStore, file by file; the homogeneous loader refuses it.
         Path hetero = SharedData.graph("cora_hetero");
         assertThatThrownBy(() -> GraphLoader.load(hetero, EdgeDirection.OUT))
                 .isInstanceOf(GraphFormatException.class)
                 .hasMessageContaining("edges.paper__cites__paper.tsv")
-                .hasMessageContaining("heterogeneous graphs are not supported yet");
+                .hasMessageContaining("a typed graph's directory holds typed edge files only");
         Path typed = write(tmp, "edges.user__follows__user.tsv", HEADER + "0\t1\n");
         assertThatThrownBy(() -> GraphLoader.load(typed, EdgeDirection.OUT))
                 .hasMessageContaining(typed.toString())
-                .hasMessageContaining("heterogeneous graphs are not supported yet");
+                .hasMessageContaining("a typed graph's directory holds typed edge files only");
     }
 
     @Test

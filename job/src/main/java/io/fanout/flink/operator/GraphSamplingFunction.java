@@ -122,21 +122,31 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * ({@code batch}) and their input positions ({@code #META.input_id}).
      */
     static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids) {
-        return withBatchMetadata(message, batch, ids, MessageKeys.BATCH, false);
+        return withBatchMetadata(message, nodeIds(ids, batch.seeds, batch.seeds.length), batch.inputIds, batch.epoch,
+                batch.batchId, batch.numBatches);
     }
 
-    /** As above, with the seed ids under {@code batchKey} ({@code {ntype}.batch} in a typed message). */
-    static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids, String batchKey,
-            boolean hetero) {
-        message.put(batchKey, nodeIds(ids, batch.seeds, batch.seeds.length));
-        if (batch.inputIds != null) {
-            message.putInt64(MessageKeys.META_INPUT_ID, batch.inputIds);
+    /** As above, for a batch whose seed ids are already a tensor (any store). */
+    public static SampleMessage withBatchMetadata(SampleMessage message, Tensor seedIds, int[] inputIds, int epoch,
+            int batchId, int numBatches) {
+        return withBatchMetadata(message, MessageKeys.BATCH, false, seedIds, inputIds, epoch, batchId, numBatches);
+    }
+
+    /**
+     * As above, with the seed ids under {@code batchKey} and {@code #IS_HETERO} = [{@code hetero}]: a typed message
+     * puts them under {@code {ntype}.batch}.
+     */
+    static SampleMessage withBatchMetadata(SampleMessage message, String batchKey, boolean hetero, Tensor seedIds,
+            int[] inputIds, int epoch, int batchId, int numBatches) {
+        message.put(batchKey, seedIds);
+        if (inputIds != null) {
+            message.putInt64(MessageKeys.META_INPUT_ID, inputIds);
         }
         return message
                 .putInt64(MessageKeys.IS_HETERO, new long[] {hetero ? 1L : 0L})
-                .putInt64(MessageKeys.META_EPOCH, new long[] {batch.epoch})
-                .putInt64(MessageKeys.META_BATCH_ID, new long[] {batch.batchId})
-                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {batch.numBatches});
+                .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
+                .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})
+                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches});
     }
 
     /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
@@ -258,7 +268,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         private final Counter edgesMetric;
         private final Counter bytesMetric;
 
-        SamplingCounters(RuntimeContext ctx, LoadedGraph graph) {
+        /** @param graph the store this subtask samples, or null when no subtask holds the whole graph */
+        public SamplingCounters(RuntimeContext ctx, LoadedGraph graph) {
             batches = ctx.getLongCounter(BATCHES);
             seeds = ctx.getLongCounter(SEEDS);
             nodes = ctx.getLongCounter(NODES);
@@ -268,6 +279,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric = group.counter("batchesSampled");
             edgesMetric = group.counter("edgesSampled");
             bytesMetric = group.counter("messageBytes");
+            if (graph == null) {
+                return;
+            }
             group.gauge("graphEdges", graph::numEdges);
             group.gauge("graphHeapBytes", graph::heapBytes);
             maximum(ctx, GRAPH_NODES, graph.numNodes());
@@ -287,7 +301,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             ctx.addAccumulator(name, new LongMaximum(value));
         }
 
-        void onBatch(int numSeeds, int numNodes, int numEdges, int numBytes) {
+        public void onBatch(int numSeeds, int numNodes, int numEdges, int numBytes) {
             batches.add(1);
             seeds.add(numSeeds);
             nodes.add(numNodes);

@@ -92,7 +92,8 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);
             withEdgeData(message, edges.adjacency.csr(), edges.positions, edges.rows.length, prefix);
         }
-        return withBatchMetadata(message, batch, store.nodeIds(sub.seedType), sub.seedType + "." + MessageKeys.BATCH,
-                true);
+        Tensor seeds = nodeIds(store.nodeIds(sub.seedType), batch.seeds, batch.seeds.length);
+        return withBatchMetadata(message, sub.seedType + "." + MessageKeys.BATCH, true, seeds, batch.inputIds,
+                batch.epoch, batch.batchId, batch.numBatches);
     }
 }
