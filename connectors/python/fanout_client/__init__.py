@@ -10,6 +10,8 @@
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
+- ``to_hetero_data(msg)``: a typed-graph message (``#IS_HETERO`` = [1]) as PyG ``HeteroData`` (torch and
+  PyG imported lazily).
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
@@ -22,6 +24,7 @@ from .safetensors import DTYPES, decode, dtype_name, encode
 from .epochs import IncompleteEpochError
 from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
 from .torch_support import to_torch
+from .hetero_pyg import is_hetero, to_hetero_data
 
 __version__ = "0.1.0"
 
@@ -31,5 +34,5 @@ __all__ = [
     "IncompleteEpochError",
     "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch",
+    "Message", "to_torch", "is_hetero", "to_hetero_data",
 ]

@@ -1,0 +1,95 @@
+"""Typed-graph (heterogeneous) messages as PyG ``HeteroData``; torch and PyG are imported only when asked for.
+
+A message with ``#IS_HETERO`` = [1] carries GLT's heterogeneous keys (connectors/MESSAGE_FORMAT.md):
+``{ntype}.ids``, ``{ntype}.num_sampled_nodes``, ``{ntype}.nfeats``, ``{seed type}.batch`` and ``.nlabels``,
+``{etype}.rows``/``.cols``/``.num_sampled_edges``/``.eids``/``.efeats`` with edge types joined by ``__``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+__all__ = ["is_hetero", "node_types", "edge_types", "to_hetero_data"]
+
+
+def is_hetero(msg) -> bool:
+    """True for a typed-graph message (``#IS_HETERO`` = [1])."""
+    flag = msg.get("#IS_HETERO")
+    return flag is not None and int(np.asarray(flag).reshape(-1)[0]) == 1
+
+
+def node_types(msg) -> list:
+    """The node types of a typed message, in name order."""
+    return sorted(k[:-len(".ids")] for k in msg if k.endswith(".ids") and not k.startswith("#"))
+
+
+def edge_types(msg) -> list:
+    """The reported edge types of a typed message as (src, rel, dst) tuples, in name order."""
+    return sorted(tuple(k[:-len(".rows")].split("__")) for k in msg if k.endswith(".rows") and not k.startswith("#"))
+
+
+def _numpy(value):
+    return value.numpy() if hasattr(value, "numpy") else np.asarray(value)
+
+
+def _features(msg, ntype):
+    """``{ntype}.nfeats`` as float32 (uint8 dequantised with the type's scale and offset), or None."""
+    x = msg.get(f"{ntype}.nfeats")
+    if x is None:
+        return None
+    x = _numpy(x)
+    scale = msg.get(f"#META.{ntype}.nfeats_scale")
+    if x.dtype == np.uint8 and scale is not None:
+        offset = _numpy(msg[f"#META.{ntype}.nfeats_offset"])
+        return offset + _numpy(scale) * x.astype(np.float32)
+    return x.astype(np.float32)
+
+
+def to_hetero_data(msg):
+    """A typed message as ``torch_geometric.data.HeteroData`` with PyG's ``NeighborLoader`` attribute names:
+    per node type ``n_id`` (global ids), ``x`` (float32 features), ``y`` (the seed type's labels),
+    ``num_sampled_nodes``, and on the seed type ``batch_size`` and ``input_id``; per edge type
+    ``edge_index`` (``[rows, cols]``: messages flow from the sampled neighbours to the nodes expanded, as GLT
+    and PyG give them), ``e_id``, ``edge_attr``, ``num_sampled_edges``; ``epoch``/``batch_id``/``num_batches``
+    on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled."""
+    try:
+        torch = importlib.import_module("torch")
+        HeteroData = importlib.import_module("torch_geometric.data").HeteroData
+    except ImportError as e:
+        raise ImportError(f"to_hetero_data needs torch and torch_geometric, which are not importable here ({e})") from e
+    if not is_hetero(msg):
+        raise ValueError("not a typed-graph message (#IS_HETERO is not [1]); use to_torch or to_pyg")
+
+    def tensor(value):
+        return torch.from_numpy(np.ascontiguousarray(_numpy(value)))
+
+    data = HeteroData()
+    for ntype in node_types(msg):
+        store = data[ntype]
+        store.n_id = tensor(msg[f"{ntype}.ids"])
+        store.num_nodes = int(store.n_id.numel())
+        x = _features(msg, ntype)
+        if x is not None:
+            store.x = tensor(x)
+        if f"{ntype}.nlabels" in msg:
+            store.y = tensor(msg[f"{ntype}.nlabels"])
+        store.num_sampled_nodes = tensor(msg[f"{ntype}.num_sampled_nodes"])
+        if f"{ntype}.batch" in msg:
+            store.batch_size = int(_numpy(msg[f"{ntype}.batch"]).size)
+            if "#META.input_id" in msg:
+                store.input_id = tensor(msg["#META.input_id"])
+    for etype in edge_types(msg):
+        key = "__".join(etype)
+        store = data[etype]
+        store.edge_index = torch.stack([tensor(msg[f"{key}.rows"]), tensor(msg[f"{key}.cols"])])
+        store.num_sampled_edges = tensor(msg[f"{key}.num_sampled_edges"])
+        if f"{key}.eids" in msg:
+            store.e_id = tensor(msg[f"{key}.eids"])
+        if f"{key}.efeats" in msg:
+            store.edge_attr = tensor(msg[f"{key}.efeats"])
+    for name in ("epoch", "batch_id", "num_batches"):
+        if f"#META.{name}" in msg:
+            data[name] = int(_numpy(msg[f"#META.{name}"]).reshape(-1)[0])
+    return data
