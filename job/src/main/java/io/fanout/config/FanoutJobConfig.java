@@ -6,7 +6,9 @@ import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedGraphFiles;
+import io.fanout.sampling.link.NegativeSampling;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.hetero.TypedFanouts;
 import java.util.Map;
@@ -51,8 +53,15 @@ public final class FanoutJobConfig {
     public final TypedGraphFiles typedGraph;
     /** Typed graph: edge type name -> per-hop fanouts, every edge type; else null. */
     public final Map<String, int[]> typedFanouts;
-    /** Typed graph: the seeds' node type; else null. */
+    /** Typed graph: the seeds' node type (with link seeds, the link type's source type); else null. */
     public final String seedType;
+    /** Link prediction: the seed-edge file, or null. */
+    public final Path linkSeeds;
+    /** Link prediction: the seed edges' type, or null. */
+    public final EdgeType linkType;
+    public final NegativeSampling negSampling;
+    /** Negatives per positive link seed. */
+    public final double negAmount;
     public final boolean replace;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
@@ -140,6 +149,12 @@ public final class FanoutJobConfig {
                         + " (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous");
             }
             this.seedType = null;
+            this.linkSeeds = null;
+            this.linkType = null;
+            if (get(conf, FanoutOptions.LINK_SEEDS) != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " needs a typed graph"
+                        + " (edges.<src>__<rel>__<dst>.tsv files) for now; " + graph + " is homogeneous");
+            }
         } else {
             this.fanouts = null;
             try {
@@ -148,7 +163,24 @@ public final class FanoutJobConfig {
                 throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
                         + ": " + e.getMessage(), e);
             }
-            this.seedType = seedType(conf, typedGraph);
+            String links = get(conf, FanoutOptions.LINK_SEEDS);
+            this.linkSeeds = links == null || links.isBlank() ? null : Path.of(links);
+            if (linkSeeds != null) {
+                if (!Files.isRegularFile(linkSeeds)) {
+                    throw new ConfigException("Invalid value '" + links + "' for option " + name(FanoutOptions.LINK_SEEDS)
+                            + ": no such file");
+                }
+                if (get(conf, FanoutOptions.SEEDS) != null || get(conf, FanoutOptions.SEED_TYPE) != null) {
+                    throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " replaces "
+                            + name(FanoutOptions.SEEDS) + " and " + name(FanoutOptions.SEED_TYPE) + ": give seed edges"
+                            + " or seed nodes, not both");
+                }
+                this.linkType = linkType(conf, typedGraph);
+                this.seedType = linkType.src();
+            } else {
+                this.linkType = null;
+                this.seedType = seedType(conf, typedGraph);
+            }
             if (sampler != SamplerType.KHOP) {
                 throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
                         + ": a typed graph is sampled with khop only (typed PPR is not implemented)");
@@ -157,6 +189,24 @@ public final class FanoutJobConfig {
                 throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
                         + " a typed graph's node files are the nodes.<type>.tsv files in its directory");
             }
+        }
+        String neg = get(conf, FanoutOptions.NEG_SAMPLING);
+        try {
+            this.negSampling = NegativeSampling.parse(neg);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + neg + "' for option " + name(FanoutOptions.NEG_SAMPLING) + ": "
+                    + e.getMessage(), e);
+        }
+        if (negSampling != NegativeSampling.NONE && linkSeeds == null) {
+            throw new ConfigException("Option " + name(FanoutOptions.NEG_SAMPLING) + " " + negSampling + " needs "
+                    + name(FanoutOptions.LINK_SEEDS) + ": negatives are drawn for seed edges");
+        }
+        this.negAmount = get(conf, FanoutOptions.NEG_AMOUNT);
+        if (!(negAmount > 0) || Double.isInfinite(negAmount)
+                || negSampling == NegativeSampling.TRIPLET && negAmount != Math.rint(negAmount)) {
+            throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.NEG_AMOUNT) + "' for option "
+                    + name(FanoutOptions.NEG_AMOUNT) + ": must be "
+                    + (negSampling == NegativeSampling.TRIPLET ? "a whole number >= 1 for triplet negatives" : "> 0"));
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
         this.alpha = get(conf, FanoutOptions.ALPHA);
@@ -243,6 +293,29 @@ public final class FanoutJobConfig {
             return TypedGraphFiles.isTyped(graph) ? TypedGraphFiles.of(graph) : null;
         } catch (java.io.IOException e) {
             throw new ConfigException("Invalid value '" + graph + "' for option " + name(FanoutOptions.GRAPH) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** --link-type, checked against the graph's edge types; optional when there is one. */
+    private static EdgeType linkType(Configuration conf, TypedGraphFiles files) {
+        String value = get(conf, FanoutOptions.LINK_TYPE);
+        java.util.Set<EdgeType> types = files.edges().keySet();
+        if (value == null || value.isBlank()) {
+            if (types.size() == 1) {
+                return types.iterator().next();
+            }
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_TYPE) + " is required with "
+                    + name(FanoutOptions.LINK_SEEDS) + ": the graph has edge types " + types);
+        }
+        try {
+            EdgeType type = EdgeType.parse(value.trim());
+            if (!types.contains(type)) {
+                throw new IllegalArgumentException("not an edge type of the graph (its edge types: " + types + ")");
+            }
+            return type;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.LINK_TYPE) + ": "
                     + e.getMessage(), e);
         }
     }

@@ -108,6 +108,33 @@ public final class FanoutOptions {
             .withDescription("Typed graph: the node type of the seeds (GLT input_type); --seeds ids are of this type."
                     + " Optional when the graph has one node type.");
 
+    public static final ConfigOption<String> LINK_SEEDS = ConfigOptions.key("fanout.link-seeds")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Typed graph, link prediction: a file of seed edges, src<TAB>dst per line (# lines"
+                    + " skipped), of --link-type; each batch samples around the endpoints of --batch-size of them (GLT"
+                    + " edge input) and carries #META.edge_label_index, or with triplet negatives #META.src_index,"
+                    + " #META.dst_pos_index and #META.dst_neg_index.");
+
+    public static final ConfigOption<String> LINK_TYPE = ConfigOptions.key("fanout.link-type")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Link prediction: the edge type of --link-seeds, src__rel__dst. Optional when the graph"
+                    + " has one edge type.");
+
+    public static final ConfigOption<String> NEG_SAMPLING = ConfigOptions.key("fanout.neg-sampling")
+            .stringType()
+            .defaultValue("none")
+            .withDescription("Link prediction negatives (GLT NegativeSampling): none; binary (ceil(amount x"
+                    + " positives) random node pairs that are not edges of the link type, #META.edge_label 1/0);"
+                    + " triplet (amount destinations per positive that its source has no edge to). Strict and"
+                    + " seeded per batch.");
+
+    public static final ConfigOption<Double> NEG_AMOUNT = ConfigOptions.key("fanout.neg-amount")
+            .doubleType()
+            .defaultValue(1.0)
+            .withDescription("Negatives per positive link seed: > 0 for binary, a whole number >= 1 for triplet.");
+
     public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
             .booleanType()
             .defaultValue(false)
@@ -211,7 +238,8 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
+                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
+                NEG_AMOUNT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
                 OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

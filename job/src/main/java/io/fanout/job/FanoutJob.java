@@ -24,6 +24,7 @@ import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
 import io.fanout.store.TypedGraphStore;
+import io.fanout.sampling.link.LinkSeeds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,10 +86,12 @@ public final class FanoutJob {
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
-        NodeIdMap nodes = config.typedGraph != null
-                ? TypedGraphStore.load(config.graphSpec()).nodeIds(config.seedType)
-                : GraphStore.scanNodeIds(config.graphSpec());
-        build(env, config, batchPlan(config, nodes), nodes);
+        TypedGraphStore typed = config.typedGraph != null ? TypedGraphStore.load(config.graphSpec()) : null;
+        LinkSeeds links = typed != null && config.linkSeeds != null ? linkSeeds(config, typed) : null;
+        // Link batches are positions into the seed edges, so the batch plan numbers those.
+        NodeIdMap nodes = links != null ? NodeIdMap.identity(links.size())
+                : typed != null ? typed.nodeIds(config.seedType) : GraphStore.scanNodeIds(config.graphSpec());
+        build(env, config, batchPlan(config, nodes), nodes, links);
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
@@ -142,6 +145,12 @@ public final class FanoutJob {
      */
     public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes)
             throws java.io.IOException {
+        build(env, config, plan, nodes, null);
+    }
+
+    /** As above, with the seed edges of a link-prediction job (the plan's seeds are positions into them), or null. */
+    public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
+            LinkSeeds links) throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -154,7 +163,7 @@ public final class FanoutJob {
                         nodes == null ? null : nodes.idsOrNull())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(samplingFunction(config))
+                .process(samplingFunction(config, links))
                 .returns(TypeInformation.of(EncodedSample.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -181,7 +190,16 @@ public final class FanoutJob {
 
     /** The keyed sampling operator of the configured sampler. */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config) {
-        return samplerFor(config).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
+        return samplingFunction(config, null);
+    }
+
+    /** As above, over link seeds when {@code links} is not null (a typed graph). */
+    static GraphSamplingFunction samplingFunction(FanoutJobConfig config, LinkSeeds links) {
+        GraphSamplingFunction function = samplerFor(config);
+        if (links != null) {
+            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
+        }
+        return function.onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
                 config.injectedSamplingErrors);
     }
 
@@ -197,6 +215,17 @@ public final class FanoutJob {
                             config.replace, config.seed);
                 }
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
+        }
+    }
+
+    /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
+    static LinkSeeds linkSeeds(FanoutJobConfig config, TypedGraphStore typed) throws java.io.IOException {
+        try {
+            return LinkSeeds.read(config.linkSeeds, config.linkType, typed.nodeIds(config.linkType.src()),
+                    typed.nodeIds(config.linkType.dst()));
+        } catch (io.fanout.graph.GraphFormatException e) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
         }
     }
 

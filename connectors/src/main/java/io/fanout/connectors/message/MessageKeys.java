@@ -31,6 +31,16 @@ public final class MessageKeys {
     public static final String META_NFEATS_OFFSET = "#META.nfeats_offset";
     /** int64 [b]: position of each seed of {@link #BATCH} in the job's seed list (PyG input_id). */
     public static final String META_INPUT_ID = "#META.input_id";
+    /** int64 [2, N]: link seeds (positives, then binary negatives) as local indices, row 0 into the source type's ids, row 1 the destination's (GLT). */
+    public static final String META_EDGE_LABEL_INDEX = "#META.edge_label_index";
+    /** float32 [N]: 1 for a positive link seed, 0 for a binary negative (GLT). */
+    public static final String META_EDGE_LABEL = "#META.edge_label";
+    /** int64 [P]: triplet link seeds' sources, local indices (GLT). */
+    public static final String META_SRC_INDEX = "#META.src_index";
+    /** int64 [P]: triplet link seeds' positive destinations, local indices (GLT). */
+    public static final String META_DST_POS_INDEX = "#META.dst_pos_index";
+    /** int64 [P] or [P, k]: triplet negative destinations per positive, local indices (GLT). */
+    public static final String META_DST_NEG_INDEX = "#META.dst_neg_index";
     /** Edge features, one row per edge. */
     public static final String EFEATS = "efeats";
     /** int64 [1]: 0 for a homogeneous message, 1 for a heterogeneous one. */

@@ -134,11 +134,13 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
 
     /**
      * As above, with the seed ids under {@code batchKey} and {@code #IS_HETERO} = [{@code hetero}]: a typed message
-     * puts them under {@code {ntype}.batch}.
+     * puts them under {@code {ntype}.batch}; a link message has no seed nodes ({@code batchKey} null).
      */
     static SampleMessage withBatchMetadata(SampleMessage message, String batchKey, boolean hetero, Tensor seedIds,
             int[] inputIds, int epoch, int batchId, int numBatches) {
-        message.put(batchKey, seedIds);
+        if (batchKey != null) {
+            message.put(batchKey, seedIds);
+        }
         if (inputIds != null) {
             message.putInt64(MessageKeys.META_INPUT_ID, inputIds);
         }

@@ -160,6 +160,17 @@ public final class HeteroKHopSampler {
      * @throws IllegalArgumentException if a seed is not a node of the seed type
      */
     public HeteroSample sample(int[] seeds, long seed, int epoch, int batchId) {
+        return sample(Map.of(seedType, seeds), seed, epoch, batchId);
+    }
+
+    /**
+     * Samples one batch from seeds of several node types (a link batch: the source and destination nodes of its
+     * seed edges); the hops expand all of them together.
+     *
+     * @param seeds node type -> node indices of that type (duplicates allowed)
+     * @throws IllegalArgumentException if a seed is not a node of its type
+     */
+    public HeteroSample sample(Map<String, int[]> seeds, long seed, int epoch, int batchId) {
         Map<String, IntArrayList> nodes = new TreeMap<>();
         Map<String, int[]> counts = new TreeMap<>();
         for (String type : ids.keySet()) {
@@ -167,7 +178,7 @@ public final class HeteroKHopSampler {
             counts.put(type, new int[hops + 1]);
         }
         try {
-            return sampleBatch(seeds, seed, epoch, batchId, nodes, counts);
+            return sampleBatch(new TreeMap<>(seeds), seed, epoch, batchId, nodes, counts);
         } finally {
             // Forget the batch: reset exactly the slots it set.
             for (Map.Entry<String, IntArrayList> e : nodes.entrySet()) {
@@ -180,22 +191,30 @@ public final class HeteroKHopSampler {
         }
     }
 
-    private HeteroSample sampleBatch(int[] seeds, long seed, int epoch, int batchId, Map<String, IntArrayList> nodes,
-            Map<String, int[]> counts) {
-        int[] seedLocal = localOf.get(seedType);
-        IntArrayList seedList = nodes.get(seedType);
-        for (int i = 0; i < seeds.length; i++) {
-            int s = seeds[i];
-            if (s < 0 || s >= seedLocal.length) {
-                throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
-                        + " is not a node of type " + seedType + " (indices 0.." + (seedLocal.length - 1) + ")");
+    private HeteroSample sampleBatch(Map<String, int[]> seeds, long seed, int epoch, int batchId,
+            Map<String, IntArrayList> nodes, Map<String, int[]> counts) {
+        for (Map.Entry<String, int[]> e : seeds.entrySet()) {
+            String type = e.getKey();
+            int[] local = localOf.get(type);
+            if (local == null) {
+                throw new IllegalArgumentException("seed type " + type + " is not a node type of the graph "
+                        + ids.keySet());
             }
-            if (seedLocal[s] < 0) {
-                seedLocal[s] = seedList.size();
-                seedList.add(s);
+            IntArrayList list = nodes.get(type);
+            int[] typeSeeds = e.getValue();
+            for (int i = 0; i < typeSeeds.length; i++) {
+                int s = typeSeeds[i];
+                if (s < 0 || s >= local.length) {
+                    throw new IllegalArgumentException("seed " + s + " at position " + i + " of batch " + batchId
+                            + " is not a node of type " + type + " (indices 0.." + (local.length - 1) + ")");
+                }
+                if (local[s] < 0) {
+                    local[s] = list.size();
+                    list.add(s);
+                }
             }
+            counts.get(type)[0] = list.size();
         }
-        counts.get(seedType)[0] = seedList.size();
         Map<String, int[]> frontier = new HashMap<>(); // type -> [start, end) of the last hop's new nodes
         for (String type : ids.keySet()) {
             frontier.put(type, new int[] {0, nodes.get(type).size()});
@@ -260,6 +279,6 @@ public final class HeteroKHopSampler {
             outEdges.put(reported.get(t), new HeteroSample.Edges(adjacency.get(t), rows[t].toIntArray(),
                     cols[t].toIntArray(), trackEdges ? positions[t].toIntArray() : null, perHop[t]));
         }
-        return new HeteroSample(seedType, outNodes, outEdges);
+        return new HeteroSample(seeds.keySet(), outNodes, outEdges);
     }
 }

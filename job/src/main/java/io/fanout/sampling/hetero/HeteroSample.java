@@ -45,16 +45,37 @@ public final class HeteroSample {
         }
     }
 
-    public final String seedType;
+    /** The node types the batch's seeds were of, in name order. */
+    public final java.util.SortedSet<String> seedTypes;
     /** Every node type of the graph, in name order. */
     public final Map<String, Nodes> nodes;
     /** Every reported edge type, in name order. */
     public final Map<EdgeType, Edges> edges;
 
-    HeteroSample(String seedType, Map<String, Nodes> nodes, Map<EdgeType, Edges> edges) {
-        this.seedType = seedType;
+    HeteroSample(java.util.Set<String> seedTypes, Map<String, Nodes> nodes, Map<EdgeType, Edges> edges) {
+        this.seedTypes = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(seedTypes));
         this.nodes = nodes;
         this.edges = edges;
+    }
+
+    /**
+     * The local index of each of {@code indices} (node indices of {@code type}) in this sample's nodes of that
+     * type; every one must be in the sample.
+     */
+    public int[] localIndices(String type, int[] indices) {
+        it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
+        int[] all = nodes.get(type).indices;
+        for (int i = 0; i < all.length; i++) {
+            local.put(all[i], i);
+        }
+        int[] out = new int[indices.length];
+        for (int i = 0; i < indices.length; i++) {
+            if (!local.containsKey(indices[i])) {
+                throw new IllegalArgumentException("node " + indices[i] + " of type " + type + " is not in the sample");
+            }
+            out[i] = local.get(indices[i]);
+        }
+        return out;
     }
 
     public int numNodes() {

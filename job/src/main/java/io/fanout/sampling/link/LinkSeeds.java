@@ -1,0 +1,99 @@
+package io.fanout.sampling.link;
+
+import io.fanout.graph.GraphFiles;
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.typed.EdgeType;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+/**
+ * The seed edges of a link-prediction job (GLT's edge input): (src, dst) node indices of one edge type, in file
+ * order; a batch's seeds are positions into them. They need not be edges of the graph (held-out edges are the
+ * usual case).
+ */
+public final class LinkSeeds implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final EdgeType type;
+    private final int[] src;
+    private final int[] dst;
+
+    public LinkSeeds(EdgeType type, int[] src, int[] dst) {
+        if (src.length != dst.length) {
+            throw new IllegalArgumentException("src and dst differ in length");
+        }
+        this.type = type;
+        this.src = src;
+        this.dst = dst;
+    }
+
+    /**
+     * Reads {@code src<TAB>dst} lines ({@code #} lines skipped; further columns ignored) of node ids of the edge
+     * type's source and destination types.
+     *
+     * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of its type
+     */
+    public static LinkSeeds read(Path file, EdgeType type, NodeIdMap srcIds, NodeIdMap dstIds) throws IOException {
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        long lineNo = 0;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(GraphFiles.open(file),
+                StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                lineNo++;
+                if (line.startsWith("#")) {
+                    continue;
+                }
+                String[] f = line.strip().split("[\t ]+");
+                if (f.length < 2) {
+                    throw new GraphFormatException(file, lineNo, "expected src<TAB>dst, got '" + line + "'");
+                }
+                src.add(index(file, lineNo, f[0], srcIds, type.src()));
+                dst.add(index(file, lineNo, f[1], dstIds, type.dst()));
+            }
+        }
+        if (src.isEmpty()) {
+            throw new GraphFormatException(file, "no seed edges (expected src<TAB>dst lines)");
+        }
+        return new LinkSeeds(type, src.toIntArray(), dst.toIntArray());
+    }
+
+    private static int index(Path file, long lineNo, String text, NodeIdMap ids, String nodeType)
+            throws GraphFormatException {
+        long id;
+        try {
+            id = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new GraphFormatException(file, lineNo, "'" + text + "' is not a node id");
+        }
+        int index = ids.indexOf(id);
+        if (index < 0) {
+            throw new GraphFormatException(file, lineNo, "node " + id + " is not a node of type " + nodeType);
+        }
+        return index;
+    }
+
+    public EdgeType type() {
+        return type;
+    }
+
+    public int size() {
+        return src.length;
+    }
+
+    /** Source node index of seed edge {@code i}. */
+    public int src(int i) {
+        return src[i];
+    }
+
+    /** Destination node index of seed edge {@code i}. */
+    public int dst(int i) {
+        return dst[i];
+    }
+}
