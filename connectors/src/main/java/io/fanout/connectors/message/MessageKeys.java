@@ -31,6 +31,8 @@ public final class MessageKeys {
     public static final String META_NFEATS_OFFSET = "#META.nfeats_offset";
     /** int64 [b]: position of each seed of {@link #BATCH} in the job's seed list (PyG input_id). */
     public static final String META_INPUT_ID = "#META.input_id";
+    /** U8 (UTF-8): the edge type of a typed message's link seeds, src__rel__dst (GLT's input_type). */
+    public static final String META_INPUT_TYPE = "#META.input_type";
     /** int64 [2, N]: link seeds (positives, then binary negatives) as local indices, row 0 into the source type's ids, row 1 the destination's (GLT). */
     public static final String META_EDGE_LABEL_INDEX = "#META.edge_label_index";
     /** float32 [N]: 1 for a positive link seed, 0 for a binary negative (GLT). */

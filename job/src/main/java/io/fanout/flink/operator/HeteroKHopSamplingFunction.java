@@ -144,6 +144,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
                 message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
             }
         }
+        message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
         withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
