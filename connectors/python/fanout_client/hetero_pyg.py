@@ -53,7 +53,9 @@ def to_hetero_data(msg):
     ``num_sampled_nodes``, and on the seed type ``batch_size`` and ``input_id``; per edge type
     ``edge_index`` (``[rows, cols]``: messages flow from the sampled neighbours to the nodes expanded, as GLT
     and PyG give them), ``e_id``, ``edge_attr``, ``num_sampled_edges``; ``epoch``/``batch_id``/``num_batches``
-    on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled."""
+    on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled.
+    A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
+    edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types."""
     try:
         torch = importlib.import_module("torch")
         HeteroData = importlib.import_module("torch_geometric.data").HeteroData
@@ -89,6 +91,20 @@ def to_hetero_data(msg):
             store.e_id = tensor(msg[f"{key}.eids"])
         if f"{key}.efeats" in msg:
             store.edge_attr = tensor(msg[f"{key}.efeats"])
+    if "#META.input_type" in msg:
+        # Link seeds: PyG's LinkNeighborLoader puts the labels on the seed edges' type, triplet indices on the
+        # source and destination node types.
+        link = tuple(bytes(_numpy(msg["#META.input_type"]).astype(np.uint8)).decode("utf-8").split("__"))
+        if "#META.edge_label_index" in msg:
+            data[link].edge_label_index = tensor(msg["#META.edge_label_index"])
+            if "#META.edge_label" in msg:
+                data[link].edge_label = tensor(msg["#META.edge_label"])
+        if "#META.src_index" in msg:
+            data[link[0]].src_index = tensor(msg["#META.src_index"])
+            data[link[2]].dst_pos_index = tensor(msg["#META.dst_pos_index"])
+            data[link[2]].dst_neg_index = tensor(msg["#META.dst_neg_index"])
+        if "#META.input_id" in msg:
+            data[link].input_id = tensor(msg["#META.input_id"])
     for name in ("epoch", "batch_id", "num_batches"):
         if f"#META.{name}" in msg:
             data[name] = int(_numpy(msg[f"#META.{name}"]).reshape(-1)[0])

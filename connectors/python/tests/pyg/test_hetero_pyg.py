@@ -70,3 +70,32 @@ def test_messages_become_hetero_data_with_real_edges(messages):
 def test_a_homogeneous_message_is_refused():
     with pytest.raises(ValueError, match="IS_HETERO"):
         fanout_client.to_hetero_data({"#IS_HETERO": np.array([0]), "ids": np.array([1])})
+
+
+def test_link_messages_carry_labels_on_the_seed_edge_type(tmp_path):
+    from torch_geometric.data import HeteroData
+
+    has_word = edge_set(CORA_HETERO / "edges.paper__has_word__word.tsv", undirected=False)
+    rows = np.loadtxt(CORA_HETERO / "edges.paper__has_word__word.tsv", dtype=np.int64, comments="#", ndmin=2)
+    seeds = rows[::500]
+    links = tmp_path / "links.tsv"
+    np.savetxt(links, seeds, fmt="%d", delimiter="\t")
+    out = tmp_path / "out"
+    proc = subprocess.run([str(LOCAL), "--graph", str(CORA_HETERO), "--link-seeds", str(links), "--link-type",
+                           "paper__has_word__word", "--neg-sampling", "binary", "--fanout", "3,2",
+                           "--batch-size", "40", "--output", str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    positives = 0
+    for msg in fanout_client.read_samples(out):
+        data = fanout_client.to_hetero_data(msg)
+        assert isinstance(data, HeteroData)
+        store = data["paper", "has_word", "word"]
+        label, index = store.edge_label, store.edge_label_index
+        paper, word = data["paper"].n_id[index[0]], data["word"].n_id[index[1]]
+        for i, (p, w) in enumerate(zip(paper.tolist(), word.tolist())):
+            if label[i] == 1:
+                assert [p, w] == seeds[int(store.input_id[i])].tolist()
+                positives += 1
+            else:
+                assert (p, w) not in has_word
+    assert positives == len(seeds)
