@@ -12,6 +12,7 @@ import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
 import io.fanout.sampling.hetero.TypedReference;
 import io.fanout.testing.SharedData;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -101,6 +102,46 @@ class HeteroJobITCase {
             assertThat(w).hasSize(m.get("user__distrusts__user.rows").asLongArray().length);
             for (float x : w) {
                 assertThat(x).isBetween(1f, 10f);
+            }
+        }
+    }
+
+    @Test
+    void typedNodeFeaturesInUint8ForTheirTypeOnly() throws Exception {
+        // A typed graph made in tmp from the shared files: cora_hetero's edges and word ids, cora's paper features.
+        Path graph = Files.createDirectory(tmp.resolve("cora_typed_features"));
+        Path hetero = SharedData.graph("cora_hetero");
+        for (String name : new String[] {"edges.paper__cites__paper.tsv", "edges.paper__has_word__word.tsv",
+                "nodes.word.tsv"}) {
+            Files.createSymbolicLink(graph.resolve(name), hetero.resolve(name));
+        }
+        Path coraNodes = SharedData.graph("cora").resolve("nodes.tsv.gz");
+        Files.createSymbolicLink(graph.resolve("nodes.paper.tsv.gz"), coraNodes);
+        Map<Long, String[]> rows = new java.util.HashMap<>();
+        for (String[] row : io.fanout.features.NodeFileReaderTest.referenceRows(coraNodes)) {
+            rows.put(Long.parseLong(row[0]), row);
+        }
+        Path out = tmp.resolve("out");
+        runJob("--graph", graph.toString(), "--seed-type", "paper", "--fanout", "3,2", "--batch-size", "1000",
+                "--feature-dtype", "uint8", "--output", out.toString(), "--parallelism", "2");
+        TreeMap<Long, byte[]> messages = readMessages(out);
+        assertThat(messages).hasSize(3);
+        for (byte[] blob : messages.values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            assertThat(m.contains("word.nfeats")).isFalse();
+            long[] ids = m.get("paper.ids").asLongArray();
+            assertThat(m.get("paper.nfeats").shape()).containsExactly(ids.length, 1433);
+            byte[] q = m.get("paper.nfeats").asByteArray();
+            float[] scale = m.get("#META.paper.nfeats_scale").asFloatArray();
+            float[] offset = m.get("#META.paper.nfeats_offset").asFloatArray();
+            long[] labels = m.get("paper.nlabels").asLongArray();
+            for (int i = 0; i < ids.length; i++) {
+                String[] row = rows.get(ids[i]);
+                assertThat(labels[i]).isEqualTo(Long.parseLong(row[1]));
+                for (int c = 0; c < 1433; c++) {
+                    float value = offset[c] + scale[c] * (q[i * 1433 + c] & 0xff);
+                    assertThat(value).as("feature %d of paper %d", c, ids[i]).isEqualTo(Float.parseFloat(row[2 + c]));
+                }
             }
         }
     }
