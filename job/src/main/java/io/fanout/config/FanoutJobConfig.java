@@ -6,12 +6,7 @@ import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
-import io.fanout.graph.typed.EdgeType;
-import io.fanout.graph.typed.TypedGraphFiles;
-import io.fanout.sampling.link.NegativeSampling;
 import io.fanout.sampling.KHopSampler;
-import io.fanout.sampling.hetero.TypedFanouts;
-import java.util.Map;
 import io.fanout.store.GraphSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,21 +42,10 @@ public final class FanoutJobConfig {
     public final long seed;
     public final SamplerType sampler;
     public final StoreType store;
-    /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link #typedFanouts}). */
+    /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
     public final int[] fanouts;
-    /** A typed graph's files, or null for a homogeneous graph. */
-    public final TypedGraphFiles typedGraph;
-    /** Typed graph: edge type name -> per-hop fanouts, every edge type; else null. */
-    public final Map<String, int[]> typedFanouts;
-    /** Typed graph: the seeds' node type (with link seeds, the link type's source type); else null. */
-    public final String seedType;
-    /** Link prediction: the seed-edge file, or null. */
-    public final Path linkSeeds;
-    /** Link prediction: the seed edges' type, or null. */
-    public final EdgeType linkType;
-    public final NegativeSampling negSampling;
-    /** Negatives per positive link seed. */
-    public final double negAmount;
+    /** The options of a typed graph, or null for a homogeneous graph. */
+    public final TypedGraphOptions typed;
     public final boolean replace;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
@@ -130,83 +114,14 @@ public final class FanoutJobConfig {
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
+        // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
+        this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
-        this.typedGraph = typedGraphFiles(graph);
-        if (typedGraph == null) {
-            try {
-                if (TypedFanouts.isPerType(fanoutValue)) {
-                    throw new IllegalArgumentException("per-edge-type fanouts need a typed graph"
-                            + " (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous");
-                }
-                this.fanouts = KHopSampler.parseFanouts(fanoutValue);
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
-                        + ": " + e.getMessage(), e);
-            }
-            this.typedFanouts = null;
-            if (get(conf, FanoutOptions.SEED_TYPE) != null) {
-                throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + " needs a typed graph"
-                        + " (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous");
-            }
-            this.seedType = null;
-            this.linkSeeds = null;
-            this.linkType = null;
-            if (get(conf, FanoutOptions.LINK_SEEDS) != null) {
-                throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " needs a typed graph"
-                        + " (edges.<src>__<rel>__<dst>.tsv files) for now; " + graph + " is homogeneous");
-            }
-        } else {
-            this.fanouts = null;
-            try {
-                this.typedFanouts = TypedFanouts.parse(fanoutValue).resolve(typedGraph.edges().keySet());
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
-                        + ": " + e.getMessage(), e);
-            }
-            String links = get(conf, FanoutOptions.LINK_SEEDS);
-            this.linkSeeds = links == null || links.isBlank() ? null : Path.of(links);
-            if (linkSeeds != null) {
-                if (!Files.isRegularFile(linkSeeds)) {
-                    throw new ConfigException("Invalid value '" + links + "' for option " + name(FanoutOptions.LINK_SEEDS)
-                            + ": no such file");
-                }
-                if (get(conf, FanoutOptions.SEEDS) != null || get(conf, FanoutOptions.SEED_TYPE) != null) {
-                    throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " replaces "
-                            + name(FanoutOptions.SEEDS) + " and " + name(FanoutOptions.SEED_TYPE) + ": give seed edges"
-                            + " or seed nodes, not both");
-                }
-                this.linkType = linkType(conf, typedGraph);
-                this.seedType = linkType.src();
-            } else {
-                this.linkType = null;
-                this.seedType = seedType(conf, typedGraph);
-            }
-            if (sampler != SamplerType.KHOP) {
-                throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
-                        + ": a typed graph is sampled with khop only (typed PPR is not implemented)");
-            }
-            if (nodeFeatures != null) {
-                throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
-                        + " a typed graph's node files are the nodes.<type>.tsv files in its directory");
-            }
-        }
-        String neg = get(conf, FanoutOptions.NEG_SAMPLING);
         try {
-            this.negSampling = NegativeSampling.parse(neg);
+            this.fanouts = typed == null ? KHopSampler.parseFanouts(fanoutValue) : null;
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + neg + "' for option " + name(FanoutOptions.NEG_SAMPLING) + ": "
-                    + e.getMessage(), e);
-        }
-        if (negSampling != NegativeSampling.NONE && linkSeeds == null) {
-            throw new ConfigException("Option " + name(FanoutOptions.NEG_SAMPLING) + " " + negSampling + " needs "
-                    + name(FanoutOptions.LINK_SEEDS) + ": negatives are drawn for seed edges");
-        }
-        this.negAmount = get(conf, FanoutOptions.NEG_AMOUNT);
-        if (!(negAmount > 0) || Double.isInfinite(negAmount)
-                || negSampling == NegativeSampling.TRIPLET && negAmount != Math.rint(negAmount)) {
-            throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.NEG_AMOUNT) + "' for option "
-                    + name(FanoutOptions.NEG_AMOUNT) + ": must be "
-                    + (negSampling == NegativeSampling.TRIPLET ? "a whole number >= 1 for triplet negatives" : "> 0"));
+            throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                    + ": " + e.getMessage(), e);
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
         this.alpha = get(conf, FanoutOptions.ALPHA);
@@ -270,7 +185,7 @@ public final class FanoutJobConfig {
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
         if (store == StoreType.PARTITIONED) {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
-                    : typedGraph != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
+                    : typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
                     : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
                     : withEdge ? name(FanoutOptions.WITH_EDGE) : null;
             if (unsupported != null) {
@@ -285,58 +200,6 @@ public final class FanoutJobConfig {
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
-    }
-
-    /** The typed graph's files when the graph is typed, else null; unreadable names fail naming the option. */
-    private static TypedGraphFiles typedGraphFiles(Path graph) {
-        try {
-            return TypedGraphFiles.isTyped(graph) ? TypedGraphFiles.of(graph) : null;
-        } catch (java.io.IOException e) {
-            throw new ConfigException("Invalid value '" + graph + "' for option " + name(FanoutOptions.GRAPH) + ": "
-                    + e.getMessage(), e);
-        }
-    }
-
-    /** --link-type, checked against the graph's edge types; optional when there is one. */
-    private static EdgeType linkType(Configuration conf, TypedGraphFiles files) {
-        String value = get(conf, FanoutOptions.LINK_TYPE);
-        java.util.Set<EdgeType> types = files.edges().keySet();
-        if (value == null || value.isBlank()) {
-            if (types.size() == 1) {
-                return types.iterator().next();
-            }
-            throw new ConfigException("Option " + name(FanoutOptions.LINK_TYPE) + " is required with "
-                    + name(FanoutOptions.LINK_SEEDS) + ": the graph has edge types " + types);
-        }
-        try {
-            EdgeType type = EdgeType.parse(value.trim());
-            if (!types.contains(type)) {
-                throw new IllegalArgumentException("not an edge type of the graph (its edge types: " + types + ")");
-            }
-            return type;
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.LINK_TYPE) + ": "
-                    + e.getMessage(), e);
-        }
-    }
-
-    /** --seed-type, checked against the graph's node types; optional when there is one. */
-    private static String seedType(Configuration conf, TypedGraphFiles files) {
-        String value = get(conf, FanoutOptions.SEED_TYPE);
-        java.util.SortedSet<String> types = files.nodeTypes();
-        if (value == null || value.isBlank()) {
-            if (types.size() == 1) {
-                return types.first();
-            }
-            throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + " is required: the typed graph "
-                    + files.dir() + " has node types " + types + "; say which the seeds are, e.g. --seed-type "
-                    + types.first());
-        }
-        if (!types.contains(value.trim())) {
-            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.SEED_TYPE)
-                    + ": not a node type of the graph (its node types: " + types + ")");
-        }
-        return value.trim();
     }
 
     /** What the samplers load: the graph, its node file and dtype, with edge ids when messages carry them. */

@@ -19,6 +19,7 @@ import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.config.StoreType;
+import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
@@ -86,11 +87,11 @@ public final class FanoutJob {
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
-        TypedGraphStore typed = config.typedGraph != null ? TypedGraphStore.load(config.graphSpec()) : null;
-        LinkSeeds links = typed != null && config.linkSeeds != null ? linkSeeds(config, typed) : null;
+        TypedGraphStore typed = config.typed != null ? TypedGraphStore.load(config.graphSpec()) : null;
+        LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         NodeIdMap nodes = links != null ? NodeIdMap.identity(links.size())
-                : typed != null ? typed.nodeIds(config.seedType) : GraphStore.scanNodeIds(config.graphSpec());
+                : typed != null ? typed.nodeIds(config.typed.seedType) : GraphStore.scanNodeIds(config.graphSpec());
         build(env, config, batchPlan(config, nodes), nodes, links);
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
@@ -197,7 +198,8 @@ public final class FanoutJob {
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config, LinkSeeds links) {
         GraphSamplingFunction function = samplerFor(config);
         if (links != null) {
-            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
+            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.typed.negSampling,
+                    config.typed.negAmount);
         }
         return function.onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
                 config.injectedSamplingErrors);
@@ -210,8 +212,8 @@ public final class FanoutJob {
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:
             default:
-                if (config.typedGraph != null) {
-                    return new HeteroKHopSamplingFunction(config.graphSpec(), config.typedFanouts, config.seedType,
+                if (config.typed != null) {
+                    return new HeteroKHopSamplingFunction(config.graphSpec(), config.typed.fanouts, config.typed.seedType,
                             config.replace, config.seed);
                 }
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
@@ -221,10 +223,11 @@ public final class FanoutJob {
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
     static LinkSeeds linkSeeds(FanoutJobConfig config, TypedGraphStore typed) throws java.io.IOException {
         try {
-            return LinkSeeds.read(config.linkSeeds, config.linkType, typed.nodeIds(config.linkType.src()),
-                    typed.nodeIds(config.linkType.dst()));
+            TypedGraphOptions options = config.typed;
+            return LinkSeeds.read(options.linkSeeds, options.linkType, typed.nodeIds(options.linkType.src()),
+                    typed.nodeIds(options.linkType.dst()));
         } catch (io.fanout.graph.GraphFormatException e) {
-            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+            throw new ConfigException("Invalid value '" + config.typed.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
         }
     }

@@ -25,12 +25,12 @@ class HeteroConfigTest {
     void perTypeFanoutsAndSeedType() {
         FanoutJobConfig c = parse("--graph", CORA, "--seed-type", "paper", "--fanout",
                 "paper__cites__paper:15,10;paper__has_word__word:5,0");
-        assertThat(c.seedType).isEqualTo("paper");
-        assertThat(c.typedFanouts.get("paper__has_word__word")).containsExactly(5, 0);
+        assertThat(c.typed.seedType).isEqualTo("paper");
+        assertThat(c.typed.fanouts.get("paper__has_word__word")).containsExactly(5, 0);
         assertThat(c.fanouts).isNull();
         FanoutJobConfig bitcoin = parse("--graph", SharedData.graph("bitcoin_alpha_typed").toString());
-        assertThat(bitcoin.seedType).isEqualTo("user"); // the only node type
-        assertThat(bitcoin.typedFanouts).containsOnlyKeys("user__distrusts__user", "user__trusts__user");
+        assertThat(bitcoin.typed.seedType).isEqualTo("user"); // the only node type
+        assertThat(bitcoin.typed.fanouts).containsOnlyKeys("user__distrusts__user", "user__trusts__user");
     }
 
     @Test
@@ -39,8 +39,8 @@ class HeteroConfigTest {
         Files.writeString(yaml, "fanout:\n  graph: " + CORA + "\n  seed-type: paper\n  fanout:\n"
                 + "    paper__cites__paper: [15, 10]\n    paper__has_word__word: [5, 0]\n");
         FanoutJobConfig c = parse("--config", yaml.toString());
-        assertThat(c.typedFanouts.get("paper__cites__paper")).containsExactly(15, 10);
-        assertThat(c.typedFanouts.get("paper__has_word__word")).containsExactly(5, 0);
+        assertThat(c.typed.fanouts.get("paper__cites__paper")).containsExactly(15, 10);
+        assertThat(c.typed.fanouts.get("paper__has_word__word")).containsExactly(5, 0);
     }
 
     @Test

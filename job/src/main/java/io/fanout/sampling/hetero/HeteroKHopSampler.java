@@ -33,7 +33,9 @@ import java.util.TreeMap;
  * rows are the neighbours, cols the expanded nodes, under the edge type itself for {@code in} and under its
  * reverse ({@link EdgeType#reversed()}, e.g. {@code word__rev_has_word__paper}) for {@code out}.
  *
- * <p>Not thread-safe: one instance per operator subtask.
+ * <p>Not thread-safe: one instance per operator subtask. Memory per subtask: one {@code KHopSampler} per edge
+ * type and distinct fanout value (4 bytes per row of its adjacency, both node types' rows between two types) plus
+ * 4 bytes per node of every type for the batch's local indices.
  */
 public final class HeteroKHopSampler {
     private final String seedType;

@@ -1,0 +1,175 @@
+package io.fanout.config;
+
+import static io.fanout.config.FanoutJobConfig.get;
+import static io.fanout.config.FanoutJobConfig.name;
+
+import io.fanout.graph.typed.EdgeType;
+import io.fanout.graph.typed.TypedGraphFiles;
+import io.fanout.sampling.hetero.TypedFanouts;
+import io.fanout.sampling.link.NegativeSampling;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * The validated options of a typed (heterogeneous) graph: its files, the per-edge-type fanouts, the seed node type
+ * or the link seeds with their negatives. Kept apart from {@link FanoutJobConfig}, which holds one of these (or
+ * null for a homogeneous graph); every error names the option and the value.
+ */
+public final class TypedGraphOptions {
+    /** The graph's typed files (found by name). */
+    public final TypedGraphFiles files;
+    /** Edge type name -> per-hop fanouts, every edge type of the graph. */
+    public final Map<String, int[]> fanouts;
+    /** The seeds' node type (with link seeds, the link type's source type). */
+    public final String seedType;
+    /** Link prediction: the seed-edge file, or null. */
+    public final Path linkSeeds;
+    /** Link prediction: the seed edges' type, or null. */
+    public final EdgeType linkType;
+    public final NegativeSampling negSampling;
+    /** Negatives per positive link seed. */
+    public final double negAmount;
+
+    private TypedGraphOptions(Configuration conf, Path graph, TypedGraphFiles files, SamplerType sampler,
+            Path nodeFeatures) {
+        this.files = files;
+        String fanoutValue = get(conf, FanoutOptions.FANOUT);
+        try {
+            this.fanouts = TypedFanouts.parse(fanoutValue).resolve(files.edges().keySet());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                    + ": " + e.getMessage(), e);
+        }
+        String links = get(conf, FanoutOptions.LINK_SEEDS);
+        this.linkSeeds = links == null || links.isBlank() ? null : Path.of(links);
+        if (linkSeeds != null) {
+            if (!Files.isRegularFile(linkSeeds)) {
+                throw new ConfigException("Invalid value '" + links + "' for option " + name(FanoutOptions.LINK_SEEDS)
+                        + ": no such file");
+            }
+            if (get(conf, FanoutOptions.SEEDS) != null || get(conf, FanoutOptions.SEED_TYPE) != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " replaces "
+                        + name(FanoutOptions.SEEDS) + " and " + name(FanoutOptions.SEED_TYPE) + ": give seed edges"
+                        + " or seed nodes, not both");
+            }
+            this.linkType = linkType(conf, files);
+            this.seedType = linkType.src();
+        } else {
+            this.linkType = null;
+            this.seedType = seedType(conf, files);
+        }
+        this.negSampling = negSampling(conf, linkSeeds);
+        this.negAmount = get(conf, FanoutOptions.NEG_AMOUNT);
+        if (!(negAmount > 0) || Double.isInfinite(negAmount)
+                || negSampling == NegativeSampling.TRIPLET && negAmount != Math.rint(negAmount)) {
+            String raw = conf.toMap().getOrDefault(FanoutOptions.NEG_AMOUNT.key(), String.valueOf(negAmount));
+            throw new ConfigException("Invalid value '" + raw + "' for option " + name(FanoutOptions.NEG_AMOUNT)
+                    + ": must be " + (negSampling == NegativeSampling.TRIPLET
+                    ? "a whole number >= 1 for triplet negatives" : "> 0"));
+        }
+        if (sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
+                    + ": a typed graph is sampled with khop only (typed PPR is not implemented)");
+        }
+        if (nodeFeatures != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
+                    + " a typed graph's node files are the nodes.<type>.tsv files in its directory (" + graph + ")");
+        }
+    }
+
+    /**
+     * The typed options of {@code graph}, or null when it is homogeneous (then every typed-only option must be
+     * unset).
+     */
+    static TypedGraphOptions from(Configuration conf, Path graph, SamplerType sampler, Path nodeFeatures) {
+        TypedGraphFiles files;
+        try {
+            files = TypedGraphFiles.isTyped(graph) ? TypedGraphFiles.of(graph) : null;
+        } catch (IOException e) {
+            throw new ConfigException("Invalid value '" + graph + "' for option " + name(FanoutOptions.GRAPH) + ": "
+                    + e.getMessage(), e);
+        }
+        if (files != null) {
+            return new TypedGraphOptions(conf, graph, files, sampler, nodeFeatures);
+        }
+        String homogeneous = " needs a typed graph (edges.<src>__<rel>__<dst>.tsv files); " + graph + " is homogeneous";
+        String fanoutValue = get(conf, FanoutOptions.FANOUT);
+        if (TypedFanouts.isPerType(fanoutValue)) {
+            throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
+                    + ": per-edge-type fanouts need a typed graph (edges.<src>__<rel>__<dst>.tsv files); " + graph
+                    + " is homogeneous");
+        }
+        if (get(conf, FanoutOptions.SEED_TYPE) != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + homogeneous);
+        }
+        if (get(conf, FanoutOptions.LINK_SEEDS) != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + homogeneous + " (link seeds on"
+                    + " homogeneous graphs are not implemented yet)");
+        }
+        negSampling(conf, null);
+        return null;
+    }
+
+    private static NegativeSampling negSampling(Configuration conf, Path linkSeeds) {
+        String value = get(conf, FanoutOptions.NEG_SAMPLING);
+        NegativeSampling mode;
+        try {
+            mode = NegativeSampling.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.NEG_SAMPLING)
+                    + ": " + e.getMessage(), e);
+        }
+        if (mode != NegativeSampling.NONE && linkSeeds == null) {
+            throw new ConfigException("Option " + name(FanoutOptions.NEG_SAMPLING) + " " + mode + " needs "
+                    + name(FanoutOptions.LINK_SEEDS) + ": negatives are drawn for seed edges");
+        }
+        return mode;
+    }
+
+    /** --link-type, checked against the graph's edge types; optional when there is one. */
+    private static EdgeType linkType(Configuration conf, TypedGraphFiles files) {
+        String value = get(conf, FanoutOptions.LINK_TYPE);
+        Set<EdgeType> types = files.edges().keySet();
+        if (value == null || value.isBlank()) {
+            if (types.size() == 1) {
+                return types.iterator().next();
+            }
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_TYPE) + " is required with "
+                    + name(FanoutOptions.LINK_SEEDS) + ": the graph has edge types " + types);
+        }
+        try {
+            EdgeType type = EdgeType.parse(value.trim());
+            if (!types.contains(type)) {
+                throw new IllegalArgumentException("not an edge type of the graph (its edge types: " + types + ")");
+            }
+            return type;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.LINK_TYPE) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** --seed-type, checked against the graph's node types; optional when there is one. */
+    private static String seedType(Configuration conf, TypedGraphFiles files) {
+        String value = get(conf, FanoutOptions.SEED_TYPE);
+        SortedSet<String> types = files.nodeTypes();
+        if (value == null || value.isBlank()) {
+            if (types.size() == 1) {
+                return types.first();
+            }
+            throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + " is required: the typed graph "
+                    + files.dir() + " has node types " + types + "; say which the seeds are, e.g. --seed-type "
+                    + types.first());
+        }
+        if (!types.contains(value.trim())) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.SEED_TYPE)
+                    + ": not a node type of the graph (its node types: " + types + ")");
+        }
+        return value.trim();
+    }
+}
