@@ -11,6 +11,7 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
 import io.fanout.sampling.hetero.TypedReference;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,16 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HeteroJobITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     @TempDir
     Path tmp;
 
-    private List<TreeMap<Long, byte[]>> runAtParallelismOneAndTwo(String... args) throws Exception {
+    /** Runs the job at parallelism 1 and 2 into {@code tmp}, asserts byte-identical messages, returns them. */
+    static TreeMap<Long, byte[]> runAtParallelismOneAndTwo(Path tmp, String... args) throws Exception {
         List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
         for (int parallelism : new int[] {1, 2}) {
             Path out = tmp.resolve("p" + parallelism);
@@ -51,16 +48,17 @@ class HeteroJobITCase {
             runs.add(readMessages(out));
         }
         assertSameMessages(runs.get(0), runs.get(1));
-        return runs;
+        return runs.get(0);
     }
 
     @Test
     void coraHeteroOutEdgesPerTypeFanoutsExactAndIdenticalAtParallelismOneAndTwo() throws Exception {
         Path graph = SharedData.graph("cora_hetero");
         TypedReference ref = TypedReference.read(graph);
-        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo("--graph", graph.toString(), "--seed-type", "paper",
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp,
+                "--graph", graph.toString(), "--seed-type", "paper",
                 "--fanout", "paper__cites__paper:4,3;paper__has_word__word:5,0", "--batch-size", "700", "--shuffle",
-                "--epochs", "2", "--with-edge").get(0);
+                "--epochs", "2", "--with-edge");
         assertThat(messages).hasSize(2 * 4); // 2708 papers in batches of 700
         Map<EdgeType, int[]> fanouts = Map.of(EdgeType.parse("paper__cites__paper"), new int[] {4, 3},
                 EdgeType.parse("paper__has_word__word"), new int[] {5, 0});
@@ -89,8 +87,9 @@ class HeteroJobITCase {
     void bitcoinTypedInEdgesWithWeightsExactAndIdenticalAtParallelismOneAndTwo() throws Exception {
         Path graph = SharedData.graph("bitcoin_alpha_typed");
         TypedReference ref = TypedReference.read(graph);
-        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo("--graph", graph.toString(), "--fanout", "10,-1",
-                "--edge-dir", "in", "--batch-size", "1000", "--with-edge").get(0);
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp,
+                "--graph", graph.toString(), "--fanout", "10,-1",
+                "--edge-dir", "in", "--batch-size", "1000", "--with-edge");
         assertThat(messages).hasSize(4);
         Map<EdgeType, int[]> fanouts = Map.of(EdgeType.parse("user__trusts__user"), new int[] {10, -1},
                 EdgeType.parse("user__distrusts__user"), new int[] {10, -1});

@@ -1,7 +1,5 @@
 package io.fanout.job;
 
-import static io.fanout.job.FanoutJobITCase.assertSameMessages;
-import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +11,7 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
 import io.fanout.sampling.hetero.TypedReference;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,11 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HeteroLinkJobITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     @TempDir
     Path tmp;
@@ -55,19 +49,6 @@ class HeteroLinkJobITCase {
         return seeds;
     }
 
-    private TreeMap<Long, byte[]> runTwice(String... args) throws Exception {
-        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-        for (int parallelism : new int[] {1, 2}) {
-            Path out = tmp.resolve("p" + parallelism);
-            List<String> all = new ArrayList<>(List.of(args));
-            all.addAll(List.of("--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
-            runJob(all.toArray(new String[0]));
-            runs.add(readMessages(out));
-        }
-        assertSameMessages(runs.get(0), runs.get(1));
-        return runs.get(0);
-    }
-
     @Test
     void bitcoinBinaryNegativesAreNeverTrustEdgesAndLabelsPointAtTheSeeds() throws Exception {
         Path graph = SharedData.graph("bitcoin_alpha_typed");
@@ -75,7 +56,8 @@ class HeteroLinkJobITCase {
         EdgeType trusts = EdgeType.parse("user__trusts__user");
         Path file = tmp.resolve("links.tsv");
         List<long[]> seeds = seedFile(ref.types.get(trusts), 40, file);
-        TreeMap<Long, byte[]> messages = runTwice("--graph", graph.toString(), "--link-seeds", file.toString(),
+        TreeMap<Long, byte[]> messages = HeteroJobITCase.runAtParallelismOneAndTwo(tmp,
+                "--graph", graph.toString(), "--link-seeds", file.toString(),
                 "--link-type", trusts.toString(), "--neg-sampling", "binary", "--neg-amount", "1.5", "--fanout", "5,2",
                 "--batch-size", "100", "--shuffle");
         assertThat(messages).hasSize((seeds.size() + 99) / 100);
@@ -118,7 +100,8 @@ class HeteroLinkJobITCase {
         EdgeType hasWord = EdgeType.parse("paper__has_word__word");
         Path file = tmp.resolve("links.tsv");
         List<long[]> seeds = seedFile(ref.types.get(hasWord), 97, file);
-        TreeMap<Long, byte[]> messages = runTwice("--graph", graph.toString(), "--link-seeds", file.toString(),
+        TreeMap<Long, byte[]> messages = HeteroJobITCase.runAtParallelismOneAndTwo(tmp,
+                "--graph", graph.toString(), "--link-seeds", file.toString(),
                 "--link-type", hasWord.toString(), "--neg-sampling", "triplet", "--neg-amount", "3", "--fanout",
                 "paper__cites__paper:4,2;paper__has_word__word:3,3", "--batch-size", "200", "--with-edge");
         int positives = 0;
