@@ -13,7 +13,8 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
+from .channel import (PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelStallError, ChannelTimeoutError, Epoch,
+                      SamplingError)
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
-    "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
+    "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",
 ]

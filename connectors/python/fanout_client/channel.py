@@ -1,9 +1,10 @@
 """Channel client: pulls sampled-subgraph messages from every endpoint of a running Fanout job.
 
-Speaks the channel protocol v2 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
+Speaks the channel protocol v3 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
 WELCOME handshake, FETCH frames carrying credits (``prefetch`` per endpoint up front, then one per
 message handed to the caller) and the acknowledgement of each consumed message, MESSAGE,
-END_OF_EPOCH, END_OF_STREAM and ERROR frames.
+END_OF_EPOCH, END_OF_STREAM, ERROR and HEARTBEAT frames. An endpoint that sends nothing, not even
+HEARTBEAT, for ``stall_timeout`` seconds while the client waits on it raises ``ChannelStallError``.
 
 The consuming thread reads the endpoint sockets itself: a frame already in a connection's
 read-ahead buffer is taken at once, otherwise ``select`` waits for whichever endpoint has data, so a
@@ -40,19 +41,23 @@ import numpy as np
 from .message import Message
 from .safetensors import decode
 
-__all__ = ["ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION"]
+__all__ = ["ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
+           "PROTOCOL_VERSION"]
 
 log = logging.getLogger("fanout_client.channel")
 
-PROTOCOL_VERSION = 2
-HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4, 5, 6, 7
+PROTOCOL_VERSION = 3
+HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR, HEARTBEAT = 1, 2, 3, 4, 5, 6, 7, 8
 FRAME_NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", FETCH: "FETCH", MESSAGE: "MESSAGE",
-               END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR"}
+               END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR", HEARTBEAT: "HEARTBEAT"}
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
 # Small messages are prefetched beyond ``prefetch`` while they fit in this many bytes per endpoint.
 DEFAULT_PREFETCH_BYTES = 8 << 20
 # Upper bound of an endpoint's credit window, however small its messages.
 MAX_PREFETCH_WINDOW = 1024
+# Seconds an endpoint may send nothing (not even HEARTBEAT, every 5 s by default) while the client
+# waits on it, before ChannelStallError.
+DEFAULT_STALL_TIMEOUT = 30.0
 SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 
 _U32 = struct.Struct("<I")
@@ -81,6 +86,19 @@ class SamplingError(ChannelError):
         super().__init__(endpoint, f"sampling failed for epoch {epoch} batch {batch_id}: {text}", server_text=text)
         self.epoch = epoch
         self.batch_id = batch_id
+
+
+class ChannelStallError(ChannelError):
+    """A connected endpoint sent nothing, not even HEARTBEAT, for ``stall_timeout`` seconds: its
+    process is stopped or hung. ``last_frame`` names the last frame it sent (with epoch and batch
+    for a MESSAGE), ``seconds`` how long ago."""
+
+    def __init__(self, endpoint: str, last_frame: str, seconds: float, stall_timeout: float):
+        super().__init__(endpoint, f"sent nothing for {seconds:.1f}s (stall_timeout {stall_timeout:g}s; a live "
+                                   f"endpoint sends HEARTBEAT every fanout.channel.heartbeat-interval): the last "
+                                   f"frame it sent was {last_frame}, {seconds:.1f}s ago")
+        self.last_frame = last_frame
+        self.seconds = seconds
 
 
 class ChannelTimeoutError(TimeoutError):
@@ -115,6 +133,8 @@ class _Endpoint:
     received: int = 0            # MESSAGE frames received on the current connection
     acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
+    heard: float = 0.0           # consumer side: time.monotonic() of the last frame read
+    last_frame: str = "WELCOME"  # consumer side: that frame, for a stall error
     stream: "_FrameStream | None" = None  # consumer side: the connection being read, None while away
     pending: collections.deque = field(default_factory=collections.deque)  # consumer side: events read ahead
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -143,6 +163,9 @@ def _recv_exact(sock: socket.socket, n: int, what: str) -> bytearray:
         got += k
     return buf
 
+
+# What _read_event returns for a HEARTBEAT: the endpoint is alive, nothing to hand out.
+_NOTHING = ()
 
 # Socket receive buffer (SO_RCVBUF), set before connecting so the TCP window can use it.
 _RECEIVE_BUFFER_BYTES = 4 << 20
@@ -338,12 +361,16 @@ class ChannelClient:
     re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
     line (logger ``fanout_client.channel``) every N messages with the count, time spent waiting and
     queue depth (0 = never). ``max_frame_bytes``: larger frames are a protocol error.
+    ``stall_timeout``: seconds a connected endpoint may send nothing, not even HEARTBEAT, while
+    the client waits on it before ``ChannelStallError`` names it and its last frame (a stopped or
+    hung process; an idle endpoint sends HEARTBEAT); None or 0 = wait for ever.
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
-                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES):
+                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
+                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -356,6 +383,8 @@ class ChannelClient:
             raise ValueError(f"prefetch_bytes must be 0 or positive, got {prefetch_bytes}")
         if log_every < 0:
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
+        if stall_timeout is not None and stall_timeout < 0:
+            raise ValueError(f"stall_timeout must be None, 0 (both: wait for ever) or positive, got {stall_timeout}")
         if as_torch:
             from .torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
@@ -369,6 +398,7 @@ class ChannelClient:
         self.pin_memory = pin_memory
         self.max_frame_bytes = int(max_frame_bytes)
         self.log_every = int(log_every)
+        self.stall_timeout = float(stall_timeout or 0)
         self._addresses = list(endpoints) if endpoints is not None else None
         if self._addresses is not None:
             for address in self._addresses:
@@ -412,6 +442,7 @@ class ChannelClient:
             ep.window = self.prefetch
             self._grant(ep, ep.window)
             ep.stream = _FrameStream(ep.sock, self.max_frame_bytes)
+            ep.heard = time.monotonic()
         return self
 
     def _wait_for_registry(self, deadline: float) -> list[_Endpoint]:
@@ -444,8 +475,10 @@ class ChannelClient:
 
     def _endpoint_from_registry(self, index: int, info: dict) -> _Endpoint:
         path = self.registry / f"endpoint-{index}.json"
-        if info.get("version", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-            raise ValueError(f"{path}: protocol version {info.get('version')!r}, this client speaks "
+        # The file names the oldest protocol version the endpoint serves (2 for a v3 endpoint).
+        version = info.get("version", PROTOCOL_VERSION)
+        if not isinstance(version, int) or version > PROTOCOL_VERSION:
+            raise ValueError(f"{path}: the endpoint needs protocol version {version!r}, this client speaks "
                              f"{PROTOCOL_VERSION}")
         ep = _Endpoint(index=index, address=f"{info.get('host')}:{info.get('port')}", registry_file=path,
                        token=self.token or info.get("token") or "")
@@ -538,6 +571,12 @@ class ChannelClient:
             log.info("%s: session %x is gone (endpoint restarted or session expired); new session %x",
                      ep.label(), ep.session, session)
         sock.settimeout(None)
+        if self.stall_timeout:
+            # A blocking recv (a frame in flight, or waiting on the only endpoint) gives up after
+            # stall_timeout without a byte; MSG_DONTWAIT reads are unaffected, unlike settimeout().
+            seconds = int(self.stall_timeout)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                            struct.pack("ll", seconds, int((self.stall_timeout - seconds) * 1e6)))
         with ep.lock:
             ep.sock = sock
             ep.session = session
@@ -689,19 +728,27 @@ class ChannelClient:
             event = self._read_event(ep)
             if event is None:
                 return
-            pending.append(event)
+            if event is not _NOTHING:
+                pending.append(event)
             frames = ep.stream
             if frames is None or not frames.has_frame():
                 return
 
     def _read_event(self, ep: _Endpoint):
-        """Read one frame of ``ep`` (its bytes are buffered or arriving) -> an event, or None when
-        the connection broke and is being re-established."""
+        """Read one frame of ``ep`` (its bytes are buffered or arriving) -> an event, ``_NOTHING``
+        for a HEARTBEAT, or None when the connection broke and is being re-established."""
         frames = ep.stream
         try:
             frame_type, body = frames.read()
+            ep.heard = time.monotonic()
+            if frame_type == HEARTBEAT:
+                if body:
+                    raise ValueError(f"HEARTBEAT body of {len(body)} bytes, expected 0")
+                ep.last_frame = "HEARTBEAT"
+                return _NOTHING
             if frame_type == MESSAGE:
                 seq, epoch, batch_id, num_batches, blob = body
+                ep.last_frame = f"MESSAGE (epoch {epoch}, batch {batch_id})"
                 ep.received += 1
                 if ep.received > ep.granted:
                     raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
@@ -709,9 +756,11 @@ class ChannelClient:
                 msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
                               endpoint=ep.index, blob=blob)
                 return "message", ep, (ep.generation, ep.session, seq, False), msg
+            ep.last_frame = FRAME_NAMES.get(frame_type, f"frame type {frame_type}")
             if frame_type == END_OF_EPOCH:
                 if len(body) != 4:
                     raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
+                ep.last_frame += f" {_I32.unpack(body)[0]}"
                 return "epoch_end", ep, None, _I32.unpack(body)[0]
             if frame_type == END_OF_STREAM:
                 ep.stream = None
@@ -728,6 +777,9 @@ class ChannelClient:
             except OSError:
                 pass
             return "error", ep, None, ChannelError(ep.label(), f"protocol error: {e}")
+        except BlockingIOError:  # SO_RCVTIMEO: not a byte for stall_timeout in the middle of a frame
+            ep.stream = None
+            return "error", ep, None, self._stall_error(ep)
         except EOFError as e:
             if ep.registry_file is not None:
                 self._refresh_from_registry(ep)
@@ -768,9 +820,15 @@ class ChannelClient:
                 if kind != "reconnected":
                     return kind, ep, meta, payload
                 ep.stream = payload
+                ep.heard = time.monotonic()
                 continue
             self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
             started = time.monotonic()
+            if self.stall_timeout:
+                for ep in reading:
+                    if started - ep.heard >= self.stall_timeout:
+                        ep.stream = None
+                        return "error", ep, None, self._stall_error(ep)
             try:
                 if len(reading) == 1 and not any(t.is_alive() for t in self._threads):
                     ep = reading[0]  # the only source of events: wait in recv itself
@@ -789,6 +847,9 @@ class ChannelClient:
             for ep in reading:
                 if ep.stream is not None and ep.stream.sock in ready:
                     self._read_events(ep)
+
+    def _stall_error(self, ep: _Endpoint) -> ChannelStallError:
+        return ChannelStallError(ep.label(), ep.last_frame, time.monotonic() - ep.heard, self.stall_timeout)
 
     def _all_done(self) -> bool:
         return all(ep.done for ep in self._endpoints)

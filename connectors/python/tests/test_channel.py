@@ -4,18 +4,24 @@ Real TCP sockets on localhost and real registry files; the real Java endpoint (C
 exercised against this client by the project's integration tests.
 """
 
+import os
 import re
+import signal
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from channel_server import (ERROR, FETCH, WELCOME, EndpointServer, batches, free_port, read_frame,
                             sample_blob, send_frame, wait_until, write_registry_file)
-from fanout_client import ChannelClient, ChannelError, ChannelTimeoutError, SamplingError, decode, encode
+from fanout_client import (ChannelClient, ChannelError, ChannelStallError, ChannelTimeoutError, SamplingError, decode,
+                           encode)
 
 
 @pytest.fixture
@@ -173,7 +179,7 @@ def test_bad_token_is_refused_with_the_server_text(servers):
         ChannelClient(endpoints=[server.address], token="wrong", connect_timeout=10).connect()
     with ChannelClient(endpoints=[server.address], token="s3cret", connect_timeout=10) as client:
         assert len(list(client)) == 1
-    assert server.hellos == [(2, "wrong", 0), (2, "s3cret", 0)]
+    assert server.hellos == [(3, "wrong", 0), (3, "s3cret", 0)]
 
 
 def test_the_token_comes_from_the_registry_file(tmp_path, servers):
@@ -281,7 +287,7 @@ def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
         conn, _ = listener.accept()
         with conn:
             read_frame(conn)  # HELLO
-            send_frame(conn, WELCOME, struct.pack("<HIIQB", 2, 0, 1, 7, 0))
+            send_frame(conn, WELCOME, struct.pack("<HIIQB", 3, 0, 1, 7, 0))
             heard.append(read_frame(conn))  # FETCH
             conn.sendall(struct.pack("<I", 1 << 30))
             heard.append(read_frame(conn))  # ERROR
@@ -400,6 +406,57 @@ def test_close_mid_stream_stops_iteration(servers):
     assert list(iterator) == []
 
 
+def test_an_endpoint_process_stopped_mid_epoch_raises_a_stall_error_naming_it(tmp_path):
+    # A real process (the test server) that went idle after 3 of its 10 epoch-0 messages, sending
+    # heartbeats: idle for longer than the stall timeout is fine; stopped (SIGSTOP) is not.
+    registry = tmp_path / "registry"
+    tests = Path(__file__).resolve().parent
+    server = subprocess.Popen(
+        [sys.executable, str(tests / "channel_server.py"), "--registry", str(registry), "--count", "10",
+         "--heartbeat", "0.2", "--pause", "3:600"],
+        env={**os.environ, "PYTHONPATH": str(tests.parent)})
+    try:
+        with ChannelClient(registry=registry, prefetch=2, connect_timeout=20, stall_timeout=1.0) as client:
+            messages = iter(client)
+            assert [next(messages).batch_id for _ in range(3)] == [0, 1, 2]
+            threading.Timer(2.5, os.kill, (server.pid, signal.SIGSTOP)).start()
+            started = time.monotonic()
+            with pytest.raises(ChannelStallError) as stalled:
+                next(messages)
+            waited = time.monotonic() - started
+        assert 2.5 + 0.9 <= waited < 2.5 + 3.0  # idle 2.5 s without a stall, then ~1 s after the stop
+        assert stalled.value.endpoint == f"endpoint 0 (127.0.0.1:{server_port(registry)})"
+        assert stalled.value.last_frame == "HEARTBEAT" and 1.0 <= stalled.value.seconds < 2.0
+        assert re.search(r"endpoint 0 \(127\.0\.0\.1:\d+\): sent nothing for 1\.\ds .*the last frame it sent "
+                         r"was HEARTBEAT, 1\.\ds ago", str(stalled.value))
+    finally:
+        server.kill()
+        server.wait()
+
+
+def server_port(registry):
+    import json
+    return json.loads((registry / "endpoint-0.json").read_text())["port"]
+
+
+def test_an_idle_endpoint_that_sends_heartbeats_does_not_stall(servers):
+    # Idle for 3x the stall timeout between messages: heartbeats keep it alive.
+    server = servers(batches(0, 6), heartbeat=0.1, pauses={2: 1.5, 4: 1.5})
+    with ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10, stall_timeout=0.5) as client:
+        assert [m.batch_id for m in client] == list(range(6))
+    assert server.heartbeats >= 20
+
+
+def test_a_stall_in_the_middle_of_epoch_names_the_last_message(servers):
+    # A server without heartbeats stops sending after message 1 (e.g. a hung version 2 endpoint).
+    server = servers(batches(0, 6), pauses={2: 30.0})
+    with ChannelClient(endpoints=[server.address], prefetch=2, connect_timeout=10, stall_timeout=0.5) as client:
+        epoch = next(client.epochs())
+        assert [next(epoch).batch_id for _ in range(2)] == [0, 1]
+        with pytest.raises(ChannelStallError, match=r"the last frame it sent was MESSAGE \(epoch 0, batch 1\)"):
+            next(epoch)
+
+
 def test_argument_errors():
     with pytest.raises(ValueError, match="exactly one of"):
         ChannelClient()
@@ -409,3 +466,5 @@ def test_argument_errors():
         ChannelClient(endpoints=["localhost"])
     with pytest.raises(ValueError, match="prefetch"):
         ChannelClient(endpoints=["a:1"], prefetch=0)
+    with pytest.raises(ValueError, match="stall_timeout"):
+        ChannelClient(endpoints=["a:1"], stall_timeout=-1)

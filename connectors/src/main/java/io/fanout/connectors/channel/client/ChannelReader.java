@@ -3,6 +3,7 @@ package io.fanout.connectors.channel.client;
 import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.FrameReader;
+import io.fanout.connectors.channel.protocol.FrameType;
 import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
@@ -53,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
  * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an
  * endpoint that does not answer within the connect timeout (naming every such endpoint), an ERROR
- * frame (with the server's text), a connection that cannot be re-established. A sampling error
+ * frame (with the server's text), a connection that cannot be re-established, a connected endpoint
+ * that sends nothing, not even HEARTBEAT, for the stall timeout ({@link StalledEndpointException},
+ * naming the last frame it sent and when). A sampling error
  * message is thrown as {@link SamplingErrorException}; reading may go on after it. Not thread-safe:
  * one consumer thread.
  */
@@ -64,6 +67,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     public static final long DEFAULT_PREFETCH_BYTES = 8L << 20;
     /** Upper bound of an endpoint's credit window, however small its messages. */
     public static final int MAX_PREFETCH_WINDOW = 1024;
+    /** Default {@link Options#stallTimeout()}, the Python client's too. */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(30);
 
     /**
      * Reader settings.
@@ -77,9 +82,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      * @param prefetchBytes let an endpoint of small messages send more than {@code prefetch} ahead, as
      *     many as fit in this many bytes by the moving average of its sizes (at most
      *     {@link #MAX_PREFETCH_WINDOW}); 0 = exactly {@code prefetch}
+     * @param stallTimeout fail when a connected endpoint sends nothing (not even HEARTBEAT) for this
+     *     long; zero = wait for ever
      */
     public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes, Duration reconnectTimeout,
-            int logEvery, long prefetchBytes) {
+            int logEvery, long prefetchBytes, Duration stallTimeout) {
         public Options {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -100,43 +107,50 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             if (prefetchBytes < 0) {
                 throw new IllegalArgumentException("prefetchBytes must be 0 or positive, got " + prefetchBytes);
             }
+            if (stallTimeout == null || stallTimeout.isNegative() || stallTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("stall timeout must be zero (none) or positive, got " + stallTimeout);
+            }
         }
 
         /**
          * prefetch 4, connect timeout 60 s, token from the registry, 256 MiB frames, reconnect 60 s, log
-         * every 1000, prefetch bytes 8 MiB.
+         * every 1000, prefetch bytes 8 MiB, stall timeout 30 s (six default heartbeat intervals).
          */
         public static Options defaults() {
             return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000,
-                    DEFAULT_PREFETCH_BYTES);
+                    DEFAULT_PREFETCH_BYTES, DEFAULT_STALL_TIMEOUT);
         }
 
         public Options withPrefetch(int n) {
-            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withToken(String t) {
-            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withMaxFrameBytes(int n) {
-            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withReconnectTimeout(Duration d) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withPrefetchBytes(long n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n, stallTimeout);
+        }
+
+        public Options withStallTimeout(Duration d) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, d);
         }
 
         public Options withLogEvery(int n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes, stallTimeout);
         }
     }
 
@@ -563,6 +577,14 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         /** Bumped on every reconnect: items of an older generation are dropped (the endpoint resends them). */
         volatile int generation;
         volatile long session = ChannelProtocol.NEW_SESSION;
+        /**
+         * The last frame read from the endpoint (its type, epoch and batch id, not the frame: no
+         * payload kept alive) and when (System.nanoTime); the reading thread's own.
+         */
+        private FrameType lastFrameType;
+        private int lastEpoch;
+        private int lastBatchId;
+        private long lastFrameNanos;
         /** Consumer-side view: END_OF_EPOCH received up to, END_OF_STREAM (or finished) seen. */
         int endedEpoch = -1;
         boolean done;
@@ -675,7 +697,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         }
                         s.setSoTimeout((int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
                         handshake(s);
-                        s.setSoTimeout(0);
+                        // From now on a read that waits longer than the stall timeout means the
+                        // endpoint stopped: a live one sends at least HEARTBEAT every few seconds.
+                        s.setSoTimeout((int) options.stallTimeout().toMillis());
+                        lastFrameType = FrameType.WELCOME;
+                        lastFrameNanos = System.nanoTime();
                         return true;
                     } catch (ConnectException | SocketTimeoutException | java.io.EOFException e) {
                         s.close();
@@ -724,13 +750,32 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             throw new ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type()));
         }
 
-        /** Reads frames until END_OF_STREAM (true) or a lost connection (IOException). */
+        /**
+         * Reads frames until END_OF_STREAM (true) or a lost connection (IOException); a stall
+         * (nothing for the stall timeout) is a {@link StalledEndpointException}, not retried.
+         */
         private boolean stream() throws IOException {
             int gen = generation;
             long sess = session;
             long received = 0;
             while (true) {
-                Frame f = reader.read();
+                Frame f;
+                try {
+                    f = reader.read();
+                } catch (SocketTimeoutException e) {
+                    throw stalled();
+                }
+                lastFrameNanos = System.nanoTime();
+                if (f == null) {
+                    lastFrameType = null;
+                } else if (f instanceof Frame.Heartbeat) {
+                    lastFrameType = FrameType.HEARTBEAT;
+                    continue;
+                } else {
+                    lastFrameType = f.type();
+                    lastEpoch = f instanceof Frame.Message m ? m.epoch() : f instanceof Frame.EndOfEpoch e ? e.epoch() : 0;
+                    lastBatchId = f instanceof Frame.Message m ? m.batchId() : 0;
+                }
                 if (f instanceof Frame.Message m) {
                     if (++received > granted.get()) {
                         throw new ServerError("channel " + describe() + " sent MESSAGE " + received + " but only "
@@ -762,6 +807,16 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         private synchronized void send(Frame f) throws IOException {
             writer.write(f);
+        }
+
+        private StalledEndpointException stalled() {
+            double ago = (System.nanoTime() - lastFrameNanos) / 1e9;
+            String lastFrame = lastFrameType == FrameType.MESSAGE ? "MESSAGE (epoch " + lastEpoch + ", batch " + lastBatchId + ")"
+                    : lastFrameType == FrameType.END_OF_EPOCH ? "END_OF_EPOCH " + lastEpoch : String.valueOf(lastFrameType);
+            return new StalledEndpointException(String.format(java.util.Locale.ROOT,
+                    "channel %s sent nothing for %.1f s (stall timeout %s; a live endpoint sends HEARTBEAT every "
+                            + "fanout.channel.heartbeat-interval): the last frame it sent was %s, %.1f s ago",
+                    describe(), ago, options.stallTimeout(), lastFrame, ago));
         }
 
         /**
@@ -831,10 +886,22 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     }
 
     /** The server refused or broke the protocol: no reconnect. */
-    private static final class ServerError extends IOException {
+    private static class ServerError extends IOException {
         private static final long serialVersionUID = 1L;
 
         ServerError(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A connected endpoint sent nothing, not even HEARTBEAT, for the stall timeout (the cause of the
+     * {@link UncheckedIOException} thrown by {@code hasNext()}): its process is stopped or hung.
+     */
+    public static final class StalledEndpointException extends ServerError {
+        private static final long serialVersionUID = 1L;
+
+        StalledEndpointException(String message) {
             super(message);
         }
     }

@@ -4,8 +4,17 @@ package io.fanout.connectors.channel.protocol;
 public final class ChannelProtocol {
     private ChannelProtocol() {}
 
-    /** The protocol version this code speaks; version 1 peers are refused with ERROR. */
-    public static final int VERSION = 2;
+    /**
+     * The protocol version this code speaks: 3 adds HEARTBEAT frames from idle endpoints, so clients
+     * can bound how long they wait on a stalled one.
+     */
+    public static final int VERSION = 3;
+    /**
+     * The oldest client version an endpoint still serves (without heartbeats, which a version 2
+     * client would take for garbage); version 1 is refused with ERROR. Registry files carry it as
+     * their {@code version}, so version 2 clients reading the registry keep working.
+     */
+    public static final int MIN_VERSION = 2;
     /** Default receive limit for one frame (length field value), 256 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 256 << 20;
     /** Bytes of a MESSAGE frame before the blob: u32 length, u8 type, u64 seq, i32 epoch, batch_id, num_batches. */

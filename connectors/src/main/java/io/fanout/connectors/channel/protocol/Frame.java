@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /** One frame of the channel protocol; one record per {@link FrameType}. */
 public sealed interface Frame
-        permits Frame.Hello, Frame.Welcome, Frame.Fetch, Frame.Message, Frame.EndOfEpoch, Frame.EndOfStream, Frame.Error {
+        permits Frame.Hello, Frame.Welcome, Frame.Fetch, Frame.Message, Frame.EndOfEpoch, Frame.EndOfStream, Frame.Error, Frame.Heartbeat {
 
     FrameType type();
 
@@ -109,6 +109,17 @@ public sealed interface Frame
         @Override
         public FrameType type() {
             return FrameType.ERROR;
+        }
+    }
+
+    /**
+     * Version 3: the endpoint is alive though it had nothing else to send for its heartbeat interval;
+     * clients use it to tell an idle endpoint from a stalled one.
+     */
+    record Heartbeat() implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.HEARTBEAT;
         }
     }
 }

@@ -102,6 +102,9 @@ public final class FrameReader {
                 return new Frame.EndOfStream();
             case ERROR:
                 return new Frame.Error(new String(body, StandardCharsets.UTF_8));
+            case HEARTBEAT:
+                need(type, body, 0, true);
+                return new Frame.Heartbeat();
             default:
                 throw new ProtocolException("unhandled frame type " + type);
         }

@@ -82,6 +82,7 @@ public final class FrameWriter {
                 b = body(4).putInt(((Frame.EndOfEpoch) frame).epoch());
                 break;
             case END_OF_STREAM:
+            case HEARTBEAT:
                 b = body(0);
                 break;
             case ERROR: {

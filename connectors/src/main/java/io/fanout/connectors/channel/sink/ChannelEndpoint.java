@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * a job restart.
  *
  * <p>Threads: one acceptor (also expires sessions); per connection one sender (handshake, then
- * frames as credits allow) and one receiver (FETCH credits and acks). Every thread is a daemon.
+ * frames as credits allow, HEARTBEAT while it has nothing else to send) and one receiver (FETCH credits and acks). Every thread is a daemon.
  */
 public final class ChannelEndpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelEndpoint.class);
@@ -180,7 +180,8 @@ public final class ChannelEndpoint implements AutoCloseable {
                     + " (option " + ChannelOptions.BIND_HOST.key() + "/" + ChannelOptions.PORT.key() + "): " + e.getMessage(), e);
         }
         this.server = s;
-        this.info = new EndpointInfo(ChannelProtocol.VERSION, index, numEndpoints, advertisedHost(s), s.getLocalPort(),
+        // The registry names the oldest version served, so version 2 clients still accept the file.
+        this.info = new EndpointInfo(ChannelProtocol.MIN_VERSION, index, numEndpoints, advertisedHost(s), s.getLocalPort(),
                 EndpointInfo.State.SERVING, jobId, options.token());
         this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + ")";
         this.acceptor = new Thread(this::acceptLoop, "fanout-channel-" + index + "-acceptor");
@@ -643,6 +644,10 @@ public final class ChannelEndpoint implements AutoCloseable {
         boolean gone;
         FrameWriter writer;
         long sent;
+        /** The client speaks version 3 or later: it gets HEARTBEAT frames while nothing else is sent. */
+        boolean heartbeats;
+        /** When the sender last wrote a frame (System.nanoTime); sender thread only. */
+        long lastWriteNanos;
 
         Connection(Socket socket, int id) {
             this.socket = socket;
@@ -678,18 +683,19 @@ public final class ChannelEndpoint implements AutoCloseable {
                     fail("expected HELLO, got " + first.type());
                     return;
                 }
-                if (hello.version() != ChannelProtocol.VERSION) {
-                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks version " + ChannelProtocol.VERSION
-                            + " (connectors/CHANNEL.md): upgrade the client");
+                if (hello.version() < ChannelProtocol.MIN_VERSION || hello.version() > ChannelProtocol.VERSION) {
+                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks versions " + ChannelProtocol.MIN_VERSION
+                            + " to " + ChannelProtocol.VERSION + " (connectors/CHANNEL.md): upgrade the client");
                     return;
                 }
+                heartbeats = hello.version() >= 3;
                 if (!MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8))) {
                     fail("bad access token: use the token of this job's registry files (option " + ChannelOptions.TOKEN.key() + ")");
                     return;
                 }
                 socket.setSoTimeout(0);
                 boolean resumed = attach(hello);
-                send(new Frame.Welcome(ChannelProtocol.VERSION, index, numEndpoints, session.id, resumed));
+                send(new Frame.Welcome(hello.version(), index, numEndpoints, session.id, resumed));
                 LOG.info("{}: {} connected, session {}{}", name, peer, hex(session.id), resumed ? " resumed" : "");
                 receiver = new Thread(() -> receive(reader), "fanout-channel-" + index + "-client-" + id + "-in");
                 receiver.setDaemon(true);
@@ -753,12 +759,17 @@ public final class ChannelEndpoint implements AutoCloseable {
             }
         }
 
-        /** Sends END_OF_EPOCH, MESSAGE frames while credits and messages allow, then END_OF_STREAM. */
+        /**
+         * Sends END_OF_EPOCH, MESSAGE frames while credits and messages allow, then END_OF_STREAM;
+         * HEARTBEAT whenever nothing else was written for the heartbeat interval.
+         */
         private void serve() throws IOException, InterruptedException {
+            long heartbeatNanos = options.heartbeatInterval().toNanos();
             while (true) {
                 Sent msg = null;
                 int epochEnd = -1;
                 boolean end = false;
+                boolean heartbeat = false;
                 long latency = -1;
                 lock.lock();
                 try {
@@ -794,10 +805,23 @@ public final class ChannelEndpoint implements AutoCloseable {
                             end = true;
                             break;
                         }
-                        changed.await();
+                        if (!heartbeats) {
+                            changed.await();
+                            continue;
+                        }
+                        long idle = heartbeatNanos - (System.nanoTime() - lastWriteNanos);
+                        if (idle <= 0) {
+                            heartbeat = true;
+                            break;
+                        }
+                        changed.awaitNanos(idle);
                     }
                 } finally {
                     lock.unlock();
+                }
+                if (heartbeat) {
+                    send(new Frame.Heartbeat());
+                    continue;
                 }
                 if (epochEnd >= 0) {
                     send(new Frame.EndOfEpoch(epochEnd));
@@ -814,6 +838,7 @@ public final class ChannelEndpoint implements AutoCloseable {
                 synchronized (this) {
                     writer.writeMessage(msg.seq, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
+                lastWriteNanos = System.nanoTime();
                 // A failed write leaves the message unacknowledged in the session: the client gets it
                 // again when it resumes, or another client once the session expires.
                 sent++;
@@ -879,6 +904,7 @@ public final class ChannelEndpoint implements AutoCloseable {
             synchronized (this) {
                 writer.write(f);
             }
+            lastWriteNanos = System.nanoTime();
         }
 
         /** Protocol error: ERROR frame, half-close, discard what the peer still sends, close. */

@@ -198,7 +198,10 @@ class ChannelReaderTest {
         }
     }
 
-    /** A broken server: welcomes the reader, then writes six messages against its two credits. */
+    /**
+     * A broken server: welcomes the reader, then writes twenty messages against its two credits (so
+     * many that the consumer's returned credits cannot keep up however the threads are scheduled).
+     */
     @Test
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -208,7 +211,7 @@ class ChannelReaderTest {
                     FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
                     assertThat(in.read()).isInstanceOf(Frame.Hello.class);
                     out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
-                    for (int i = 0; i < 6; i++) {
+                    for (int i = 0; i < 20; i++) {
                         EncodedSample m = sample(i);
                         out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                     }
@@ -389,6 +392,53 @@ class ChannelReaderTest {
         try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null);
                 ChannelReader r = ChannelReader.fromEndpoints(List.of(e.address()), ChannelReader.Options.defaults().withToken("nope"))) {
             assertThatThrownBy(r::hasNext).isInstanceOf(UncheckedIOException.class).hasMessageContaining("bad access token");
+        }
+    }
+
+    @Test
+    void anEndpointProcessStoppedMidEpochFailsTheReaderNamingItAndItsLastFrame() throws Exception {
+        // A real endpoint in a child JVM, one message every 100 ms, heartbeats every 200 ms.
+        Process endpoint = EndpointProcess.start(registryDir, 200, 1000, 100);
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2)
+                .withConnectTimeout(Duration.ofSeconds(30)).withStallTimeout(Duration.ofSeconds(1)))) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(r.next().batchId).isEqualTo(i);
+            }
+            EndpointProcess.signal(endpoint, "STOP");
+            long stopped = System.nanoTime();
+            assertThatThrownBy(() -> {
+                while (true) {
+                    r.next();
+                }
+            }).isInstanceOf(UncheckedIOException.class).cause().isInstanceOf(ChannelReader.StalledEndpointException.class)
+                    .hasMessageMatching("channel endpoint 0 \\(127\\.0\\.0\\.1:\\d+\\) sent nothing for 1\\.\\d s .*the last frame it "
+                            + "sent was (MESSAGE \\(epoch 0, batch \\d+\\)|HEARTBEAT), 1\\.\\d s ago");
+            assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+        } finally {
+            endpoint.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void anIdleEndpointSendingHeartbeatsDoesNotStall() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().heartbeatInterval(Duration.ofMillis(100)).build(), 0, 1, null);
+                ChannelReader r = ChannelReader.fromEndpoints(List.of(e.address()),
+                        ChannelReader.Options.defaults().withToken("tok").withStallTimeout(Duration.ofMillis(500)))) {
+            e.put(sample(0, 0));
+            assertThat(r.next().batchId).isZero();
+            // Nothing to send for 4x the stall timeout, then the rest.
+            CompletableFuture<Void> later = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(2_000);
+                    e.put(sample(0, 1));
+                    e.finishAndDrain();
+                } catch (Exception ex) {
+                    throw new RuntimeException(ex);
+                }
+            });
+            assertThat(r.next().batchId).isEqualTo(1);
+            assertThat(r.hasNext()).isFalse();
+            later.get(10, TimeUnit.SECONDS);
         }
     }
 

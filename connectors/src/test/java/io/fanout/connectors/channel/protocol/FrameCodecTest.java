@@ -30,6 +30,7 @@ class FrameCodecTest {
                 new Frame.Message(Long.MAX_VALUE, -1, Integer.MAX_VALUE, 0, new byte[0]),
                 new Frame.EndOfEpoch(7),
                 new Frame.EndOfStream(),
+                new Frame.Heartbeat(),
                 new Frame.Error("bad version 9"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         FrameWriter w = new FrameWriter(out);
@@ -54,6 +55,7 @@ class FrameCodecTest {
                 .isEqualTo("0d000000" + "03" + "02010000" + "0300000000000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfEpoch(4)))).isEqualTo("05000000" + "05" + "04000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfStream()))).isEqualTo("01000000" + "06");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Heartbeat()))).isEqualTo("01000000" + "08");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Message(5, 1, 2, 3, new byte[] {(byte) 0xab}))))
                 .isEqualTo("16000000" + "04" + "0500000000000000" + "01000000" + "02000000" + "03000000" + "ab");
         assertThat(FrameWriter.wireSize(new Frame.Message(0, 0, 0, 0, new byte[100]))).isEqualTo(125);

@@ -281,6 +281,26 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void anIdleVersion3ConnectionGetsHeartbeatsAndAVersion2ClientIsServedWithout() throws Exception {
+        ChannelSinkWriter w = writer(options().heartbeatInterval(Duration.ofMillis(100)));
+        try (RawClient v3 = RawClient.handshake(w.endpoint().address());
+                RawClient v2 = new RawClient(w.endpoint().address())) {
+            v2.send(new Frame.Hello(2, RawClient.TOKEN));
+            assertThat(v2.read()).isInstanceOfSatisfying(Frame.Welcome.class, x -> assertThat(x.version()).isEqualTo(2));
+            // Nothing to send: the version 3 client hears a HEARTBEAT about every 100 ms, the version 2 one nothing.
+            long start = System.nanoTime();
+            for (int i = 0; i < 3; i++) {
+                assertThat(v3.readWithin(1_000)).isInstanceOf(Frame.Heartbeat.class);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+            assertThat(v2.readWithin(500)).as("no HEARTBEAT for a version 2 client").isNull();
+            v2.send(new Frame.Fetch(1));
+            w.write(sample(7), null);
+            assertThat(batchIdOf(v2.readWithin(5_000))).isEqualTo(7);
+        }
+    }
+
+    @Test
     void protocolErrorsCloseOnlyTheOffendingConnection() throws Exception {
         ChannelSinkWriter w = writer(options().capacity(50));
         for (int i = 0; i < 10; i++) {
@@ -293,7 +313,7 @@ class ChannelSinkWriterTest {
         try (RawClient v1 = new RawClient(w.endpoint().address())) {
             v1.sendRaw(HexFormat.of().parseHex("05000000" + "01" + "0100" + "0000")); // a version 1 HELLO
             assertThat(v1.read()).isInstanceOfSatisfying(Frame.Error.class,
-                    e -> assertThat(e.text()).contains("unsupported protocol version 1").contains("speaks version 2"));
+                    e -> assertThat(e.text()).contains("unsupported protocol version 1").contains("speaks versions 2 to 3"));
             assertThat(v1.read()).as("closed after ERROR").isNull();
         }
         try (RawClient wrongToken = new RawClient(w.endpoint().address())) {
