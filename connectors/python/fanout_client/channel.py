@@ -62,8 +62,10 @@ SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
-_FETCH = struct.Struct("<IQ")
-_FETCH_FRAME = struct.Struct("<IBIQ")
+_FETCH = struct.Struct("<IQi")  # credits, ack, max_epoch (the epoch being read)
+_FETCH_FRAME = struct.Struct("<IBIQi")
+# FETCH max_epoch of a client that takes any epoch (flat iteration).
+ANY_EPOCH = 0x7FFFFFFF
 _MESSAGE_HEAD = struct.Struct("<Qiii")
 _WELCOME = struct.Struct("<HIIQB")
 
@@ -134,7 +136,7 @@ class _Endpoint:
     acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
     heard: float = 0.0           # consumer side: time.monotonic() of the last frame read
-    last_frame: str = "WELCOME"  # consumer side: that frame, for a stall error
+    last_frame: tuple = (WELCOME,)  # consumer side: that frame's type (and epoch, batch), for a stall error
     stream: "_FrameStream | None" = None  # consumer side: the connection being read, None while away
     pending: collections.deque = field(default_factory=collections.deque)  # consumer side: events read ahead
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -345,8 +347,10 @@ class ChannelClient:
 
     - ``for msg in client``: every message in arrival order; ends once every endpoint sent
       END_OF_STREAM (or is ``finished`` in the registry).
-    - ``for epoch in client.epochs(): for msg in epoch``: epoch by epoch from epoch 0; messages
-      of a later epoch that arrive early are held back until their epoch.
+    - ``for epoch in client.epochs(): for msg in epoch``: epoch by epoch from epoch 0. Every FETCH
+      tells the endpoints the epoch being read, and they send nothing of a later one (it waits in
+      their buffers); what a server sends early anyway is held back until its epoch, counting
+      against that endpoint's credit window.
 
     Each (epoch, batch_id) is yielded once. A batch whose sampling failed raises ``SamplingError``
     (with the job's traceback); iterating again continues after it.
@@ -355,7 +359,8 @@ class ChannelClient:
     while an endpoint's messages are small, let it send more ahead, as many as fit in this many
     bytes (by the moving average of their sizes; at most ``MAX_PREFETCH_WINDOW``), so that small
     messages do not wait on credit round trips; 0 = exactly ``prefetch``. A client holds at most
-    about ``max(prefetch messages, prefetch_bytes)`` per endpoint. ``connect_timeout``:
+    about ``max(prefetch messages, prefetch_bytes)`` per endpoint, held-back messages included
+    (``held_bytes``, ``peak_held_bytes``). ``connect_timeout``:
     seconds to wait for the registry to be complete and every endpoint to answer (raises
     ``ChannelTimeoutError`` naming the missing ones). ``reconnect_timeout``: seconds to try
     re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
@@ -410,6 +415,11 @@ class ChannelClient:
         self._connected = False
         self._closed = False
         self._parked: dict[int, list] = {}     # epoch -> queued events of a later epoch
+        # The epoch being read, sent in every FETCH: endpoints send nothing of a later one, so the
+        # credit windows bound what this client holds. Epoch 0 until flat iteration lifts it.
+        self._epoch_limit = 0
+        self.held_bytes = 0                    # bytes received and not yet handed out or dropped
+        self.peak_held_bytes = 0
         self._seen: dict[int, set] = {}        # epoch -> batch ids handed out
         self._closed_epoch = -1                # every endpoint ended epochs up to this one
         self.received = 0
@@ -600,16 +610,30 @@ class ChannelClient:
             ep.granted += credits
             sock = ep.sock
         try:
-            _send_frame(sock, FETCH, _FETCH.pack(credits, ack))
+            _send_frame(sock, FETCH, _FETCH.pack(credits, ack, self._epoch_limit))
         except (OSError, AttributeError):
             pass  # the endpoint went away; the next read of it reconnects or reports how
+
+    def _limit_epochs(self, epoch: int) -> None:
+        """Tell every endpoint the epoch now read (FETCH max_epoch), if it changed."""
+        if epoch != self._epoch_limit:
+            self._epoch_limit = epoch
+            for ep in self._endpoints:
+                if ep.stream is not None:
+                    self._send_epoch_limit(ep)
+
+    def _send_epoch_limit(self, ep: _Endpoint) -> None:
+        try:
+            _send_frame(ep.sock, FETCH, _FETCH.pack(0, 0, self._epoch_limit))
+        except (OSError, AttributeError):
+            pass  # the endpoint went away; its reconnect sends the limit
 
     def _ack(self, ep: _Endpoint, meta) -> None:
         """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
         sent together (one system call) once half the endpoint's window is pending, and always
         before the consumer waits for a message, at the end of an epoch and on close, so the
         endpoint never waits on an ack the client is sitting on while it waits itself."""
-        generation, session, seq, _ = meta
+        generation, session, seq = meta
         ep.acks.append((generation, session, seq))
         if len(ep.acks) >= max(1, ep.window // 2):
             self._send_acks(ep)
@@ -655,11 +679,11 @@ class ChannelClient:
                 ack = seq if session == ep.session else 0
                 if credit or ack:
                     ep.granted += credit
-                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack))
+                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack, self._epoch_limit))
             ep.acks.clear()
             if ep.extra:
                 ep.granted += ep.extra
-                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0))
+                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0, self._epoch_limit))
                 ep.extra = 0
             sock = ep.sock
         if frames:
@@ -744,23 +768,26 @@ class ChannelClient:
             if frame_type == HEARTBEAT:
                 if body:
                     raise ValueError(f"HEARTBEAT body of {len(body)} bytes, expected 0")
-                ep.last_frame = "HEARTBEAT"
+                ep.last_frame = (HEARTBEAT,)
                 return _NOTHING
             if frame_type == MESSAGE:
                 seq, epoch, batch_id, num_batches, blob = body
-                ep.last_frame = f"MESSAGE (epoch {epoch}, batch {batch_id})"
+                ep.last_frame = (MESSAGE, epoch, batch_id)  # formatted only for a stall error
                 ep.received += 1
                 if ep.received > ep.granted:
                     raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
                 tensors = decode(blob)
                 msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
                               endpoint=ep.index, blob=blob)
-                return "message", ep, (ep.generation, ep.session, seq, False), msg
-            ep.last_frame = FRAME_NAMES.get(frame_type, f"frame type {frame_type}")
+                self.held_bytes += len(blob)
+                if self.held_bytes > self.peak_held_bytes:
+                    self.peak_held_bytes = self.held_bytes
+                return "message", ep, (ep.generation, ep.session, seq), msg
+            ep.last_frame = (frame_type,)
             if frame_type == END_OF_EPOCH:
                 if len(body) != 4:
                     raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
-                ep.last_frame += f" {_I32.unpack(body)[0]}"
+                ep.last_frame = (END_OF_EPOCH, _I32.unpack(body)[0])
                 return "epoch_end", ep, None, _I32.unpack(body)[0]
             if frame_type == END_OF_STREAM:
                 ep.stream = None
@@ -821,6 +848,7 @@ class ChannelClient:
                     return kind, ep, meta, payload
                 ep.stream = payload
                 ep.heard = time.monotonic()
+                self._send_epoch_limit(ep)  # in case it changed after the reconnecting thread's FETCH
                 continue
             self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
             started = time.monotonic()
@@ -849,7 +877,13 @@ class ChannelClient:
                     self._read_events(ep)
 
     def _stall_error(self, ep: _Endpoint) -> ChannelStallError:
-        return ChannelStallError(ep.label(), ep.last_frame, time.monotonic() - ep.heard, self.stall_timeout)
+        kind, *args = ep.last_frame
+        name = FRAME_NAMES.get(kind, f"frame type {kind}")
+        if kind == MESSAGE:
+            name += " (epoch %d, batch %d)" % tuple(args)
+        elif kind == END_OF_EPOCH:
+            name += " %d" % tuple(args)
+        return ChannelStallError(ep.label(), name, time.monotonic() - ep.heard, self.stall_timeout)
 
     def _all_done(self) -> bool:
         return all(ep.done for ep in self._endpoints)
@@ -881,29 +915,29 @@ class ChannelClient:
     def _accept(self, ep: _Endpoint, meta, msg: Message) -> bool:
         """False for a message of a dropped connection (the endpoint sends it again) and for a copy
         of one already handed out (acknowledged again, and dropped)."""
-        generation, session, seq, held = meta
-        if not held and generation != ep.generation:
+        if meta[0] != ep.generation:
+            self.held_bytes -= len(msg.blob)
             return False  # unacknowledged: the endpoint sends it again on the new connection
         if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
-            if not held:
-                self._ack(ep, meta)
+            self.held_bytes -= len(msg.blob)
+            self._ack(ep, meta)
             return False
         return True
 
     def _hand_out(self, ep: _Endpoint, meta, msg: Message) -> Message:
-        generation, session, seq, held = meta
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
-        if not held:
-            self._fit_window(ep, len(msg.blob))
-            self._ack(ep, meta)
+        self.held_bytes -= len(msg.blob)
+        self._fit_window(ep, len(msg.blob))
+        self._ack(ep, meta)
         if self.log_every and self.received % self.log_every == 0:
             parked = sum(len(v) for v in self._parked.values())
             log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
-                     "(+%d held for later epochs)", self.received, self.duplicates, self._wait_seconds,
-                     sum(len(e.pending) for e in self._endpoints), parked)
+                     "(+%d held for later epochs), %d bytes held (peak %d)", self.received, self.duplicates,
+                     self._wait_seconds, sum(len(e.pending) for e in self._endpoints), parked, self.held_bytes,
+                     self.peak_held_bytes)
         if SAMPLING_ERROR_KEY in msg:
             text = bytes(msg[SAMPLING_ERROR_KEY]).decode("utf-8", "replace")
             raise SamplingError(ep.label(), msg.epoch, msg.batch_id, text)
@@ -922,6 +956,7 @@ class ChannelClient:
         if self._closed:
             raise StopIteration
         self.connect()
+        self._limit_epochs(ANY_EPOCH)
         while self._parked:
             epoch = min(self._parked)
             kind, ep, meta, msg = self._parked[epoch].pop(0)
@@ -945,6 +980,7 @@ class ChannelClient:
     def _next_of_epoch(self, epoch: int) -> Message:
         if self._closed:
             raise StopIteration
+        self._limit_epochs(epoch)
         early = self._parked.get(epoch)
         while early:
             kind, ep, meta, msg = early.pop(0)
@@ -959,12 +995,9 @@ class ChannelClient:
             if not self._accept(ep, meta, payload):
                 continue
             if payload.epoch > epoch:
-                # Held back until its epoch. Its endpoint (whose bound counts unacknowledged
-                # messages) must not be stalled by it: acknowledged and credited now.
-                generation, session, seq, _ = meta
-                self._parked.setdefault(payload.epoch, []).append(
-                    (kind, ep, (generation, session, seq, True), payload))
-                self._ack(ep, meta)
+                # Sent before its endpoint learned the epoch being read: held back until its epoch,
+                # neither acknowledged nor credited, so it counts against the endpoint's window.
+                self._parked.setdefault(payload.epoch, []).append((kind, ep, meta, payload))
                 continue
             return self._hand_out(ep, meta, payload)
         self._send_all_acks()

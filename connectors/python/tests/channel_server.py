@@ -82,7 +82,8 @@ def send_frame(sock, frame_type, body=b""):
 class EndpointServer:
     """One channel endpoint serving ``messages`` [(epoch, batch_id, num_batches, blob)] to clients.
 
-    Records ``fetches`` (credit values received), ``acks`` (seqs acknowledged), ``sent`` and
+    Records ``fetches`` (credit values received, but for FETCH frames that only set max_epoch),
+    ``acks`` (seqs acknowledged), ``sent`` and
     ``max_outstanding`` (largest sent-minus-granted seen on a connection, must stay <= 0),
     ``client_errors`` (ERROR texts from clients), ``hellos`` ((version, token, session) per HELLO).
     Knobs: ``error_after`` (send ERROR ``error_text`` after that many messages), ``drop_after``
@@ -93,14 +94,16 @@ class EndpointServer:
     ``epoch_ends`` ({position: epoch}: send END_OF_EPOCH(epoch) once ``position`` messages are
     acknowledged), ``heartbeat`` (seconds: HEARTBEAT whenever nothing was sent that long; None =
     never, a server that stalls when idle), ``pauses`` ({position: seconds}: stay idle that long
-    before sending message ``position`` for the first time, heartbeats going on).
+    before sending message ``position`` for the first time, heartbeats going on),
+    ``ignore_epoch_limit`` (misbehave: send messages of later epochs than the FETCH max_epoch).
+    Records ``limits`` (max_epoch of each FETCH).
     """
 
     SESSION = 0x5E55
 
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
                  error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
-                 linger=2.0, epoch_ends=None, heartbeat=None, pauses=None):
+                 linger=2.0, epoch_ends=None, heartbeat=None, pauses=None, ignore_epoch_limit=False):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
@@ -108,6 +111,9 @@ class EndpointServer:
         self.epoch_ends = dict(epoch_ends or {})
         self.heartbeat, self.pauses = heartbeat, dict(pauses or {})
         self.heartbeats = 0
+        self.ignore_epoch_limit = ignore_epoch_limit
+        self.limits: list[int] = []
+        self.limit = 0x7FFFFFFF
         self._last_send = time.monotonic()
         self.fetches: list[int] = []
         self.acks: list[int] = []
@@ -194,8 +200,10 @@ class EndpointServer:
                 return
             frame_type, body = read_frame(conn)
             if frame_type == FETCH:
-                credits, ack = struct.unpack("<IQ", body)
-                self.fetches.append(credits)
+                credits, ack, self.limit = struct.unpack("<IQi", body)
+                self.limits.append(self.limit)
+                if credits or ack:  # not one that only tells the epoch being read
+                    self.fetches.append(credits)
                 self.granted += credits
                 if ack:
                     self.acks.append(ack)
@@ -204,6 +212,10 @@ class EndpointServer:
                 self.client_errors.append(body.decode())
                 raise EOFError("client sent ERROR")
             block = False
+
+    def _eligible(self) -> bool:
+        """Whether the next new message is of an epoch the client reads (FETCH max_epoch)."""
+        return self.ignore_epoch_limit or self.messages[self.next_index][0] <= self.limit
 
     def _acknowledged(self) -> int:
         """Messages sent and acknowledged so far (in order)."""
@@ -250,7 +262,8 @@ class EndpointServer:
                 return
             if not self.ignore_credits:
                 self._poll_frames(conn, block=self.granted <= sent_here)
-                while self.granted <= sent_here:  # a FETCH may carry only an ack (0 credits)
+                # A FETCH may carry only an ack (0 credits); the next message waits for its epoch.
+                while self.granted <= sent_here or not (resend or self._eligible()):
                     self._send_epoch_ends(conn, told)
                     self._poll_frames(conn, block=True)
             self._send_epoch_ends(conn, told)

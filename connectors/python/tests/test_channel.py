@@ -229,8 +229,9 @@ def test_copies_resent_by_a_new_session_are_dropped(servers):
 
 
 def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(servers):
-    # Endpoint 0 sends epoch 1 messages before endpoint 1 finished epoch 0; endpoint 1 has
-    # nothing in epoch 1 and says so at once.
+    # Endpoint 0 has epoch 1 messages before endpoint 1 finished epoch 0: they wait at endpoint 0,
+    # which learns from FETCH that the client reads epoch 0. Endpoint 1 has nothing in epoch 1 and
+    # says so at once.
     e0 = [(0, 0, 4, sample_blob(0, 0)), (0, 1, 4, sample_blob(0, 1)),
           (1, 0, 4, sample_blob(1, 0)), (1, 1, 4, sample_blob(1, 1))]
     e1 = [(0, 2, 4, sample_blob(0, 2, 1)), (0, 3, 4, sample_blob(0, 3, 1))]
@@ -245,10 +246,40 @@ def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(se
                 assert msg.epoch == epoch.epoch
                 seen.append((epoch.epoch, msg.batch_id))
                 if len(seen) == 2:
-                    assert wait_until(lambda: a.sent == 3)  # epoch 1 arrived early and waits
+                    time.sleep(0.3)
+                    assert a.sent == 2 and a.limits[-1] == 0  # epoch 1 waits at its endpoint
                     hold.set()
     assert seen[:4] and sorted(seen[:4]) == [(0, 0), (0, 1), (0, 2), (0, 3)]
     assert seen[4:] == [(1, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("server_honours_the_epoch", [True, False])
+def test_an_endpoint_an_epoch_ahead_does_not_grow_what_the_client_holds(servers, server_honours_the_epoch):
+    # Endpoint 0 has its 3 messages of epoch 0 and 30 of epoch 1 while endpoint 1 has not produced
+    # its epoch 0 yet. A window of 2 per endpoint: the client never holds more than 2 x 2 messages.
+    # An endpoint that honours FETCH max_epoch keeps epoch 1 until the client reads it; one that
+    # ignores it gets no credit back for what the client holds back.
+    e0 = batches(0, 3) + [(1, b, 30, sample_blob(1, b)) for b in range(30)]
+    hold = threading.Event()
+    a = servers(e0, index=0, num_endpoints=2, epoch_ends={3: 0, 33: 1},
+                ignore_epoch_limit=not server_honours_the_epoch)
+    b = servers(batches(1, 3), index=1, num_endpoints=2, hold=hold, epoch_ends={3: 0})
+    threading.Timer(10.0, hold.set).start()
+    bound = 2 * 2 * len(sample_blob(1, 0))
+    seen = []
+    with ChannelClient(endpoints=[a.address, b.address], prefetch=2, prefetch_bytes=0, connect_timeout=10) as client:
+        for epoch in client.epochs():
+            for msg in epoch:
+                assert msg.epoch == epoch.epoch
+                seen.append((msg.epoch, msg.batch_id))
+                if len(seen) == 3:  # endpoint 0's epoch 0 is read, endpoint 1 lags
+                    time.sleep(0.5)
+                    assert a.sent == (3 if server_honours_the_epoch else 3 + 2)
+                    hold.set()
+                assert client.held_bytes <= bound
+        assert 0 < client.peak_held_bytes <= bound and client.held_bytes == 0
+    assert sorted(seen[:6]) == [(0, 0), (0, 1), (0, 2), (0, 100), (0, 101), (0, 102)]
+    assert seen[6:] == [(1, b) for b in range(30)]  # epoch 1 after epoch 0, each once, in order
 
 
 def test_a_sampling_error_raises_with_the_job_text_and_reading_goes_on(servers):
@@ -288,7 +319,8 @@ def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
         with conn:
             read_frame(conn)  # HELLO
             send_frame(conn, WELCOME, struct.pack("<HIIQB", 3, 0, 1, 7, 0))
-            heard.append(read_frame(conn))  # FETCH
+            heard.append(read_frame(conn))  # FETCH: the window, epoch 0
+            heard.append(read_frame(conn))  # FETCH: any epoch (the client iterates flat)
             conn.sendall(struct.pack("<I", 1 << 30))
             heard.append(read_frame(conn))  # ERROR
 
@@ -300,8 +332,9 @@ def test_oversized_frame_is_a_protocol_error_reported_to_the_server():
             list(client)
     thread.join(5)
     listener.close()
-    assert heard[0] == (FETCH, struct.pack("<IQ", 4, 0))
-    assert heard[1][0] == ERROR and b"exceeds the 1048576-byte limit" in heard[1][1]
+    assert heard[0] == (FETCH, struct.pack("<IQi", 4, 0, 0))
+    assert heard[1] == (FETCH, struct.pack("<IQi", 0, 0, 0x7FFFFFFF))
+    assert heard[2][0] == ERROR and b"exceeds the 1048576-byte limit" in heard[2][1]
 
 
 def test_slow_endpoint_does_not_block_the_others(servers):

@@ -43,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>Two ways to read, not to be mixed: as a flat {@link Iterator} of every message in arrival order
  * (ends when every endpoint sent END_OF_STREAM), or epoch by epoch with {@link #nextEpoch()} (an
  * epoch ends once every endpoint said END_OF_EPOCH for it; messages of later epochs that arrive
- * early are parked until their epoch). Either way each (epoch, batch id) is handed out once: copies
+ * early are parked until their epoch; FETCH frames tell the endpoints which epoch is being read, so
+ * only a server that ignores that sends any, and they count against its credit window like every
+ * other message not yet handed out). Either way each (epoch, batch id) is handed out once: copies
  * re-sent after a reconnect or a job restart are dropped.
  *
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
@@ -192,11 +194,17 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private long waitNanos;
     private volatile boolean closed;
     private Epoch currentEpoch;
+    /**
+     * The epoch being read, sent as FETCH max_epoch: endpoints send nothing of a later epoch, so the
+     * credit window bounds what this reader holds. Epoch 0 until the flat iterator lifts it.
+     */
+    private volatile int epochLimit = 0;
+    /** Bytes of messages received and not yet handed out or dropped (queued or parked), and the peak. */
+    private final AtomicLong heldBytes = new AtomicLong();
+    private final AtomicLong peakHeldBytes = new AtomicLong();
 
     private sealed interface Event permits Event.Item, Event.EpochEnd, Event.Done, Event.Failed {
-        /** {@code credited}: parked, its credit granted and its ack sent when it was parked. */
-        record Item(Connection from, int generation, long session, long seq, EncodedSample sample, boolean credited)
-                implements Event {}
+        record Item(Connection from, int generation, long session, long seq, EncodedSample sample) implements Event {}
 
         record EpochEnd(Connection from, int epoch) implements Event {}
 
@@ -291,6 +299,16 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return duplicates;
     }
 
+    /** Bytes of messages received and not yet handed out (queued, or parked for a later epoch). */
+    public long heldBytes() {
+        return heldBytes.get();
+    }
+
+    /** The largest {@link #heldBytes()} so far: at most about the credit windows of all endpoints. */
+    public long peakHeldBytes() {
+        return peakHeldBytes.get();
+    }
+
     /** Number of endpoints this reader pulls from. */
     public int numEndpoints() {
         return connections.size();
@@ -304,6 +322,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         if (peeked != null) {
             return true;
         }
+        limitEpochs(ChannelProtocol.ANY_EPOCH);
         while (!parked.isEmpty()) {
             Event.Item item = parked.firstEntry().getValue().poll();
             if (parked.firstEntry().getValue().isEmpty()) {
@@ -417,7 +436,18 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             }
         }
         currentEpoch = new Epoch(number);
+        limitEpochs(number);
         return currentEpoch;
+    }
+
+    /** Tells every endpoint the epoch now read (its FETCH max_epoch), if it changed. */
+    private void limitEpochs(int epoch) {
+        if (epochLimit != epoch) {
+            epochLimit = epoch;
+            for (Connection c : connections) {
+                c.sendEpochLimit();
+            }
+        }
     }
 
     // ---- common ------------------------------------------------------------------------------
@@ -440,12 +470,13 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return true;
     }
 
+    /**
+     * Holds back a message of a later epoch (from an endpoint that sent it before it learned the
+     * epoch being read). Neither acknowledged nor credited until handed out: it counts against its
+     * endpoint's credit window, so what this reader holds stays bounded.
+     */
     private void park(Event.Item item) {
-        parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>())
-                .add(new Event.Item(item.from(), item.generation(), item.session(), item.seq(), item.sample(), true));
-        // A parked message must not hold back its endpoint (whose bound counts unacknowledged
-        // messages): it is acknowledged and gets a credit now; this reader keeps it for its epoch.
-        item.from().giveBack(item.seq(), item.session(), -1);
+        parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>()).add(item);
     }
 
     /**
@@ -515,17 +546,17 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      */
     private boolean accept(Event.Item item) {
         Connection c = item.from();
-        if (!item.credited() && item.generation() != c.generation) {
+        EncodedSample s = item.sample();
+        if (item.generation() != c.generation) {
+            heldBytes.addAndGet(-s.payload.length);
             return false; // unacknowledged: the endpoint sends it again on the new connection
         }
-        EncodedSample s = item.sample();
         boolean copy = s.epoch <= closedEpoch || seen.getOrDefault(s.epoch, Set.of()).contains(s.batchId);
         if (copy) {
             duplicates++;
             LOG.debug("channel reader: dropped a copy of epoch {} batch {} from {}", s.epoch, s.batchId, c.describe());
-            if (!item.credited()) {
-                c.giveBack(item.seq(), item.session(), -1);
-            }
+            heldBytes.addAndGet(-s.payload.length);
+            c.giveBack(item.seq(), item.session(), -1);
             return false;
         }
         return true;
@@ -535,15 +566,13 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         EncodedSample s = item.sample();
         seen.computeIfAbsent(s.epoch, k -> new HashSet<>()).add(s.batchId);
         received++;
-        // Acknowledge and ask for one more; a parked message got both when it was parked.
-        if (!item.credited()) {
-            item.from().giveBack(item.seq(), item.session(), s.payload.length);
-        }
+        heldBytes.addAndGet(-s.payload.length);
+        item.from().giveBack(item.seq(), item.session(), s.payload.length); // acknowledge, ask for one more
         if (options.logEvery() > 0 && received % options.logEvery() == 0) {
             int depth = events.size();
             int park = parked.values().stream().mapToInt(ArrayDeque::size).sum();
-            LOG.info("channel reader: {} messages received ({} copies dropped), waited {} ms in total, queue depth {} (+{} parked)",
-                    received, duplicates, waitNanos / 1_000_000, depth, park);
+            LOG.info("channel reader: {} messages received ({} copies dropped), waited {} ms in total, queue depth {} (+{} parked), "
+                    + "{} bytes held (peak {})", received, duplicates, waitNanos / 1_000_000, depth, park, heldBytes.get(), peakHeldBytes.get());
         }
         if (SamplingErrors.isSamplingError(s.payload)) {
             throw new SamplingErrorException(s.epoch, s.batchId, SamplingErrors.text(s.payload));
@@ -602,6 +631,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
          * thread never sees a MESSAGE before its credit); a server sending more is broken, not slow.
          */
         private final AtomicLong granted = new AtomicLong();
+        /** Handshake done on the current socket: the consumer's FETCH frames may go out (guarded by this). */
+        private boolean open;
 
         Connection(int index, InetSocketAddress address) {
             this.index = index;
@@ -642,6 +673,9 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         }
                         LOG.warn("channel {} connection lost ({}); reconnecting for up to {}", describe(), e.getMessage(),
                                 options.reconnectTimeout());
+                    }
+                    synchronized (this) {
+                        open = false; // no FETCH of the consumer on the next socket before its HELLO
                     }
                     generation++;
                     closeSocket();
@@ -740,7 +774,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                 synchronized (this) {
                     withhold = 0; // a new connection's credits start from nothing: the whole window
                     granted.set(window);
-                    send(new Frame.Fetch(window, 0));
+                    send(new Frame.Fetch(window, 0, epochLimit));
+                    open = true;
                 }
                 return;
             }
@@ -781,8 +816,10 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         throw new ServerError("channel " + describe() + " sent MESSAGE " + received + " but only "
                                 + granted.get() + " credits were granted (protocol error)");
                     }
+                    long held = heldBytes.addAndGet(m.payload().length);
+                    peakHeldBytes.accumulateAndGet(held, Math::max);
                     events.add(new Event.Item(this, gen, sess, m.seq(),
-                            new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload()), false));
+                            new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload())));
                 } else if (f instanceof Frame.EndOfEpoch e) {
                     LOG.info("channel {} end of epoch {}", describe(), e.epoch());
                     events.add(new Event.EpochEnd(this, e.epoch()));
@@ -850,20 +887,31 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         /**
          * Grants {@code credits} and acknowledges {@code seq} of session {@code sess}; an ack of an
-         * older session is not sent (that endpoint forgot it). A lost connection ignores it: the
-         * reading thread reconnects.
+         * older session is not sent (that endpoint forgot it).
          */
         void fetch(int credits, long seq, long sess) {
             long ack = sess == session ? seq : 0;
-            if (credits == 0 && ack == 0) {
+            if (credits != 0 || ack != 0) {
+                write(credits, ack);
+            }
+        }
+
+        /** Tells the endpoint the epoch being read (a FETCH without credits or ack). */
+        void sendEpochLimit() {
+            write(0, 0);
+        }
+
+        /**
+         * One FETCH carrying the epoch being read. A lost connection ignores it: the reading thread
+         * reconnects, and its handshake FETCH grants the window afresh with the current epoch.
+         */
+        private synchronized void write(int credits, long ack) {
+            if (!open) {
                 return;
             }
             try {
-                Socket s = socket;
-                if (s != null && !s.isClosed() && !s.isOutputShutdown()) {
-                    granted.addAndGet(credits);
-                    send(new Frame.Fetch(credits, ack));
-                }
+                granted.addAndGet(credits);
+                send(new Frame.Fetch(credits, ack, epochLimit));
             } catch (IOException e) {
                 // The connection is gone: its reader thread notices and reconnects.
             }

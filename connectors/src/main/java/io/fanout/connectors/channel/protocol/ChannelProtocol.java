@@ -23,6 +23,8 @@ public final class ChannelProtocol {
     public static final int MESSAGE_BODY_HEAD_BYTES = 8 + 12;
     /** Largest credit count a FETCH can carry (u32). */
     public static final long MAX_CREDITS = 0xffff_ffffL;
+    /** FETCH max_epoch of a client that takes messages of any epoch (version 2 FETCH frames mean it). */
+    public static final int ANY_EPOCH = Integer.MAX_VALUE;
     /** Session id a client sends in HELLO to start a new session. */
     public static final long NEW_SESSION = 0L;
 }

@@ -557,7 +557,31 @@ public final class ChannelEndpoint implements AutoCloseable {
     }
 
     /** A message sent in a session: its seq and the sample. */
-    private record Sent(long seq, EncodedSample sample) {}
+    private record Sent(long seq, EncodedSample sample) {
+        int epoch() {
+            return sample.epoch;
+        }
+    }
+
+    /**
+     * Removes and returns the first element of {@code q} whose epoch is at most {@code maxEpoch} (the
+     * epoch its client reads), or null. Usually the head: only a client reading an earlier epoch
+     * than some buffered messages makes the endpoint skip them, so its stragglers get past them.
+     */
+    private static <T> T pollEligible(ArrayDeque<T> q, java.util.function.ToIntFunction<T> epoch, int maxEpoch) {
+        T head = q.peekFirst();
+        if (head == null || epoch.applyAsInt(head) <= maxEpoch) {
+            return q.pollFirst();
+        }
+        for (Iterator<T> it = q.iterator(); it.hasNext();) {
+            T t = it.next();
+            if (epoch.applyAsInt(t) <= maxEpoch) {
+                it.remove();
+                return t;
+            }
+        }
+        return null;
+    }
 
     /**
      * A client's session: outlives its connection, so a client that reconnects (HELLO with the
@@ -571,6 +595,8 @@ public final class ChannelEndpoint implements AutoCloseable {
         final ArrayDeque<Sent> resend = new ArrayDeque<>();
         long nextSeq = 1;
         long credits;
+        /** The client takes messages of epochs up to this one (FETCH max_epoch, version 3). */
+        int maxEpoch = ChannelProtocol.ANY_EPOCH;
         /** When the oldest unused credit was granted (for the fetch latency), 0 if none. */
         long creditSince;
         Connection connection;
@@ -783,16 +809,20 @@ public final class ChannelEndpoint implements AutoCloseable {
                             s.toldEndedEpoch = endedEpoch;
                             break;
                         }
-                        if (s.credits > 0 && !s.resend.isEmpty()) {
-                            msg = s.resend.pollFirst();
-                            s.unacked.addLast(msg);
-                        } else if (s.credits > 0 && !buffer.isEmpty()) {
-                            EncodedSample sample = buffer.pollFirst();
-                            bufferedBytes -= sample.payload.length;
-                            unackedCount++;
-                            unackedBytes += sample.payload.length;
-                            msg = new Sent(s.nextSeq++, sample);
-                            s.unacked.addLast(msg);
+                        if (s.credits > 0) {
+                            msg = pollEligible(s.resend, Sent::epoch, s.maxEpoch);
+                            if (msg == null) {
+                                EncodedSample sample = pollEligible(buffer, m -> m.epoch, s.maxEpoch);
+                                if (sample != null) {
+                                    bufferedBytes -= sample.payload.length;
+                                    unackedCount++;
+                                    unackedBytes += sample.payload.length;
+                                    msg = new Sent(s.nextSeq++, sample);
+                                }
+                            }
+                            if (msg != null) {
+                                s.unacked.addLast(msg);
+                            }
                         }
                         if (msg != null) {
                             s.credits--;
@@ -870,6 +900,7 @@ public final class ChannelEndpoint implements AutoCloseable {
                                 s.creditSince = System.nanoTime();
                             }
                             s.credits = Math.min(s.credits + fetch.credits(), Long.MAX_VALUE / 2);
+                            s.maxEpoch = fetch.maxEpoch();
                             if (fetch.ackedSeq() < 0 || fetch.ackedSeq() >= s.nextSeq) {
                                 throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
                                         + " but only " + (s.nextSeq - 1) + " messages were sent in this session");

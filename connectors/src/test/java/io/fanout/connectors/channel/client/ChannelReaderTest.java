@@ -109,7 +109,7 @@ class ChannelReaderTest {
     void prefetchBoundsWhatTheReaderTakesFromAnEndpoint() throws Exception {
         try (ChannelEndpoint e = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.toString()).capacity(20).build(), 0, 1, null)) {
             for (int i = 0; i < 10; i++) {
-                e.put(sample(i));
+                e.put(sample(0, i)); // epoch 0: what a reader asks for until it iterates
             }
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
                     ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(0))) {
@@ -128,11 +128,14 @@ class ChannelReaderTest {
         }
     }
 
-    /** A sample whose payload is about {@code bytes} long (an int64 tensor of bytes/8 zeros). */
+    /**
+     * A sample of epoch 0 whose payload is about {@code bytes} long (an int64 tensor of bytes/8
+     * zeros); epoch 0, the epoch a reader asks for until it iterates, so it is prefetched at once.
+     */
     static EncodedSample sized(int batchId, int bytes) {
         SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[Math.max(1, bytes / 8)])
                 .putInt64(MessageKeys.META_BATCH_ID, batchId);
-        return new EncodedSample(1, batchId, 100, SafetensorsCodec.encode(m));
+        return new EncodedSample(0, batchId, 100, SafetensorsCodec.encode(m));
     }
 
     private static void awaitBuffered(ChannelEndpoint e, int n) throws InterruptedException {
@@ -356,6 +359,61 @@ class ChannelReaderTest {
             assertThat(epochs).containsExactly(0, 1);
             assertThat(perEpoch.get(0)).containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
             assertThat(perEpoch.get(1)).containsExactly(0, 1, 2, 3, 4);
+        }
+    }
+
+    @Test
+    void anEndpointAnEpochAheadWaitsForTheReaderAndWhatTheReaderHoldsStaysWithinItsWindows() throws Exception {
+        try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
+                ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
+            // a has all of its epoch 0 and 30 messages of epoch 1 while b has not produced its epoch 0 yet.
+            for (int i = 0; i < 3; i++) {
+                a.put(sample(0, i));
+            }
+            for (int i = 0; i < 30; i++) {
+                a.put(sample(1, i));
+            }
+            a.advanceWatermark(0);
+            int size = sample(1, 0).payload.length;
+            long bound = 2L * 2 * size; // two endpoints, a window of 2 each
+            List<String> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
+                    ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0).withToken("tok"))) {
+                ChannelReader.Epoch ep = r.nextEpoch();
+                for (int i = 0; i < 3; i++) {
+                    got.add(ep.epoch() + ":" + ep.next().batchId);
+                }
+                Thread.sleep(500); // the reader now waits for b; a could send epoch 1 ahead
+                assertThat(a.delivered()).as("nothing of epoch 1 left a while the reader reads epoch 0").isEqualTo(3);
+                for (int i = 0; i < 3; i++) {
+                    b.put(sample(0, 100 + i));
+                }
+                b.advanceWatermark(0);
+                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
+                    try {
+                        b.finishAndDrain();
+                        a.finishAndDrain();
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                });
+                do {
+                    while (ep.hasNext()) {
+                        EncodedSample s = ep.next();
+                        assertThat(s.epoch).isEqualTo(ep.epoch());
+                        got.add(s.epoch + ":" + s.batchId);
+                    }
+                } while ((ep = r.nextEpoch()) != null);
+                end.get(20, TimeUnit.SECONDS);
+                assertThat(r.peakHeldBytes()).as("held bytes within the credit windows").isPositive().isLessThanOrEqualTo(bound);
+                assertThat(r.heldBytes()).isZero();
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                expected.add("1:" + i);
+            }
+            assertThat(got.subList(0, 6)).containsExactlyInAnyOrder("0:0", "0:1", "0:2", "0:100", "0:101", "0:102");
+            assertThat(got.subList(6, got.size())).as("epoch 1 after epoch 0, each once, in order").isEqualTo(expected);
         }
     }
 
