@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * client that reconnects resumes its session and gets its unacknowledged messages again; a session
  * whose client stays away longer than the session timeout hands them back to the buffer for other
  * clients. Buffered plus unacknowledged messages are bounded by count and bytes: {@link #put}
- * blocks while the bound is reached, which is the sink's back-pressure.
+ * blocks while the bound is reached, which is the sink's back-pressure; except while a client waits
+ * for an epoch still being produced and nothing held is of it (blocking would hold back its stragglers).
+ * A client (version 3) tells in each FETCH the epoch it reads; it gets no message of a later one.
  *
  * <p>Epochs: {@link #advanceWatermark} says every message of epochs up to {@code e} has been put;
  * once none of them is buffered or unacknowledged, every client gets END_OF_EPOCH(e) (cumulative).
@@ -114,6 +116,8 @@ public final class ChannelEndpoint implements AutoCloseable {
     /** END_OF_EPOCH has been announced up to this epoch. */
     private int endedEpoch = -1;
     private boolean endOfInput;
+    /** The last client epoch for which the bound gave way (logged once per epoch). */
+    private int overflowEpoch = -1;
     private boolean drained;
     private boolean closed;
 
@@ -322,6 +326,16 @@ public final class ChannelEndpoint implements AutoCloseable {
                 if (held < options.capacity() && (held == 0 || heldBytes + sample.payload.length <= options.bufferBytes())) {
                     break;
                 }
+                int starved = starvedClientEpoch();
+                if (starved >= 0) {
+                    if (overflowEpoch < starved) {
+                        overflowEpoch = starved;
+                        LOG.warn("{} holds {} messages ({} bytes), beyond its bound, because a client reads epoch {} and nothing "
+                                + "held here is of it: the epochs ahead skew more than {} / {} absorb", name, held, heldBytes,
+                                starved, ChannelOptions.CAPACITY.key(), ChannelOptions.BUFFER_BYTES.key());
+                    }
+                    break;
+                }
                 notFull.await();
             }
             if (closed || endOfInput) {
@@ -355,6 +369,35 @@ public final class ChannelEndpoint implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Caller holds the lock. The epoch of a connected client with credits that reads an epoch still
+     * being produced (the watermark has not passed it) while nothing here is of an epoch it takes:
+     * nothing buffered, to be re-sent or sent and not yet consumed (which it would consume and
+     * acknowledge, making room). Then the bound must give way: a blocked {@code put}
+     * back-pressures the sampler and the sources, and so holds back the very stragglers that client
+     * waits for, here or at another endpoint. What comes in meanwhile is the skew between epochs;
+     * it ends when the watermark passes the client's epoch. -1 if no client is starved so.
+     */
+    private int starvedClientEpoch() {
+        for (Session s : sessions.values()) {
+            if (s.connection != null && s.credits > 0 && s.maxEpoch > watermarkEpoch && s.maxEpoch != ChannelProtocol.ANY_EPOCH
+                    && !holdsEpochUpTo(s.unacked, Sent::epoch, s.maxEpoch) && !holdsEpochUpTo(s.resend, Sent::epoch, s.maxEpoch)
+                    && !holdsEpochUpTo(buffer, m -> m.epoch, s.maxEpoch)) {
+                return s.maxEpoch;
+            }
+        }
+        return -1;
+    }
+
+    private static <T> boolean holdsEpochUpTo(ArrayDeque<T> q, java.util.function.ToIntFunction<T> epoch, int maxEpoch) {
+        for (T t : q) {
+            if (epoch.applyAsInt(t) <= maxEpoch) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Caller holds the lock. Announces END_OF_EPOCH when the completed epochs have nothing pending. */
@@ -901,6 +944,7 @@ public final class ChannelEndpoint implements AutoCloseable {
                             }
                             s.credits = Math.min(s.credits + fetch.credits(), Long.MAX_VALUE / 2);
                             s.maxEpoch = fetch.maxEpoch();
+                            notFull.signalAll(); // a client now waiting for an open epoch lets put() past the bound
                             if (fetch.ackedSeq() < 0 || fetch.ackedSeq() >= s.nextSeq) {
                                 throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
                                         + " but only " + (s.nextSeq - 1) + " messages were sent in this session");

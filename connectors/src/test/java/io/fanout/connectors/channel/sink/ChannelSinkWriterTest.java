@@ -222,6 +222,64 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void aFullBufferOfALaterEpochGivesWayWhileAClientWaitsForTheEpochStillBeingProduced() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(2));
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(5, 0, 0)); // reads epoch 0, which the watermark has not passed yet
+        w.write(later(10), null);
+        w.write(later(11), null);
+        // Blocking here would hold back epoch 0's stragglers (they come through the same input).
+        Thread producer = new Thread(() -> {
+            try {
+                w.write(later(12), null);
+                w.write(sample(3), null); // the straggler of epoch 0
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        producer.start();
+        producer.join(10_000);
+        assertThat(producer.isAlive()).as("the bound gave way").isFalse();
+        Frame.Message m = c.message();
+        assertThat(m.epoch()).as("the straggler passes the later epoch").isZero();
+        assertThat(batchIdOf(m)).isEqualTo(3);
+        // Once the watermark passed the client's epoch, the bound holds again.
+        w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(0));
+        c.send(new Frame.Fetch(0, m.seq(), 0));
+        Thread blocked = new Thread(() -> {
+            try {
+                w.write(later(13), null);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        blocked.start();
+        awaitBlocked(blocked);
+        assertThat(w.endpoint().held()).isEqualTo(3);
+        c.send(new Frame.Fetch(5, 0, 1)); // the client moves on to epoch 1 and takes the rest
+        List<Frame.Message> taken = new ArrayList<>();
+        for (int i = 10; i < 13; i++) {
+            taken.add(c.message());
+        }
+        Thread.sleep(200);
+        assertThat(blocked.isAlive()).as("a client with messages of its epoch to consume is not starved").isTrue();
+        for (Frame.Message next : taken) {
+            c.send(new Frame.Fetch(1, next.seq(), 1));
+        }
+        blocked.join(10_000);
+        assertThat(blocked.isAlive()).isFalse();
+        assertThat(batchIdOf(c.message())).isEqualTo(13);
+        assertThat(taken).extracting(Frame.Message::epoch).containsOnly(1);
+        assertThat(w.endpoint().peakHeldBytes()).isLessThanOrEqualTo(4L * later(10).payload.length);
+    }
+
+    /** A sample of epoch 1. */
+    private static EncodedSample later(int batchId) {
+        EncodedSample s = sample(batchId);
+        return new EncodedSample(1, batchId, s.numBatches, s.payload);
+    }
+
+    @Test
     void fullBufferBlocksTheWriterUntilAClientPulls() throws Exception {
         ChannelSinkWriter w = writer(options().capacity(2));
         w.write(sample(0), null);
