@@ -228,6 +228,20 @@ def test_copies_resent_by_a_new_session_are_dropped(servers):
     assert got == list(range(6))
 
 
+def read_epochs(client, after, then, check=lambda: True):
+    """(epoch, batch_id) of every message of ``client.epochs()``, each in its epoch; calls ``then()``
+    once ``after`` messages are read and asserts ``check()`` after each one."""
+    seen = []
+    for epoch in client.epochs():
+        for msg in epoch:
+            assert msg.epoch == epoch.epoch
+            seen.append((msg.epoch, msg.batch_id))
+            if len(seen) == after:
+                then()
+            assert check()
+    return seen
+
+
 def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(servers):
     # Endpoint 0 has epoch 1 messages before endpoint 1 finished epoch 0: they wait at endpoint 0,
     # which learns from FETCH that the client reads epoch 0. Endpoint 1 has nothing in epoch 1 and
@@ -239,16 +253,13 @@ def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(se
     a = servers(e0, index=0, num_endpoints=2, epoch_ends={2: 0})
     b = servers(e1, index=1, num_endpoints=2, hold=hold, epoch_ends={2: 1})
     threading.Timer(10.0, hold.set).start()
-    seen = []
+    def lagging():
+        time.sleep(0.3)
+        assert a.sent == 2 and a.limits[-1] == 0  # epoch 1 waits at its endpoint
+        hold.set()
+
     with ChannelClient(endpoints=[a.address, b.address], prefetch=1, prefetch_bytes=0, connect_timeout=10) as client:
-        for epoch in client.epochs():
-            for msg in epoch:
-                assert msg.epoch == epoch.epoch
-                seen.append((epoch.epoch, msg.batch_id))
-                if len(seen) == 2:
-                    time.sleep(0.3)
-                    assert a.sent == 2 and a.limits[-1] == 0  # epoch 1 waits at its endpoint
-                    hold.set()
+        seen = read_epochs(client, 2, lagging)
     assert seen[:4] and sorted(seen[:4]) == [(0, 0), (0, 1), (0, 2), (0, 3)]
     assert seen[4:] == [(1, 0), (1, 1)]
 
@@ -266,17 +277,14 @@ def test_an_endpoint_an_epoch_ahead_does_not_grow_what_the_client_holds(servers,
     b = servers(batches(1, 3), index=1, num_endpoints=2, hold=hold, epoch_ends={3: 0})
     threading.Timer(10.0, hold.set).start()
     bound = 2 * 2 * len(sample_blob(1, 0))
-    seen = []
+
+    def lagging():  # endpoint 0's epoch 0 is read, endpoint 1 lags
+        time.sleep(0.5)
+        assert a.sent == (3 if server_honours_the_epoch else 3 + 2)
+        hold.set()
+
     with ChannelClient(endpoints=[a.address, b.address], prefetch=2, prefetch_bytes=0, connect_timeout=10) as client:
-        for epoch in client.epochs():
-            for msg in epoch:
-                assert msg.epoch == epoch.epoch
-                seen.append((msg.epoch, msg.batch_id))
-                if len(seen) == 3:  # endpoint 0's epoch 0 is read, endpoint 1 lags
-                    time.sleep(0.5)
-                    assert a.sent == (3 if server_honours_the_epoch else 3 + 2)
-                    hold.set()
-                assert client.held_bytes <= bound
+        seen = read_epochs(client, 3, lagging, check=lambda: client.held_bytes <= bound)
         assert 0 < client.peak_held_bytes <= bound and client.held_bytes == 0
     assert sorted(seen[:6]) == [(0, 0), (0, 1), (0, 2), (0, 100), (0, 101), (0, 102)]
     assert seen[6:] == [(1, b) for b in range(30)]  # epoch 1 after epoch 0, each once, in order

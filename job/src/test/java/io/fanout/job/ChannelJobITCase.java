@@ -201,13 +201,7 @@ class ChannelJobITCase {
                 "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
                 "--parallelism", "2", "--output", output.toString(), "--serve", "--registry", registry.toString()}).configuration);
         assertThat(FanoutJob.flinkConfiguration(config).get(PipelineOptions.OBJECT_REUSE)).isTrue();
-        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
-            try {
-                return FanoutJob.run(config);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<JobSummary> job = runInBackground(config);
         Map<Long, byte[]> served = new HashMap<>();
         try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults())) {
             ChannelReader.Epoch epoch;
@@ -231,6 +225,17 @@ class ChannelJobITCase {
                 "-Dpipeline.object-reuse=false"}).configuration);
         assertThat(FanoutJob.flinkConfiguration(copying).get(PipelineOptions.OBJECT_REUSE))
                 .as("a user's pipeline.object-reuse wins").isFalse();
+    }
+
+    /** Runs the real job ({@link FanoutJob#run}) in the MiniCluster while the test reads the channel. */
+    private static CompletableFuture<JobSummary> runInBackground(FanoutJobConfig config) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return FanoutJob.run(config);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
     }
 
     /** The value of the one gauge whose identifier ends with {@code .name}. */
@@ -257,13 +262,7 @@ class ChannelJobITCase {
                 "-Dfanout.channel.capacity=2", "-Drestart-strategy.type=fixed-delay",
                 "-Drestart-strategy.fixed-delay.attempts=3", "-Drestart-strategy.fixed-delay.delay=200ms"}).configuration);
         ChannelMetricsProbe.METRICS.clear();
-        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
-            try {
-                return FanoutJob.run(config);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<JobSummary> job = runInBackground(config);
         int numBatches = (2708 + 63) / 64;
         Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();
         try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2))) {
@@ -298,13 +297,7 @@ class ChannelJobITCase {
                 "-Dfanout.channel.buffer-bytes=512kb", "-Dfanout.channel.capacity=1000", "-Dfanout.channel.linger=500ms",
                 "-Dfanout.inject-sampling-errors=0:5,1:7"}).configuration);
         ChannelMetricsProbe.METRICS.clear();
-        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
-            try {
-                return FanoutJob.run(config);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<JobSummary> job = runInBackground(config);
         int numBatches = (2708 + 63) / 64;
         List<Integer> epochs = new ArrayList<>();
         Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();

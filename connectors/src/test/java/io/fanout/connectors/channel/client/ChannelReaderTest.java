@@ -58,6 +58,19 @@ class ChannelReaderTest {
         });
     }
 
+    /** Ends the input of each endpoint in turn, in the background (each waits for its drain). */
+    static CompletableFuture<Void> finish(ChannelEndpoint... endpoints) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                for (ChannelEndpoint e : endpoints) {
+                    e.finishAndDrain();
+                }
+            } catch (Exception ex) {
+                throw new RuntimeException(ex);
+            }
+        });
+    }
+
     private static List<Integer> drain(ChannelReader r) {
         List<Integer> ids = new ArrayList<>();
         while (r.hasNext()) {
@@ -265,6 +278,13 @@ class ChannelReaderTest {
         return ChannelSinkOptions.builder(registryDir.toString()).capacity(50).linger(Duration.ofMillis(100)).token("tok");
     }
 
+    /** Puts batches [from, to) of {@code epoch} into the endpoint. */
+    static void put(ChannelEndpoint e, int epoch, int from, int to) throws InterruptedException {
+        for (int i = from; i < to; i++) {
+            e.put(sample(epoch, i));
+        }
+    }
+
     static EncodedSample sample(int epoch, int batchId) {
         SampleMessage m = new SampleMessage().putInt64(MessageKeys.META_EPOCH, epoch).putInt64(MessageKeys.META_BATCH_ID, batchId);
         return new EncodedSample(epoch, batchId, 10, SafetensorsCodec.encode(m));
@@ -287,13 +307,7 @@ class ChannelReaderTest {
                 // 4 more sit in the reader's queue, unacknowledged, when the path is cut.
                 Thread.sleep(100);
                 proxy.cutAll();
-                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                    try {
-                        e.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                });
+                CompletableFuture<Void> end = finish(e);
                 while (r.hasNext()) {
                     got.add(r.next().batchId);
                 }
@@ -310,12 +324,8 @@ class ChannelReaderTest {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
                 ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
             // a gets epoch 1 early (before b finished epoch 0); b gets nothing of epoch 1.
-            for (int i = 0; i < 5; i++) {
-                a.put(sample(0, i));
-            }
-            for (int i = 0; i < 5; i++) {
-                a.put(sample(1, i));
-            }
+            put(a, 0, 0, 5);
+            put(a, 1, 0, 5);
             List<Integer> epochs = new ArrayList<>();
             List<List<Integer>> perEpoch = new ArrayList<>();
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
@@ -326,9 +336,7 @@ class ChannelReaderTest {
                     first.add(ep.next().batchId);
                 }
                 // b now delivers its share of epoch 0, then the watermark says epoch 0 is complete.
-                for (int i = 5; i < 10; i++) {
-                    b.put(sample(0, i));
-                }
+                put(b, 0, 5, 10);
                 a.advanceWatermark(0);
                 b.advanceWatermark(0);
                 while (ep.hasNext()) {
@@ -336,14 +344,7 @@ class ChannelReaderTest {
                 }
                 epochs.add(0);
                 perEpoch.add(first);
-                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                    try {
-                        b.finishAndDrain(); // nothing of epoch 1: b is done at once
-                        a.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                });
+                CompletableFuture<Void> end = finish(b, a); // nothing of epoch 1: b is done at once
                 while ((ep = r.nextEpoch()) != null) {
                     epochs.add(ep.epoch());
                     List<Integer> ids = new ArrayList<>();
@@ -367,12 +368,8 @@ class ChannelReaderTest {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
                 ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
             // a has all of its epoch 0 and 30 messages of epoch 1 while b has not produced its epoch 0 yet.
-            for (int i = 0; i < 3; i++) {
-                a.put(sample(0, i));
-            }
-            for (int i = 0; i < 30; i++) {
-                a.put(sample(1, i));
-            }
+            put(a, 0, 0, 3);
+            put(a, 1, 0, 30);
             a.advanceWatermark(0);
             int size = sample(1, 0).payload.length;
             long bound = 2L * 2 * size; // two endpoints, a window of 2 each
@@ -385,18 +382,9 @@ class ChannelReaderTest {
                 }
                 Thread.sleep(500); // the reader now waits for b; a could send epoch 1 ahead
                 assertThat(a.delivered()).as("nothing of epoch 1 left a while the reader reads epoch 0").isEqualTo(3);
-                for (int i = 0; i < 3; i++) {
-                    b.put(sample(0, 100 + i));
-                }
+                put(b, 0, 100, 103);
                 b.advanceWatermark(0);
-                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                    try {
-                        b.finishAndDrain();
-                        a.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                });
+                CompletableFuture<Void> end = finish(b, a);
                 do {
                     while (ep.hasNext()) {
                         EncodedSample s = ep.next();
@@ -424,13 +412,7 @@ class ChannelReaderTest {
             e.put(new EncodedSample(0, 1, 10, io.fanout.connectors.message.SamplingErrors.encode(0, 1, 10,
                     "java.lang.IllegalStateException: boom\n\tat Sampler.sample")));
             e.put(sample(0, 2));
-            CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                try {
-                    e.finishAndDrain();
-                } catch (Exception ex) {
-                    throw new RuntimeException(ex);
-                }
-            });
+            CompletableFuture<Void> end = finish(e);
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults())) {
                 assertThat(r.next().batchId).isZero();
                 assertThatThrownBy(r::next).isInstanceOfSatisfying(ChannelReader.SamplingErrorException.class, x -> {
@@ -489,11 +471,10 @@ class ChannelReaderTest {
                 try {
                     Thread.sleep(2_000);
                     e.put(sample(0, 1));
-                    e.finishAndDrain();
-                } catch (Exception ex) {
+                } catch (InterruptedException ex) {
                     throw new RuntimeException(ex);
                 }
-            });
+            }).thenCompose(v -> finish(e));
             assertThat(r.next().batchId).isEqualTo(1);
             assertThat(r.hasNext()).isFalse();
             later.get(10, TimeUnit.SECONDS);

@@ -75,6 +75,21 @@ class ChannelSinkWriterTest {
         return m.batchId();
     }
 
+    /** Writes {@code samples} in order in a new (started) thread, which may block on the bound. */
+    private static Thread writeInBackground(ChannelSinkWriter w, EncodedSample... samples) {
+        Thread t = new Thread(() -> {
+            try {
+                for (EncodedSample s : samples) {
+                    w.write(s, null);
+                }
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
     private static void awaitBlocked(Thread t) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (t.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
@@ -228,16 +243,9 @@ class ChannelSinkWriterTest {
         c.send(new Frame.Fetch(5, 0, 0)); // reads epoch 0, which the watermark has not passed yet
         w.write(later(10), null);
         w.write(later(11), null);
-        // Blocking here would hold back epoch 0's stragglers (they come through the same input).
-        Thread producer = new Thread(() -> {
-            try {
-                w.write(later(12), null);
-                w.write(sample(3), null); // the straggler of epoch 0
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        producer.start();
+        // Blocking here would hold back epoch 0's stragglers (they come through the same input);
+        // sample(3) is the straggler of epoch 0.
+        Thread producer = writeInBackground(w, later(12), sample(3));
         producer.join(10_000);
         assertThat(producer.isAlive()).as("the bound gave way").isFalse();
         Frame.Message m = c.message();
@@ -246,14 +254,7 @@ class ChannelSinkWriterTest {
         // Once the watermark passed the client's epoch, the bound holds again.
         w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(0));
         c.send(new Frame.Fetch(0, m.seq(), 0));
-        Thread blocked = new Thread(() -> {
-            try {
-                w.write(later(13), null);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        blocked.start();
+        Thread blocked = writeInBackground(w, later(13));
         awaitBlocked(blocked);
         assertThat(w.endpoint().held()).isEqualTo(3);
         c.send(new Frame.Fetch(5, 0, 1)); // the client moves on to epoch 1 and takes the rest
@@ -284,14 +285,7 @@ class ChannelSinkWriterTest {
         ChannelSinkWriter w = writer(options().capacity(2));
         w.write(sample(0), null);
         w.write(sample(1), null);
-        Thread producer = new Thread(() -> {
-            try {
-                w.write(sample(2), null);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        producer.start();
+        Thread producer = writeInBackground(w, sample(2));
         awaitBlocked(producer);
         assertThat(w.endpoint().buffered()).isEqualTo(2);
         RawClient c = client(w);
@@ -312,14 +306,7 @@ class ChannelSinkWriterTest {
         ChannelSinkWriter w = writer(options().capacity(100).bufferBytes(small.payload.length + 10));
         EncodedSample big = new EncodedSample(0, 7, 8, new byte[small.payload.length * 3]);
         w.write(big, null); // larger than the bound, buffer empty: accepted
-        Thread producer = new Thread(() -> {
-            try {
-                w.write(small, null);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        producer.start();
+        Thread producer = writeInBackground(w, small);
         awaitBlocked(producer);
         RawClient c = client(w);
         c.send(new Frame.Fetch(1));
