@@ -1,13 +1,10 @@
 package io.fanout.graph;
 
 import io.fanout.graph.EdgeFileHeader.Column;
-import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.zip.GZIPInputStream;
 
 /**
  * Parses one edge file's bytes straight into {@link EdgeStaging}: no per-line strings, no regex.
@@ -21,10 +18,12 @@ final class EdgeFileReader {
 
     /** The graph-wide settings, established by the first file that declares or implies each one. */
     static final class Settings {
-        /** Effective directedness: declared, or true by default; set by the first file. */
+        /** Effective directedness: declared, or the caller's option; set by the first file. */
         Boolean directed;
         /** Name of the file that fixed {@link #directed}, for messages. */
         Path directedFrom;
+        /** The caller's directedness (option fanout.directed), or null: then the first file must declare it. */
+        Boolean directedOption;
         /** Columns after src,dst; null until declared or inferred from the first data row. */
         Column[] extras;
         Path extrasFrom;
@@ -35,6 +34,10 @@ final class EdgeFileReader {
         long idBase = 0;
         /** Rows staged; created once the columns are known. */
         EdgeStaging staging;
+        /** When set, a scan: rows are validated and only their ids kept here (no staging). */
+        NodeIdSet idsOnly;
+        /** Directed edges the rows yield so far (also counted in a scan). */
+        long directedEdges;
         long capacityHint;
     }
 
@@ -45,8 +48,6 @@ final class EdgeFileReader {
     private long line;
     private long rows;
     private long idBase;
-    /** Largest raw id value (before subtracting id_base) that fits the store. */
-    private long maxRawId;
     /** Declared num_nodes, or Long.MAX_VALUE. */
     private long declaredNodes;
     private boolean undirected;
@@ -71,9 +72,7 @@ final class EdgeFileReader {
         } catch (IOException e) { // e.g. a truncated gzip stream: say which file and where
             throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
         }
-        if (line == 0) {
-            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
-        }
+        // An empty file declares nothing and has no row to read: the next file establishes the settings.
         if (declaredRows >= 0 && declaredRows != rows) {
             GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
         }
@@ -81,7 +80,7 @@ final class EdgeFileReader {
     }
 
     private void readAll() throws IOException {
-        try (InputStream in = open(file)) {
+        try (InputStream in = GraphFiles.open(file)) {
             int start = 0;
             int limit = 0;
             while (true) {
@@ -124,30 +123,6 @@ final class EdgeFileReader {
         }
     }
 
-    private static InputStream open(Path file) throws IOException {
-        // FileInputStream, not Files.newInputStream: the latter's available() seeks, which fails on named pipes.
-        PushbackInputStream in = new PushbackInputStream(new FileInputStream(file.toFile()), 2);
-        try {
-            byte[] magic = new byte[2];
-            int got = 0;
-            while (got < 2) {
-                int n = in.read(magic, got, 2 - got);
-                if (n < 0) {
-                    break;
-                }
-                got += n;
-            }
-            in.unread(magic, 0, got);
-            if (got == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) { // gzip, whatever the name
-                return new GZIPInputStream(in, 1 << 16);
-            }
-            return in;
-        } catch (IOException | RuntimeException e) {
-            in.close();
-            throw e;
-        }
-    }
-
     /** Parses the whole lines in {@code buf[from, to)}; {@code buf[to - 1]} is {@code '\n'}. */
     private void parseLines(int from, int to) throws IOException {
         int p = from;
@@ -176,8 +151,17 @@ final class EdgeFileReader {
     /** Merges this file's header into the graph-wide settings and fixes this file's parse rules. */
     private void begin(EdgeFileHeader header) throws GraphFormatException {
         Settings s = settings;
+        if (header.directed != null && s.directedOption != null && !header.directed.equals(s.directedOption)) {
+            throw new GraphFormatException(file, 1, "header directed=" + header.directed
+                    + " disagrees with the option fanout.directed (--directed) " + s.directedOption);
+        }
         if (s.directed == null) {
-            s.directed = header.directed != null ? header.directed : Boolean.TRUE;
+            // No silent default: a header-less undirected file loaded as directed samples half its edges.
+            if (header.directed == null && s.directedOption == null) {
+                throw new GraphFormatException(file, 1, "no directed= header: declare directed=true or directed=false"
+                        + " in a first '#' line, or give the option fanout.directed (--directed true|false)");
+            }
+            s.directed = header.directed != null ? header.directed : s.directedOption;
             s.directedFrom = file;
         } else if (header.directed != null && !header.directed.equals(s.directed)) {
             throw new GraphFormatException(file, 1, "header directed=" + header.directed + " disagrees with directed="
@@ -210,7 +194,6 @@ final class EdgeFileReader {
         }
         undirected = !s.directed;
         idBase = s.idBase;
-        maxRawId = idBase + GraphLoader.MAX_NODES - 1;
         declaredNodes = s.numNodes >= 0 ? s.numNodes : Long.MAX_VALUE;
         if (s.extras != null) {
             useColumns(s.extras);
@@ -219,6 +202,9 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) {
         extras = columns;
+        if (settings.idsOnly != null) {
+            return; // a scan keeps no rows
+        }
         if (settings.staging == null) {
             boolean weighted = false;
             boolean timed = false;
@@ -244,14 +230,14 @@ final class EdgeFileReader {
         }
         int start = p;
         p = idEnd(p, "src");
-        int src = id(start, p, "src");
+        long src = id(start, p, "src");
         p = skipBlanks(p);
         if (buf[p] == '\n') {
             throw error("missing column dst (expected " + EdgeFileHeader.columnsText(extras) + ")");
         }
         start = p;
         p = idEnd(p, "dst");
-        int dst = id(start, p, "dst");
+        long dst = id(start, p, "dst");
         for (Column column : extras) {
             p = skipBlanks(p);
             if (buf[p] == '\n') {
@@ -265,10 +251,16 @@ final class EdgeFileReader {
                     + EdgeFileHeader.columnsText(extras) + ")");
         }
         int cost = undirected && src != dst ? 2 : 1;
-        if (staging.directedEdges() + cost > GraphLoader.MAX_EDGES) {
+        if (settings.directedEdges + cost > GraphLoader.MAX_EDGES) {
             throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
         }
-        staging.add(src, dst, weight, timestamp, cost);
+        settings.directedEdges += cost;
+        if (settings.idsOnly != null) {
+            settings.idsOnly.add(src);
+            settings.idsOnly.add(dst);
+        } else {
+            staging.add(src, dst, weight, timestamp, cost);
+        }
         rows++;
         return p + 1;
     }
@@ -324,15 +316,15 @@ final class EdgeFileReader {
         return p;
     }
 
-    /** The id of digits {@code buf[start, end)}, shifted by id_base and checked against the store and num_nodes. */
-    private int id(int start, int end, String column) throws GraphFormatException {
+    /** The id of digits {@code buf[start, end)}, shifted by id_base and checked against int64 and num_nodes. */
+    private long id(int start, int end, String column) throws GraphFormatException {
         long raw = 0;
         for (int i = start; i < end; i++) {
-            raw = raw * 10 + (buf[i] - '0');
-            if (raw > maxRawId) {
-                throw error(column + " id " + token(start) + " is too large for the int32 store (largest id is "
-                        + (GraphLoader.MAX_NODES - 1) + (idBase != 0 ? " after id_base=" + idBase : "") + ")");
+            int digit = buf[i] - '0';
+            if (raw > (Long.MAX_VALUE - digit) / 10) {
+                throw error(column + " id " + token(start) + " is out of the int64 range");
             }
+            raw = raw * 10 + digit;
         }
         long id = raw - idBase;
         if (id < 0) {
@@ -342,7 +334,7 @@ final class EdgeFileReader {
             throw error(column + " id " + raw + " is not below num_nodes=" + declaredNodes + " declared in "
                     + (settings.numNodesFrom.equals(file) ? "the header" : settings.numNodesFrom.toString()));
         }
-        return (int) id;
+        return id;
     }
 
     private int parseWeight(int p) throws GraphFormatException {

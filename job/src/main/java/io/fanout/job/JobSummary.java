@@ -1,5 +1,8 @@
 package io.fanout.job;
 
+import io.fanout.features.FeatureDType;
+import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
@@ -14,17 +17,33 @@ public final class JobSummary {
     public final int graphNodes;
     public final long graphEdges;
     public final long graphHeapBytes;
+    /** Features per node, 0 without a node file or with labels only. */
+    public final int featureDim;
+    /** The feature dtype's name (float32, float16, uint8), or null without a node file. */
+    public final String featureDType;
+    public final int featureBytesPerValue;
+    public final long featureHeapBytes;
+    /** Largest |stored - read| feature value (quantisation / rounding error). */
+    public final double featureMaxError;
 
-    JobSummary(Map<String, Object> accumulators, double seconds, int graphNodes, long graphEdges, long graphHeapBytes) {
-        this.batches = count(accumulators, "fanout.batches");
-        this.seeds = count(accumulators, "fanout.seeds");
-        this.sampledNodes = count(accumulators, "fanout.sampled-nodes");
-        this.sampledEdges = count(accumulators, "fanout.sampled-edges");
-        this.messageBytes = count(accumulators, "fanout.message-bytes");
+    /** The summary of a finished job from its accumulators (the graph as the TaskManagers loaded it). */
+    JobSummary(Map<String, Object> accumulators, double seconds) {
+        this.batches = count(accumulators, SamplingCounters.BATCHES);
+        this.seeds = count(accumulators, SamplingCounters.SEEDS);
+        this.sampledNodes = count(accumulators, SamplingCounters.NODES);
+        this.sampledEdges = count(accumulators, SamplingCounters.EDGES);
+        this.messageBytes = count(accumulators, SamplingCounters.BYTES);
         this.seconds = seconds;
-        this.graphNodes = graphNodes;
-        this.graphEdges = graphEdges;
-        this.graphHeapBytes = graphHeapBytes;
+        this.graphNodes = (int) count(accumulators, SamplingCounters.GRAPH_NODES);
+        this.graphEdges = count(accumulators, SamplingCounters.GRAPH_EDGES);
+        this.graphHeapBytes = count(accumulators, SamplingCounters.GRAPH_HEAP_BYTES);
+        this.featureDim = (int) count(accumulators, SamplingCounters.FEATURE_DIM);
+        this.featureBytesPerValue = (int) count(accumulators, SamplingCounters.FEATURE_VALUE_BYTES);
+        this.featureDType = featureBytesPerValue == 0 ? null : Arrays.stream(FeatureDType.values())
+                .filter(d -> d.bytes() == featureBytesPerValue).findFirst().map(FeatureDType::optionValue).orElse("?");
+        this.featureHeapBytes = count(accumulators, SamplingCounters.FEATURE_HEAP_BYTES);
+        Object error = accumulators.get(SamplingCounters.FEATURE_MAX_ERROR);
+        this.featureMaxError = error instanceof Number ? ((Number) error).doubleValue() : 0;
     }
 
     private static long count(Map<String, Object> accumulators, String name) {
@@ -47,14 +66,19 @@ public final class JobSummary {
 
     @Override
     public String toString() {
+        String features = featureDType == null ? "" : String.format(Locale.ROOT,
+                "  node features   %,d x %,d %s (%d bytes/value%s), labels; %,d heap bytes%n", graphNodes, featureDim,
+                featureDType, featureBytesPerValue, featureMaxError > 0 ? String.format(Locale.ROOT,
+                        ", max error %.3g", featureMaxError) : "", featureHeapBytes);
         return String.format(Locale.ROOT,
                 "fanout summary%n"
                         + "  graph           %,d nodes, %,d stored edges, %,d heap bytes (%.2f bytes/edge)%n"
+                        + "%s"
                         + "  batches         %,d (%,d seeds)%n"
                         + "  sampled         %,d nodes, %,d edges, %.1f MB of messages%n"
                         + "  job time        %.2f s (from submission to the end, start-up included)%n"
                         + "  throughput      %,.0f seeds/s, %,.0f sampled edges/s",
-                graphNodes, graphEdges, graphHeapBytes, bytesPerEdge(), batches, seeds, sampledNodes, sampledEdges,
+                graphNodes, graphEdges, graphHeapBytes, bytesPerEdge(), features, batches, seeds, sampledNodes, sampledEdges,
                 messageBytes / 1e6, seconds, seedsPerSecond(), sampledEdgesPerSecond());
     }
 }
