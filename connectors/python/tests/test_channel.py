@@ -197,7 +197,9 @@ def test_a_dropped_connection_is_resumed_and_nothing_is_lost_or_repeated(servers
     assert received == list(range(8))
     assert server.connections == 2
     assert server.hellos[1][2] == EndpointServer.SESSION  # the client resumed its session
-    assert sorted(server.acks) == list(range(1, 9))  # every message acknowledged once consumed
+    # Every message acknowledged once consumed; one the server sends again after the drop because its
+    # ack had not arrived yet is acknowledged again (CHANNEL.md, lost connection), so compare sets.
+    assert set(server.acks) == set(range(1, 9))
 
 
 def test_an_endpoint_that_stays_away_fails_within_the_reconnect_timeout(servers):
