@@ -37,7 +37,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v2), found
+ * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v3), found
  * through the registry directory or given as host:port addresses.
  *
  * <p>Two ways to read, not to be mixed: as a flat {@link Iterator} of every message in arrival order

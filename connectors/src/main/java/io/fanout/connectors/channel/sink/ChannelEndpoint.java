@@ -39,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One channel endpoint (connectors/CHANNEL.md, protocol v2), no Flink inside: a TCP server over a
+ * One channel endpoint (connectors/CHANNEL.md, protocol v3, serving v2 clients too), no Flink inside: a TCP server over a
  * bounded buffer of messages that pulling clients share.
  *
  * <p>Delivery: a buffered message goes to one client <em>session</em>, which keeps it as
