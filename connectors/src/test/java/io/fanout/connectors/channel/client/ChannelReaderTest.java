@@ -405,6 +405,80 @@ class ChannelReaderTest {
         }
     }
 
+    /**
+     * A server that ignores FETCH max_epoch (one endpoint of one): 3 messages of epoch 0, then 10 of
+     * epoch 1 as credits allow; END_OF_EPOCH(0) only after a pause, END_OF_STREAM once all are acked.
+     */
+    @Test
+    void messagesOfALaterEpochThatArriveAnywayAreHeldBackAgainstTheCreditWindow() throws Exception {
+        int size = sample(1, 0).payload.length;
+        java.util.concurrent.atomic.AtomicLong credits = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger acks = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> ignoring = CompletableFuture.runAsync(() -> {
+                try (java.net.Socket s = server.accept()) {
+                    FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
+                    FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
+                    assertThat(in.read()).isInstanceOf(Frame.Hello.class);
+                    out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
+                    Thread fetches = new Thread(() -> {
+                        try {
+                            Frame f;
+                            while ((f = in.read()) instanceof Frame.Fetch fetch) {
+                                credits.addAndGet(fetch.credits());
+                                acks.addAndGet(fetch.ackedSeq() > 0 ? 1 : 0);
+                            }
+                        } catch (java.io.IOException e) {
+                            // the reader closed
+                        }
+                    });
+                    fetches.start();
+                    for (int i = 0; i < 13; i++) {
+                        while (credits.get() == 0) {
+                            Thread.sleep(1);
+                        }
+                        credits.decrementAndGet();
+                        EncodedSample m = i < 3 ? sample(0, i) : sample(1, i - 3);
+                        synchronized (out) {
+                            out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                        }
+                        if (i == 4) {
+                            Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
+                            assertThat(credits.get()).as("no credit came back for the 2 held-back messages").isZero();
+                            out.write(new Frame.EndOfEpoch(0));
+                        }
+                    }
+                    while (acks.get() < 13) {
+                        Thread.sleep(1);
+                    }
+                    out.write(new Frame.EndOfEpoch(1));
+                    out.write(new Frame.EndOfStream());
+                    fetches.join(5_000);
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            List<String> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromEndpoints(List.of(new InetSocketAddress("127.0.0.1", server.getLocalPort())),
+                    ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0))) {
+                ChannelReader.Epoch ep;
+                while ((ep = r.nextEpoch()) != null) {
+                    while (ep.hasNext()) {
+                        EncodedSample s = ep.next();
+                        got.add(s.epoch + ":" + s.batchId);
+                    }
+                }
+                assertThat(r.peakHeldBytes()).as("at most the window of 2").isLessThanOrEqualTo(2L * size);
+            }
+            ignoring.get(20, TimeUnit.SECONDS);
+            List<String> expected = new ArrayList<>(List.of("0:0", "0:1", "0:2"));
+            for (int i = 0; i < 10; i++) {
+                expected.add("1:" + i);
+            }
+            assertThat(got).isEqualTo(expected);
+        }
+    }
+
     @Test
     void aSamplingErrorMessageIsThrownWithTheServerTextAndReadingGoesOn() throws Exception {
         try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null)) {
