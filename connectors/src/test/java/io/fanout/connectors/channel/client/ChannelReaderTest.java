@@ -214,6 +214,26 @@ class ChannelReaderTest {
         }
     }
 
+    /** What a hand-written server does after it welcomed the reader (endpoint 0 of 1). */
+    interface Conversation {
+        void run(FrameReader in, FrameWriter out) throws Exception;
+    }
+
+    /** Serves one reader on {@code server} in the background: reads its HELLO, welcomes it, then {@code c}. */
+    static CompletableFuture<Void> handWritten(ServerSocket server, Conversation c) {
+        return CompletableFuture.runAsync(() -> {
+            try (java.net.Socket s = server.accept()) {
+                FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
+                FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
+                assertThat(in.read()).isInstanceOf(Frame.Hello.class);
+                out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
+                c.run(in, out);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
     /**
      * A broken server: welcomes the reader, then writes twenty messages against its two credits (so
      * many that the consumer's returned credits cannot keep up however the threads are scheduled).
@@ -221,20 +241,12 @@ class ChannelReaderTest {
     @Test
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Void> broken = CompletableFuture.runAsync(() -> {
-                try (java.net.Socket s = server.accept()) {
-                    FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
-                    FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
-                    assertThat(in.read()).isInstanceOf(Frame.Hello.class);
-                    out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
-                    for (int i = 0; i < 20; i++) {
-                        EncodedSample m = sample(i);
-                        out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
-                    }
-                    Thread.sleep(2_000); // keep the connection open while the reader judges it
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
+            CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
+                for (int i = 0; i < 20; i++) {
+                    EncodedSample m = sample(i);
+                    out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
+                Thread.sleep(2_000); // keep the connection open while the reader judges it
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
             ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0);
@@ -415,48 +427,38 @@ class ChannelReaderTest {
         java.util.concurrent.atomic.AtomicLong credits = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicInteger acks = new java.util.concurrent.atomic.AtomicInteger();
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Void> ignoring = CompletableFuture.runAsync(() -> {
-                try (java.net.Socket s = server.accept()) {
-                    FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
-                    FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
-                    assertThat(in.read()).isInstanceOf(Frame.Hello.class);
-                    out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
-                    Thread fetches = new Thread(() -> {
-                        try {
-                            Frame f;
-                            while ((f = in.read()) instanceof Frame.Fetch fetch) {
-                                credits.addAndGet(fetch.credits());
-                                acks.addAndGet(fetch.ackedSeq() > 0 ? 1 : 0);
-                            }
-                        } catch (java.io.IOException e) {
-                            // the reader closed
+            CompletableFuture<Void> ignoring = handWritten(server, (in, out) -> {
+                Thread fetches = new Thread(() -> {
+                    try {
+                        Frame f;
+                        while ((f = in.read()) instanceof Frame.Fetch fetch) {
+                            credits.addAndGet(fetch.credits());
+                            acks.addAndGet(fetch.ackedSeq() > 0 ? 1 : 0);
                         }
-                    });
-                    fetches.start();
-                    for (int i = 0; i < 13; i++) {
-                        while (credits.get() == 0) {
-                            Thread.sleep(1);
-                        }
-                        credits.decrementAndGet();
-                        EncodedSample m = i < 3 ? sample(0, i) : sample(1, i - 3);
-                        synchronized (out) {
-                            out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
-                        }
-                        if (i == 4) {
-                            Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
-                            assertThat(credits.get()).as("no credit came back for the 2 held-back messages").isZero();
-                            out.write(new Frame.EndOfEpoch(0));
-                        }
+                    } catch (java.io.IOException e) {
+                        // the reader closed
                     }
-                    while (acks.get() < 13) {
+                });
+                fetches.start();
+                for (int i = 0; i < 13; i++) {
+                    while (credits.get() == 0) {
                         Thread.sleep(1);
                     }
-                    out.write(new Frame.EndOfEpoch(1));
-                    out.write(new Frame.EndOfStream());
-                    fetches.join(5_000);
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
+                    credits.decrementAndGet();
+                    EncodedSample m = i < 3 ? sample(0, i) : sample(1, i - 3);
+                    out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                    if (i == 4) {
+                        Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
+                        assertThat(credits.get()).as("no credit came back for the 2 held-back messages").isZero();
+                        out.write(new Frame.EndOfEpoch(0));
+                    }
                 }
+                while (acks.get() < 13) {
+                    Thread.sleep(1);
+                }
+                out.write(new Frame.EndOfEpoch(1));
+                out.write(new Frame.EndOfStream());
+                fetches.join(5_000);
             });
             List<String> got = new ArrayList<>();
             try (ChannelReader r = ChannelReader.fromEndpoints(List.of(new InetSocketAddress("127.0.0.1", server.getLocalPort())),
