@@ -4,7 +4,7 @@
 - ``read_samples(path)`` / ``SamplesReader(path).epochs()``: messages stored in ``.samples`` files (a file
   or a directory) by (epoch, batch_id), one per batch, ``SamplingError`` for a failed batch (the channel
   client's contract); ``read_records(path)``: every record as stored.
-- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
+- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v3,
   ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
   epoch``; a failed batch raises ``SamplingError``.
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
@@ -15,7 +15,8 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
+from .channel import (PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelStallError, ChannelTimeoutError, Epoch,
+                      SamplingError)
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
@@ -29,7 +30,8 @@ __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
     "IncompleteEpochError",
-    "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
+    "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
+    "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",
 ]

@@ -66,6 +66,10 @@ public final class FanoutJobConfig {
     /** Job parallelism, or null for Flink's default. */
     public final Integer parallelism;
     public final Duration checkpointInterval;
+    /** {@code fanout.checkpoint-timeout}. */
+    public final Duration checkpointTimeout;
+    /** {@code fanout.tolerable-failed-checkpoints}: -1 = any number. */
+    public final int tolerableFailedCheckpoints;
     /** Checkpoint storage URI, or null. */
     public final String checkpointDir;
     /** Cap on seed batches per second over the whole job; 0 for none. */
@@ -177,6 +181,12 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + checkpointInterval + "' for option "
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
+        this.checkpointTimeout = get(conf, FanoutOptions.CHECKPOINT_TIMEOUT);
+        if (checkpointTimeout.toMillis() < 10) {
+            throw new ConfigException("Invalid value '" + checkpointTimeout + "' for option "
+                    + name(FanoutOptions.CHECKPOINT_TIMEOUT) + ": must be at least 10 ms");
+        }
+        this.tolerableFailedCheckpoints = atLeast(conf, FanoutOptions.TOLERABLE_FAILED_CHECKPOINTS, -1);
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
         if (store == StoreType.PARTITIONED) {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler

@@ -176,6 +176,21 @@ public final class FanoutOptions {
             .withDescription("Interval of Flink checkpoints (RocksDB state backend). Offline files are"
                     + " committed at checkpoints and at the end of input.");
 
+    public static final ConfigOption<Duration> CHECKPOINT_TIMEOUT = ConfigOptions.key("fanout.checkpoint-timeout")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(10))
+            .withDescription("How long a checkpoint may take before it is aborted and counts as failed. While a"
+                    + " trainer pauses, the channel sink it back-pressures cannot take a checkpoint; see"
+                    + " fanout.tolerable-failed-checkpoints.");
+
+    public static final ConfigOption<Integer> TOLERABLE_FAILED_CHECKPOINTS = ConfigOptions.key("fanout.tolerable-failed-checkpoints")
+            .intType()
+            .defaultValue(-1)
+            .withDescription("Consecutive failed (e.g. timed-out) checkpoints the job tolerates before it fails over;"
+                    + " -1: any number. A trainer that pauses longer than fanout.checkpoint-timeout makes checkpoints"
+                    + " time out (the sink waits for it with the barrier behind); failing over would not help it, so"
+                    + " by default the job waits and checkpoints again once the trainer pulls.");
+
     public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("fanout.checkpoint-dir")
             .stringType()
             .noDefaultValue()
@@ -204,7 +219,8 @@ public final class FanoutOptions {
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
                 SEED, SAMPLER, STORE, FANOUT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
-                OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+                OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS,
+                CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

@@ -103,6 +103,16 @@ public final class FanoutJob {
         if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval);
         }
+        // A paused trainer holds the channel sink's task thread in write() (its back-pressure), and the
+        // checkpoint barrier behind it; aligned or unaligned, no checkpoint of that subtask completes
+        // until the trainer pulls. Such checkpoints time out and are tolerated, not failed over.
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_TIMEOUT)) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.checkpointTimeout);
+        }
+        if (!conf.contains(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)) {
+            conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
+                    config.tolerableFailedCheckpoints < 0 ? Integer.MAX_VALUE : config.tolerableFailedCheckpoints);
+        }
         if (config.checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
             conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);

@@ -58,6 +58,8 @@ class CommandLineTest {
         assertThat(c.edgeDirection).isEqualTo(EdgeDirection.OUT);
         assertThat(c.seeds).isNull();
         assertThat(c.parallelism).isNull();
+        assertThat(c.checkpointTimeout).isEqualTo(Duration.ofMinutes(10));
+        assertThat(c.tolerableFailedCheckpoints).as("any number: a paused trainer does not fail the job over").isEqualTo(-1);
     }
 
     @Test
@@ -169,6 +171,10 @@ class CommandLineTest {
                 .hasMessageContaining("--sampler").hasMessageContaining("random-walk");
         assertThatThrownBy(() -> config("--graph", cora, "--checkpoint-interval", "0 s"))
                 .hasMessageContaining("--checkpoint-interval");
+        assertThatThrownBy(() -> config("--graph", cora, "--checkpoint-timeout", "0 s"))
+                .hasMessageContaining("--checkpoint-timeout");
+        assertThatThrownBy(() -> config("--graph", cora, "--tolerable-failed-checkpoints", "-2"))
+                .hasMessageContaining("--tolerable-failed-checkpoints").hasMessageContaining("'-2'");
         assertThatThrownBy(() -> config("--batch-size", "3")).hasMessageContaining("--graph").hasMessageContaining("required");
         assertThatThrownBy(() -> config("--graph", cora, "--output", cora + "/edges.tsv"))
                 .hasMessageContaining("--output").hasMessageContaining("directory");
