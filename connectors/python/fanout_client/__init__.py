@@ -8,6 +8,8 @@
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
+- ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
+  ``edge_index``, ``n_id``, ``batch_size``, ...); ``as_pyg=True`` on the readers does it for you.
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
@@ -19,6 +21,7 @@ from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
 from .torch_support import to_torch
+from .pyg import to_pyg
 
 __version__ = "0.1.0"
 
@@ -27,5 +30,5 @@ __all__ = [
     "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
     "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch",
+    "Message", "to_torch", "to_pyg",
 ]

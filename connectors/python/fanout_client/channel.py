@@ -318,7 +318,8 @@ class ChannelClient:
     which also hold the access token) or ``endpoints`` (a list of ``"host:port"``, then ``token``
     is needed). Messages are ``Message`` dicts of numpy arrays, or torch tensors with
     ``as_torch=True`` (``pin_memory=True`` pins them), carrying ``epoch``, ``batch_id``,
-    ``num_batches`` and ``endpoint``.
+    ``num_batches`` and ``endpoint``; ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)``, a PyG
+    ``Data`` shaped like a ``NeighborLoader`` batch.
 
     - ``for msg in client``: every message in arrival order; ends once every endpoint sent
       END_OF_STREAM (or is ``finished`` in the registry).
@@ -343,7 +344,7 @@ class ChannelClient:
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
-                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES):
+                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES, as_pyg: bool = False):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -356,7 +357,9 @@ class ChannelClient:
             raise ValueError(f"prefetch_bytes must be 0 or positive, got {prefetch_bytes}")
         if log_every < 0:
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
-        if as_torch:
+        if as_torch and as_pyg:
+            raise ValueError("give as_torch=True or as_pyg=True, not both")
+        if as_torch or as_pyg:
             from .torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
@@ -367,6 +370,7 @@ class ChannelClient:
         self.token = token or ""
         self.as_torch = as_torch
         self.pin_memory = pin_memory
+        self.as_pyg = as_pyg
         self.max_frame_bytes = int(max_frame_bytes)
         self.log_every = int(log_every)
         self._addresses = list(endpoints) if endpoints is not None else None
@@ -849,6 +853,9 @@ class ChannelClient:
         if self.as_torch:
             from .torch_support import to_torch
             return to_torch(msg, pin_memory=self.pin_memory)
+        if self.as_pyg:
+            from .pyg import to_pyg
+            return to_pyg(msg)
         return msg
 
     def __iter__(self):

@@ -77,12 +77,18 @@ def _read_file(path: Path) -> Iterator[Message]:
     # The arrays handed out keep the mapping alive; it is unmapped when the last one is freed.
 
 
-def read_samples(path) -> Iterator[Message]:
+def read_samples(path, as_pyg: bool = False) -> Iterator[Message]:
     """Yield every message of a `.samples` file, or of every `.samples` file under a directory
-    (see ``samples_files``), as ``Message`` dicts of numpy arrays (zero-copy views of an mmap).
+    (see ``samples_files``), as ``Message`` dicts of numpy arrays (zero-copy views of an mmap);
+    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message).
 
     A truncated or malformed record raises ``SamplesFormatError`` naming the file and byte offset.
     """
+    if as_pyg:
+        from .pyg import to_pyg  # imports torch, so only when asked for
+        for msg in read_samples(path):
+            yield to_pyg(msg)
+        return
     for file in samples_files(path):
         yield from _read_file(file)
 
