@@ -110,6 +110,16 @@ public final class BatchPlan implements Serializable {
         return order.seedsOf(batchId);
     }
 
+    /** Batch {@code batchId} of {@code epoch} as the source emits it: its seeds and their input positions. */
+    public SeedBatch batch(int epoch, int batchId) {
+        EpochOrder order = cached;
+        if (order == null || order.epoch() != epoch) {
+            order = order(epoch);
+            cached = order;
+        }
+        return new SeedBatch(epoch, batchId, numBatches, order.seedsOf(batchId), order.inputIdsOf(batchId));
+    }
+
     /**
      * The seed order of one epoch (O(n) to build with shuffle, O(1) without). Callers that walk an
      * epoch keep it and call {@link EpochOrder#seedsOf(int)}.
@@ -121,7 +131,11 @@ public final class BatchPlan implements Serializable {
         if (!shuffle) {
             return new EpochOrder(this, epoch, null);
         }
-        int[] perm = seeds.toArray();
+        // Shuffle positions, not ids: the same swaps give the same seed order, and the positions are input ids.
+        int[] perm = new int[seeds.size()];
+        for (int i = 0; i < perm.length; i++) {
+            perm[i] = i;
+        }
         SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, SHUFFLE_TAG));
         for (int i = perm.length - 1; i > 0; i--) {
             int j = rng.nextInt(i + 1);

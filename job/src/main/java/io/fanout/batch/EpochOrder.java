@@ -3,13 +3,13 @@ package io.fanout.batch;
 import java.util.Arrays;
 
 /**
- * The seed order of one epoch of a {@link BatchPlan}: a shuffled copy of the seeds, or the seed set
- * itself when the plan does not shuffle. Immutable; built once per epoch and cut into batches.
+ * The seed order of one epoch of a {@link BatchPlan}: a shuffled permutation of the seed positions, or the
+ * seed set's own order when the plan does not shuffle. Immutable; built once per epoch and cut into batches.
  */
 public final class EpochOrder {
     private final BatchPlan plan;
     private final int epoch;
-    /** The epoch's permutation of seed ids, or null for seed order (read from the seed set). */
+    /** The epoch's permutation of seed positions (indices into the seed set), or null for seed order. */
     private final int[] permuted;
 
     EpochOrder(BatchPlan plan, int epoch, int[] permuted) {
@@ -28,6 +28,28 @@ public final class EpochOrder {
         int to = plan.batchEnd(batchId);
         if (permuted == null) {
             return plan.seeds().copyRange(from, to);
+        }
+        SeedSet seeds = plan.seeds();
+        int[] out = new int[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = seeds.get(permuted[i]);
+        }
+        return out;
+    }
+
+    /**
+     * The positions in the seed set of batch {@code batchId}'s seeds, in batch order (PyG's {@code input_id}:
+     * which of the loader's input nodes each seed is).
+     */
+    public int[] inputIdsOf(int batchId) {
+        int from = plan.batchStart(batchId);
+        int to = plan.batchEnd(batchId);
+        if (permuted == null) {
+            int[] out = new int[to - from];
+            for (int i = from; i < to; i++) {
+                out[i - from] = i;
+            }
+            return out;
         }
         return Arrays.copyOfRange(permuted, from, to);
     }

@@ -15,16 +15,19 @@ public class SeedBatch {
     public int batchId;
     /** Number of batches in this epoch. */
     public int numBatches;
-    /** Seed node ids, in batch order. */
+    /** Seed nodes (store indices; the graph's NodeIdMap gives their ids), in batch order. */
     public int[] seeds;
+    /** Position of each seed in the job's seed list (PyG {@code input_id}), parallel to {@link #seeds}. */
+    public int[] inputIds;
 
     public SeedBatch() {}
 
-    public SeedBatch(int epoch, int batchId, int numBatches, int[] seeds) {
+    public SeedBatch(int epoch, int batchId, int numBatches, int[] seeds, int[] inputIds) {
         this.epoch = epoch;
         this.batchId = batchId;
         this.numBatches = numBatches;
         this.seeds = seeds;
+        this.inputIds = inputIds;
     }
 
     /** A key unique to (epoch, batchId), used to key the sampling operator. */
@@ -38,7 +41,8 @@ public class SeedBatch {
             return false;
         }
         SeedBatch b = (SeedBatch) o;
-        return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds);
+        return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds)
+                && Arrays.equals(inputIds, b.inputIds);
     }
 
     @Override

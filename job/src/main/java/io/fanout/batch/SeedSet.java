@@ -1,5 +1,6 @@
 package io.fanout.batch;
 
+import io.fanout.graph.NodeIdMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -66,7 +67,8 @@ public final class SeedSet implements Serializable {
             }
         }
         if (unknownCount > 0) {
-            throw new IllegalArgumentException(unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+            throw new IllegalArgumentException(unknownIdsMessage("seed ids", unknown, unknownCount,
+                    NodeIdMap.identity(numNodes)));
         }
         return new SeedSet(numNodes, ids.clone());
     }
@@ -81,21 +83,29 @@ public final class SeedSet implements Serializable {
      * @throws IOException if the file cannot be read, or the spec is neither a file nor a list
      */
     public static SeedSet parse(String spec, int numNodes) throws IOException {
+        return parse(spec, NodeIdMap.identity(numNodes));
+    }
+
+    /**
+     * As {@link #parse(String, int)} for a graph whose node ids {@code nodes} maps: the seeds are given as
+     * node ids and stored as node indices.
+     */
+    public static SeedSet parse(String spec, NodeIdMap nodes) throws IOException {
         if (spec == null || spec.isBlank()) {
             throw new IllegalArgumentException("seeds is empty: give a file of node ids or a comma list such as 1,5,9");
         }
         Path file = Path.of(spec.trim());
         if (Files.isRegularFile(file)) {
-            return parseFile(file, numNodes);
+            return parseFile(file, nodes);
         }
         if (spec.contains(",") || spec.trim().matches("[-+]?[0-9]+")) {
-            return parseList(spec, numNodes);
+            return parseList(spec, nodes);
         }
         throw new NoSuchFileException(spec, null,
                 "no such seed file (seeds is a file of node ids, one per line, or a comma list such as 1,5,9)");
     }
 
-    private static SeedSet parseFile(Path file, int numNodes) throws IOException {
+    private static SeedSet parseFile(Path file, NodeIdMap nodes) throws IOException {
         IntArrayList ids = new IntArrayList();
         List<String> unknown = new ArrayList<>();
         int unknownCount = 0;
@@ -110,27 +120,27 @@ public final class SeedSet implements Serializable {
                 if (token.isEmpty() || token.startsWith("#")) {
                     continue;
                 }
-                long id = parseId(token, file + ":" + lineNo);
-                if (id >= numNodes) {
+                int index = nodes.indexOf(parseId(token, file + ":" + lineNo));
+                if (index < 0) {
                     if (unknown.size() < MAX_IDS_IN_ERROR) {
                         unknown.add(token + " (line " + lineNo + ")");
                     }
                     unknownCount++;
                 } else {
-                    ids.add((int) id);
+                    ids.add(index);
                 }
             }
         }
         if (unknownCount > 0) {
-            throw new IllegalArgumentException(file + ": " + unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+            throw new IllegalArgumentException(file + ": " + unknownIdsMessage("seed ids", unknown, unknownCount, nodes));
         }
         if (ids.isEmpty()) {
             throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
         }
-        return new SeedSet(numNodes, ids.toIntArray());
+        return new SeedSet(nodes.size(), ids.toIntArray());
     }
 
-    private static SeedSet parseList(String spec, int numNodes) {
+    private static SeedSet parseList(String spec, NodeIdMap nodes) {
         String[] elements = spec.split(",", -1);
         IntArrayList ids = new IntArrayList(elements.length);
         List<String> unknown = new ArrayList<>();
@@ -138,21 +148,21 @@ public final class SeedSet implements Serializable {
         for (int i = 0; i < elements.length; i++) {
             String token = elements[i].strip();
             String where = "seeds list element " + (i + 1) + " of '" + spec + "'";
-            long id = parseId(token, where);
-            if (id >= numNodes) {
+            int index = nodes.indexOf(parseId(token, where));
+            if (index < 0) {
                 if (unknown.size() < MAX_IDS_IN_ERROR) {
                     unknown.add(token);
                 }
                 unknownCount++;
             } else {
-                ids.add((int) id);
+                ids.add(index);
             }
         }
         if (unknownCount > 0) {
             throw new IllegalArgumentException("seeds '" + abbreviate(spec) + "': "
-                    + unknownIdsMessage("seed ids", unknown, unknownCount, numNodes));
+                    + unknownIdsMessage("seed ids", unknown, unknownCount, nodes));
         }
-        return new SeedSet(numNodes, ids.toIntArray());
+        return new SeedSet(nodes.size(), ids.toIntArray());
     }
 
     /** A non-negative id; ids too large for a long are returned as Long.MAX_VALUE (unknown, not malformed). */
@@ -164,13 +174,18 @@ public final class SeedSet implements Serializable {
             String why = token.matches("-[0-9]+") ? "negative seed id" : "seed id is not a non-negative integer";
             throw new IllegalArgumentException(where + ": " + why + ": '" + abbreviate(token) + "'");
         }
-        return token.length() > 18 ? Long.MAX_VALUE : Long.parseLong(token);
+        try {
+            return Long.parseLong(token);
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE; // beyond int64: no node has it
+        }
     }
 
-    private static String unknownIdsMessage(String what, List<String> shown, int count, int numNodes) {
+    private static String unknownIdsMessage(String what, List<String> shown, int count, NodeIdMap nodes) {
         StringBuilder sb = new StringBuilder();
-        sb.append(count).append(" unknown ").append(what).append(" (the graph has ").append(numNodes)
-                .append(" nodes, ids 0..").append(numNodes - 1).append("): ").append(String.join(", ", shown));
+        sb.append(count).append(" unknown ").append(what).append(" (the graph has ").append(nodes.size())
+                .append(" nodes, ids ").append(nodes.size() == 0 ? "none" : nodes.id(0) + ".." + nodes.maxId())
+                .append(nodes.isIdentity() ? "" : ", sparse").append("): ").append(String.join(", ", shown));
         if (count > shown.size()) {
             sb.append(", ... (").append(count - shown.size()).append(" more)");
         }

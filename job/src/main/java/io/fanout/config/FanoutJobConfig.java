@@ -4,8 +4,11 @@ import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.shm.ShmOptions;
 import io.fanout.connectors.channel.shm.ShmSinkOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
+import io.fanout.store.GraphSpec;
+import java.util.Locale;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +24,11 @@ import org.apache.flink.configuration.Configuration;
  */
 public final class FanoutJobConfig {
     public final Path graph;
+    /** Node file (features and labels), or null. */
+    public final Path nodeFeatures;
+    public final FeatureDType featureDType;
+    /** Put edge ids (and edge features) into messages. */
+    public final boolean withEdge;
     /** Seed file or comma list; null means every node. */
     public final String seeds;
     public final int batchSize;
@@ -73,6 +81,20 @@ public final class FanoutJobConfig {
         if (!Files.exists(graph)) {
             throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + ": no such file or directory: " + graphValue);
         }
+        String nodesValue = get(conf, FanoutOptions.NODE_FEATURES);
+        this.nodeFeatures = nodesValue == null || nodesValue.isBlank() ? null : Path.of(nodesValue);
+        if (nodeFeatures != null && !Files.exists(nodeFeatures)) {
+            throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + ": no such file or directory: "
+                    + nodesValue);
+        }
+        String dtypeValue = get(conf, FanoutOptions.FEATURE_DTYPE);
+        try {
+            this.featureDType = FeatureDType.valueOf(dtypeValue.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + dtypeValue + "' for option " + name(FanoutOptions.FEATURE_DTYPE)
+                    + ": must be one of float32, float16, uint8", e);
+        }
+        this.withEdge = get(conf, FanoutOptions.WITH_EDGE);
         this.seeds = get(conf, FanoutOptions.SEEDS);
         this.batchSize = atLeast(conf, FanoutOptions.BATCH_SIZE, 1);
         this.shuffle = get(conf, FanoutOptions.SHUFFLE);
@@ -144,6 +166,13 @@ public final class FanoutJobConfig {
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
+    }
+
+    /** What the samplers load: the graph, its node file and dtype, with edge ids when messages carry them. */
+    public GraphSpec graphSpec() {
+        return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
+                nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
+                withEdge && sampler == SamplerType.KHOP);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

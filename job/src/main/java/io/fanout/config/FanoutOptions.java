@@ -20,6 +20,27 @@ public final class FanoutOptions {
             .withDescription("Graph to sample: one edge file (edges.tsv[.gz]) or a directory holding the"
                     + " graph's edges*.tsv[.gz] files. Required.");
 
+    public static final ConfigOption<String> NODE_FEATURES = ConfigOptions.key("fanout.node-features")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Node features and labels to put into every message (nfeats, nlabels aligned with ids):"
+                    + " a nodes.tsv[.gz] file (id, label, f0..fn; label -1 = unlabelled) or a directory of"
+                    + " nodes*.tsv[.gz] parts. Every node of the graph needs a row. Loaded once per TaskManager.");
+
+    public static final ConfigOption<String> FEATURE_DTYPE = ConfigOptions.key("fanout.feature-dtype")
+            .stringType()
+            .defaultValue("float32")
+            .withDescription("How node features are stored and shipped: float32 (exact), float16 (half the bytes),"
+                    + " or uint8 (a quarter: per-column min/max quantisation; messages carry #META.nfeats_scale and"
+                    + " #META.nfeats_offset, value = offset + scale * q).");
+
+    public static final ConfigOption<Boolean> WITH_EDGE = ConfigOptions.key("fanout.with-edge")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("k-hop: add eids (each sampled edge's 0-based row in the edge files, over all parts in"
+                    + " name order) and, when the edge files have a weight column, efeats (float32 [m, 1]) to every"
+                    + " message (GLT with_edge).");
+
     public static final ConfigOption<String> SEEDS = ConfigOptions.key("fanout.seeds")
             .stringType()
             .noDefaultValue()
@@ -157,7 +178,7 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
+        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
                 ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

@@ -5,19 +5,21 @@ import java.util.Objects;
 /**
  * Immutable compressed-sparse-row adjacency for one edge direction: the store every sampler reads.
  *
- * <p>Node ids are dense {@code 0..numNodes-1}. The neighbours of node {@code v} are
+ * <p>Nodes are dense indices {@code 0..numNodes-1} (a {@link NodeIdMap} turns them into the graph's ids). The neighbours of node {@code v} are
  * {@code targets[offsets[v] .. offsets[v+1])}, in the order the edge file listed them (so a load is
  * deterministic). Optional per-edge columns are parallel to {@code targets}. The arrays are shared,
  * never copied: callers must not write to them.
  *
  * <p>Heap cost: 4 bytes per directed edge ({@code int} target) plus 4 bytes per node ({@code int}
- * offset); a weight column adds 4 bytes per edge ({@code float}), a timestamp column 8 ({@code long}).
+ * offset); a weight column adds 4 bytes per edge ({@code float}), a timestamp column 8 ({@code long}), kept
+ * edge ids 4 ({@code int}: the input row, shared by both directions of an undirected edge).
  */
 public final class CsrGraph {
     private final int[] offsets;
     private final int[] targets;
     private final float[] weights;
     private final long[] timestamps;
+    private final int[] edgeIds;
     private final EdgeDirection direction;
 
     /**
@@ -28,6 +30,15 @@ public final class CsrGraph {
      * @param direction the direction these adjacency lists expand in
      */
     public CsrGraph(int[] offsets, int[] targets, float[] weights, long[] timestamps, EdgeDirection direction) {
+        this(offsets, targets, weights, timestamps, null, direction);
+    }
+
+    /**
+     * @param edgeIds per-edge stable ids (the edge's 0-based row in the input, over all parts) parallel to
+     *     targets, or null
+     */
+    public CsrGraph(int[] offsets, int[] targets, float[] weights, long[] timestamps, int[] edgeIds,
+            EdgeDirection direction) {
         this.offsets = Objects.requireNonNull(offsets, "offsets");
         this.targets = Objects.requireNonNull(targets, "targets");
         this.direction = Objects.requireNonNull(direction, "direction");
@@ -40,8 +51,12 @@ public final class CsrGraph {
         if (timestamps != null && timestamps.length != targets.length) {
             throw new IllegalArgumentException("timestamps must be parallel to targets");
         }
+        if (edgeIds != null && edgeIds.length != targets.length) {
+            throw new IllegalArgumentException("edgeIds must be parallel to targets");
+        }
         this.weights = weights;
         this.timestamps = timestamps;
+        this.edgeIds = edgeIds;
     }
 
     public int numNodes() {
@@ -87,6 +102,18 @@ public final class CsrGraph {
         return timestamps;
     }
 
+    /**
+     * Per-edge stable ids parallel to {@link #targets()} (the input row of the edge, 0-based over all parts
+     * in read order; both directions of an undirected row share it), or null when not kept.
+     */
+    public int[] edgeIds() {
+        return edgeIds;
+    }
+
+    public boolean hasEdgeIds() {
+        return edgeIds != null;
+    }
+
     public boolean hasWeights() {
         return weights != null;
     }
@@ -117,6 +144,9 @@ public final class CsrGraph {
         }
         if (timestamps != null) {
             bytes += arrayBytes(timestamps.length, 8);
+        }
+        if (edgeIds != null) {
+            bytes += arrayBytes(edgeIds.length, 4);
         }
         return bytes + 32; // the object itself
     }

@@ -1,13 +1,10 @@
 package io.fanout.graph;
 
 import io.fanout.graph.EdgeFileHeader.Column;
-import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.zip.GZIPInputStream;
 
 /**
  * Parses one edge file's bytes straight into {@link EdgeStaging}: no per-line strings, no regex.
@@ -45,8 +42,6 @@ final class EdgeFileReader {
     private long line;
     private long rows;
     private long idBase;
-    /** Largest raw id value (before subtracting id_base) that fits the store. */
-    private long maxRawId;
     /** Declared num_nodes, or Long.MAX_VALUE. */
     private long declaredNodes;
     private boolean undirected;
@@ -81,7 +76,7 @@ final class EdgeFileReader {
     }
 
     private void readAll() throws IOException {
-        try (InputStream in = open(file)) {
+        try (InputStream in = GraphFiles.open(file)) {
             int start = 0;
             int limit = 0;
             while (true) {
@@ -121,30 +116,6 @@ final class EdgeFileReader {
                     start = end;
                 }
             }
-        }
-    }
-
-    private static InputStream open(Path file) throws IOException {
-        // FileInputStream, not Files.newInputStream: the latter's available() seeks, which fails on named pipes.
-        PushbackInputStream in = new PushbackInputStream(new FileInputStream(file.toFile()), 2);
-        try {
-            byte[] magic = new byte[2];
-            int got = 0;
-            while (got < 2) {
-                int n = in.read(magic, got, 2 - got);
-                if (n < 0) {
-                    break;
-                }
-                got += n;
-            }
-            in.unread(magic, 0, got);
-            if (got == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) { // gzip, whatever the name
-                return new GZIPInputStream(in, 1 << 16);
-            }
-            return in;
-        } catch (IOException | RuntimeException e) {
-            in.close();
-            throw e;
         }
     }
 
@@ -210,7 +181,6 @@ final class EdgeFileReader {
         }
         undirected = !s.directed;
         idBase = s.idBase;
-        maxRawId = idBase + GraphLoader.MAX_NODES - 1;
         declaredNodes = s.numNodes >= 0 ? s.numNodes : Long.MAX_VALUE;
         if (s.extras != null) {
             useColumns(s.extras);
@@ -244,14 +214,14 @@ final class EdgeFileReader {
         }
         int start = p;
         p = idEnd(p, "src");
-        int src = id(start, p, "src");
+        long src = id(start, p, "src");
         p = skipBlanks(p);
         if (buf[p] == '\n') {
             throw error("missing column dst (expected " + EdgeFileHeader.columnsText(extras) + ")");
         }
         start = p;
         p = idEnd(p, "dst");
-        int dst = id(start, p, "dst");
+        long dst = id(start, p, "dst");
         for (Column column : extras) {
             p = skipBlanks(p);
             if (buf[p] == '\n') {
@@ -324,15 +294,15 @@ final class EdgeFileReader {
         return p;
     }
 
-    /** The id of digits {@code buf[start, end)}, shifted by id_base and checked against the store and num_nodes. */
-    private int id(int start, int end, String column) throws GraphFormatException {
+    /** The id of digits {@code buf[start, end)}, shifted by id_base and checked against int64 and num_nodes. */
+    private long id(int start, int end, String column) throws GraphFormatException {
         long raw = 0;
         for (int i = start; i < end; i++) {
-            raw = raw * 10 + (buf[i] - '0');
-            if (raw > maxRawId) {
-                throw error(column + " id " + token(start) + " is too large for the int32 store (largest id is "
-                        + (GraphLoader.MAX_NODES - 1) + (idBase != 0 ? " after id_base=" + idBase : "") + ")");
+            int digit = buf[i] - '0';
+            if (raw > (Long.MAX_VALUE - digit) / 10) {
+                throw error(column + " id " + token(start) + " is out of the int64 range");
             }
+            raw = raw * 10 + digit;
         }
         long id = raw - idBase;
         if (id < 0) {
@@ -342,7 +312,7 @@ final class EdgeFileReader {
             throw error(column + " id " + raw + " is not below num_nodes=" + declaredNodes + " declared in "
                     + (settings.numNodesFrom.equals(file) ? "the header" : settings.numNodesFrom.toString()));
         }
-        return (int) id;
+        return id;
     }
 
     private int parseWeight(int p) throws GraphFormatException {

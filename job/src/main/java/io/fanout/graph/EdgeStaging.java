@@ -5,26 +5,26 @@ import java.util.Arrays;
 /**
  * Input edges as read, in file order, in primitive arrays; turned into a {@link CsrGraph} by a stable counting sort.
  *
- * <p>An undirected edge is staged once and expanded to both directions only when the CSR is built, so staging
- * costs 8 bytes per input edge (plus 4 for a weight, 8 for a timestamp).
+ * <p>Ids are staged as read (int64, possibly sparse); the {@link NodeIdMap} of every id the files mention
+ * turns them into dense indices when the CSR is built. An undirected edge is staged once and expanded to both
+ * directions only then, so staging costs 16 bytes per input edge (plus 4 for a weight, 8 for a timestamp).
  */
 final class EdgeStaging {
     private final boolean weighted;
     private final boolean timed;
-    private int[] src;
-    private int[] dst;
+    private long[] src;
+    private long[] dst;
     private float[] weights;
     private long[] timestamps;
     private int size;
     private long directedEdges;
-    private int maxId = -1;
 
     EdgeStaging(boolean weighted, boolean timed, long capacityHint) {
         this.weighted = weighted;
         this.timed = timed;
         int capacity = (int) Math.max(1024, Math.min(capacityHint, GraphLoader.MAX_EDGES));
-        src = new int[capacity];
-        dst = new int[capacity];
+        src = new long[capacity];
+        dst = new long[capacity];
         weights = weighted ? new float[capacity] : null;
         timestamps = timed ? new long[capacity] : null;
     }
@@ -47,9 +47,9 @@ final class EdgeStaging {
         return directedEdges;
     }
 
-    /** Largest node id staged, or -1. */
-    int maxId() {
-        return maxId;
+    /** Adds every staged endpoint to {@code ids} (the arrays are kept until the map is built). */
+    void collectIds(NodeIdCollector ids) {
+        ids.add(src, size).add(dst, size);
     }
 
     /** Lets the capacity grow to at least {@code extra} more rows up front (e.g. from a header's num_edges). */
@@ -65,7 +65,7 @@ final class EdgeStaging {
      *
      * @param directedCost stored edges this row yields (2 for an undirected non-loop edge, else 1)
      */
-    void add(int s, int d, float weight, long timestamp, int directedCost) {
+    void add(long s, long d, float weight, long timestamp, int directedCost) {
         if (size == src.length) {
             grow();
         }
@@ -79,12 +79,6 @@ final class EdgeStaging {
         }
         size++;
         directedEdges += directedCost;
-        if (s > maxId) {
-            maxId = s;
-        }
-        if (d > maxId) {
-            maxId = d;
-        }
     }
 
     private void grow() {
@@ -110,14 +104,16 @@ final class EdgeStaging {
     /**
      * Builds the CSR: node {@code v}'s neighbours in the order the rows touching {@code v} were read.
      *
-     * @param numNodes at least {@code maxId() + 1}
+     * @param nodes the map of every staged id (and any other node of the graph)
      * @param undirected add every non-loop row in both directions (a self-loop is stored once)
      * @param direction OUT lists src -> dst, IN lists dst -> src (the same for undirected rows)
+     * @param keepEdgeIds keep each stored edge's input row (its stable edge id, {@link CsrGraph#edgeIds()})
      */
-    CsrGraph build(int numNodes, boolean undirected, EdgeDirection direction) {
-        int[] keys = direction == EdgeDirection.OUT ? src : dst;
-        int[] values = direction == EdgeDirection.OUT ? dst : src;
+    CsrGraph build(NodeIdMap nodes, boolean undirected, EdgeDirection direction, boolean keepEdgeIds) {
         int n = size;
+        int[] keys = indices(direction == EdgeDirection.OUT ? src : dst, nodes);
+        int[] values = indices(direction == EdgeDirection.OUT ? dst : src, nodes);
+        int numNodes = nodes.size();
         int[] offsets = new int[numNodes + 1];
         // Count: offsets[v + 1] = degree(v).
         for (int i = 0; i < n; i++) {
@@ -138,27 +134,18 @@ final class EdgeStaging {
         int[] targets = new int[m];
         float[] w = weighted ? new float[m] : null;
         long[] t = timed ? new long[m] : null;
+        int[] e = keepEdgeIds ? new int[m] : null;
         // Scatter in row order (stable), using offsets[v] as v's write cursor; afterwards offsets[v] = end(v).
         for (int i = 0; i < n; i++) {
             int a = keys[i];
             int b = values[i];
             int at = offsets[a]++;
             targets[at] = b;
-            if (w != null) {
-                w[at] = weights[i];
-            }
-            if (t != null) {
-                t[at] = timestamps[i];
-            }
+            copyEdgeData(i, at, w, t, e);
             if (undirected && a != b) {
                 at = offsets[b]++;
                 targets[at] = a;
-                if (w != null) {
-                    w[at] = weights[i];
-                }
-                if (t != null) {
-                    t[at] = timestamps[i];
-                }
+                copyEdgeData(i, at, w, t, e);
             }
         }
         // Shift back: end(v - 1) is start(v).
@@ -166,6 +153,33 @@ final class EdgeStaging {
             offsets[v] = offsets[v - 1];
         }
         offsets[0] = 0;
-        return new CsrGraph(offsets, targets, w, t, direction);
+        return new CsrGraph(offsets, targets, w, t, e, direction);
+    }
+
+    private void copyEdgeData(int row, int at, float[] w, long[] t, int[] e) {
+        if (w != null) {
+            w[at] = weights[row];
+        }
+        if (t != null) {
+            t[at] = timestamps[row];
+        }
+        if (e != null) {
+            e[at] = row;
+        }
+    }
+
+    /** The staged ids as node indices (the map holds every staged id). */
+    private int[] indices(long[] ids, NodeIdMap nodes) {
+        int[] out = new int[size];
+        if (nodes.isIdentity()) {
+            for (int i = 0; i < size; i++) {
+                out[i] = (int) ids[i];
+            }
+        } else {
+            for (int i = 0; i < size; i++) {
+                out[i] = nodes.indexOf(ids[i]);
+            }
+        }
+        return out;
     }
 }

@@ -1,11 +1,8 @@
 package io.fanout.graph;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -28,21 +25,23 @@ import org.slf4j.LoggerFactory;
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
  *       Every other line starting with {@code #} is skipped.</li>
  *   <li>Rows: fields separated by runs of tabs or spaces (a trailing CR is ignored). Ids are decimal,
- *       non-negative, below {@link #MAX_NODES} and, when declared, below {@code num_nodes}. Weights are
+ *       non-negative int64 values and, when declared, below {@code num_nodes}; they may be sparse (see
+ *       {@link NodeIdMap}). Weights are
  *       decimal floats (stored as {@code float}), timestamps whole int64 numbers. A blank line is an error:
  *       nothing but {@code #} lines is ever skipped.</li>
  *   <li>An undirected row {@code (a, b)} is stored as a -> b and b -> a, a self-loop once. Self-loops and
  *       parallel edges are kept. {@link EdgeDirection#OUT} lists src -> dst, {@link EdgeDirection#IN}
  *       dst -> src. Each node's neighbours keep file order, so a load is deterministic.</li>
- *   <li>Node count = max(num_nodes, largest id + 1); ids never seen are isolated nodes.</li>
+ *   <li>Nodes: every id an edge mentions, plus {@code 0..num_nodes-1} when a header declares {@code num_nodes}
+ *       (those never mentioned are isolated nodes); other ids are not nodes, so sparse ids cost nothing.</li>
  * </ul>
  * Every violation is a {@link GraphFormatException} naming the file and 1-based line.
  */
 public final class GraphLoader {
     static final Logger LOG = LoggerFactory.getLogger(GraphLoader.class);
 
-    /** Most nodes the int32 store holds: the offsets array (numNodes + 1 ints) must fit a Java array. */
-    public static final int MAX_NODES = Integer.MAX_VALUE - 9;
+    /** Most nodes a store holds: the offsets array (numNodes + 1 ints) must fit a Java array. */
+    public static final int MAX_NODES = NodeIdMap.MAX_NODES;
     /** Most directed edges the int32 store holds (2^31 - 9, the largest safe Java array). */
     public static final int MAX_EDGES = Integer.MAX_VALUE - 8;
 
@@ -50,12 +49,26 @@ public final class GraphLoader {
     }
 
     /**
-     * Loads {@code graph} (an edge file or a directory of edge-file parts) as adjacency in {@code direction}.
+     * Loads {@code graph} (an edge file or a directory of edge-file parts) as adjacency in {@code direction}; the
+     * nodes are the ids the edges mention plus {@code 0..num_nodes-1} when a header declares {@code num_nodes}
+     * (see {@link #readEdges} and {@link EdgeList#nodeIds}).
      *
      * @throws GraphFormatException for malformed input, naming the file and line
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
+        EdgeList edges = readEdges(graph);
+        return edges.build(edges.nodeIds(new NodeIdCollector()), direction, false);
+    }
+
+    /**
+     * Reads every edge row of {@code graph} (an edge file or a directory of parts) into memory, ids as written
+     * (int64); {@link EdgeList#build} turns them into a CSR once the graph's node ids are known.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     * @throws NoSuchFileException if {@code graph} does not exist
+     */
+    public static EdgeList readEdges(Path graph) throws IOException {
         long started = System.nanoTime();
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
@@ -63,22 +76,72 @@ public final class GraphLoader {
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
         }
-        EdgeStaging staging = settings.staging;
-        if (rows == 0 || staging == null) {
+        if (rows == 0 || settings.staging == null) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
-        int numNodes = (int) Math.max(settings.numNodes, staging.maxId() + 1L);
-        CsrGraph csr = staging.build(numNodes, !settings.directed, direction);
-        double seconds = (System.nanoTime() - started) / 1e9;
-        long heap = csr.heapBytes();
-        LOG.info("Loaded graph {}: {} nodes, {} edges ({} rows, {}, direction {}{}{}) in {} s ({} edges/s);"
-                        + " heap {} bytes ({} bytes/edge)",
-                describe(files), csr.numNodes(), csr.numEdges(), rows, settings.directed ? "directed" : "undirected",
-                direction, csr.hasWeights() ? ", weights" : "", csr.hasTimestamps() ? ", timestamps" : "",
-                String.format(Locale.ROOT, "%.3f", seconds),
-                String.format(Locale.ROOT, "%.0f", csr.numEdges() / Math.max(seconds, 1e-9)), heap,
-                String.format(Locale.ROOT, "%.2f", heap / (double) csr.numEdges()));
-        return csr;
+        return new EdgeList(describe(files), settings, rows, started);
+    }
+
+    /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */
+    public static final class EdgeList {
+        private final String source;
+        private final EdgeFileReader.Settings settings;
+        private final long rows;
+        private final long started;
+
+        private EdgeList(String source, EdgeFileReader.Settings settings, long rows, long started) {
+            this.source = source;
+            this.settings = settings;
+            this.rows = rows;
+            this.started = started;
+        }
+
+        /** Number of edge rows read (an undirected row counts once). */
+        public long rows() {
+            return rows;
+        }
+
+        public boolean directed() {
+            return settings.directed;
+        }
+
+        /** The {@code num_nodes} an edge header declared, or -1. */
+        public long declaredNodes() {
+            return settings.numNodes;
+        }
+
+        /**
+         * Adds the graph's node ids to {@code ids} (every endpoint, and {@code 0..num_nodes-1} when declared)
+         * and returns the map of everything {@code ids} collected.
+         */
+        public NodeIdMap nodeIds(NodeIdCollector ids) {
+            settings.staging.collectIds(ids);
+            if (settings.numNodes >= 0) {
+                ids.addRange(settings.numNodes);
+            }
+            return ids.build();
+        }
+
+        /**
+         * Builds the adjacency in {@code direction} over {@code nodes} (which must hold every endpoint id).
+         *
+         * @param keepEdgeIds keep each stored edge's input row as its stable id ({@link CsrGraph#edgeIds()})
+         */
+        public CsrGraph build(NodeIdMap nodes, EdgeDirection direction, boolean keepEdgeIds) {
+            CsrGraph csr = settings.staging.build(nodes, !settings.directed, direction, keepEdgeIds);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            long heap = csr.heapBytes() + nodes.heapBytes();
+            LOG.info("Loaded graph {}: {} nodes ({}), {} edges ({} rows, {}, direction {}{}{}{}) in {} s ({} edges/s);"
+                            + " heap {} bytes ({} bytes/edge)",
+                    source, csr.numNodes(), nodes.isIdentity() ? "ids 0.." + (nodes.size() - 1) : "sparse ids",
+                    csr.numEdges(), rows, settings.directed ? "directed" : "undirected", direction,
+                    csr.hasWeights() ? ", weights" : "", csr.hasTimestamps() ? ", timestamps" : "",
+                    csr.hasEdgeIds() ? ", edge ids" : "",
+                    String.format(Locale.ROOT, "%.3f", seconds),
+                    String.format(Locale.ROOT, "%.0f", csr.numEdges() / Math.max(seconds, 1e-9)), heap,
+                    String.format(Locale.ROOT, "%.2f", heap / (double) Math.max(1, csr.numEdges())));
+            return csr;
+        }
     }
 
     /**
@@ -88,27 +151,7 @@ public final class GraphLoader {
      * @throws GraphFormatException for a typed (heterogeneous) edge file or a directory without edge files
      */
     public static List<Path> edgeFiles(Path graph) throws IOException {
-        if (!Files.exists(graph)) {
-            throw new NoSuchFileException(graph.toString(), null, "graph path does not exist");
-        }
-        List<Path> files = new ArrayList<>();
-        if (Files.isDirectory(graph)) {
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(graph)) {
-                for (Path entry : entries) {
-                    String name = entry.getFileName().toString();
-                    if (name.startsWith("edges") && (name.endsWith(".tsv") || name.endsWith(".tsv.gz"))
-                            && !Files.isDirectory(entry)) {
-                        files.add(entry);
-                    }
-                }
-            }
-            files.sort((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()));
-            if (files.isEmpty()) {
-                throw new GraphFormatException(graph, "no edge file (edges*.tsv or edges*.tsv.gz) in this directory");
-            }
-        } else {
-            files.add(graph);
-        }
+        List<Path> files = GraphFiles.parts(graph, "edges", "edge");
         for (Path file : files) {
             String name = file.getFileName().toString();
             if (name.startsWith("edges") && name.contains("__")) {

@@ -18,8 +18,9 @@ import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.SharedGraphs;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.store.GraphStore;
+import io.fanout.store.SharedGraphs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,16 +79,15 @@ public final class FanoutJob {
     public static JobSummary run(FanoutJobConfig config) throws Exception {
         // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
         // samplers reuse this very load through the JVM-wide cache.
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graph, config.edgeDirection)) {
-            CsrGraph graph = lease.graph();
+        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graphSpec())) {
+            GraphStore graph = lease.graph();
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-            build(env, config, batchPlan(config, graph.numNodes()));
+            build(env, config, batchPlan(config, graph.ids()));
             JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
             if (result instanceof DetachedJobExecutionResult) {
                 return null;
             }
-            return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0,
-                    graph.numNodes(), graph.numEdges(), graph.heapBytes());
+            return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0, graph);
         }
     }
 
@@ -162,15 +162,13 @@ public final class FanoutJob {
     }
 
     private static GraphSamplingFunction samplerFor(FanoutJobConfig config) {
-        String graph = config.graph.toAbsolutePath().toString();
         switch (config.sampler) {
             case PPR:
-                return new PprSamplingFunction(graph, config.edgeDirection, config.alpha, config.eps,
+                return new PprSamplingFunction(config.graphSpec(), config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:
             default:
-                return new KHopSamplingFunction(graph, config.edgeDirection, config.fanouts, config.replace,
-                        config.seed);
+                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
         }
     }
 
@@ -186,10 +184,10 @@ public final class FanoutJob {
     }
 
     /** The seeds and their batches; bad seeds or batch options fail here, naming the option. */
-    static BatchPlan batchPlan(FanoutJobConfig config, int numNodes) throws java.io.IOException {
+    static BatchPlan batchPlan(FanoutJobConfig config, NodeIdMap nodes) throws java.io.IOException {
         SeedSet seeds;
         try {
-            seeds = config.seeds == null ? SeedSet.allNodes(numNodes) : SeedSet.parse(config.seeds, numNodes);
+            seeds = config.seeds == null ? SeedSet.allNodes(nodes.size()) : SeedSet.parse(config.seeds, nodes);
         } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
             String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "

@@ -1,6 +1,7 @@
 package io.fanout.sampling;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.graph.NodeIdMap;
 import io.fanout.random.SplitMix64;
 import java.util.Arrays;
 import java.util.Objects;
@@ -24,7 +25,8 @@ import java.util.Objects;
  * the batch, so no node is expanded twice.
  *
  * <p>Determinism: the draws for node {@code v} at hop {@code h} ({@code h = 1} for the hop from the
- * seeds) come from the stream {@code SplitMix64.seed(seed, epoch, batchId, h, v)}, so a sample depends
+ * seeds) come from the stream {@code SplitMix64.seed(seed, epoch, batchId, h, id(v))}, {@code id(v)} the
+ * node's int64 id (not its store index, so any store of the same graph draws the same), so a sample depends
  * only on the graph, the options, the seeds and {@code (seed, epoch, batchId)}: never on threads,
  * parallelism or the order in which batches are sampled (GLT and pyg-lib are not reproducible across
  * workers; see dgl #1110). Draw order, for reimplementations: Floyd steps {@code j = d-f .. d-1} each
@@ -48,6 +50,10 @@ public final class KHopSampler {
     private final int[] targets;
     private final int[] fanouts;
     private final boolean replace;
+    /** The node ids by index (the random streams are keyed by id), or null when ids equal indices. */
+    private final long[] nodeIds;
+    /** Record each sampled edge's CSR position (for edge ids and edge features). */
+    private final boolean trackEdges;
     private final SplitMix64 rng = new SplitMix64(0);
 
     /**
@@ -63,6 +69,8 @@ public final class KHopSampler {
     private int[] ids = new int[1024];
     private int[] rows = new int[4096];
     private int[] cols = new int[4096];
+    /** CSR position of each sampled edge, when {@link #trackEdges}. */
+    private int[] edges = new int[0];
     /** Floyd's chosen positions for the current node (relative to its first neighbour). */
     private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX and > any k < d <= 64: only the hashed path grows it
     /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
@@ -75,9 +83,28 @@ public final class KHopSampler {
      * @param replace sample with replacement (PyG {@code replace=True} semantics)
      */
     public KHopSampler(CsrGraph graph, int[] fanouts, boolean replace) {
+        this(graph, NodeIdMap.identity(graph.numNodes()), fanouts, replace, false);
+    }
+
+    /**
+     * @param graph the adjacency to sample over node indices
+     * @param ids the graph's node ids by index: the random streams are keyed by id
+     * @param fanouts as {@link #KHopSampler(CsrGraph, int[], boolean)}
+     * @param replace sample with replacement
+     * @param trackEdges record each sampled edge's CSR position ({@link SampledSubgraph#edgePositionsBuffer()})
+     */
+    public KHopSampler(CsrGraph graph, NodeIdMap ids, int[] fanouts, boolean replace, boolean trackEdges) {
         this.graph = Objects.requireNonNull(graph, "graph");
         this.fanouts = validateFanouts(Objects.requireNonNull(fanouts, "fanouts").clone());
         this.replace = replace;
+        if (ids.size() != graph.numNodes()) {
+            throw new IllegalArgumentException("id map of " + ids.size() + " nodes for a graph of " + graph.numNodes());
+        }
+        this.nodeIds = ids.idsOrNull();
+        this.trackEdges = trackEdges;
+        if (trackEdges) {
+            edges = new int[rows.length];
+        }
         this.offsets = graph.offsets();
         this.targets = graph.targets();
         this.slots = new int[graph.numNodes()];
@@ -176,7 +203,7 @@ public final class KHopSampler {
         final int numNodes = slots.length;
         final int hops = fanouts.length;
         final int[] numSampledNodes = new int[hops + 1];
-        final int[] numSampledEdges = new int[hops + 1];
+        final int[] numSampledEdges = new int[hops];
 
         int[] ids = ensureIds(seeds.length);
         int nids = 0;
@@ -195,6 +222,9 @@ public final class KHopSampler {
 
         int[] rows = this.rows;
         int[] cols = this.cols;
+        int[] edges = this.edges;
+        final boolean trackEdges = this.trackEdges;
+        final long[] nodeIds = this.nodeIds;
         int ne = 0;
         int frontierStart = 0;
         int frontierEnd = nids;
@@ -218,6 +248,7 @@ public final class KHopSampler {
                         ids = growIds(nids + d);
                         rows = this.rows;
                         cols = this.cols;
+                        edges = this.edges;
                     }
                     // Indexing by the loop counter (not ne++) lets the JIT hoist the range checks.
                     for (int c = 0; c < d; c++) {
@@ -227,6 +258,11 @@ public final class KHopSampler {
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
                     }
+                    if (trackEdges) {
+                        for (int c = 0; c < d; c++) {
+                            edges[ne + c] = start + c;
+                        }
+                    }
                     ne += d;
                     continue;
                 }
@@ -235,18 +271,23 @@ public final class KHopSampler {
                     ids = growIds(nids + f);
                     rows = this.rows;
                     cols = this.cols;
+                    edges = this.edges;
                 }
                 // The node's SplitMix64 stream, kept in a local (register) rather than in the generator
                 // object: the same numbers as SplitMix64.nextInt, without a memory round trip per draw.
-                long state = SplitMix64.mix(hopPrefix + v);
+                long state = SplitMix64.mix(hopPrefix + (nodeIds == null ? v : nodeIds[v]));
                 if (replace) {
                     for (int c = 0; c < f; c++) {
                         state += GOLDEN_GAMMA;
-                        int u = targets[start + SplitMix64.bounded(SplitMix64.mix(state), d)];
+                        final int at = start + SplitMix64.bounded(SplitMix64.mix(state), d);
+                        int u = targets[at];
                         final int lu = localIndex(slots, ids, u, nids, base);
                         nids += lu == nids ? 1 : 0;
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
+                        if (trackEdges) {
+                            edges[ne + c] = at;
+                        }
                     }
                 } else {
                     // Draw every position first, then translate them: the slot loads of the second
@@ -260,15 +301,21 @@ public final class KHopSampler {
                         rows[ne + c] = i;
                         cols[ne + c] = lu;
                     }
+                    if (trackEdges) {
+                        for (int c = 0; c < f; c++) {
+                            edges[ne + c] = start + pick[c];
+                        }
+                    }
                 }
                 ne += f;
             }
             numSampledNodes[h] = nids - frontierEnd;
-            numSampledEdges[h] = ne - edgesBefore;
+            numSampledEdges[h - 1] = ne - edgesBefore;
             frontierStart = frontierEnd;
             frontierEnd = nids;
         }
-        return new SampledSubgraph(ids, nids, rows, cols, ne, seeds, numSampledNodes, numSampledEdges);
+        return new SampledSubgraph(ids, nids, rows, cols, trackEdges ? edges : null, ne, seeds, numSampledNodes,
+                numSampledEdges);
     }
 
     /**
@@ -429,6 +476,9 @@ public final class KHopSampler {
             int grown = (int) Math.min(Math.max(capacity, rows.length * 2L), MAX_EDGES);
             rows = Arrays.copyOf(rows, grown);
             cols = Arrays.copyOf(cols, grown);
+            if (trackEdges) {
+                edges = Arrays.copyOf(edges, grown);
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ public final class SampledSubgraph {
     private final int[] ids;
     private final int[] rows;
     private final int[] cols;
+    private final int[] edgePositions;
     private final int[] batch;
     private final int[] numSampledNodes;
     private final int[] numSampledEdges;
@@ -35,11 +36,11 @@ public final class SampledSubgraph {
      * @param cols local index of the sampled neighbour of each edge, same length as rows
      * @param batch the seed ids as the batch gave them
      * @param numSampledNodes per hop (length hops+1): [0] = unique seeds, [h] = new nodes at hop h
-     * @param numSampledEdges per hop (length hops+1): [0] = 0, [h] = edges sampled at hop h
+     * @param numSampledEdges per hop (length hops, as GLT and PyG): [h-1] = edges sampled at hop h
      */
     public SampledSubgraph(int[] ids, int[] rows, int[] cols, int[] batch, int[] numSampledNodes,
             int[] numSampledEdges) {
-        this(ids, ids.length, rows, cols, rows.length, batch, numSampledNodes, numSampledEdges);
+        this(ids, ids.length, rows, cols, null, rows.length, batch, numSampledNodes, numSampledEdges);
         if (rows.length != cols.length) {
             throw new IllegalArgumentException(
                     "rows and cols must have the same length, got " + rows.length + " and " + cols.length);
@@ -47,26 +48,30 @@ public final class SampledSubgraph {
     }
 
     /** Wraps buffers of which only the first numNodes ids and numEdges rows/cols are the subgraph. */
-    SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int numEdges, int[] batch, int[] numSampledNodes,
-            int[] numSampledEdges) {
+    SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges, int[] batch,
+            int[] numSampledNodes, int[] numSampledEdges) {
         this.numNodes = numNodes;
         this.numEdges = numEdges;
         this.ids = Objects.requireNonNull(ids, "ids");
         this.rows = Objects.requireNonNull(rows, "rows");
         this.cols = Objects.requireNonNull(cols, "cols");
+        this.edgePositions = edgePositions;
         this.batch = Objects.requireNonNull(batch, "batch");
         this.numSampledNodes = Objects.requireNonNull(numSampledNodes, "numSampledNodes");
         this.numSampledEdges = Objects.requireNonNull(numSampledEdges, "numSampledEdges");
         if (numNodes > ids.length || numEdges > rows.length || numEdges > cols.length) {
             throw new IllegalArgumentException("buffers shorter than " + numNodes + " nodes / " + numEdges + " edges");
         }
-        if (numSampledNodes.length != numSampledEdges.length) {
-            throw new IllegalArgumentException("numSampledNodes and numSampledEdges must both have length hops+1, got "
+        if (numSampledNodes.length != numSampledEdges.length + 1) {
+            throw new IllegalArgumentException("numSampledNodes must have length hops+1 and numSampledEdges hops, got "
                     + numSampledNodes.length + " and " + numSampledEdges.length);
+        }
+        if (edgePositions != null && numEdges > edgePositions.length) {
+            throw new IllegalArgumentException("edge positions shorter than " + numEdges + " edges");
         }
     }
 
-    /** Global ids of the batch's nodes: unique seeds first, then each hop's new nodes in discovery order. */
+    /** Node indices (the store's; its NodeIdMap gives the ids) of the batch's nodes: unique seeds first, then each hop's new nodes. */
     public int[] ids() {
         return ids.length == numNodes ? ids : Arrays.copyOf(ids, numNodes);
     }
@@ -106,10 +111,19 @@ public final class SampledSubgraph {
         return cols;
     }
 
+    /**
+     * The CSR position ({@link io.fanout.graph.CsrGraph#targets()} index) of each sampled edge without a copy,
+     * or null when the sampler did not track edges: only the first {@link #numEdges()} entries belong here.
+     */
+    public int[] edgePositionsBuffer() {
+        return edgePositions;
+    }
+
     /** A copy that owns exact-length arrays (detached from any sampler buffers). */
     public SampledSubgraph detached() {
-        return new SampledSubgraph(Arrays.copyOf(ids, numNodes), Arrays.copyOf(rows, numEdges),
-                Arrays.copyOf(cols, numEdges), batch.clone(), numSampledNodes.clone(), numSampledEdges.clone());
+        return new SampledSubgraph(Arrays.copyOf(ids, numNodes), numNodes, Arrays.copyOf(rows, numEdges),
+                Arrays.copyOf(cols, numEdges), edgePositions == null ? null : Arrays.copyOf(edgePositions, numEdges),
+                numEdges, batch.clone(), numSampledNodes.clone(), numSampledEdges.clone());
     }
 
     /** The seed ids as given to the sampler (duplicates included). */
@@ -122,14 +136,14 @@ public final class SampledSubgraph {
         return numSampledNodes;
     }
 
-    /** Per hop, length hops+1: [0] = 0, [h] = edges sampled at hop h. */
+    /** Per hop, length hops (GLT/PyG): [h-1] = edges sampled at hop h. */
     public int[] numSampledEdges() {
         return numSampledEdges;
     }
 
     /** Number of hops sampled (the length of the fanout list). */
     public int numHops() {
-        return numSampledNodes.length - 1;
+        return numSampledEdges.length;
     }
 
     @Override

@@ -27,8 +27,7 @@ class GraphLoaderBadInputTest {
         non-numeric id        | HEADER  | 0\\t1\\n1\\tabc\\n          | 3 | non-numeric dst id 'abc'
         decimal id            | HEADER  | 0\\t1\\n1.5\\t2\\n          | 3 | non-numeric src id '1.5'
         negative id           | HEADER  | 0\\t1\\n#c\\n-3\\t4\\n      | 4 | negative src id -3
-        id too large          | HEADER  | 0\\t1\\n1\\t3000000000\\n   | 3 | too large for the int32 store
-        id beyond int64       | HEADER  | 99999999999999999999\\t1\\n | 2 | too large for the int32 store
+        id beyond int64       | HEADER  | 99999999999999999999\\t1\\n | 2 | out of the int64 range
         missing column        | HEADER  | 0\\t1\\n7\\n                | 3 | missing column dst
         missing weight        | WEIGHTED| 0\\t1\\t1\\t5\\n0\\t2\\n    | 3 | missing column weight
         missing timestamp     | WEIGHTED| 0\\t1\\t1\\n                | 2 | missing column timestamp

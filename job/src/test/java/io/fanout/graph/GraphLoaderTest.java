@@ -231,7 +231,8 @@ class GraphLoaderTest {
 
     @Test
     void keepsFileOrderWithinEachNodeSoLoadsAreDeterministic(@TempDir Path tmp) throws IOException {
-        Path file = write(tmp, "edges.tsv", "# directed=true columns=src,dst,weight\n"
+        // num_nodes=10: ids 0..9 are the nodes (4, 6, 7, 8 isolated), so indices equal ids.
+        Path file = write(tmp, "edges.tsv", "# directed=true columns=src,dst,weight num_nodes=10\n"
                 + "5\t3\t1\n2\t9\t2\n5\t1\t3\n5\t3\t4\n2\t0\t5\n");
         CsrGraph out = GraphLoader.load(file, EdgeDirection.OUT);
         assertThat(neighbours(out, 5)).containsExactly(3, 1, 3);

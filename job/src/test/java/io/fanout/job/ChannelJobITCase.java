@@ -15,7 +15,8 @@ import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.EdgeDirection;
-import io.fanout.graph.SharedGraphs;
+import io.fanout.store.GraphSpec;
+import io.fanout.store.SharedGraphs;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.testing.SharedData;
 import java.nio.file.Path;
@@ -82,12 +83,12 @@ class ChannelJobITCase {
     private static Map<Long, byte[]> expectedMessages(Path graph, BatchPlan plan) throws Exception {
         Map<Long, byte[]> out = new HashMap<>();
         try (SharedGraphs.Lease lease = SharedGraphs.acquire(graph, EdgeDirection.OUT)) {
-            KHopSampler sampler = new KHopSampler(lease.graph(), FANOUTS, false);
+            KHopSampler sampler = new KHopSampler(lease.graph().adjacency(), FANOUTS, false);
             for (int e = 0; e < plan.epochs(); e++) {
                 for (int b = 0; b < plan.numBatches(); b++) {
-                    SeedBatch batch = new SeedBatch(e, b, plan.numBatches(), plan.seedsOf(e, b));
+                    SeedBatch batch = plan.batch(e, b);
                     out.put(batch.key(), SafetensorsCodec.encode(KHopSamplingFunction.toMessage(batch,
-                            sampler.sampleShared(batch.seeds, SEED, e, b))));
+                            sampler.sampleShared(batch.seeds, SEED, e, b), lease.graph())));
                 }
             }
         }
@@ -149,7 +150,7 @@ class ChannelJobITCase {
         env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")
                 .map(new Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch, not after the last batch
                 .keyBy(new FanoutJob.BatchKey(), Types.LONG)
-                .process(new KHopSamplingFunction(graph.toString(), EdgeDirection.OUT, FANOUTS, false, SEED))
+                .process(new KHopSamplingFunction(GraphSpec.edges(graph, EdgeDirection.OUT), FANOUTS, false, SEED))
                 .returns(TypeInformation.of(EncodedSample.class))
                 .map(new FailOnceAfterCheckpoint(30)).returns(TypeInformation.of(EncodedSample.class))
                 .sinkTo(new ChannelSink(options));

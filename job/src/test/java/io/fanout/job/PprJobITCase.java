@@ -40,7 +40,7 @@ class PprJobITCase {
 
     private static final Set<String> PPR_KEYS = Set.of(MessageKeys.IDS, MessageKeys.BATCH, MessageKeys.ROWS,
             MessageKeys.COLS, MessageKeys.META_EDGE_INDEX, MessageKeys.META_EDGE_ATTR, MessageKeys.IS_HETERO,
-            MessageKeys.META_EPOCH, MessageKeys.META_BATCH_ID, MessageKeys.META_NUM_BATCHES);
+            MessageKeys.META_EPOCH, MessageKeys.META_BATCH_ID, MessageKeys.META_NUM_BATCHES, MessageKeys.META_INPUT_ID);
 
     @Test
     void coraIsIdenticalAtParallelismOneAndTwoAndMatchesTheSampler() throws Exception {

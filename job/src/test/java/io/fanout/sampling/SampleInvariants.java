@@ -28,8 +28,7 @@ final class SampleInvariants {
         assertThat(s.batch()).as("batch is the seeds as given").containsExactly(seeds);
         assertThat(s.batch()).as("batch is a copy").isNotSameAs(seeds);
         assertThat(s.numSampledNodes()).hasSize(hops + 1);
-        assertThat(s.numSampledEdges()).hasSize(hops + 1);
-        assertThat(s.numSampledEdges()[0]).isZero();
+        assertThat(s.numSampledEdges()).as("one entry per hop, as GLT and PyG").hasSize(hops);
         assertThat(Arrays.stream(s.numSampledNodes()).sum()).isEqualTo(ids.length);
         assertThat(Arrays.stream(s.numSampledEdges()).sum()).isEqualTo(rows.length);
         assertThat(cols).hasSameSizeAs(rows);
@@ -45,7 +44,7 @@ final class SampleInvariants {
         int edge = 0;
         for (int h = 1; h <= hops; h++) {
             int f = fanouts[h - 1];
-            int edgeEnd = edge + s.numSampledEdges()[h];
+            int edgeEnd = edge + s.numSampledEdges()[h - 1];
             int newEnd = nodeEnd + s.numSampledNodes()[h];
             // Per frontier node: its edges are contiguous, in frontier order, of the promised count.
             Map<Integer, int[]> edgesOf = new HashMap<>();

@@ -19,12 +19,18 @@ public final class MessageKeys {
     public static final String BATCH = "batch";
     /** int64 [hops+1]: nodes added per hop, hop 0 = the seeds. */
     public static final String NUM_SAMPLED_NODES = "num_sampled_nodes";
-    /** int64 [hops]: edges sampled per hop. */
+    /** int64 [hops]: edges sampled per hop (GLT/PyG: one entry per hop, hop 1 first). */
     public static final String NUM_SAMPLED_EDGES = "num_sampled_edges";
-    /** Node features, one row per entry of {@link #IDS}. */
+    /** Node features [n, dim] (F32, F16 or U8), one row per entry of {@link #IDS}. */
     public static final String NFEATS = "nfeats";
-    /** Node labels. */
+    /** int64 [n]: node labels aligned with {@link #IDS}; -1 = unlabelled. */
     public static final String NLABELS = "nlabels";
+    /** float32 [dim]: per-column scale of U8 {@link #NFEATS} (value = offset + scale * q). */
+    public static final String META_NFEATS_SCALE = "#META.nfeats_scale";
+    /** float32 [dim]: per-column offset of U8 {@link #NFEATS}. */
+    public static final String META_NFEATS_OFFSET = "#META.nfeats_offset";
+    /** int64 [b]: position of each seed of {@link #BATCH} in the job's seed list (PyG input_id). */
+    public static final String META_INPUT_ID = "#META.input_id";
     /** Edge features, one row per edge. */
     public static final String EFEATS = "efeats";
     /** int64 [1]: 0 for a homogeneous message, 1 for a heterogeneous one. */

@@ -11,10 +11,14 @@ import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.EdgeDirection;
-import io.fanout.graph.SharedGraphs;
-import java.nio.file.Path;
+import io.fanout.connectors.message.DType;
+import io.fanout.connectors.message.Tensor;
+import io.fanout.features.FeatureDType;
+import io.fanout.features.NodeFeatures;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.store.GraphSpec;
+import io.fanout.store.GraphStore;
+import io.fanout.store.SharedGraphs;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -23,8 +27,9 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * What every keyed sampling operator shares: the graph lease, the counters, the batch metadata and the
- * encoding of one message per {@link SeedBatch}. Subclasses only build their sampler and their tensors.
+ * What every keyed sampling operator shares: the graph lease, the counters, the batch metadata, the node ids,
+ * features and labels of a message, and the encoding of one message per {@link SeedBatch}. Subclasses only
+ * build their sampler and their tensors.
  *
  * <p>The graph comes from the JVM-wide {@link SharedGraphs} cache (loaded once per TaskManager, shared by
  * every subtask). A message depends only on the batch and the options, so parallelism, arrival order and
@@ -38,8 +43,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(GraphSamplingFunction.class);
 
-    private final String graphPath;
-    private final EdgeDirection direction;
+    private final GraphSpec spec;
 
     private boolean failOnSamplingError;
     private long[] injectedErrors = new long[0];
@@ -49,9 +53,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     private transient SharedGraphs.Lease graph;
     private transient SamplingCounters counters;
 
-    protected GraphSamplingFunction(String graphPath, EdgeDirection direction) {
-        this.graphPath = graphPath;
-        this.direction = direction;
+    protected GraphSamplingFunction(GraphSpec spec) {
+        this.spec = spec;
     }
 
     /**
@@ -91,22 +94,71 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     }
 
     /** Creates the subtask's sampler over the shared graph (called once, from open). */
-    protected abstract void openSampler(CsrGraph graph);
+    protected abstract void openSampler(GraphStore graph);
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        graph = SharedGraphs.acquire(Path.of(graphPath), direction);
+        graph = SharedGraphs.acquire(spec);
         counters = new SamplingCounters(getRuntimeContext(), graph.graph());
         openSampler(graph.graph());
     }
 
-    /** Adds the keys every Fanout message carries: {@code #IS_HETERO} and the batch's epoch/id/count. */
-    static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch) {
+    /** The shared graph store (valid between open and close). */
+    protected GraphStore store() {
+        return graph.graph();
+    }
+
+    /**
+     * Adds the keys every Fanout message carries: {@code #IS_HETERO}, the batch's epoch/id/count, the seed ids
+     * ({@code batch}) and their input positions ({@code #META.input_id}).
+     */
+    static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids) {
+        message.put(MessageKeys.BATCH, nodeIds(ids, batch.seeds, batch.seeds.length));
+        if (batch.inputIds != null) {
+            message.putInt64(MessageKeys.META_INPUT_ID, batch.inputIds);
+        }
         return message
                 .putInt64(MessageKeys.IS_HETERO, new long[] {0L})
                 .putInt64(MessageKeys.META_EPOCH, new long[] {batch.epoch})
                 .putInt64(MessageKeys.META_BATCH_ID, new long[] {batch.batchId})
                 .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {batch.numBatches});
+    }
+
+    /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
+    static Tensor nodeIds(NodeIdMap ids, int[] nodes, int n) {
+        if (ids.isIdentity()) {
+            return Tensor.ofInt64Prefix(nodes, n);
+        }
+        long[] out = new long[n];
+        long[] byIndex = ids.idsOrNull();
+        for (int i = 0; i < n; i++) {
+            out[i] = byIndex[nodes[i]];
+        }
+        return Tensor.ofInt64(out);
+    }
+
+    /**
+     * Adds {@code nfeats} ([n, dim] in the store's dtype; uint8 with {@code #META.nfeats_scale} and
+     * {@code #META.nfeats_offset}) and {@code nlabels} (int64 [n]) of node indices {@code nodes[0..n)}, rows
+     * aligned with {@code ids}, when the graph has a node file.
+     */
+    static SampleMessage withNodeData(SampleMessage message, NodeFeatures features, int[] nodes, int n) {
+        if (features == null) {
+            return message;
+        }
+        if (features.hasFeatures()) {
+            FeatureDType dtype = features.dtype();
+            message.put(MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
+                    new long[] {n, features.dim()}, features.gatherRows(nodes, n)));
+            if (dtype == FeatureDType.UINT8) {
+                message.putFloat32(MessageKeys.META_NFEATS_SCALE, features.scale(), features.dim());
+                message.putFloat32(MessageKeys.META_NFEATS_OFFSET, features.offset(), features.dim());
+            }
+        }
+        if (features.hasLabels()) {
+            message.putInt64(MessageKeys.NLABELS, features.gatherLabels(nodes, n));
+        }
+        return message;
     }
 
     /** Encodes message, counts the batch and emits it. */
@@ -144,7 +196,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         private final Counter edgesMetric;
         private final Counter bytesMetric;
 
-        SamplingCounters(RuntimeContext ctx, CsrGraph graph) {
+        SamplingCounters(RuntimeContext ctx, GraphStore graph) {
             batches = ctx.getLongCounter(BATCHES);
             seeds = ctx.getLongCounter(SEEDS);
             nodes = ctx.getLongCounter(NODES);
@@ -154,7 +206,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric = group.counter("batchesSampled");
             edgesMetric = group.counter("edgesSampled");
             bytesMetric = group.counter("messageBytes");
-            group.gauge("graphEdges", graph::numEdges);
+            group.gauge("graphEdges", graph.adjacency()::numEdges);
             group.gauge("graphHeapBytes", graph::heapBytes);
         }
 

@@ -7,9 +7,10 @@ import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
-import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
+import io.fanout.store.GraphSpec;
+import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
 
 /**
@@ -27,33 +28,56 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
 
     private transient KHopSampler sampler;
 
-    public KHopSamplingFunction(String graphPath, EdgeDirection direction, int[] fanouts, boolean replace, long seed) {
-        super(graphPath, direction);
+    public KHopSamplingFunction(GraphSpec spec, int[] fanouts, boolean replace, long seed) {
+        super(spec);
         this.fanouts = fanouts.clone();
         this.replace = replace;
         this.seed = seed;
     }
 
     @Override
-    protected void openSampler(CsrGraph graph) {
-        sampler = new KHopSampler(graph, fanouts, replace);
+    protected void openSampler(GraphStore graph) {
+        sampler = new KHopSampler(graph.adjacency(), graph.ids(), fanouts, replace, graph.adjacency().hasEdgeIds());
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
-        emit(batch, toMessage(batch, sub), sub.numNodes(), sub.numEdges(), out);
+        emit(batch, toMessage(batch, sub, store()), sub.numNodes(), sub.numEdges(), out);
     }
 
-    /** The GLT SampleMessage keys of a homogeneous k-hop sample, plus Fanout's batch metadata. */
-    public static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub) {
-        return withBatchMetadata(new SampleMessage()
-                .put(MessageKeys.IDS, Tensor.ofInt64Prefix(sub.idsBuffer(), sub.numNodes()))
+    /**
+     * The GLT SampleMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
+     * and labels, edge ids and features when the store kept edge ids, plus Fanout's batch metadata.
+     */
+    public static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub, GraphStore store) {
+        SampleMessage message = new SampleMessage()
+                .put(MessageKeys.IDS, nodeIds(store.ids(), sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.BATCH, sub.batch())
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges()), batch);
+                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
+        CsrGraph graph = store.adjacency();
+        int[] positions = sub.edgePositionsBuffer();
+        if (positions != null && graph.hasEdgeIds()) {
+            int m = sub.numEdges();
+            int[] edgeIds = graph.edgeIds();
+            long[] eids = new long[m];
+            for (int i = 0; i < m; i++) {
+                eids[i] = edgeIds[positions[i]];
+            }
+            message.putInt64(MessageKeys.EIDS, eids);
+            if (graph.hasWeights()) {
+                float[] weights = graph.weights();
+                float[] efeats = new float[m];
+                for (int i = 0; i < m; i++) {
+                    efeats[i] = weights[positions[i]];
+                }
+                message.putFloat32(MessageKeys.EFEATS, efeats, m, 1);
+            }
+        }
+        return withBatchMetadata(message, batch, store.ids());
     }
 }

@@ -5,8 +5,8 @@ import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.EdgeDirection;
+import io.fanout.store.GraphSpec;
+import io.fanout.store.GraphStore;
 import io.fanout.sampling.ppr.PprSample;
 import io.fanout.sampling.ppr.PprSampler;
 import org.apache.flink.util.Collector;
@@ -29,9 +29,9 @@ public class PprSamplingFunction extends GraphSamplingFunction {
 
     private transient PprSampler sampler;
 
-    public PprSamplingFunction(String graphPath, EdgeDirection direction, double alpha, double eps, int maxPprNodes,
+    public PprSamplingFunction(GraphSpec spec, double alpha, double eps, int maxPprNodes,
             int maxNeighbors, boolean residualTopUp, long seed) {
-        super(graphPath, direction);
+        super(spec);
         this.alpha = alpha;
         this.eps = eps;
         this.maxPprNodes = maxPprNodes;
@@ -41,25 +41,29 @@ public class PprSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    protected void openSampler(CsrGraph graph) {
-        sampler = new PprSampler(graph, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed);
+    protected void openSampler(GraphStore graph) {
+        sampler = new PprSampler(graph.adjacency(), graph.ids().idsOrNull(), alpha, eps, maxPprNodes, maxNeighbors,
+                residualTopUp, seed);
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         PprSample sample = sampler.sample(batch.seeds);
-        emit(batch, toMessage(batch, sample), sample.numNodes(), sample.numEdges(), out);
+        emit(batch, toMessage(batch, sample, store()), sample.numNodes(), sample.numEdges(), out);
     }
 
-    /** GiGL's homogeneous PPR keys plus Fanout's batch metadata. */
-    static SampleMessage toMessage(SeedBatch batch, PprSample sample) {
+    /** GiGL's homogeneous PPR keys (node ids, features and labels aligned with them) plus the batch metadata. */
+    static SampleMessage toMessage(SeedBatch batch, PprSample sample, GraphStore store) {
         long n = sample.numEdges();
-        return withBatchMetadata(new SampleMessage()
-                .put(MessageKeys.IDS, Tensor.ofInt64(sample.ids()))
-                .putInt64(MessageKeys.BATCH, sample.batch())
+        int[] nodes = sample.ids();
+        SampleMessage message = new SampleMessage()
+                .put(MessageKeys.IDS, nodeIds(store.ids(), nodes, nodes.length));
+        withNodeData(message, store.features(), nodes, nodes.length);
+        return withBatchMetadata(message
                 .put(MessageKeys.ROWS, Tensor.ofInt64(new long[0]))
                 .put(MessageKeys.COLS, Tensor.ofInt64(new long[0]))
                 .put(MessageKeys.META_EDGE_INDEX, Tensor.ofInt64(sample.edgeIndex(), new long[] {2, n}))
-                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(sample.edgeAttr(), new long[] {n, 2})), batch);
+                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(sample.edgeAttr(), new long[] {n, 2})), batch,
+                store.ids());
     }
 }

@@ -79,6 +79,8 @@ public final class ForwardPush {
     /** Floyd's taken-position marks (stamped, never cleared), sized to the largest degree when sampling. */
     private final int[] taken;
     private int takenStamp;
+    /** Node ids by index, or null when they are equal. */
+    private final long[] nodeIds;
 
     /**
      * @param graph the adjacency to walk (its direction is the PPR's edge direction)
@@ -88,7 +90,16 @@ public final class ForwardPush {
      * @param neighborSeed seed of the neighbour sample (used only when maxNeighbors limits a node)
      */
     public ForwardPush(CsrGraph graph, double alpha, double eps, int maxNeighbors, long neighborSeed) {
+        this(graph, null, alpha, eps, maxNeighbors, neighborSeed);
+    }
+
+    /**
+     * @param nodeIds the graph's node ids by index (the neighbour sample's streams are keyed by id), or null
+     *     when ids equal indices
+     */
+    public ForwardPush(CsrGraph graph, long[] nodeIds, double alpha, double eps, int maxNeighbors, long neighborSeed) {
         this.graph = Objects.requireNonNull(graph, "graph");
+        this.nodeIds = nodeIds;
         if (!(alpha > 0 && alpha < 1)) {
             throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
         }
@@ -206,7 +217,7 @@ public final class ForwardPush {
                 final double share = keep * ru / k;
                 final int[] taken = this.taken;
                 final int stamp = nextTakenStamp();
-                rng.reset(SplitMix64.seed(neighborSeed, PPR_STREAM, u));
+                rng.reset(SplitMix64.seed(neighborSeed, PPR_STREAM, nodeIds == null ? u : nodeIds[u]));
                 for (int j = d - k; j < d; j++) {
                     int r = rng.nextInt(j + 1);
                     if (taken[r] == stamp) {

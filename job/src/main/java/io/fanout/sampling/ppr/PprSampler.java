@@ -51,11 +51,17 @@ public final class PprSampler {
      */
     public PprSampler(CsrGraph graph, double alpha, double eps, int maxPprNodes, int maxNeighbors,
             boolean residualTopUp, long seed) {
+        this(graph, null, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed);
+    }
+
+    /** As above, with the graph's node ids by index (null when equal to indices), which key the random streams. */
+    public PprSampler(CsrGraph graph, long[] nodeIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
+            boolean residualTopUp, long seed) {
         Objects.requireNonNull(graph, "graph");
         if (maxPprNodes < 1) {
             throw new IllegalArgumentException("maxPprNodes must be >= 1, got " + maxPprNodes);
         }
-        this.push = new ForwardPush(graph, alpha, eps, maxNeighbors, seed);
+        this.push = new ForwardPush(graph, nodeIds, alpha, eps, maxNeighbors, seed);
         this.maxPprNodes = maxPprNodes;
         this.residualTopUp = residualTopUp;
         int cap = (int) Math.min(maxPprNodes, Math.max(graph.numNodes(), 1));

@@ -53,7 +53,8 @@ public final class SeedBatchReader implements SourceReader<SeedBatch, SeedBatchS
             return idleStatus();
         }
         int batchId = next++;
-        output.collect(new SeedBatch(current.epoch(), batchId, plan.numBatches(), order.seedsOf(batchId)));
+        output.collect(new SeedBatch(current.epoch(), batchId, plan.numBatches(), order.seedsOf(batchId),
+                order.inputIdsOf(batchId)));
         if (next >= current.endBatch()) {
             finishSplit();
         }

@@ -27,7 +27,7 @@ class SeedBatchReaderCheckpointTest {
         List<SeedBatch> expected = new ArrayList<>();
         for (int e = 0; e < PLAN.epochs(); e++) {
             for (int b = 0; b < PLAN.numBatches(); b++) {
-                expected.add(new SeedBatch(e, b, PLAN.numBatches(), PLAN.seedsOf(e, b)));
+                expected.add(PLAN.batch(e, b));
             }
         }
         assertThat(batches).containsExactlyInAnyOrderElementsOf(expected);

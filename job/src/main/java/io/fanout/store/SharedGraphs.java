@@ -1,8 +1,7 @@
-package io.fanout.graph;
+package io.fanout.store;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -13,25 +12,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * JVM-wide, reference-counted cache of loaded graphs, so every sampler subtask in one TaskManager shares one copy.
  *
- * <p>Keyed by (canonical path, direction). The first acquirer loads the graph in its own thread while concurrent
+ * <p>Keyed by the canonical {@link GraphSpec} (paths resolved, direction, node file, dtype, edge ids). The first acquirer loads the graph in its own thread while concurrent
  * acquirers of the same key wait for it. A failed load is reported to the loader and to every waiter and is not
  * cached: the next acquire loads again. The graph is dropped when its last {@link Lease} closes.
  */
 public final class SharedGraphs {
     private static final Object LOCK = new Object();
-    private static final Map<Key, Entry> ENTRIES = new HashMap<>(); // guarded by LOCK
+    private static final Map<GraphSpec, Entry> ENTRIES = new HashMap<>(); // guarded by LOCK
     private static final AtomicInteger LOADS = new AtomicInteger();
 
     private SharedGraphs() {
     }
 
     /**
-     * Returns a lease on the graph at {@code graph} in {@code direction}, loading it if no lease holds it.
+     * Returns a lease on the graph {@code spec} describes, loading it if no lease holds it.
      *
-     * @throws IOException if the path does not exist or the load fails (see {@link GraphLoader#load})
+     * @throws IOException if a path does not exist or the load fails (see {@link GraphStore#load})
      */
-    public static Lease acquire(Path graph, EdgeDirection direction) throws IOException {
-        Key key = new Key(graph.toRealPath(), Objects.requireNonNull(direction, "direction"));
+    public static Lease acquire(GraphSpec spec) throws IOException {
+        GraphSpec key = Objects.requireNonNull(spec, "spec").canonical();
         Entry entry;
         boolean loader = false;
         synchronized (LOCK) {
@@ -46,7 +45,7 @@ public final class SharedGraphs {
         if (loader) {
             LOADS.incrementAndGet();
             try {
-                CsrGraph loaded = GraphLoader.load(graph, direction);
+                GraphStore loaded = GraphStore.load(key);
                 entry.graph.complete(loaded);
                 return new Lease(entry, loaded);
             } catch (IOException | RuntimeException | Error e) {
@@ -60,17 +59,22 @@ public final class SharedGraphs {
         } catch (InterruptedException e) {
             release(entry);
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for graph " + key.path + " to load");
+            throw new InterruptedIOException("interrupted while waiting for graph " + key + " to load");
         } catch (ExecutionException e) {
             release(entry);
             Throwable cause = e.getCause();
             if (cause instanceof Error) {
-                throw new IOException("loading graph " + key.path + " failed in another thread: " + cause, cause);
+                throw new IOException("loading graph " + key + " failed in another thread: " + cause, cause);
             }
             // A fresh exception per waiter (a shared one would collect everyone's stack traces and suppressions).
-            throw new IOException("loading graph " + key.path + " failed in another thread: " + cause.getMessage(),
+            throw new IOException("loading graph " + key + " failed in another thread: " + cause.getMessage(),
                     cause);
         }
+    }
+
+    /** A lease on the edges at {@code graph} in {@code direction}, without node file or edge ids. */
+    public static Lease acquire(java.nio.file.Path graph, io.fanout.graph.EdgeDirection direction) throws IOException {
+        return acquire(GraphSpec.edges(graph, direction));
     }
 
     /** Number of loads {@link #acquire} has started since the JVM began (successful or not). */
@@ -103,31 +107,27 @@ public final class SharedGraphs {
     /** A hold on one shared graph; close it when the graph is no longer needed (closing twice is harmless). */
     public static final class Lease implements AutoCloseable {
         private final Entry entry;
-        private final CsrGraph graph;
+        private final GraphStore graph;
         private boolean closed; // guarded by LOCK
 
-        private Lease(Entry entry, CsrGraph graph) {
+        private Lease(Entry entry, GraphStore graph) {
             this.entry = entry;
             this.graph = graph;
         }
 
-        /** The shared graph; read-only, like every {@link CsrGraph}. */
-        public CsrGraph graph() {
+        /** The shared graph; read-only. */
+        public GraphStore graph() {
             synchronized (LOCK) {
                 if (closed) {
-                    throw new IllegalStateException("lease on " + entry.key.path + " is closed");
+                    throw new IllegalStateException("lease on " + entry.key + " is closed");
                 }
             }
             return graph;
         }
 
-        /** The canonical path the graph was loaded from. */
-        public Path path() {
-            return entry.key.path;
-        }
-
-        public EdgeDirection direction() {
-            return entry.key.direction;
+        /** The canonical spec the graph was loaded from. */
+        public GraphSpec spec() {
+            return entry.key;
         }
 
         @Override
@@ -143,37 +143,17 @@ public final class SharedGraphs {
 
         @Override
         public String toString() {
-            return "SharedGraphs.Lease{" + entry.key.path + ", " + entry.key.direction + "}";
+            return "SharedGraphs.Lease{" + entry.key + "}";
         }
     }
 
     private static final class Entry {
-        final Key key;
-        final CompletableFuture<CsrGraph> graph = new CompletableFuture<>();
+        final GraphSpec key;
+        final CompletableFuture<GraphStore> graph = new CompletableFuture<>();
         int refs; // guarded by LOCK
 
-        Entry(Key key) {
+        Entry(GraphSpec key) {
             this.key = key;
-        }
-    }
-
-    private static final class Key {
-        final Path path;
-        final EdgeDirection direction;
-
-        Key(Path path, EdgeDirection direction) {
-            this.path = path;
-            this.direction = direction;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key && ((Key) o).path.equals(path) && ((Key) o).direction == direction;
-        }
-
-        @Override
-        public int hashCode() {
-            return path.hashCode() * 31 + direction.hashCode();
         }
     }
 }

@@ -1,9 +1,11 @@
-package io.fanout.graph;
+package io.fanout.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.EdgeDirection;
 import io.fanout.testing.SharedData;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -40,8 +42,8 @@ class SharedGraphsTest {
         SharedGraphs.Lease second = SharedGraphs.acquire(cora, EdgeDirection.OUT);
         assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 1);
         assertThat(second.graph()).isSameAs(first.graph());
-        assertThat(first.graph().numEdges()).isEqualTo(10556);
-        CsrGraph shared = first.graph();
+        assertThat(first.graph().adjacency().numEdges()).isEqualTo(10556);
+        GraphStore shared = first.graph();
 
         first.close();
         first.close(); // harmless: must not release the second lease's hold
@@ -57,7 +59,7 @@ class SharedGraphsTest {
         try (SharedGraphs.Lease again = SharedGraphs.acquire(cora, EdgeDirection.OUT)) {
             assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 2);
             assertThat(again.graph()).isNotSameAs(shared);
-            assertThat(again.graph().targets()).isEqualTo(shared.targets());
+            assertThat(again.graph().adjacency().targets()).isEqualTo(shared.adjacency().targets());
         }
     }
 
@@ -73,9 +75,9 @@ class SharedGraphsTest {
             assertThat(dotted.graph()).isSameAs(plain.graph());
             assertThat(linked.graph()).isSameAs(plain.graph());
             assertThat(in.graph()).isNotSameAs(plain.graph());
-            assertThat(in.graph().direction()).isEqualTo(EdgeDirection.IN);
+            assertThat(in.graph().adjacency().direction()).isEqualTo(EdgeDirection.IN);
             assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 2); // one per direction
-            assertThat(plain.path()).isEqualTo(dir.toRealPath());
+            assertThat(plain.spec().edges()).isEqualTo(dir.toRealPath());
         }
         assertThat(SharedGraphs.cachedCount()).isZero();
     }
@@ -95,12 +97,12 @@ class SharedGraphsTest {
                     return SharedGraphs.acquire(pubmed, EdgeDirection.OUT);
                 }));
             }
-            CsrGraph graph = leases.get(0).get().graph();
+            GraphStore graph = leases.get(0).get().graph();
             for (Future<SharedGraphs.Lease> lease : leases) {
                 assertThat(lease.get().graph()).isSameAs(graph);
             }
             assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 1);
-            assertThat(graph.numEdges()).isEqualTo(88651);
+            assertThat(graph.adjacency().numEdges()).isEqualTo(88651);
         } finally {
             for (Future<SharedGraphs.Lease> lease : leases) {
                 lease.get().close();
@@ -116,14 +118,14 @@ class SharedGraphsTest {
         int loads = SharedGraphs.loadCount();
         List<Acquirer> acquirers = startWhileLoading(pipe, 5);
         feed(pipe, Files.readAllBytes(SharedData.graph("cora_cites").resolve("edges.tsv")));
-        CsrGraph graph = null;
+        GraphStore graph = null;
         for (Acquirer acquirer : acquirers) {
             acquirer.join();
             assertThat(acquirer.failure).isNull();
             graph = graph == null ? acquirer.lease.graph() : graph;
             assertThat(acquirer.lease.graph()).isSameAs(graph);
         }
-        assertThat(graph.numEdges()).isEqualTo(5429);
+        assertThat(graph.adjacency().numEdges()).isEqualTo(5429);
         assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 1);
         for (Acquirer acquirer : acquirers) {
             acquirer.lease.close();
@@ -157,7 +159,7 @@ class SharedGraphsTest {
         feed(pipe, "# directed=true columns=src,dst\n0\t1\n1\t2\n".getBytes());
         retry.join();
         assertThat(retry.failure).isNull();
-        assertThat(retry.lease.graph().numEdges()).isEqualTo(2);
+        assertThat(retry.lease.graph().adjacency().numEdges()).isEqualTo(2);
         assertThat(SharedGraphs.loadCount()).isEqualTo(loads + 2);
         retry.lease.close();
     }

@@ -1,0 +1,91 @@
+package io.fanout.store;
+
+import io.fanout.features.FeatureDType;
+import io.fanout.graph.EdgeDirection;
+import java.io.Serializable;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What to load into a {@link GraphStore}: the edge files, the direction to expand in, the node file and its
+ * dtype, and whether to keep edge ids. Serializable, so operators carry it to the TaskManagers, and the key of
+ * {@link SharedGraphs}.
+ */
+public final class GraphSpec implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String edges;
+    private final EdgeDirection direction;
+    private final String nodeFeatures;
+    private final FeatureDType featureDType;
+    private final boolean withEdgeIds;
+
+    /**
+     * @param edges an edge file or a directory of edge-file parts
+     * @param direction the adjacency to build
+     * @param nodeFeatures a node file or directory of parts ({@code nodes.tsv}: id, label, features), or null
+     * @param featureDType how features are stored and shipped
+     * @param withEdgeIds keep every stored edge's stable id (its input row)
+     */
+    public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
+            boolean withEdgeIds) {
+        this.edges = Objects.requireNonNull(edges, "edges");
+        this.direction = Objects.requireNonNull(direction, "direction");
+        this.nodeFeatures = nodeFeatures;
+        this.featureDType = Objects.requireNonNull(featureDType, "featureDType");
+        this.withEdgeIds = withEdgeIds;
+    }
+
+    /** The edges only, no node file, no edge ids. */
+    public static GraphSpec edges(Path edges, EdgeDirection direction) {
+        return new GraphSpec(edges.toString(), direction, null, FeatureDType.FLOAT32, false);
+    }
+
+    public Path edges() {
+        return Path.of(edges);
+    }
+
+    public EdgeDirection direction() {
+        return direction;
+    }
+
+    /** The node file, or null. */
+    public Path nodeFeatures() {
+        return nodeFeatures == null ? null : Path.of(nodeFeatures);
+    }
+
+    public FeatureDType featureDType() {
+        return featureDType;
+    }
+
+    public boolean withEdgeIds() {
+        return withEdgeIds;
+    }
+
+    /** The same spec with both paths made canonical (symbolic links and {@code ..} resolved): the cache key. */
+    GraphSpec canonical() throws java.io.IOException {
+        return new GraphSpec(edges().toRealPath().toString(), direction,
+                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof GraphSpec)) {
+            return false;
+        }
+        GraphSpec s = (GraphSpec) o;
+        return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
+                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds);
+    }
+
+    @Override
+    public String toString() {
+        return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
+                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "") + ")";
+    }
+}

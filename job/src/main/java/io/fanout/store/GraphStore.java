@@ -1,0 +1,104 @@
+package io.fanout.store;
+
+import io.fanout.features.NodeFeatures;
+import io.fanout.features.NodeFileReader;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.GraphLoader;
+import io.fanout.graph.NodeIdCollector;
+import io.fanout.graph.NodeIdMap;
+import java.io.IOException;
+import java.util.Locale;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One homogeneous graph in memory: its node ids ({@link NodeIdMap}), adjacency ({@link CsrGraph}) and, when a
+ * node file was given, node features and labels ({@link NodeFeatures}), all indexed by the same node index.
+ *
+ * <p>A typed graph will be one of these per node and edge type behind the same accessors; samplers see only
+ * indices and translate to ids when a message is built.
+ */
+public final class GraphStore {
+    private static final Logger LOG = LoggerFactory.getLogger(GraphStore.class);
+
+    private final GraphSpec spec;
+    private final NodeIdMap ids;
+    private final CsrGraph adjacency;
+    private final NodeFeatures features;
+
+    public GraphStore(GraphSpec spec, NodeIdMap ids, CsrGraph adjacency, NodeFeatures features) {
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.ids = Objects.requireNonNull(ids, "ids");
+        this.adjacency = Objects.requireNonNull(adjacency, "adjacency");
+        this.features = features;
+        if (adjacency.numNodes() != ids.size() || (features != null && features.numNodes() != ids.size())) {
+            throw new IllegalArgumentException("ids, adjacency and features disagree on the node count");
+        }
+    }
+
+    /**
+     * Loads the edges and, when {@code spec} names one, the node file. The nodes are every id either mentions
+     * (plus {@code 0..num_nodes-1} when an edge header declares it); every node needs a node-file row.
+     *
+     * @throws io.fanout.graph.GraphFormatException for malformed input, naming the file and line
+     */
+    public static GraphStore load(GraphSpec spec) throws IOException {
+        long started = System.nanoTime();
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges());
+        NodeIdCollector collector = new NodeIdCollector();
+        NodeFileReader.NodeRows rows = null;
+        if (spec.nodeFeatures() != null) {
+            rows = NodeFileReader.read(spec.nodeFeatures());
+            if (edges.declaredNodes() >= 0) {
+                rows.checkBelow(edges.declaredNodes(), "the edge file header");
+            }
+            rows.collectIds(collector);
+        }
+        NodeIdMap ids = edges.nodeIds(collector);
+        CsrGraph adjacency = edges.build(ids, spec.direction(), spec.withEdgeIds());
+        NodeFeatures features = null;
+        if (rows != null) {
+            features = rows.build(ids, spec.featureDType());
+            LOG.info("Loaded node file {}: {} nodes, {} features ({}, {} bytes per value{}), labels; {} heap bytes"
+                            + " in {} s", spec.nodeFeatures(), features.numNodes(), features.dim(),
+                    spec.featureDType().optionValue(), features.bytesPerValue(),
+                    features.maxError() > 0 ? String.format(Locale.ROOT, ", max error %.3g", features.maxError()) : "",
+                    features.heapBytes(), String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9));
+        }
+        return new GraphStore(spec, ids, adjacency, features);
+    }
+
+    public GraphSpec spec() {
+        return spec;
+    }
+
+    /** The node ids, by index. */
+    public NodeIdMap ids() {
+        return ids;
+    }
+
+    /** The adjacency over node indices. */
+    public CsrGraph adjacency() {
+        return adjacency;
+    }
+
+    /** Node features and labels by index, or null when no node file was given. */
+    public NodeFeatures features() {
+        return features;
+    }
+
+    public int numNodes() {
+        return ids.size();
+    }
+
+    /** Heap bytes of the ids, adjacency and features. */
+    public long heapBytes() {
+        return ids.heapBytes() + adjacency.heapBytes() + (features == null ? 0 : features.heapBytes());
+    }
+
+    @Override
+    public String toString() {
+        return "GraphStore{" + spec + ", " + ids + ", " + adjacency + (features != null ? ", " + features : "") + "}";
+    }
+}
