@@ -827,7 +827,10 @@ class ChannelClient:
         generation, session, seq, held = meta
         if not held and generation != ep.generation:
             return False  # unacknowledged: the endpoint sends it again on the new connection
-        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
+        # A held (parked) message passed this check when it arrived; the endpoints may have ended its
+        # epoch since (they count it acknowledged), which makes it no copy.
+        closed = msg.epoch <= self._closed_epoch and not held
+        if closed or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
             if not held:
