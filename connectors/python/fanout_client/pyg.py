@@ -50,19 +50,26 @@ def _sampling_error(msg) -> SamplingError:
     return SamplingError(where, getattr(msg, "epoch", None), getattr(msg, "batch_id", None), text)
 
 
-def _features(torch, t: dict, x_dtype):
+def _features(torch, msg: dict, t: dict, x_dtype):
     """``nfeats`` as node features: uint8 dequantised per column (offset + scale * q, float32)."""
-    q = t["nfeats"]
-    if q.dtype == torch.uint8:
-        if _SCALE not in t or _OFFSET not in t:
+    if msg["nfeats"].dtype == np.uint8:
+        q = np.asarray(msg["nfeats"])
+        if _SCALE not in msg or _OFFSET not in msg:
             raise ValueError(f"uint8 nfeats need {_SCALE} and {_OFFSET} to be dequantised")
-        scale, offset = t[_SCALE].to(torch.float32), t[_OFFSET].to(torch.float32)
+        scale = np.asarray(msg[_SCALE], dtype=np.float32)
+        offset = np.asarray(msg[_OFFSET], dtype=np.float32)
         if scale.shape != (q.shape[1],) or offset.shape != (q.shape[1],):
             raise ValueError(f"nfeats is {list(q.shape)} but {_SCALE} is {list(scale.shape)} and "
                              f"{_OFFSET} {list(offset.shape)}: one entry per column expected")
-        x = torch.addcmul(offset, q.to(torch.float32), scale)  # offset + q * scale, one pass
-        return x if x_dtype is None else x.to(x_dtype)
-    return q if x_dtype is None else q.to(x_dtype)
+        # numpy, in place into one new array: steady ~10 ms for 2,700 x 1,433 where a first torch
+        # elementwise call can take half a second.
+        x = q.astype(np.float32)
+        x *= scale
+        x += offset
+        x = torch.from_numpy(x)
+    else:
+        x = t["nfeats"]
+    return x if x_dtype is None else x.to(x_dtype)
 
 
 def _hop_counts(t: dict):
@@ -112,7 +119,7 @@ def to_pyg(msg: dict, x_dtype="float32"):
     t = to_torch(msg)
     out = {}
     if "nfeats" in t:
-        out["x"] = _features(torch, t, x_dtype)
+        out["x"] = _features(torch, msg, t, x_dtype)
     if "nlabels" in t:
         out["y"] = t["nlabels"]
     if _PPR_EDGE_INDEX in t:
