@@ -36,7 +36,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -250,27 +249,14 @@ class RunningJob:
         return False
 
 
-def complete_epochs(messages):
-    """Epochs in order from a stream of messages that may interleave epochs (several rings or part
-    files): an epoch is yielded, as its list of messages, once all of its ``num_batches`` arrived."""
-    pending, next_epoch = defaultdict(list), 0
-    for msg in messages:
-        pending[msg.epoch].append(msg)
-        while pending.get(next_epoch) and len(pending[next_epoch]) == pending[next_epoch][0].num_batches:
-            yield sorted(pending.pop(next_epoch), key=lambda m: m.batch_id)
-            next_epoch += 1
-    if pending:
-        raise RuntimeError(f"incomplete epochs at the end of the stream: {sorted(pending)}")
-
-
 def train_from_files(graph, splits, model_seeds, epochs, workdir, **job) -> list[list[dict]]:
     """(a) The job writes .samples files; then every epoch is read back and trained on."""
     out = Path(workdir) / "samples"
     run_job(job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job) + ["--output", str(out)])
-    # read_samples yields zero-copy views of the files; to_pyg converts one batch at a time.
-    by_epoch = complete_epochs(fanout_client.read_samples(out))
-    return train_from_batches((map(fanout_client.to_pyg, batches) for batches in by_epoch), graph, splits,
-                              model_seeds)
+    # SamplesReader indexes the files (zero-copy views) and gives them epoch by epoch, by batch id,
+    # whatever the part files' order; to_pyg converts one batch at a time.
+    epochs = fanout_client.SamplesReader(out).epochs()
+    return train_from_batches((map(fanout_client.to_pyg, epoch) for epoch in epochs), graph, splits, model_seeds)
 
 
 def train_from_channel(graph, splits, model_seeds, epochs, workdir, **job) -> list[list[dict]]:
@@ -288,7 +274,7 @@ def train_from_shm(graph, splits, model_seeds, epochs, workdir, **job) -> list[l
     args = job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job)
     with RunningJob(args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]):
         with fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True) as client:
-            return train_from_batches(complete_epochs(client), graph, splits, model_seeds)
+            return train_from_batches(client.epochs(), graph, splits, model_seeds)
 
 
 def train(feed: str, graph: Graph, splits, model_seeds, epochs: int, **job) -> list[list[dict]]:

@@ -24,7 +24,7 @@ import numpy as np
 from .channel import SAMPLING_ERROR_KEY, SamplingError
 from .torch_support import _import_torch, to_torch
 
-__all__ = ["to_pyg"]
+__all__ = ["to_pyg", "ConvertedEpoch"]
 
 _SCALE, _OFFSET = "#META.nfeats_scale", "#META.nfeats_offset"
 _PPR_EDGE_INDEX, _PPR_EDGE_ATTR = "#META.edge_index", "#META.edge_attr"
@@ -153,3 +153,20 @@ def to_pyg(msg: dict, x_dtype="float32"):
     data = data_cls(**out)
     data.num_nodes = int(out["n_id"].shape[0])  # explicit: PyG cannot infer it when x is absent
     return data
+
+
+class ConvertedEpoch:
+    """An epoch iterator whose messages come out converted (``ShmClient(as_pyg=True).epochs()``):
+    ``epoch`` is the epoch number; errors of the wrapped iterator (``SamplingError``, ...) pass through
+    and iterating on continues after them, as with the wrapped one."""
+
+    def __init__(self, epoch_iterator, convert):
+        self._inner = epoch_iterator
+        self._convert = convert
+        self.epoch = epoch_iterator.epoch
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._convert(next(self._inner))

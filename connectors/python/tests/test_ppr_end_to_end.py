@@ -40,7 +40,7 @@ def ppr_messages(tmp_path_factory):
                      "--max-ppr-nodes", str(K), "--batch-size", str(BATCH), "--parallelism", "2",
                      "--output", str(out))
     assert "fanout summary" in proc.stdout
-    return out, list(fanout_client.read_samples(out))
+    return out, list(fanout_client.read_records(out))
 
 
 def test_layout_dtypes_shapes_and_ordering(ppr_messages):
@@ -51,7 +51,7 @@ def test_layout_dtypes_shapes_and_ordering(ppr_messages):
     assert np.array_equal(np.sort(seeds), np.arange(CORA_NODES))
     for m in messages:
         assert set(m) == {"ids", "batch", "rows", "cols", "#META.edge_index", "#META.edge_attr", "#IS_HETERO",
-                          "#META.epoch", "#META.batch_id", "#META.num_batches"}
+                          "#META.epoch", "#META.batch_id", "#META.num_batches", "#META.input_id"}
         ids, batch = m["ids"], m["batch"]
         edge_index, edge_attr = m["#META.edge_index"], m["#META.edge_attr"]
         assert ids.dtype == np.int64 and batch.dtype == np.int64

@@ -22,7 +22,7 @@ I64 = np.int64
 
 
 def khop_message(num_nodes=60, fanouts=(4, 3), seeds=(5, 9, 2), dim=6, feature_dtype="float32",
-                 with_edge=False, seed=0, edge_dim=3):
+                 with_edge=False, seed=0, edge_dim=3, batch_id=3, num_batches=4):
     """A k-hop message of the contract (GLT de-duplication, edges grouped by hop, rows = expanded
     node, cols = sampled neighbour) on a random graph, with features and labels, as a decoded
     Message; also returns the graph's full feature matrix."""
@@ -57,7 +57,7 @@ def khop_message(num_nodes=60, fanouts=(4, 3), seeds=(5, 9, 2), dim=6, feature_d
         "num_sampled_edges": np.array(num_edges_per_hop, dtype=I64),
         "nlabels": np.where(ids % 5 == 0, -1, ids % 7).astype(I64),
         "#IS_HETERO": np.array([0], dtype=I64), "#META.epoch": np.array([2], dtype=I64),
-        "#META.batch_id": np.array([3], dtype=I64), "#META.num_batches": np.array([4], dtype=I64),
+        "#META.batch_id": np.array([batch_id], dtype=I64), "#META.num_batches": np.array([num_batches], dtype=I64),
         "#META.input_id": np.arange(len(seeds), dtype=I64) + 10,
     }
     x = features[ids]
@@ -116,7 +116,8 @@ def check_khop(data, msg):
     assert data.batch_size == len(np.unique(msg["batch"]))
     assert data.n_id[:data.batch_size].tolist() == list(dict.fromkeys(msg["batch"].tolist()))
     assert data.input_id.tolist() == msg["#META.input_id"].tolist()
-    assert (data.epoch, data.batch_id, data.num_batches) == (2, 3, 4)
+    assert (data.epoch, data.batch_id, data.num_batches) == (2, int(msg["#META.batch_id"][0]),
+                                                            int(msg["#META.num_batches"][0]))
     assert data.num_nodes == len(msg["ids"]) and data.num_edges == len(msg["rows"])
     assert data.batch is None  # PyG's `batch` is the graph of each node; seeds are n_id[:batch_size]
     if "eids" in msg:
@@ -250,14 +251,15 @@ def test_trim_to_layer_gives_the_untrimmed_output_for_the_seeds(feature_dtype):
 
 
 def test_read_samples_as_pyg(tmp_path):
-    messages = [khop_message(seed=s, feature_dtype="uint8", with_edge=True)[0] for s in range(3)]
+    messages = [khop_message(seed=s, feature_dtype="uint8", with_edge=True, batch_id=s, num_batches=3)[0]
+                for s in (2, 0, 1)]
     with SamplesWriter(tmp_path / "part-0.samples") as writer:
         for msg in messages:
             writer.write(msg.blob if msg.blob is not None else encode(msg))
     got = list(read_samples(tmp_path, as_pyg=True))
-    assert len(got) == 3
-    for data, msg in zip(got, messages):
-        check_khop(data, msg)
+    assert [data.batch_id for data in got] == [0, 1, 2]  # read_samples orders by (epoch, batch_id)
+    for data in got:
+        check_khop(data, messages[[2, 0, 1].index(data.batch_id)])
 
 
 def test_channel_client_as_pyg_and_sampling_errors_still_raise():
@@ -281,15 +283,31 @@ def test_channel_client_as_pyg_and_sampling_errors_still_raise():
         ChannelClient(endpoints=["127.0.0.1:1"], as_torch=True, as_pyg=True)
 
 
-def test_shm_client_as_pyg_copies_out_of_the_ring(tmp_path):
-    messages = [khop_message(seed=s, feature_dtype="float16")[0] for s in range(4)]
-    writer = PyRingWriter(tmp_path / "t-0.ring", 256 << 10)
-    for i, msg in enumerate(messages):
-        assert writer.try_write(encode(msg), epoch=2, batch_id=3, num_batches=4)
+def ring_of(path, messages):
+    writer = PyRingWriter(path, 256 << 10)
+    for msg in messages:
+        assert writer.try_write(encode(msg), epoch=2, batch_id=int(msg["#META.batch_id"][0]), num_batches=4)
     writer.set_state(shm.STATE_ENDED)
+
+
+def test_shm_client_as_pyg_copies_out_of_the_ring(tmp_path):
+    messages = [khop_message(seed=s, feature_dtype="float16", batch_id=s)[0] for s in range(4)]
+    ring_of(tmp_path / "t-0.ring", messages)
     with ShmClient(tmp_path, "t", timeout=1, as_pyg=True) as client:
         got = list(client)
         assert client.qsize() == 0  # every message was released as soon as it was converted
     assert len(got) == 4
     for data, msg in zip(got, messages):
         check_khop(data, msg)
+
+
+def test_shm_client_epochs_as_pyg(tmp_path):
+    messages = [khop_message(seed=s, feature_dtype="uint8", batch_id=b)[0] for s, b in enumerate((1, 3, 0, 2))]
+    ring_of(tmp_path / "t-0.ring", messages)
+    with ShmClient(tmp_path, "t", timeout=1, as_pyg=True) as client:
+        epochs = [(epoch.epoch, list(epoch)) for epoch in client.epochs()]
+    assert [e for e, _ in epochs] == [2]
+    got = epochs[0][1]
+    assert sorted(data.batch_id for data in got) == [0, 1, 2, 3]
+    for data in got:
+        check_khop(data, next(m for m in messages if int(m["#META.batch_id"][0]) == data.batch_id))

@@ -47,6 +47,13 @@ public final class FanoutOptions {
             .withDescription("Seed nodes: a file with one node id per line, or a comma list such as 1,5,9."
                     + " Default: every node of the graph.");
 
+    public static final ConfigOption<Boolean> DIRECTED = ConfigOptions.key("fanout.directed")
+            .booleanType()
+            .noDefaultValue()
+            .withDescription("Whether the graph's edges are directed: true, or false (every row is an edge both"
+                    + " ways). Default: what the edge files' directed= header says; without that header this option"
+                    + " is required. Given with a header that disagrees, the load fails naming both.");
+
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("fanout.batch-size")
             .intType()
             .defaultValue(512)
@@ -134,6 +141,15 @@ public final class FanoutOptions {
             .withDescription("Write messages as offline .samples files into this directory (Flink"
                     + " FileSink, exactly-once).");
 
+    public static final ConfigOption<OutputMode> OUTPUT_MODE = ConfigOptions.key("fanout.output-mode")
+            .enumType(OutputMode.class)
+            .defaultValue(OutputMode.ERROR)
+            .withDescription("What a fresh run does when the --output directory is not empty: error (refuse to"
+                    + " start), overwrite (delete only what Fanout wrote there, part-*.samples and hidden in-progress"
+                    + " parts, then write) or append (add this run's part files). A job resumed from a savepoint"
+                    + " (-s, execution.state-recovery.path) or restarted after a failure always continues its own"
+                    + " output.");
+
     public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
             .booleanType()
             .defaultValue(false)
@@ -178,8 +194,9 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
-                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+        return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
+                SEED, SAMPLER, FANOUT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
+                OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

@@ -4,6 +4,8 @@ import io.fanout.graph.GraphFiles;
 import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.NodeIdCollector;
 import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.NodeIdSet;
+import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * Reads node files ({@code nodes.tsv[.gz]}: {@code id<TAB>label<TAB>f0<TAB>f1...}, label -1 = unlabelled) into
@@ -32,8 +35,72 @@ public final class NodeFileReader {
 
     /** Reads every row of the node file(s) at {@code path}. */
     public static NodeRows read(Path path) throws IOException {
+        return parse(path, null);
+    }
+
+    /**
+     * Validates every row of the node file(s) at {@code path} as {@link #read} does but keeps only the ids, in
+     * {@code ids}; an id given twice is found too (a second pass, only then). Returns the number of rows.
+     */
+    public static long scanIds(Path path, NodeIdSet ids) throws IOException {
+        NodeRows rows = parse(path, (LongConsumer) ids::add);
+        NodeIdMap distinct = ids.toMap();
+        if (distinct.size() < rows.size) {
+            LongOpenHashSet seen = new LongOpenHashSet();
+            NodeRows again = new NodeRows(rows.files, id -> {
+                if (!seen.add(id)) {
+                    throw new DuplicateId(id);
+                }
+            });
+            try {
+                for (int part = 0; part < rows.files.size(); part++) {
+                    new Parser(rows.files.get(part), part, again).parse();
+                }
+            } catch (DuplicateId d) {
+                throw again.error(again.size - 1, "node id " + d.id + " is given twice (an earlier line has it too)");
+            }
+        }
+        return rows.size;
+    }
+
+    /**
+     * Fails unless the node file at {@code path}, whose ids are {@code fileIds}, has a row for every node of
+     * {@code graph} (which holds every file id too).
+     */
+    public static void checkCovers(Path path, NodeIdMap graph, NodeIdMap fileIds) throws GraphFormatException {
+        if (graph.size() == fileIds.size()) {
+            return;
+        }
+        int missing = 0;
+        long first = -1;
+        for (int v = 0; v < graph.size(); v++) {
+            if (!fileIds.contains(graph.id(v)) && missing++ == 0) {
+                first = graph.id(v);
+            }
+        }
+        throw missingRows(path, first, missing, graph.size());
+    }
+
+    private static GraphFormatException missingRows(Path where, long firstMissing, int missing, int numNodes) {
+        return new GraphFormatException(where, "the node file has no row for node id " + firstMissing
+                + (missing > 1 ? " and " + (missing - 1) + " more of the graph's " + numNodes + " nodes" : "")
+                + " (every node of the graph needs features and a label; -1 = unlabelled)");
+    }
+
+    /** Thrown inside a scan's id sink to stop at the first repeated id. */
+    private static final class DuplicateId extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long id;
+
+        DuplicateId(long id) {
+            super(null, null, false, false);
+            this.id = id;
+        }
+    }
+
+    private static NodeRows parse(Path path, LongConsumer idsOnly) throws IOException {
         List<Path> files = GraphFiles.parts(path, "nodes", "node");
-        NodeRows rows = new NodeRows(files);
+        NodeRows rows = new NodeRows(files, idsOnly);
         for (int part = 0; part < files.size(); part++) {
             new Parser(files.get(part), part, rows).parse();
         }
@@ -54,9 +121,15 @@ public final class NodeFileReader {
         private long[] where = new long[1024];
         private final List<float[]> pages = new ArrayList<>();
         private int rowsPerPage;
+        /** In a scan: where ids go; rows are validated, nothing else is kept. */
+        private final LongConsumer idsOnly;
+        private float[] scratch;
+        private long line;
+        private int part;
 
-        NodeRows(List<Path> files) {
+        NodeRows(List<Path> files, LongConsumer idsOnly) {
             this.files = files;
+            this.idsOnly = idsOnly;
         }
 
         /** Number of rows read. */
@@ -115,10 +188,8 @@ public final class NodeFileReader {
                 }
             }
             if (missing > 0) {
-                throw new GraphFormatException(files.size() == 1 ? files.get(0) : files.get(0).getParent(),
-                        "the node file has no row for node id " + nodes.id(firstMissing) + (missing > 1 ? " and "
-                                + (missing - 1) + " more of the graph's " + n + " nodes" : "")
-                                + " (every node of the graph needs features and a label; -1 = unlabelled)");
+                throw missingRows(files.size() == 1 ? files.get(0) : files.get(0).getParent(), nodes.id(firstMissing),
+                        missing, n);
             }
             int[] labelOf = new int[n];
             for (int v = 0; v < n; v++) {
@@ -206,11 +277,24 @@ public final class NodeFileReader {
         }
 
         private GraphFormatException error(int row, String problem) {
+            if (idsOnly != null) { // a scan keeps only the last row's place
+                return new GraphFormatException(files.get(part), line, problem);
+            }
             return new GraphFormatException(files.get((int) (where[row] >>> 40)), where[row] & ((1L << 40) - 1), problem);
         }
 
         /** Starts a row and returns the page and offset its {@code dim} floats go to. */
         float[] startRow(long id, int label, int part, long line) {
+            if (idsOnly != null) {
+                this.part = part;
+                this.line = line;
+                size++;
+                idsOnly.accept(id);
+                if (scratch == null) {
+                    scratch = new float[dim];
+                }
+                return scratch;
+            }
             if (size == ids.length) {
                 int grown = (int) Math.min((long) ids.length * 2, NodeIdMap.MAX_NODES);
                 ids = Arrays.copyOf(ids, grown);
@@ -229,7 +313,7 @@ public final class NodeFileReader {
         }
 
         int rowOffset() {
-            return ((size - 1) % rowsPerPage) * dim;
+            return idsOnly != null ? 0 : ((size - 1) % rowsPerPage) * dim;
         }
 
         void setDim(int d) {

@@ -18,10 +18,12 @@ final class EdgeFileReader {
 
     /** The graph-wide settings, established by the first file that declares or implies each one. */
     static final class Settings {
-        /** Effective directedness: declared, or true by default; set by the first file. */
+        /** Effective directedness: declared, or the caller's option; set by the first file. */
         Boolean directed;
         /** Name of the file that fixed {@link #directed}, for messages. */
         Path directedFrom;
+        /** The caller's directedness (option fanout.directed), or null: then the first file must declare it. */
+        Boolean directedOption;
         /** Columns after src,dst; null until declared or inferred from the first data row. */
         Column[] extras;
         Path extrasFrom;
@@ -32,6 +34,10 @@ final class EdgeFileReader {
         long idBase = 0;
         /** Rows staged; created once the columns are known. */
         EdgeStaging staging;
+        /** When set, a scan: rows are validated and only their ids kept here (no staging). */
+        NodeIdSet idsOnly;
+        /** Directed edges the rows yield so far (also counted in a scan). */
+        long directedEdges;
         long capacityHint;
     }
 
@@ -66,9 +72,7 @@ final class EdgeFileReader {
         } catch (IOException e) { // e.g. a truncated gzip stream: say which file and where
             throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
         }
-        if (line == 0) {
-            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
-        }
+        // An empty file declares nothing and has no row to read: the next file establishes the settings.
         if (declaredRows >= 0 && declaredRows != rows) {
             GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
         }
@@ -147,8 +151,17 @@ final class EdgeFileReader {
     /** Merges this file's header into the graph-wide settings and fixes this file's parse rules. */
     private void begin(EdgeFileHeader header) throws GraphFormatException {
         Settings s = settings;
+        if (header.directed != null && s.directedOption != null && !header.directed.equals(s.directedOption)) {
+            throw new GraphFormatException(file, 1, "header directed=" + header.directed
+                    + " disagrees with the option fanout.directed (--directed) " + s.directedOption);
+        }
         if (s.directed == null) {
-            s.directed = header.directed != null ? header.directed : Boolean.TRUE;
+            // No silent default: a header-less undirected file loaded as directed samples half its edges.
+            if (header.directed == null && s.directedOption == null) {
+                throw new GraphFormatException(file, 1, "no directed= header: declare directed=true or directed=false"
+                        + " in a first '#' line, or give the option fanout.directed (--directed true|false)");
+            }
+            s.directed = header.directed != null ? header.directed : s.directedOption;
             s.directedFrom = file;
         } else if (header.directed != null && !header.directed.equals(s.directed)) {
             throw new GraphFormatException(file, 1, "header directed=" + header.directed + " disagrees with directed="
@@ -189,6 +202,9 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) {
         extras = columns;
+        if (settings.idsOnly != null) {
+            return; // a scan keeps no rows
+        }
         if (settings.staging == null) {
             boolean weighted = false;
             boolean timed = false;
@@ -235,10 +251,16 @@ final class EdgeFileReader {
                     + EdgeFileHeader.columnsText(extras) + ")");
         }
         int cost = undirected && src != dst ? 2 : 1;
-        if (staging.directedEdges() + cost > GraphLoader.MAX_EDGES) {
+        if (settings.directedEdges + cost > GraphLoader.MAX_EDGES) {
             throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
         }
-        staging.add(src, dst, weight, timestamp, cost);
+        settings.directedEdges += cost;
+        if (settings.idsOnly != null) {
+            settings.idsOnly.add(src);
+            settings.idsOnly.add(dst);
+        } else {
+            staging.add(src, dst, weight, timestamp, cost);
+        }
         rows++;
         return p + 1;
     }

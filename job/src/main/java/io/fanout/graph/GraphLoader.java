@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected:
  *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
- *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
- *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
- *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
+ *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (required
+ *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]}
+ *       (default: from the first data row's field count, 2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in
+ *       the file are {@code B}-based; {@code B} is
  *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
  *       Every other line starting with {@code #} is skipped.</li>
@@ -57,7 +58,17 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
-        EdgeList edges = readEdges(graph);
+        return load(graph, direction, null);
+    }
+
+    /**
+     * Loads {@code graph} as {@link #load(Path, EdgeDirection)} does, with {@code directed} (option
+     * {@code fanout.directed}) for files whose header does not say; null requires the header.
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static CsrGraph load(Path graph, EdgeDirection direction, Boolean directed) throws IOException {
+        EdgeList edges = readEdges(graph, directed);
         return edges.build(edges.nodeIds(new NodeIdCollector()), direction, false);
     }
 
@@ -69,9 +80,19 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static EdgeList readEdges(Path graph) throws IOException {
+        return readEdges(graph, null);
+    }
+
+    /**
+     * {@link #readEdges(Path)} with {@code directed} for files whose header does not say (null: the header must).
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static EdgeList readEdges(Path graph, Boolean directed) throws IOException {
         long started = System.nanoTime();
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -80,6 +101,32 @@ public final class GraphLoader {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
         return new EdgeList(describe(files), settings, rows, started);
+    }
+
+    /**
+     * Validates every edge row of {@code graph} as {@link #readEdges} does but keeps only the node ids, in
+     * {@code ids} (with {@code 0..num_nodes-1} when a header declares it): what a client needs to check seeds
+     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1. {@code directed} is
+     * checked against the headers as {@link #readEdges(Path, Boolean)} does.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        settings.idsOnly = ids;
+        long rows = 0;
+        for (Path file : files) {
+            rows += new EdgeFileReader(file, settings).read();
+        }
+        if (rows == 0) {
+            throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
+        }
+        if (settings.numNodes >= 0) {
+            ids.addRange(settings.numNodes);
+        }
+        return settings.numNodes;
     }
 
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */

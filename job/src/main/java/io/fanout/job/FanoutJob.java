@@ -20,7 +20,6 @@ import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
-import io.fanout.store.SharedGraphs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,22 +72,24 @@ public final class FanoutJob {
     }
 
     /**
-     * Loads the graph (validating it and the seeds before anything is submitted), builds the job in
-     * the context environment and executes it. Returns the summary, or null for a detached submission.
+     * Validates the graph, node file and seeds by a streaming scan that keeps only the node ids (the client never
+     * holds the graph: the TaskManagers load it), builds the job in the context environment and executes it.
+     * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
-        // The client's lease validates the graph and seeds up front; in the embedded MiniCluster the
-        // samplers reuse this very load through the JVM-wide cache.
-        try (SharedGraphs.Lease lease = SharedGraphs.acquire(config.graphSpec())) {
-            GraphStore graph = lease.graph();
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-            build(env, config, batchPlan(config, graph.ids()));
-            JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
-            if (result instanceof DetachedJobExecutionResult) {
-                return null;
-            }
-            return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0, graph);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
+        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        build(env, config, batchPlan(config, nodes));
+        if (output != null) {
+            output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
+        JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
+        if (result instanceof DetachedJobExecutionResult) {
+            return null;
+        }
+        return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0);
     }
 
     /** The Flink settings the job needs on top of the user's: RocksDB, checkpoints, no Kryo fallback. */
@@ -188,10 +189,13 @@ public final class FanoutJob {
         SeedSet seeds;
         try {
             seeds = config.seeds == null ? SeedSet.allNodes(nodes.size()) : SeedSet.parse(config.seeds, nodes);
-        } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
-            String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            // SeedSet's messages name the value already; an I/O failure's message is just the path again.
+            String why = e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file, and not a comma list of node ids such as 1,5,9"
+                    : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + what + e.getMessage(), e);
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);

@@ -1,7 +1,8 @@
 package io.fanout.job;
 
-import io.fanout.features.NodeFeatures;
-import io.fanout.store.GraphStore;
+import io.fanout.features.FeatureDType;
+import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
@@ -25,27 +26,24 @@ public final class JobSummary {
     /** Largest |stored - read| feature value (quantisation / rounding error). */
     public final double featureMaxError;
 
-    JobSummary(Map<String, Object> accumulators, double seconds, GraphStore store) {
-        this(accumulators, seconds, store.numNodes(), store.adjacency().numEdges(),
-                store.adjacency().heapBytes() + store.ids().heapBytes(), store.features());
-    }
-
-    private JobSummary(Map<String, Object> accumulators, double seconds, int graphNodes, long graphEdges,
-            long graphHeapBytes, NodeFeatures features) {
-        this.featureDim = features == null ? 0 : features.dim();
-        this.featureDType = features == null ? null : features.dtype().optionValue();
-        this.featureBytesPerValue = features == null ? 0 : features.bytesPerValue();
-        this.featureHeapBytes = features == null ? 0 : features.heapBytes();
-        this.featureMaxError = features == null ? 0 : features.maxError();
-        this.batches = count(accumulators, "fanout.batches");
-        this.seeds = count(accumulators, "fanout.seeds");
-        this.sampledNodes = count(accumulators, "fanout.sampled-nodes");
-        this.sampledEdges = count(accumulators, "fanout.sampled-edges");
-        this.messageBytes = count(accumulators, "fanout.message-bytes");
+    /** The summary of a finished job from its accumulators (the graph as the TaskManagers loaded it). */
+    JobSummary(Map<String, Object> accumulators, double seconds) {
+        this.batches = count(accumulators, SamplingCounters.BATCHES);
+        this.seeds = count(accumulators, SamplingCounters.SEEDS);
+        this.sampledNodes = count(accumulators, SamplingCounters.NODES);
+        this.sampledEdges = count(accumulators, SamplingCounters.EDGES);
+        this.messageBytes = count(accumulators, SamplingCounters.BYTES);
         this.seconds = seconds;
-        this.graphNodes = graphNodes;
-        this.graphEdges = graphEdges;
-        this.graphHeapBytes = graphHeapBytes;
+        this.graphNodes = (int) count(accumulators, SamplingCounters.GRAPH_NODES);
+        this.graphEdges = count(accumulators, SamplingCounters.GRAPH_EDGES);
+        this.graphHeapBytes = count(accumulators, SamplingCounters.GRAPH_HEAP_BYTES);
+        this.featureDim = (int) count(accumulators, SamplingCounters.FEATURE_DIM);
+        this.featureBytesPerValue = (int) count(accumulators, SamplingCounters.FEATURE_VALUE_BYTES);
+        this.featureDType = featureBytesPerValue == 0 ? null : Arrays.stream(FeatureDType.values())
+                .filter(d -> d.bytes() == featureBytesPerValue).findFirst().map(FeatureDType::optionValue).orElse("?");
+        this.featureHeapBytes = count(accumulators, SamplingCounters.FEATURE_HEAP_BYTES);
+        Object error = accumulators.get(SamplingCounters.FEATURE_MAX_ERROR);
+        this.featureMaxError = error instanceof Number ? ((Number) error).doubleValue() : 0;
     }
 
     private static long count(Map<String, Object> accumulators, String name) {

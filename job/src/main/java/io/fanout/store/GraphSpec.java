@@ -19,6 +19,8 @@ public final class GraphSpec implements Serializable {
     private final String nodeFeatures;
     private final FeatureDType featureDType;
     private final boolean withEdgeIds;
+    /** Option fanout.directed for edge files without a directed= header, or null: their headers must say. */
+    private final Boolean directed;
 
     /**
      * @param edges an edge file or a directory of edge-file parts
@@ -29,11 +31,17 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null);
+    }
+
+    private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
+            boolean withEdgeIds, Boolean directed) {
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
         this.featureDType = Objects.requireNonNull(featureDType, "featureDType");
         this.withEdgeIds = withEdgeIds;
+        this.directed = directed;
     }
 
     /** The edges only, no node file, no edge ids. */
@@ -62,10 +70,21 @@ public final class GraphSpec implements Serializable {
         return withEdgeIds;
     }
 
+    /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
+    public GraphSpec withDirected(Boolean directed) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed);
+    }
+
+    /** Whether the edges are directed where the edge files do not say, or null. */
+    public Boolean directed() {
+        return directed;
+    }
+
     /** The same spec with both paths made canonical (symbolic links and {@code ..} resolved): the cache key. */
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
-                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds);
+                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
+                directed);
     }
 
     @Override
@@ -75,17 +94,18 @@ public final class GraphSpec implements Serializable {
         }
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
-                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds;
+                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed);
     }
 
     @Override
     public String toString() {
         return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
-                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "") + ")";
+                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "")
+                + (directed != null ? ", directed=" + directed : "") + ")";
     }
 }

@@ -6,6 +6,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphLoader;
 import io.fanout.graph.NodeIdCollector;
 import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.NodeIdSet;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.Objects;
@@ -45,7 +46,7 @@ public final class GraphStore {
      */
     public static GraphStore load(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges());
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed());
         NodeIdCollector collector = new NodeIdCollector();
         NodeFileReader.NodeRows rows = null;
         if (spec.nodeFeatures() != null) {
@@ -67,6 +68,41 @@ public final class GraphStore {
                     features.heapBytes(), String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9));
         }
         return new GraphStore(spec, ids, adjacency, features);
+    }
+
+    /**
+     * The node ids {@link #load} would give {@code spec}, found by a streaming scan that validates every edge and
+     * node-file row as the load does but keeps only the distinct ids (a bit per id while they are dense, else 8
+     * bytes per node): how the submitting client checks seeds and input without holding the graph.
+     *
+     * @throws io.fanout.graph.GraphFormatException for malformed input, naming the file and line
+     */
+    public static NodeIdMap scanNodeIds(GraphSpec spec) throws IOException {
+        long started = System.nanoTime();
+        NodeIdSet all = new NodeIdSet();
+        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), all);
+        if (spec.nodeFeatures() == null) {
+            return logScan(spec, all.toMap(), started);
+        }
+        NodeIdSet inFile = new NodeIdSet();
+        NodeFileReader.scanIds(spec.nodeFeatures(), inFile);
+        NodeIdMap fileIds = inFile.toMap();
+        if (declared >= 0 && fileIds.maxId() >= declared) {
+            NodeFileReader.read(spec.nodeFeatures()).checkBelow(declared, "the edge file header"); // names the line
+        }
+        for (int i = 0; i < fileIds.size(); i++) {
+            all.add(fileIds.id(i));
+        }
+        NodeIdMap ids = all.toMap();
+        NodeFileReader.checkCovers(spec.nodeFeatures(), ids, fileIds);
+        return logScan(spec, ids, started);
+    }
+
+    private static NodeIdMap logScan(GraphSpec spec, NodeIdMap ids, long started) {
+        LOG.info("Scanned {}: {} nodes ({}) in {} s, keeping {} bytes of ids", spec, ids.size(),
+                ids.isIdentity() ? "ids 0.." + (ids.size() - 1) : "sparse ids",
+                String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), ids.heapBytes());
+        return ids;
     }
 
     public GraphSpec spec() {

@@ -11,10 +11,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The store's heap budget: at most 6 bytes per edge plus 16 per node for a graph without weights or timestamps.
- *
- * <p>The bound is asserted on {@link CsrGraph#heapBytes()}; the retained heap measured around a load (GC-dependent)
- * and the load time are only printed.
+ * The store's heap budget: at most 6 bytes per edge plus 16 per node for a graph without weights or timestamps,
+ * asserted on the heap a load really retains (used heap after full GCs, before and after); {@link
+ * CsrGraph#heapBytes()} (the arrays alone, what logs report) is a lower bound of that measurement.
  */
 class GraphMemoryTest {
 
@@ -38,7 +37,15 @@ class GraphMemoryTest {
         long nodes = graph.numNodes();
         assertThat(graph.hasWeights()).isFalse();
         assertThat(graph.hasTimestamps()).isFalse();
-        assertThat(graph.heapBytes()).isLessThanOrEqualTo(6 * edges + 16 * nodes);
+        // GC accounting is exact to a region or a TLAB, not to a byte: allow 256 KiB either way, which matters
+        // only for the two small graphs (cora's whole store is 53 KB: there the budget check is what counts).
+        long slack = 256 << 10;
+        assertThat(retained).as("measured retained heap within the budget")
+                .isLessThanOrEqualTo(6 * edges + 16 * nodes + slack);
+        // heapBytes counts the arrays; the measurement also counts what the collector rounds them up to (G1 puts
+        // each large array in whole regions), so the arrays are a lower bound of what the load retains.
+        assertThat(graph.heapBytes()).as("the store's arrays are really retained")
+                .isLessThanOrEqualTo(retained + slack);
         // No slack left in the arrays (e.g. an untrimmed staging buffer reused as the target array).
         assertThat(graph.targets()).hasSize(graph.numEdges());
         assertThat(graph.offsets()).hasSize(graph.numNodes() + 1);

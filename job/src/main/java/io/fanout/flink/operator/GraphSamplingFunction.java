@@ -19,7 +19,9 @@ import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import io.fanout.store.SharedGraphs;
+import org.apache.flink.api.common.accumulators.DoubleMaximum;
 import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.accumulators.LongMaximum;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.metrics.Counter;
@@ -180,12 +182,20 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     }
 
     /** Flink metrics (live) and accumulators (for the end-of-job summary) of a sampling subtask. */
-    static final class SamplingCounters {
-        static final String BATCHES = "fanout.batches";
-        static final String SEEDS = "fanout.seeds";
-        static final String NODES = "fanout.sampled-nodes";
-        static final String EDGES = "fanout.sampled-edges";
-        static final String BYTES = "fanout.message-bytes";
+    public static final class SamplingCounters {
+        public static final String BATCHES = "fanout.batches";
+        public static final String SEEDS = "fanout.seeds";
+        public static final String NODES = "fanout.sampled-nodes";
+        public static final String EDGES = "fanout.sampled-edges";
+        public static final String BYTES = "fanout.message-bytes";
+        /** The graph as the TaskManagers loaded it (max over subtasks: every one holds the same store). */
+        public static final String GRAPH_NODES = "fanout.graph-nodes";
+        public static final String GRAPH_EDGES = "fanout.graph-edges";
+        public static final String GRAPH_HEAP_BYTES = "fanout.graph-heap-bytes";
+        public static final String FEATURE_DIM = "fanout.feature-dim";
+        public static final String FEATURE_VALUE_BYTES = "fanout.feature-value-bytes";
+        public static final String FEATURE_HEAP_BYTES = "fanout.feature-heap-bytes";
+        public static final String FEATURE_MAX_ERROR = "fanout.feature-max-error";
 
         private final LongCounter batches;
         private final LongCounter seeds;
@@ -208,6 +218,21 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             bytesMetric = group.counter("messageBytes");
             group.gauge("graphEdges", graph.adjacency()::numEdges);
             group.gauge("graphHeapBytes", graph::heapBytes);
+            maximum(ctx, GRAPH_NODES, graph.numNodes());
+            maximum(ctx, GRAPH_EDGES, graph.adjacency().numEdges());
+            maximum(ctx, GRAPH_HEAP_BYTES, graph.adjacency().heapBytes() + graph.ids().heapBytes());
+            NodeFeatures features = graph.features();
+            if (features != null) {
+                maximum(ctx, FEATURE_DIM, features.dim());
+                maximum(ctx, FEATURE_VALUE_BYTES, features.bytesPerValue());
+                maximum(ctx, FEATURE_HEAP_BYTES, features.heapBytes());
+                DoubleMaximum error = new DoubleMaximum(features.maxError());
+                ctx.addAccumulator(FEATURE_MAX_ERROR, error);
+            }
+        }
+
+        private static void maximum(RuntimeContext ctx, String name, long value) {
+            ctx.addAccumulator(name, new LongMaximum(value));
         }
 
         void onBatch(int numSeeds, int numNodes, int numEdges, int numBytes) {

@@ -55,8 +55,10 @@ public final class ShmChannelWriter implements SinkWriter<EncodedSample> {
     }
 
     /**
-     * Nothing to flush at a checkpoint (like the TCP channel, no delivery guarantee across a failure); at
-     * end of input, marks the stream ended and blocks until the trainer released every message.
+     * Nothing to flush at a checkpoint: unlike the TCP channel (whose writer state keeps unacknowledged
+     * messages and serves them again after a restore), a ring has no replay across a failure: a restarted sink
+     * makes a fresh ring and messages the reader had not released are lost (SHM_RING.md). At end of input,
+     * marks the stream ended and blocks until the trainer released every message.
      */
     @Override
     public void flush(boolean endOfInput) throws InterruptedException {
