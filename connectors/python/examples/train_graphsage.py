@@ -238,13 +238,17 @@ class RunningJob:
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:  # the trainer failed: stop the job, let the trainer's error through
+            self.proc.kill()
+            self.proc.communicate()
+            return False
         try:
-            _, stderr = self.proc.communicate(timeout=self.timeout if exc_type is None else 30)
+            _, stderr = self.proc.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
             raise
-        if exc_type is None and self.proc.returncode != 0:
+        if self.proc.returncode != 0:
             raise RuntimeError(f"fanout-local failed ({self.proc.returncode}):\n{stderr[-4000:]}")
         return False
 
