@@ -21,7 +21,8 @@ import importlib
 
 import numpy as np
 
-from .channel import SAMPLING_ERROR_KEY, SamplingError
+from .epochs import raise_if_error
+from .message import Message
 from .torch_support import _import_torch, to_torch
 
 __all__ = ["to_pyg", "ConvertedEpoch"]
@@ -41,13 +42,6 @@ def _data_class():
         return importlib.import_module("torch_geometric.data").Data
     except ImportError:
         return None
-
-
-def _sampling_error(msg) -> SamplingError:
-    """The ``SamplingError`` the channel raises for this message, for messages read elsewhere."""
-    text = bytes(np.asarray(msg[SAMPLING_ERROR_KEY])).decode("utf-8", "replace")
-    where = f"endpoint {msg.endpoint}" if getattr(msg, "endpoint", None) is not None else "message"
-    return SamplingError(where, getattr(msg, "epoch", None), getattr(msg, "batch_id", None), text)
 
 
 def _features(torch, msg: dict, t: dict, x_dtype):
@@ -111,8 +105,8 @@ def to_pyg(msg: dict, x_dtype="float32"):
     carrying ``#SAMPLING_ERROR`` raises ``SamplingError``.
     """
     torch = _import_torch()
-    if SAMPLING_ERROR_KEY in msg:
-        raise _sampling_error(msg)
+    where = f"endpoint {msg.endpoint}" if getattr(msg, "endpoint", None) is not None else "message"
+    raise_if_error(msg if isinstance(msg, Message) else Message(msg), where)
     if int(np.asarray(msg.get("#IS_HETERO", 0)).reshape(-1)[0]) != 0:
         raise ValueError("to_pyg handles homogeneous messages only (#IS_HETERO is 1)")
     x_dtype = getattr(torch, x_dtype) if isinstance(x_dtype, str) else x_dtype
