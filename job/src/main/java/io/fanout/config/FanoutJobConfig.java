@@ -41,6 +41,7 @@ public final class FanoutJobConfig {
     public final int epochs;
     public final long seed;
     public final SamplerType sampler;
+    public final StoreType store;
     public final int[] fanouts;
     public final boolean replace;
     /** PPR restart probability, in (0, 1). */
@@ -109,6 +110,7 @@ public final class FanoutJobConfig {
         this.epochs = atLeast(conf, FanoutOptions.EPOCHS, 1);
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
+        this.store = get(conf, FanoutOptions.STORE);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
         try {
             this.fanouts = KHopSampler.parseFanouts(fanoutValue);
@@ -176,6 +178,16 @@ public final class FanoutJobConfig {
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
+        if (store == StoreType.PARTITIONED) {
+            String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
+                    : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
+                    : withEdge ? name(FanoutOptions.WITH_EDGE) : null;
+            if (unsupported != null) {
+                throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
+                        + ": the partitioned store samples k-hop without node features or edge ids for now, not with "
+                        + unsupported + " (use --store memory)");
+            }
+        }
         if (checkpointDir != null) {
             DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);
         }

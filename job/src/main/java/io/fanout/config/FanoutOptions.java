@@ -86,6 +86,14 @@ public final class FanoutOptions {
             .withDescription("Sampling algorithm: khop (uniform k-hop neighbour sampling) or ppr (top-k"
                     + " personalized PageRank neighbours per seed by forward push, GiGL's PPR sampler).");
 
+    public static final ConfigOption<StoreType> STORE = ConfigOptions.key("fanout.store")
+            .enumType(StoreType.class)
+            .defaultValue(StoreType.MEMORY)
+            .withDescription("Where the graph lives: memory (each TaskManager loads the whole graph into its heap, the"
+                    + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB, loaded by the"
+                    + " TaskManagers in parallel; k-hop runs as one keyed lookup per hop: for graphs larger than one"
+                    + " TaskManager). partitioned supports k-hop without node features or edge ids for now.");
+
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
             .defaultValue("15,10")
@@ -195,7 +203,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, FANOUT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
+                SEED, SAMPLER, STORE, FANOUT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
                 OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

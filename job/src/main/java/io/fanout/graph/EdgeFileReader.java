@@ -34,8 +34,8 @@ final class EdgeFileReader {
         long idBase = 0;
         /** Rows staged; created once the columns are known. */
         EdgeStaging staging;
-        /** When set, a scan: rows are validated and only their ids kept here (no staging). */
-        NodeIdSet idsOnly;
+        /** When set, rows are validated and handed here instead of being staged (a scan, a streamed load). */
+        RowSink rows;
         /** Directed edges the rows yield so far (also counted in a scan). */
         long directedEdges;
         long capacityHint;
@@ -61,6 +61,22 @@ final class EdgeFileReader {
     EdgeFileReader(Path file, Settings settings) {
         this.file = file;
         this.settings = settings;
+    }
+
+    /** Where a streamed read hands each validated row (ids already shifted by id_base). */
+    interface RowSink {
+        /** @param row the row's 0-based index in its file, {@code #} lines not counted */
+        void accept(long src, long dst, float weight, long timestamp, long row) throws IOException;
+    }
+
+    /** Reads only the header line (line 1) and merges it into the settings, as a full read would. */
+    void readHeader() throws IOException {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
+            String first = in.readLine();
+            line = 1;
+            begin(first != null && first.startsWith("#") ? EdgeFileHeader.parse(first, file) : EdgeFileHeader.NONE);
+        }
     }
 
     /** Reads every row of the file into {@code settings.staging}; returns the number of rows read. */
@@ -202,8 +218,8 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) {
         extras = columns;
-        if (settings.idsOnly != null) {
-            return; // a scan keeps no rows
+        if (settings.rows != null) {
+            return; // rows go to the sink, nothing is staged
         }
         if (settings.staging == null) {
             boolean weighted = false;
@@ -255,9 +271,8 @@ final class EdgeFileReader {
             throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
         }
         settings.directedEdges += cost;
-        if (settings.idsOnly != null) {
-            settings.idsOnly.add(src);
-            settings.idsOnly.add(dst);
+        if (settings.rows != null) {
+            settings.rows.accept(src, dst, weight, timestamp, rows);
         } else {
             staging.add(src, dst, weight, timestamp, cost);
         }

@@ -115,7 +115,10 @@ public final class GraphLoader {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
-        settings.idsOnly = ids;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            ids.add(src);
+            ids.add(dst);
+        };
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -127,6 +130,45 @@ public final class GraphLoader {
             ids.addRange(settings.numNodes);
         }
         return settings.numNodes;
+    }
+
+    /** One stored (directed) edge of a streamed read: what a partitioned store receives per row. */
+    @FunctionalInterface
+    public interface EdgeConsumer {
+        /**
+         * @param node the node whose neighbour list the edge belongs to (src for OUT, dst for IN)
+         * @param neighbor the other end
+         * @param order the edge's place in {@code node}'s list: file index << 40 | row in file, so sorting by it
+         *     gives the in-memory store's order
+         */
+        void accept(long node, long neighbor, long order) throws IOException;
+    }
+
+    /**
+     * Streams the stored edges of part {@code fileIndex} of {@code graph} (see {@link #edgeFiles}) in
+     * {@code direction}, validating every row as a load does: an undirected row gives both directions, a
+     * self-loop one. Earlier parts' headers are read so the part inherits their settings; {@code directed} is the
+     * {@code fanout.directed} option or null. Returns the rows read.
+     */
+    public static long streamEdges(Path graph, Boolean directed, int fileIndex, EdgeDirection direction,
+            EdgeConsumer out) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        for (int i = 0; i < fileIndex; i++) {
+            new EdgeFileReader(files.get(i), settings).readHeader();
+        }
+        long base = (long) fileIndex << 40;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            boolean undirected = !settings.directed;
+            long from = direction == EdgeDirection.OUT ? src : dst;
+            long to = direction == EdgeDirection.OUT ? dst : src;
+            out.accept(from, to, base | row);
+            if (undirected && src != dst) {
+                out.accept(to, from, base | row);
+            }
+        };
+        return new EdgeFileReader(files.get(fileIndex), settings).read();
     }
 
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */
