@@ -10,6 +10,8 @@
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
+- ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
+  ``edge_index``, ``n_id``, ``batch_size``, ...); ``as_pyg=True`` on the readers does it for you.
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
@@ -23,6 +25,7 @@ from .safetensors import DTYPES, decode, dtype_name, encode
 from .epochs import IncompleteEpochError
 from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
 from .torch_support import to_torch
+from .pyg import to_pyg
 
 __version__ = "0.1.0"
 
@@ -33,5 +36,5 @@ __all__ = [
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch",
+    "Message", "to_torch", "to_pyg",
 ]

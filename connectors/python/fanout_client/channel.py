@@ -343,7 +343,8 @@ class ChannelClient:
     which also hold the access token) or ``endpoints`` (a list of ``"host:port"``, then ``token``
     is needed). Messages are ``Message`` dicts of numpy arrays, or torch tensors with
     ``as_torch=True`` (``pin_memory=True`` pins them), carrying ``epoch``, ``batch_id``,
-    ``num_batches`` and ``endpoint``.
+    ``num_batches`` and ``endpoint``; ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)``, a PyG
+    ``Data`` shaped like a ``NeighborLoader`` batch.
 
     - ``for msg in client``: every message in arrival order; ends once every endpoint sent
       END_OF_STREAM (or is ``finished`` in the registry).
@@ -375,7 +376,7 @@ class ChannelClient:
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
                  log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
-                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT):
+                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -390,7 +391,9 @@ class ChannelClient:
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
         if stall_timeout is not None and stall_timeout < 0:
             raise ValueError(f"stall_timeout must be None, 0 (both: wait for ever) or positive, got {stall_timeout}")
-        if as_torch:
+        if as_torch and as_pyg:
+            raise ValueError("give as_torch=True or as_pyg=True, not both")
+        if as_torch or as_pyg:
             from .torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
@@ -401,6 +404,7 @@ class ChannelClient:
         self.token = token or ""
         self.as_torch = as_torch
         self.pin_memory = pin_memory
+        self.as_pyg = as_pyg
         self.max_frame_bytes = int(max_frame_bytes)
         self.log_every = int(log_every)
         self.stall_timeout = float(stall_timeout or 0)
@@ -918,7 +922,10 @@ class ChannelClient:
         if meta[0] != ep.generation:
             self.held_bytes -= len(msg.blob)
             return False  # unacknowledged: the endpoint sends it again on the new connection
-        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
+        # A held (parked) message passed this check when it arrived; the endpoints may have ended its
+        # epoch since (they count it acknowledged), which makes it no copy.
+        closed = msg.epoch <= self._closed_epoch and not held
+        if closed or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
             self.held_bytes -= len(msg.blob)
@@ -944,6 +951,9 @@ class ChannelClient:
         if self.as_torch:
             from .torch_support import to_torch
             return to_torch(msg, pin_memory=self.pin_memory)
+        if self.as_pyg:
+            from .pyg import to_pyg
+            return to_pyg(msg)
         return msg
 
     def __iter__(self):
