@@ -39,6 +39,8 @@ public final class FanoutJobConfig {
     public final SamplerType sampler;
     public final int[] fanouts;
     public final boolean replace;
+    /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
+    public final String weightColumn;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
     /** PPR push tolerance, > 0. */
@@ -110,6 +112,13 @@ public final class FanoutJobConfig {
                     + ": " + e.getMessage(), e);
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
+        String weightValue = get(conf, FanoutOptions.WEIGHT_COLUMN);
+        this.weightColumn = weightValue == null ? null : weightValue.trim();
+        if (weightColumn != null && (weightColumn.isEmpty() || sampler != SamplerType.KHOP)) {
+            throw new ConfigException("Invalid value '" + weightValue + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
+                    + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
+                    : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
+        }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {
             throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.ALPHA) + "' for option " + name(FanoutOptions.ALPHA)
@@ -172,7 +181,7 @@ public final class FanoutJobConfig {
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
-                withEdge && sampler == SamplerType.KHOP);
+                withEdge && sampler == SamplerType.KHOP, weightColumn);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

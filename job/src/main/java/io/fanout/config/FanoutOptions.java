@@ -91,6 +91,15 @@ public final class FanoutOptions {
             .withDescription("k-hop: sample neighbours with replacement (PyG replace=True). Default: a node"
                     + " of degree d gets exactly min(fanout, d) distinct neighbour positions.");
 
+    public static final ConfigOption<String> WEIGHT_COLUMN = ConfigOptions.key("fanout.weight-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("k-hop: draw neighbours in proportion to this edge column (a name in the edge files'"
+                    + " columns= header, usually weight; PyG weight_attr). With --replace each draw is proportional to"
+                    + " the weights (alias tables built at load), without it successive sampling (PyG's"
+                    + " Efraimidis-Spirakis). Weights must be finite and >= 0 with a positive sum per neighbourhood;"
+                    + " anything else fails the load naming the file and line. Default: uniform.");
+
     public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
             .doubleType()
             .defaultValue(0.15)
@@ -178,7 +187,7 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE,
+        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE, WEIGHT_COLUMN,
                 ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

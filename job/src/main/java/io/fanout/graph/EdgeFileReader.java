@@ -37,6 +37,11 @@ final class EdgeFileReader {
         /** Directed edges the rows yield so far (also counted in a scan). */
         long directedEdges;
         long capacityHint;
+        /**
+         * The weights drive sampling ({@code fanout.weight-column}): a negative weight is an error naming its line
+         * instead of a value kept as it is (an edge feature may be signed, a sampling weight may not).
+         */
+        boolean samplingWeights;
     }
 
     private final Path file;
@@ -234,7 +239,12 @@ final class EdgeFileReader {
             if (buf[p] == '\n') {
                 throw error("missing column " + column.label() + " (expected " + EdgeFileHeader.columnsText(extras) + ")");
             }
+            int field = p;
             p = column == Column.WEIGHT ? parseWeight(p) : parseTimestamp(p);
+            if (column == Column.WEIGHT && settings.samplingWeights && weight < 0) {
+                throw error("negative weight '" + token(field) + "': weighted sampling (option"
+                        + " fanout.weight-column) needs weights >= 0 (shift or take |w| first)");
+            }
         }
         p = skipBlanks(p);
         if (buf[p] != '\n') {

@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * What to load into a {@link GraphStore}: the edge files, the direction to expand in, the node file and its
- * dtype, and whether to keep edge ids. Serializable, so operators carry it to the TaskManagers, and the key of
+ * dtype, whether to keep edge ids, and the weight column that drives sampling. Serializable, so operators carry it to the TaskManagers, and the key of
  * {@link SharedGraphs}.
  */
 public final class GraphSpec implements Serializable {
@@ -19,6 +19,8 @@ public final class GraphSpec implements Serializable {
     private final String nodeFeatures;
     private final FeatureDType featureDType;
     private final boolean withEdgeIds;
+    /** The edge column whose weights drive sampling, or null for uniform sampling. */
+    private final String weightColumn;
 
     /**
      * @param edges an edge file or a directory of edge-file parts
@@ -29,6 +31,16 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null);
+    }
+
+    /**
+     * @param weightColumn the {@code columns=} name of the weights that drive sampling (validated at load, alias
+     *     tables built), or null
+     */
+    public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
+            boolean withEdgeIds, String weightColumn) {
+        this.weightColumn = weightColumn;
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
@@ -62,10 +74,20 @@ public final class GraphSpec implements Serializable {
         return withEdgeIds;
     }
 
+    /** The weight column that drives sampling, or null. */
+    public String weightColumn() {
+        return weightColumn;
+    }
+
+    /** The same spec, sampling by the weights of {@code column} (null: uniformly). */
+    public GraphSpec withWeightColumn(String column) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, column);
+    }
+
     /** The same spec with both paths made canonical (symbolic links and {@code ..} resolved): the cache key. */
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
-                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds);
+                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds, weightColumn);
     }
 
     @Override
@@ -75,17 +97,18 @@ public final class GraphSpec implements Serializable {
         }
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
-                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds;
+                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds
+                && Objects.equals(weightColumn, s.weightColumn);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, weightColumn);
     }
 
     @Override
     public String toString() {
         return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
-                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "") + ")";
+                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "") + (weightColumn != null ? ", weighted by " + weightColumn : "") + ")";
     }
 }

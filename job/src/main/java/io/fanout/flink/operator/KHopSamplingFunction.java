@@ -9,6 +9,7 @@ import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
+import io.fanout.sampling.WeightedDraws;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
@@ -37,7 +38,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
 
     @Override
     protected void openSampler(GraphStore graph) {
-        sampler = new KHopSampler(graph.adjacency(), graph.ids(), fanouts, replace, graph.adjacency().hasEdgeIds());
+        CsrGraph adjacency = graph.adjacency();
+        WeightedDraws weighted = graph.aliasTable() == null ? null
+                : new WeightedDraws(adjacency.weights(), graph.aliasTable());
+        sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
     }
 
     @Override
