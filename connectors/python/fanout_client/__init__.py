@@ -1,7 +1,9 @@
 """Fanout trainer client: read sampled-subgraph messages from a live Fanout job or from files.
 
 - ``decode(blob)`` / ``encode(tensors)``: the safetensors codec of one message.
-- ``read_samples(path)``: messages stored in ``.samples`` files (a file or a directory).
+- ``read_samples(path)`` / ``SamplesReader(path).epochs()``: messages stored in ``.samples`` files (a file
+  or a directory) by (epoch, batch_id), one per batch, ``SamplingError`` for a failed batch (the channel
+  client's contract); ``read_records(path)``: every record as stored.
 - ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
   ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
   epoch``; a failed batch raises ``SamplingError``.
@@ -17,14 +19,16 @@ from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeo
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
-from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
+from .epochs import IncompleteEpochError
+from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
 from .torch_support import to_torch
 
 __version__ = "0.1.0"
 
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
-    "read_samples", "samples_files", "SamplesWriter", "SamplesFormatError",
+    "read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
+    "IncompleteEpochError",
     "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
     "Message", "to_torch",

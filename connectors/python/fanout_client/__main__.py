@@ -10,7 +10,7 @@ import numpy as np
 
 from .channel import DEFAULT_PREFETCH_BYTES, ChannelClient, ChannelError, ChannelTimeoutError
 from .safetensors import dtype_name
-from .samples import SamplesFormatError, SamplesWriter, read_samples, samples_files
+from .samples import SamplesFormatError, SamplesWriter, read_records, samples_files
 
 
 def _values(array: np.ndarray, count: int) -> str:
@@ -42,7 +42,7 @@ def cmd_cat(args) -> int:
     printed = 0
     for file in samples_files(args.path):
         print(f"== {file}")
-        for msg in read_samples(file):
+        for msg in read_records(file):
             if args.limit is not None and printed >= args.limit:
                 break
             print(_summary(printed, msg, args.values))

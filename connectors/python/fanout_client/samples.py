@@ -9,10 +9,11 @@ import struct
 from pathlib import Path
 from typing import Iterator
 
+from .epochs import EpochIterator
 from .message import Message
 from .safetensors import decode
 
-__all__ = ["read_samples", "samples_files", "SamplesWriter", "SamplesFormatError"]
+__all__ = ["read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError"]
 
 _LEN = struct.Struct("<Q")
 
@@ -49,7 +50,7 @@ def samples_files(path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(root).parts)
 
 
-def _read_file(path: Path) -> Iterator[Message]:
+def _read_file(path: Path) -> Iterator[tuple[int, Message]]:
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size == 0:
@@ -72,19 +73,98 @@ def _read_file(path: Path) -> Iterator[Message]:
             tensors = decode(blob)
         except ValueError as e:
             raise SamplesFormatError(path, offset, f"malformed safetensors blob: {e}") from None
-        yield Message(tensors, blob=blob)
+        yield offset, Message(tensors, blob=blob)
         offset += 8 + length
     # The arrays handed out keep the mapping alive; it is unmapped when the last one is freed.
 
 
-def read_samples(path) -> Iterator[Message]:
-    """Yield every message of a `.samples` file, or of every `.samples` file under a directory
-    (see ``samples_files``), as ``Message`` dicts of numpy arrays (zero-copy views of an mmap).
+class SamplesReader:
+    """The messages of `.samples` files (a file, or every ``*.samples`` file under a directory) with the
+    channel client's contract, whatever order the part files have:
 
-    A truncated or malformed record raises ``SamplesFormatError`` naming the file and byte offset.
+    - ``epochs()`` yields one iterator per epoch, ascending; each yields that epoch's messages by batch id;
+    - one message per (epoch, batch_id): a byte-identical copy (a batch re-written after a restart) is
+      dropped and counted in ``copies_dropped``; two different messages for one batch (two different runs
+      written into one directory) raise ``SamplesFormatError`` naming both places;
+    - a ``#SAMPLING_ERROR`` record raises ``fanout_client.SamplingError`` when reached; iterate on to skip it;
+    - with ``strict`` (default), an epoch missing some of its ``num_batches`` batches raises
+      ``IncompleteEpochError`` after its last message (the files of a failed or running job).
+
+    Messages without ``#META.epoch``/``#META.batch_id`` (not written by Fanout's job) come first, in file
+    order. Every file is memory-mapped once and indexed up front; arrays are zero-copy views.
     """
+
+    def __init__(self, path, strict: bool = True):
+        self.path = Path(path)
+        self.strict = strict
+        self.copies_dropped = 0
+        self._unkeyed: list[Message] = []
+        self._by_epoch: dict[int, dict[int, Message]] = {}
+        where: dict[tuple[int, int], tuple[Path, int]] = {}
+        for file in samples_files(path):
+            for offset, msg in _read_file(file):
+                if msg.epoch is None or msg.batch_id is None:
+                    self._unkeyed.append(msg)
+                    continue
+                batches = self._by_epoch.setdefault(msg.epoch, {})
+                prior = batches.get(msg.batch_id)
+                if prior is None:
+                    batches[msg.batch_id] = msg
+                    where[(msg.epoch, msg.batch_id)] = (file, offset)
+                elif bytes(prior.blob) == bytes(msg.blob):
+                    self.copies_dropped += 1
+                else:
+                    first_file, first_offset = where[(msg.epoch, msg.batch_id)]
+                    raise SamplesFormatError(file, offset, f"epoch {msg.epoch} batch {msg.batch_id} differs from the"
+                                             f" copy in {first_file} at byte offset {first_offset}: are two"
+                                             " different runs written into one directory?")
+
+    def epochs(self) -> Iterator[EpochIterator]:
+        """One iterator per epoch, ascending (see the class doc)."""
+        for epoch in sorted(self._by_epoch):
+            batches = self._by_epoch[epoch]
+            in_order = iter([batches[b] for b in sorted(batches)])
+            yield EpochIterator(epoch, lambda _epoch, it=in_order: next(it, None), str(self.path), self.strict)
+
+    def __iter__(self) -> Iterator[Message]:
+        return _Chained(iter(self._unkeyed), self.epochs())
+
+    def __len__(self) -> int:
+        return len(self._unkeyed) + sum(len(b) for b in self._by_epoch.values())
+
+
+class _Chained:
+    """Messages of the unkeyed list, then of every epoch; a SamplingError leaves the position intact."""
+
+    def __init__(self, first: Iterator[Message], epochs: Iterator[EpochIterator]):
+        self._current = first
+        self._epochs = epochs
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Message:
+        while True:
+            try:
+                return next(self._current)
+            except StopIteration:
+                self._current = next(self._epochs)  # StopIteration here ends the iteration
+
+
+def read_records(path) -> Iterator[Message]:
+    """Every record as stored, file by file in ``samples_files`` order, copies and ``#SAMPLING_ERROR``
+    records included: for inspecting files (``python3 -m fanout_client cat``), not for training."""
     for file in samples_files(path):
-        yield from _read_file(file)
+        for _, msg in _read_file(file):
+            yield msg
+
+
+def read_samples(path, strict: bool = True) -> Iterator[Message]:
+    """Every message of a `.samples` file or directory, by (epoch, batch_id), one per batch: the
+    ``SamplesReader`` contract as one iterator (``SamplingError`` for a failed batch: iterate on to skip
+    it). Arrays are zero-copy views of an mmap; a truncated or malformed record raises
+    ``SamplesFormatError`` naming the file and byte offset."""
+    return iter(SamplesReader(path, strict=strict))
 
 
 class SamplesWriter:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .epochs import EpochIterator
 from .message import Message
 from .safetensors import decode
 
@@ -341,6 +342,21 @@ class ShmClient:
             time.sleep(pause)
             pause = min(pause * 2, 2e-3)
 
+    def epochs(self, strict: bool = True):
+        """One iterator per epoch, ascending, with the TCP client's contract: each yields that epoch's
+        messages from every ring, one per batch id (copies dropped), raising ``SamplingError`` for a failed
+        batch (iterate on to skip it) and, with ``strict``, ``IncompleteEpochError`` when the rings ended
+        without some of the epoch's batches. A ring that reaches a later epoch is not read further until
+        the current epoch is over, so the client holds at most one message per ring: memory stays in the
+        rings, whose writers wait. Zero-copy messages are valid until the next one is requested."""
+        merger = _EpochMerger(self)
+        source = f"shared-memory channel {self.rings[0].path.parent}/{self.rings[0].path.name[:-len('-0.ring')]}"
+        while True:
+            epoch = merger.next_epoch()
+            if epoch is None:
+                return
+            yield EpochIterator(epoch, merger.next_of_epoch, source, strict)
+
     def __iter__(self):
         return self
 
@@ -364,3 +380,65 @@ class ShmClient:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class _EpochMerger:
+    """Reads a ShmClient's rings epoch by epoch: at most one message held per ring, a ring holding a later
+    epoch's message is not read on; an epoch is over when every ring ended or holds a later epoch."""
+
+    def __init__(self, client: ShmClient):
+        self.rings = client.rings
+        self.held: list[ShmMessage | None] = [None] * len(self.rings)
+        self.last: ShmMessage | None = None
+        self.current: int | None = None
+        self.copies_dropped = 0
+
+    def _fill(self) -> None:
+        """Polls every ring that holds nothing; drops copies of epochs already over."""
+        for r, ring in enumerate(self.rings):
+            while self.held[r] is None and not ring.ended:
+                msg = ring.poll()
+                if msg is None:
+                    if ring.state() == STATE_ABORTED:
+                        ring.get(timeout=0)  # raises with the ring's story
+                    break
+                if self.current is not None and msg.epoch < self.current:
+                    self.copies_dropped += 1  # a re-sent batch of an epoch already over
+                    msg.release()
+                    continue
+                self.held[r] = msg
+
+    def _wait(self, ready) -> None:
+        pause = 20e-6
+        while True:
+            self._fill()
+            if ready():
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 2e-3)
+
+    def next_epoch(self) -> int | None:
+        """The next epoch to read (the smallest held), or None once every ring ended with nothing held."""
+        if self.last is not None:
+            self.last.release()
+            self.last = None
+        self._wait(lambda: all(h is not None or ring.ended for h, ring in zip(self.held, self.rings)))
+        epochs = [h.epoch for h in self.held if h is not None]
+        self.current = min(epochs) if epochs else None
+        return self.current
+
+    def next_of_epoch(self, epoch: int) -> ShmMessage | None:
+        if self.last is not None:
+            self.last.release()
+            self.last = None
+        while True:
+            for r, h in enumerate(self.held):
+                if h is not None and h.epoch == epoch:
+                    self.held[r] = None
+                    self.last = h
+                    return h
+            # Over when every ring ended or holds a later epoch; else wait for one of them to move.
+            if all(h is not None or ring.ended for h, ring in zip(self.held, self.rings)):
+                return None
+            self._wait(lambda: any(h is not None and h.epoch == epoch for h in self.held)
+                       or all(h is not None or ring.ended for h, ring in zip(self.held, self.rings)))

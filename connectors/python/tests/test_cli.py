@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from channel_server import EndpointServer, batches, sample_blob
-from fanout_client import read_samples
+from fanout_client import read_records
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,7 +71,7 @@ def test_pull_writes_every_message_of_every_endpoint(tmp_path):
     assert "endpoint-0.samples: 5" in result.stdout and "endpoint-1.samples: 7" in result.stdout
     assert sorted(p.name for p in output.iterdir()) == ["endpoint-0.samples", "endpoint-1.samples"]
     for i in sent:
-        stored = list(read_samples(output / f"endpoint-{i}.samples"))
+        stored = list(read_records(output / f"endpoint-{i}.samples"))
         assert [bytes(m.blob) for m in stored] == [blob for (_, _, _, blob) in sent[i]]
 
 

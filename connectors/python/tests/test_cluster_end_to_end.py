@@ -85,7 +85,8 @@ class OfflineFiles:
         return ["--output", str(self.directory)]
 
     def messages(self):
-        return fanout_client.read_samples(self.directory)
+        # Raw records: an exactly-once check must see a batch written twice, not the reader's de-duplicated view.
+        return fanout_client.read_records(self.directory)
 
 
 class ChannelTrainer(threading.Thread):
@@ -184,7 +185,7 @@ def test_offline_run_finishes_with_complete_files(idle_cluster, tmp_path):
     visible, hidden = visible_and_hidden(out)
     assert hidden == [], f"in-progress files left: {hidden}"
     assert visible and all(re.fullmatch(r"part-[0-9a-f-]+-\d+\.samples", f) for f in visible), visible
-    check_messages(list(fanout_client.read_samples(out)), cora_edges())
+    check_messages(list(fanout_client.read_records(out)), cora_edges())
 
 
 def test_served_messages_are_pulled_from_the_cluster(idle_cluster, tmp_path):
@@ -194,7 +195,7 @@ def test_served_messages_are_pulled_from_the_cluster(idle_cluster, tmp_path):
         pulled = list(client)
     idle_cluster.wait_for_job(job)
     check_messages(pulled, cora_edges())
-    assert by_key(pulled) == by_key(fanout_client.read_samples(out))
+    assert by_key(pulled) == by_key(fanout_client.read_records(out))
 
 
 # ---- savepoint and TaskManager loss --------------------------------------------------------------

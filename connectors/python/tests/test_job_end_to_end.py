@@ -59,7 +59,7 @@ def test_offline_files_are_read_by_the_client(tmp_path):
     out = tmp_path / "samples"
     proc = run_local(*JOB, "--output", str(out))
     assert "fanout summary" in proc.stdout
-    messages = list(fanout_client.read_samples(out))
+    messages = list(fanout_client.read_records(out))
     check_messages(messages, cora_edges())
     # the CLI reads the same files
     cat = subprocess.run([sys.executable, "-m", "fanout_client", "cat", str(out), "--limit", "1"],
@@ -81,7 +81,7 @@ def test_served_messages_are_pulled_and_equal_the_offline_ones(tmp_path):
             job.kill()
     assert job.returncode == 0, stderr[-4000:]
     check_messages(pulled, cora_edges())
-    offline = {(m.epoch, m.batch_id): bytes(m.blob) for m in fanout_client.read_samples(out)}
+    offline = {(m.epoch, m.batch_id): bytes(m.blob) for m in fanout_client.read_records(out)}
     assert {(m.epoch, m.batch_id): bytes(m.blob) for m in pulled} == offline
 
 
@@ -99,7 +99,7 @@ def test_pull_command_writes_every_served_message(tmp_path):
             job.kill()
     assert pull.returncode == 0, pull.stderr
     assert job.returncode == 0
-    check_messages(list(fanout_client.read_samples(pulled)), cora_edges())
+    check_messages(list(fanout_client.read_records(pulled)), cora_edges())
 
 
 def test_bad_input_is_one_clear_line_naming_the_option(tmp_path):
@@ -131,7 +131,7 @@ def test_shared_memory_channel_delivers_the_same_messages(tmp_path):
             job.kill()
     assert job.returncode == 0, stderr[-4000:]
     check_messages(pulled, cora_edges())
-    offline = {(m.epoch, m.batch_id): m for m in fanout_client.read_samples(out)}
+    offline = {(m.epoch, m.batch_id): m for m in fanout_client.read_records(out)}
     assert sorted(offline) == sorted((m.epoch, m.batch_id) for m in pulled)
     for m in pulled:
         twin = offline[(m.epoch, m.batch_id)]

@@ -40,7 +40,7 @@ def ppr_messages(tmp_path_factory):
                      "--max-ppr-nodes", str(K), "--batch-size", str(BATCH), "--parallelism", "2",
                      "--output", str(out))
     assert "fanout summary" in proc.stdout
-    return out, list(fanout_client.read_samples(out))
+    return out, list(fanout_client.read_records(out))
 
 
 def test_layout_dtypes_shapes_and_ordering(ppr_messages):

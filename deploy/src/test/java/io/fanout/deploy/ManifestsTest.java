@@ -245,6 +245,8 @@ class ManifestsTest {
         assertThat(flink).containsEntry("state.backend.type", "rocksdb")
                 .containsEntry("execution.checkpointing.incremental", "true");
         assertThat(flink.get("execution.checkpointing.dir")).startsWith("s3://");
+        assertThat(flink).as("heap for the graph store, little managed memory for RocksDB (as config.yaml)")
+                .containsEntry("taskmanager.memory.managed.fraction", managedFraction());
 
         String promPort = flink.get("metrics.reporter.prom.port");
         Map<String, Object> pod = map(spec.get("podTemplate"));
@@ -255,6 +257,17 @@ class ManifestsTest {
         assertThat(list(main.get("ports"))).anySatisfy(p -> assertThat(map(p))
                 .containsEntry("name", "metrics").containsEntry("containerPort", Integer.parseInt(promPort)));
         assertPluginVersion(main);
+    }
+
+    /** The managed-memory fraction the local cluster's config.yaml sets (the manifests must agree). */
+    private static String managedFraction() throws IOException {
+        // A template with @...@ placeholders: read the one line rather than parse the YAML.
+        java.util.regex.Matcher line = java.util.regex.Pattern.compile("(?m)^taskmanager\\.memory\\.managed\\.fraction:\\s*(\\S+)")
+                .matcher(read("conf/flink/config.yaml"));
+        assertThat(line.find()).as("config.yaml sizes managed memory for the memory store").isTrue();
+        String fraction = line.group(1);
+        assertThat(Double.parseDouble(String.valueOf(fraction))).isLessThan(0.4); // below Flink's default
+        return String.valueOf(fraction);
     }
 
     private static void assertPluginVersion(Map<String, Object> container) {

@@ -1,7 +1,6 @@
 package io.fanout.config;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +23,10 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * <p>A {@link ConfigOption} with key {@code fanout.x} is the flag {@code --x}; a few flags have short
  * aliases ({@code --registry} for {@code fanout.channel.registry}). A boolean flag given alone means
  * true. Later sources win: YAML files, then flags and {@code -D} settings in argument order.
+ *
+ * <p>A YAML or {@code -D} key is Fanout's when it starts with {@code fanout.}, has no dot (Flink's keys all do)
+ * or starts with the first part of a dotted flag ({@code channel.}); such a key must name an option, as a flag
+ * must, or it is refused with the nearest valid name. Every other key is a Flink setting and passes through.
  */
 public final class CommandLine {
     private static final String PREFIX = "fanout.";
@@ -71,9 +74,9 @@ public final class CommandLine {
             if (arg.equals("--help") || arg.equals("-h")) {
                 help = true;
             } else if (arg.equals("-D")) {
-                setRaw(conf, requireValue(args, i++, "-D"), "-D");
+                setRaw(conf, requireValue(args, i++, "-D"));
             } else if (arg.startsWith("-D")) {
-                setRaw(conf, arg.substring(2), "-D");
+                setRaw(conf, arg.substring(2));
             } else if (arg.equals("--config") || arg.startsWith("--config=")) {
                 String file = arg.startsWith("--config=") ? arg.substring("--config=".length()) : requireValue(args, i++, "--config");
                 loadYaml(Path.of(file), conf);
@@ -87,7 +90,8 @@ public final class CommandLine {
                 }
                 ConfigOption<?> option = byFlag.get(name);
                 if (option == null) {
-                    throw new ConfigException("Unknown option --" + name + ". Run with --help to list the options.");
+                    throw new ConfigException("Unknown option --" + name + " (did you mean --" + nearestFlag(name)
+                            + "?). Run with --help to list the options.");
                 }
                 if (value == null) {
                     boolean isFlag = isBoolean(option) && (i + 1 >= args.length || !isBooleanLiteral(args[i + 1]));
@@ -104,11 +108,16 @@ public final class CommandLine {
 
     /** Reads a YAML file (nested maps or flat dotted keys) into conf; keys may omit the fanout. prefix. */
     public void loadYaml(Path file, Configuration conf) {
-        Object root;
-        try (InputStream in = Files.newInputStream(file)) {
-            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(in);
+        String text;
+        try {
+            // Read before parsing: SnakeYAML would wrap a read failure (e.g. a directory) as a YAML error.
+            text = Files.readString(file);
         } catch (IOException e) {
-            throw new ConfigException("Cannot read configuration file " + file + ": " + e.getMessage(), e);
+            throw new ConfigException("Invalid value '" + file + "' for option --config: " + ConfigException.reason(e), e);
+        }
+        Object root;
+        try {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
         } catch (RuntimeException e) {
             throw new ConfigException("Configuration file " + file + " is not valid YAML: " + e.getMessage(), e);
         }
@@ -120,10 +129,66 @@ public final class CommandLine {
         }
         Map<String, String> flat = new LinkedHashMap<>();
         flatten("", (Map<?, ?>) root, flat);
-        flat.forEach((key, value) -> {
-            ConfigOption<?> option = byFlag.get(key);
-            conf.setString(option != null ? option.key() : key, value);
-        });
+        flat.forEach((key, value) -> setKey(conf, key, value, "configuration file " + file));
+    }
+
+    /**
+     * Sets a YAML or -D key: an option's key or flag as that option, a Flink key as given; an unknown Fanout key
+     * fails here because Flink would ignore it silently (a misspelled {@code batchsize:} ran with the default).
+     */
+    private void setKey(Configuration conf, String key, String value, String source) {
+        boolean prefixed = key.startsWith(PREFIX);
+        String flag = prefixed ? key.substring(PREFIX.length()) : key;
+        ConfigOption<?> option = byFlag.get(flag);
+        if (option != null) {
+            conf.setString(option.key(), value);
+        } else if (prefixed || isFanoutFlagShaped(flag)) {
+            String nearest = nearestFlag(flag);
+            throw new ConfigException("Unknown key '" + key + "' in " + source + " (did you mean '"
+                    + (prefixed ? byFlag.get(nearest).key() : nearest) + "'?). Run with --help to list the options.");
+        } else {
+            conf.setString(key, value);
+        }
+    }
+
+    /** No dot (every Flink key has one), or the first part of a dotted flag such as {@code channel.}. */
+    private boolean isFanoutFlagShaped(String key) {
+        return !key.contains(".") || byFlag.keySet().stream()
+                .anyMatch(f -> f.contains(".") && key.startsWith(f.substring(0, f.indexOf('.') + 1)));
+    }
+
+    /** The flag (or alias) with the smallest edit distance to name; ties go to the earlier option. */
+    private String nearestFlag(String name) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String flag : byFlag.keySet()) {
+            int d = editDistance(name, flag);
+            if (d < bestDistance) {
+                best = flag;
+                bestDistance = d;
+            }
+        }
+        return best;
+    }
+
+    /** Levenshtein distance: insertions, deletions and substitutions of one character. */
+    static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     private static void flatten(String prefix, Map<?, ?> map, Map<String, String> out) {
@@ -144,12 +209,12 @@ public final class CommandLine {
         }
     }
 
-    private static void setRaw(Configuration conf, String kv, String flag) {
+    private void setRaw(Configuration conf, String kv) {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
-            throw new ConfigException(flag + " expects key=value, got '" + kv + "'");
+            throw new ConfigException("-D expects key=value, got '" + kv + "'");
         }
-        conf.setString(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+        setKey(conf, kv.substring(0, eq).trim(), kv.substring(eq + 1).trim(), "-D " + kv);
     }
 
     private static String requireValue(String[] args, int i, String flag) {
@@ -159,8 +224,15 @@ public final class CommandLine {
         return args[i + 1];
     }
 
-    private static boolean isBoolean(ConfigOption<?> option) {
-        return option.hasDefaultValue() && option.defaultValue() instanceof Boolean;
+    /** Whether option takes true/false, asked of its own parser: an option without a default has no value to look at. */
+    static boolean isBoolean(ConfigOption<?> option) {
+        Configuration probe = new Configuration();
+        probe.setString(option.key(), "true");
+        try {
+            return probe.get(option) instanceof Boolean;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static boolean isBooleanLiteral(String s) {
@@ -194,7 +266,8 @@ public final class CommandLine {
                 sb.append("      ").append(line).append('\n');
             }
         }
-        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above, nested or flat; arguments after it win).\n");
+        sb.append("  --config <file.yaml>\n      Read options from a YAML file (keys as above, nested or flat; arguments after it win).\n"
+                + "      Unknown Fanout keys are refused; keys of Flink settings pass through.\n");
         sb.append("  -D <key>=<value>\n      Any Flink setting, e.g. -D state.backend.type=rocksdb.\n");
         sb.append("  --help\n      Print this help.\n");
         return sb.toString();

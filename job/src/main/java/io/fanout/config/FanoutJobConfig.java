@@ -8,11 +8,13 @@ import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.store.GraphSpec;
-import java.util.Locale;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 
@@ -24,6 +26,8 @@ import org.apache.flink.configuration.Configuration;
  */
 public final class FanoutJobConfig {
     public final Path graph;
+    /** Whether the edges are directed where the edge files do not say; null: their directed= header decides. */
+    public final Boolean directed;
     /** Node file (features and labels), or null. */
     public final Path nodeFeatures;
     public final FeatureDType featureDType;
@@ -37,6 +41,7 @@ public final class FanoutJobConfig {
     public final int epochs;
     public final long seed;
     public final SamplerType sampler;
+    public final StoreType store;
     public final int[] fanouts;
     public final boolean replace;
     /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
@@ -53,6 +58,8 @@ public final class FanoutJobConfig {
     public final EdgeDirection edgeDirection;
     /** Offline output directory, or null. */
     public final String output;
+    /** What a fresh run does with a non-empty output directory. */
+    public final OutputMode outputMode;
     public final boolean serve;
     /** Shared-memory channel settings when trainers read rings on this host (--channel.shm), else null. */
     public final ShmSinkOptions shm;
@@ -83,6 +90,7 @@ public final class FanoutJobConfig {
         if (!Files.exists(graph)) {
             throw new ConfigException("Option " + name(FanoutOptions.GRAPH) + ": no such file or directory: " + graphValue);
         }
+        this.directed = get(conf, FanoutOptions.DIRECTED);
         String nodesValue = get(conf, FanoutOptions.NODE_FEATURES);
         this.nodeFeatures = nodesValue == null || nodesValue.isBlank() ? null : Path.of(nodesValue);
         if (nodeFeatures != null && !Files.exists(nodeFeatures)) {
@@ -104,6 +112,7 @@ public final class FanoutJobConfig {
         this.epochs = atLeast(conf, FanoutOptions.EPOCHS, 1);
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
+        this.store = get(conf, FanoutOptions.STORE);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
         try {
             this.fanouts = KHopSampler.parseFanouts(fanoutValue);
@@ -144,6 +153,7 @@ public final class FanoutJobConfig {
                     + ": must be 'out' or 'in'", e);
         }
         this.output = get(conf, FanoutOptions.OUTPUT);
+        this.outputMode = get(conf, FanoutOptions.OUTPUT_MODE);
         this.serve = get(conf, FanoutOptions.SERVE);
         boolean useShm = get(conf, ShmOptions.SHM);
         try {
@@ -160,9 +170,14 @@ public final class FanoutJobConfig {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
-        if (output != null && Files.isRegularFile(Path.of(output))) {
-            throw new ConfigException("Option " + name(FanoutOptions.OUTPUT) + ": '" + output
-                    + "' is a file; it must be a directory (created if missing)");
+        if (output != null) {
+            DirectoryChecks.requireWritable(FanoutOptions.OUTPUT, output);
+        }
+        if (channel != null) {
+            DirectoryChecks.requireWritable(ChannelOptions.REGISTRY, channel.registryDir());
+        }
+        if (shm != null) {
+            DirectoryChecks.requireWritable(ShmOptions.SHM_DIR, shm.dir());
         }
         this.parallelism = conf.getOptional(FanoutOptions.PARALLELISM).isPresent()
                 ? atLeast(conf, FanoutOptions.PARALLELISM, 1) : null;
@@ -172,6 +187,21 @@ public final class FanoutJobConfig {
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
+        if (store == StoreType.PARTITIONED) {
+            String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
+                    : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
+                    : withEdge ? name(FanoutOptions.WITH_EDGE)
+                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN) : null;
+            if (unsupported != null) {
+                throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
+                        + ": the partitioned store samples uniform k-hop without node features or edge ids for now,"
+                        + " not with "
+                        + unsupported + " (use --store memory)");
+            }
+        }
+        if (checkpointDir != null) {
+            DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);
+        }
         this.maxBatchesPerSecond = atLeast(conf, FanoutOptions.MAX_BATCHES_PER_SECOND, 0);
         this.onSamplingError = get(conf, FanoutOptions.ON_SAMPLING_ERROR);
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
@@ -181,7 +211,7 @@ public final class FanoutJobConfig {
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
-                withEdge && sampler == SamplerType.KHOP, weightColumn);
+                withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */
@@ -228,8 +258,22 @@ public final class FanoutJobConfig {
         } catch (IllegalArgumentException e) {
             Optional<String> raw = Optional.ofNullable(conf.toMap().get(option.key()));
             throw new ConfigException("Invalid value '" + raw.orElse("") + "' for option " + name(option) + ": "
-                    + e.getMessage(), e);
+                    + expected(option, e), e);
         }
+    }
+
+    /** What a value of option must look like: the valid names of an enum or boolean (Flink's message lists none). */
+    private static String expected(ConfigOption<?> option, IllegalArgumentException e) {
+        if (CommandLine.isBoolean(option)) {
+            return "must be true or false";
+        }
+        Object def = option.hasDefaultValue() ? option.defaultValue() : null;
+        if (def instanceof Enum) {
+            return "must be one of " + Arrays.stream(((Enum<?>) def).getDeclaringClass().getEnumConstants())
+                    .map(c -> c.toString().toLowerCase(Locale.ROOT))
+                    .collect(Collectors.joining(", "));
+        }
+        return e.getMessage();
     }
 
     /** The value as the user wrote it (e.g. 1e-4, not 1.0E-4), or the parsed value if it came from a default. */

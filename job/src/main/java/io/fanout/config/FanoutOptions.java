@@ -47,6 +47,13 @@ public final class FanoutOptions {
             .withDescription("Seed nodes: a file with one node id per line, or a comma list such as 1,5,9."
                     + " Default: every node of the graph.");
 
+    public static final ConfigOption<Boolean> DIRECTED = ConfigOptions.key("fanout.directed")
+            .booleanType()
+            .noDefaultValue()
+            .withDescription("Whether the graph's edges are directed: true, or false (every row is an edge both"
+                    + " ways). Default: what the edge files' directed= header says; without that header this option"
+                    + " is required. Given with a header that disagrees, the load fails naming both.");
+
     public static final ConfigOption<Integer> BATCH_SIZE = ConfigOptions.key("fanout.batch-size")
             .intType()
             .defaultValue(512)
@@ -78,6 +85,14 @@ public final class FanoutOptions {
             .defaultValue(SamplerType.KHOP)
             .withDescription("Sampling algorithm: khop (uniform k-hop neighbour sampling) or ppr (top-k"
                     + " personalized PageRank neighbours per seed by forward push, GiGL's PPR sampler).");
+
+    public static final ConfigOption<StoreType> STORE = ConfigOptions.key("fanout.store")
+            .enumType(StoreType.class)
+            .defaultValue(StoreType.MEMORY)
+            .withDescription("Where the graph lives: memory (each TaskManager loads the whole graph into its heap, the"
+                    + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB, loaded by the"
+                    + " TaskManagers in parallel; k-hop runs as one keyed lookup per hop: for graphs larger than one"
+                    + " TaskManager). partitioned supports k-hop without node features or edge ids for now.");
 
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
@@ -143,6 +158,15 @@ public final class FanoutOptions {
             .withDescription("Write messages as offline .samples files into this directory (Flink"
                     + " FileSink, exactly-once).");
 
+    public static final ConfigOption<OutputMode> OUTPUT_MODE = ConfigOptions.key("fanout.output-mode")
+            .enumType(OutputMode.class)
+            .defaultValue(OutputMode.ERROR)
+            .withDescription("What a fresh run does when the --output directory is not empty: error (refuse to"
+                    + " start), overwrite (delete only what Fanout wrote there, part-*.samples and hidden in-progress"
+                    + " parts, then write) or append (add this run's part files). A job resumed from a savepoint"
+                    + " (-s, execution.state-recovery.path) or restarted after a failure always continues its own"
+                    + " output.");
+
     public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
             .booleanType()
             .defaultValue(false)
@@ -187,8 +211,9 @@ public final class FanoutOptions {
 
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
-        return List.of(GRAPH, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS, SEED, SAMPLER, FANOUT, REPLACE, WEIGHT_COLUMN,
-                ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+        return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
+                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
+                RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

@@ -18,10 +18,12 @@ final class EdgeFileReader {
 
     /** The graph-wide settings, established by the first file that declares or implies each one. */
     static final class Settings {
-        /** Effective directedness: declared, or true by default; set by the first file. */
+        /** Effective directedness: declared, or the caller's option; set by the first file. */
         Boolean directed;
         /** Name of the file that fixed {@link #directed}, for messages. */
         Path directedFrom;
+        /** The caller's directedness (option fanout.directed), or null: then the first file must declare it. */
+        Boolean directedOption;
         /** Columns after src,dst; null until declared or inferred from the first data row. */
         Column[] extras;
         Path extrasFrom;
@@ -32,8 +34,8 @@ final class EdgeFileReader {
         long idBase = 0;
         /** Rows staged; created once the columns are known. */
         EdgeStaging staging;
-        /** When set, a scan: rows are validated and only their ids kept here (no staging). */
-        NodeIdSet idsOnly;
+        /** When set, rows are validated and handed here instead of being staged (a scan, a streamed load). */
+        RowSink rows;
         /** Directed edges the rows yield so far (also counted in a scan). */
         long directedEdges;
         long capacityHint;
@@ -66,6 +68,22 @@ final class EdgeFileReader {
         this.settings = settings;
     }
 
+    /** Where a streamed read hands each validated row (ids already shifted by id_base). */
+    interface RowSink {
+        /** @param row the row's 0-based index in its file, {@code #} lines not counted */
+        void accept(long src, long dst, float weight, long timestamp, long row) throws IOException;
+    }
+
+    /** Reads only the header line (line 1) and merges it into the settings, as a full read would. */
+    void readHeader() throws IOException {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
+            String first = in.readLine();
+            line = 1;
+            begin(first != null && first.startsWith("#") ? EdgeFileHeader.parse(first, file) : EdgeFileHeader.NONE);
+        }
+    }
+
     /** Reads every row of the file into {@code settings.staging}; returns the number of rows read. */
     long read() throws IOException {
         try {
@@ -75,9 +93,7 @@ final class EdgeFileReader {
         } catch (IOException e) { // e.g. a truncated gzip stream: say which file and where
             throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
         }
-        if (line == 0) {
-            begin(EdgeFileHeader.NONE); // an empty file still establishes the defaults
-        }
+        // An empty file declares nothing and has no row to read: the next file establishes the settings.
         if (declaredRows >= 0 && declaredRows != rows) {
             GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
         }
@@ -156,8 +172,17 @@ final class EdgeFileReader {
     /** Merges this file's header into the graph-wide settings and fixes this file's parse rules. */
     private void begin(EdgeFileHeader header) throws GraphFormatException {
         Settings s = settings;
+        if (header.directed != null && s.directedOption != null && !header.directed.equals(s.directedOption)) {
+            throw new GraphFormatException(file, 1, "header directed=" + header.directed
+                    + " disagrees with the option fanout.directed (--directed) " + s.directedOption);
+        }
         if (s.directed == null) {
-            s.directed = header.directed != null ? header.directed : Boolean.TRUE;
+            // No silent default: a header-less undirected file loaded as directed samples half its edges.
+            if (header.directed == null && s.directedOption == null) {
+                throw new GraphFormatException(file, 1, "no directed= header: declare directed=true or directed=false"
+                        + " in a first '#' line, or give the option fanout.directed (--directed true|false)");
+            }
+            s.directed = header.directed != null ? header.directed : s.directedOption;
             s.directedFrom = file;
         } else if (header.directed != null && !header.directed.equals(s.directed)) {
             throw new GraphFormatException(file, 1, "header directed=" + header.directed + " disagrees with directed="
@@ -198,8 +223,8 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) {
         extras = columns;
-        if (settings.idsOnly != null) {
-            return; // a scan keeps no rows
+        if (settings.rows != null) {
+            return; // rows go to the sink, nothing is staged
         }
         if (settings.staging == null) {
             boolean weighted = false;
@@ -256,9 +281,8 @@ final class EdgeFileReader {
             throw error("more than " + GraphLoader.MAX_EDGES + " directed edges: too many for the int32 CSR store");
         }
         settings.directedEdges += cost;
-        if (settings.idsOnly != null) {
-            settings.idsOnly.add(src);
-            settings.idsOnly.add(dst);
+        if (settings.rows != null) {
+            settings.rows.accept(src, dst, weight, timestamp, rows);
         } else {
             staging.add(src, dst, weight, timestamp, cost);
         }

@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
  *       {@code edges.2.tsv}). Typed edge files ({@code edges.<src>__<rel>__<dst>.tsv}) are rejected:
  *       heterogeneous graphs are not supported yet. {@code nodes*.tsv}, {@code node_ids.tsv} etc. are ignored.
  *       Gzip is detected by its magic bytes.</li>
- *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (default
- *       true), {@code columns=src,dst[,weight][,timestamp]} (default: from the first data row's field count,
- *       2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in the file are {@code B}-based; {@code B} is
+ *   <li>Line 1 may be a {@code #} header of {@code key=value} pairs: {@code directed=true|false} (required
+ *       unless the caller gives the directedness; the two must agree), {@code columns=src,dst[,weight][,timestamp]}
+ *       (default: from the first data row's field count, 2 to 4), {@code num_nodes=N}, {@code id_base=B} (ids in
+ *       the file are {@code B}-based; {@code B} is
  *       subtracted, so stored ids are always 0-based) and {@code num_edges=} (a capacity hint; a mismatch is
  *       logged). Later parts without a header inherit these; parts that declare them must agree.
  *       Every other line starting with {@code #} is skipped.</li>
@@ -60,7 +61,17 @@ public final class GraphLoader {
      * @throws NoSuchFileException if {@code graph} does not exist
      */
     public static CsrGraph load(Path graph, EdgeDirection direction) throws IOException {
-        EdgeList edges = readEdges(graph);
+        return load(graph, direction, null);
+    }
+
+    /**
+     * Loads {@code graph} as {@link #load(Path, EdgeDirection)} does, with {@code directed} (option
+     * {@code fanout.directed}) for files whose header does not say; null requires the header.
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static CsrGraph load(Path graph, EdgeDirection direction, Boolean directed) throws IOException {
+        EdgeList edges = readEdges(graph, directed);
         return edges.build(edges.nodeIds(new NodeIdCollector()), direction, false);
     }
 
@@ -76,17 +87,27 @@ public final class GraphLoader {
     }
 
     /**
-     * As {@link #readEdges(Path)}; with a {@code weightColumn} (option {@code fanout.weight-column}) the weights
-     * drive sampling, so the files must have that column and every weight must be {@code >= 0}, and
+     * {@link #readEdges(Path)} with {@code directed} for files whose header does not say (null: the header must).
+     *
+     * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
+     */
+    public static EdgeList readEdges(Path graph, Boolean directed) throws IOException {
+        return readEdges(graph, directed, null);
+    }
+
+    /**
+     * As {@link #readEdges(Path, Boolean)}; with a {@code weightColumn} (option {@code fanout.weight-column}) the
+     * weights drive sampling, so the files must have that column and every weight must be {@code >= 0}, and
      * {@link EdgeList#build} checks that every node with neighbours has a positive weight sum.
      *
      * @param weightColumn the name of the weight column in the {@code columns=} header, or null
      * @throws GraphFormatException for malformed input or a missing or negative weight, naming the file and line
      */
-    public static EdgeList readEdges(Path graph, String weightColumn) throws IOException {
+    public static EdgeList readEdges(Path graph, Boolean directed, String weightColumn) throws IOException {
         long started = System.nanoTime();
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
         settings.samplingWeights = weightColumn != null;
         long rows = 0;
         for (Path file : files) {
@@ -119,23 +140,30 @@ public final class GraphLoader {
     /**
      * Validates every edge row of {@code graph} as {@link #readEdges} does but keeps only the node ids, in
      * {@code ids} (with {@code 0..num_nodes-1} when a header declares it): what a client needs to check seeds
-     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1.
+     * without holding the graph. Returns the {@code num_nodes} a header declared, or -1. {@code directed} is
+     * checked against the headers as {@link #readEdges(Path, Boolean)} does.
      *
      * @throws GraphFormatException for malformed input, naming the file and line
      */
-    public static long scanNodeIds(Path graph, NodeIdSet ids) throws IOException {
-        return scanNodeIds(graph, null, ids);
+    public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
+        return scanNodeIds(graph, directed, null, ids);
     }
 
     /**
-     * As {@link #scanNodeIds(Path, NodeIdSet)}, also checking the weight column as {@link #readEdges(Path, String)}
-     * does row by row (the per-node weight sums need the whole graph: the load checks those).
+     * As {@link #scanNodeIds(Path, Boolean, NodeIdSet)}, also checking the weight column as
+     * {@link #readEdges(Path, Boolean, String)} does row by row (the per-node weight sums need the whole graph:
+     * the load checks those).
      */
-    public static long scanNodeIds(Path graph, String weightColumn, NodeIdSet ids) throws IOException {
+    public static long scanNodeIds(Path graph, Boolean directed, String weightColumn, NodeIdSet ids)
+            throws IOException {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
-        settings.idsOnly = ids;
+        settings.directedOption = directed;
         settings.samplingWeights = weightColumn != null;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            ids.add(src);
+            ids.add(dst);
+        };
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -148,6 +176,45 @@ public final class GraphLoader {
             ids.addRange(settings.numNodes);
         }
         return settings.numNodes;
+    }
+
+    /** One stored (directed) edge of a streamed read: what a partitioned store receives per row. */
+    @FunctionalInterface
+    public interface EdgeConsumer {
+        /**
+         * @param node the node whose neighbour list the edge belongs to (src for OUT, dst for IN)
+         * @param neighbor the other end
+         * @param order the edge's place in {@code node}'s list: file index << 40 | row in file, so sorting by it
+         *     gives the in-memory store's order
+         */
+        void accept(long node, long neighbor, long order) throws IOException;
+    }
+
+    /**
+     * Streams the stored edges of part {@code fileIndex} of {@code graph} (see {@link #edgeFiles}) in
+     * {@code direction}, validating every row as a load does: an undirected row gives both directions, a
+     * self-loop one. Earlier parts' headers are read so the part inherits their settings; {@code directed} is the
+     * {@code fanout.directed} option or null. Returns the rows read.
+     */
+    public static long streamEdges(Path graph, Boolean directed, int fileIndex, EdgeDirection direction,
+            EdgeConsumer out) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        for (int i = 0; i < fileIndex; i++) {
+            new EdgeFileReader(files.get(i), settings).readHeader();
+        }
+        long base = (long) fileIndex << 40;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            boolean undirected = !settings.directed;
+            long from = direction == EdgeDirection.OUT ? src : dst;
+            long to = direction == EdgeDirection.OUT ? dst : src;
+            out.accept(from, to, base | row);
+            if (undirected && src != dst) {
+                out.accept(to, from, base | row);
+            }
+        };
+        return new EdgeFileReader(files.get(fileIndex), settings).read();
     }
 
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */

@@ -17,6 +17,8 @@ import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
+import io.fanout.config.StoreType;
+import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
@@ -77,9 +79,14 @@ public final class FanoutJob {
      * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
-        build(env, config, batchPlan(config, nodes));
+        // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
+        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        build(env, config, batchPlan(config, nodes), nodes);
+        if (output != null) {
+            output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
+        }
         JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
         if (result instanceof DetachedJobExecutionResult) {
             return null;
@@ -117,6 +124,19 @@ public final class FanoutJob {
 
     /** Adds the job's operators to env: source -> keyBy(batch) -> sampler -> sinks. */
     public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan) {
+        try {
+            build(env, config, plan, null);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * As above; {@code nodes} is the graph's id map from the client's scan (the partitioned store turns seed
+     * indices into ids with it), or null when ids equal indices.
+     */
+    public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes)
+            throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -124,7 +144,10 @@ public final class FanoutJob {
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
                 .uid("seed-batches");
-        DataStream<EncodedSample> samples = batches
+        DataStream<EncodedSample> samples = config.store == StoreType.PARTITIONED
+                ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
+                        nodes == null ? null : nodes.idsOrNull())
+                : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(samplingFunction(config))
                 .returns(TypeInformation.of(EncodedSample.class))
@@ -184,10 +207,13 @@ public final class FanoutJob {
         SeedSet seeds;
         try {
             seeds = config.seeds == null ? SeedSet.allNodes(nodes.size()) : SeedSet.parse(config.seeds, nodes);
-        } catch (IllegalArgumentException | java.nio.file.NoSuchFileException e) {
-            String what = e instanceof java.nio.file.NoSuchFileException ? "no such seed file: " : "";
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            // SeedSet's messages name the value already; an I/O failure's message is just the path again.
+            String why = e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file, and not a comma list of node ids such as 1,5,9"
+                    : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + what + e.getMessage(), e);
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);

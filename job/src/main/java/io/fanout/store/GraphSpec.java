@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * What to load into a {@link GraphStore}: the edge files, the direction to expand in, the node file and its
- * dtype, whether to keep edge ids, and the weight column that drives sampling. Serializable, so operators carry it to the TaskManagers, and the key of
+ * dtype, and whether to keep edge ids. Serializable, so operators carry it to the TaskManagers, and the key of
  * {@link SharedGraphs}.
  */
 public final class GraphSpec implements Serializable {
@@ -19,6 +19,8 @@ public final class GraphSpec implements Serializable {
     private final String nodeFeatures;
     private final FeatureDType featureDType;
     private final boolean withEdgeIds;
+    /** Option fanout.directed for edge files without a directed= header, or null: their headers must say. */
+    private final Boolean directed;
     /** The edge column whose weights drive sampling, or null for uniform sampling. */
     private final String weightColumn;
 
@@ -31,21 +33,18 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
-        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null);
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null);
     }
 
-    /**
-     * @param weightColumn the {@code columns=} name of the weights that drive sampling (validated at load, alias
-     *     tables built), or null
-     */
-    public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
-            boolean withEdgeIds, String weightColumn) {
+    private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
+            boolean withEdgeIds, Boolean directed, String weightColumn) {
         this.weightColumn = weightColumn;
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
         this.featureDType = Objects.requireNonNull(featureDType, "featureDType");
         this.withEdgeIds = withEdgeIds;
+        this.directed = directed;
     }
 
     /** The edges only, no node file, no edge ids. */
@@ -74,20 +73,34 @@ public final class GraphSpec implements Serializable {
         return withEdgeIds;
     }
 
+    /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
+    public GraphSpec withDirected(Boolean directed) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn);
+    }
+
+    /**
+     * This spec sampling in proportion to the weights of {@code column} (a {@code columns=} name; validated at
+     * load, alias tables built), or uniformly when null.
+     */
+    public GraphSpec withWeightColumn(String column) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column);
+    }
+
     /** The weight column that drives sampling, or null. */
     public String weightColumn() {
         return weightColumn;
     }
 
-    /** The same spec, sampling by the weights of {@code column} (null: uniformly). */
-    public GraphSpec withWeightColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, column);
+    /** Whether the edges are directed where the edge files do not say, or null. */
+    public Boolean directed() {
+        return directed;
     }
 
     /** The same spec with both paths made canonical (symbolic links and {@code ..} resolved): the cache key. */
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
-                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds, weightColumn);
+                nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
+                directed, weightColumn);
     }
 
     @Override
@@ -97,18 +110,20 @@ public final class GraphSpec implements Serializable {
         }
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
-                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds
+                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
                 && Objects.equals(weightColumn, s.weightColumn);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, weightColumn);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn);
     }
 
     @Override
     public String toString() {
         return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
-                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "") + (weightColumn != null ? ", weighted by " + weightColumn : "") + ")";
+                + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "")
+                + (directed != null ? ", directed=" + directed : "")
+                + (weightColumn != null ? ", weighted by " + weightColumn : "") + ")";
     }
 }

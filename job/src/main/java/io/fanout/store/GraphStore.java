@@ -54,7 +54,7 @@ public final class GraphStore {
      */
     public static GraphStore load(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.weightColumn());
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed(), spec.weightColumn());
         NodeIdCollector collector = new NodeIdCollector();
         NodeFileReader.NodeRows rows = null;
         if (spec.nodeFeatures() != null) {
@@ -93,7 +93,7 @@ public final class GraphStore {
     public static NodeIdMap scanNodeIds(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
         NodeIdSet all = new NodeIdSet();
-        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.weightColumn(), all);
+        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), spec.weightColumn(), all);
         if (spec.nodeFeatures() == null) {
             return logScan(spec, all.toMap(), started);
         }

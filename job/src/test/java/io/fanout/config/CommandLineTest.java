@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.job.FanoutJob;
+import io.fanout.testing.JobConfigs;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +24,8 @@ class CommandLineTest {
     private final CommandLine cli = FanoutJob.commandLine();
     private final String cora = SharedData.graph("cora").toString();
 
-    private FanoutJobConfig config(String... args) {
-        return FanoutJobConfig.from(cli.parse(args).configuration);
+    private static FanoutJobConfig config(String... args) {
+        return JobConfigs.parse(args);
     }
 
     @Test
@@ -86,6 +87,68 @@ class CommandLineTest {
         Files.writeString(yaml, "fanout: [not, a, map");
         assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
                 .isInstanceOf(ConfigException.class).hasMessageContaining(yaml.toString());
+    }
+
+    @Test
+    void unknownFanoutKeysInYamlOrDashDAreRefusedNamingTheNearestValidOne() throws Exception {
+        Path yaml = tmp.resolve("job.yaml");
+        Files.writeString(yaml, "graph: " + cora + "\nbatchsize: 100\n");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Unknown key 'batchsize' in configuration file " + yaml
+                        + " (did you mean 'batch-size'?). Run with --help to list the options.");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  shufle: true\n");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
+                .hasMessageStartingWith("Unknown key 'fanout.shufle' in configuration file " + yaml
+                        + " (did you mean 'fanout.shuffle'?)");
+        Files.writeString(yaml, "channel:\n  capactiy: 8\n");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
+                .hasMessageStartingWith("Unknown key 'channel.capactiy' in configuration file " + yaml
+                        + " (did you mean 'channel.capacity'?)");
+        assertThatThrownBy(() -> cli.parse(new String[] {"-D", "fanout.epoch=2"}))
+                .hasMessageStartingWith("Unknown key 'fanout.epoch' in -D fanout.epoch=2 (did you mean 'fanout.epochs'?)");
+        assertThatThrownBy(() -> cli.parse(new String[] {"--batchsize", "2"}))
+                .hasMessage("Unknown option --batchsize (did you mean --batch-size?). Run with --help to list the options.");
+    }
+
+    @Test
+    void yamlKeysMayUseFlagsAndAliasesAndFlinkKeysPassThroughUntouched() throws Exception {
+        Path yaml = tmp.resolve("job.yaml");
+        Files.writeString(yaml, "fanout:\n  registry: /tmp/r\n  channel.capacity: 8\nseed: 7\n"
+                + "taskmanager:\n  numberOfTaskSlots: 4\npipeline.object-reuse: false\nparallelism.default: 3\n");
+        Configuration conf = cli.parse(new String[] {"--config", yaml.toString(), "-D", "state.backend.type=hashmap"})
+                .configuration;
+        assertThat(conf.toMap())
+                .containsEntry(ChannelOptions.REGISTRY.key(), "/tmp/r")
+                .containsEntry(ChannelOptions.CAPACITY.key(), "8")
+                .containsEntry(FanoutOptions.SEED.key(), "7")
+                .containsEntry("taskmanager.numberOfTaskSlots", "4")
+                .containsEntry("pipeline.object-reuse", "false")
+                .containsEntry("parallelism.default", "3")
+                .containsEntry("state.backend.type", "hashmap")
+                .hasSize(7);
+    }
+
+    @Test
+    void editDistanceCountsSingleCharacterEdits() {
+        assertThat(CommandLine.editDistance("batchsize", "batch-size")).isEqualTo(1);
+        assertThat(CommandLine.editDistance("epoch", "epochs")).isEqualTo(1);
+        assertThat(CommandLine.editDistance("sampler", "sampler")).isZero();
+        assertThat(CommandLine.editDistance("", "abc")).isEqualTo(3);
+        assertThat(CommandLine.editDistance("kitten", "sitting")).isEqualTo(3);
+    }
+
+    @Test
+    void directedAndOutputModeFromFlagsOrYamlWithTheirDefaults() throws Exception {
+        assertThat(config("--graph", cora).directed).isNull();
+        assertThat(config("--graph", cora, "--directed").directed).isTrue();
+        assertThat(config("--directed", "false", "--graph", cora).directed).isFalse();
+        Path yaml = tmp.resolve("job.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  directed: false\n  output-mode: append\n");
+        FanoutJobConfig fromYaml = FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration);
+        assertThat(fromYaml.directed).isFalse();
+        assertThat(fromYaml.outputMode).isEqualTo(OutputMode.APPEND);
+        assertThat(config("--graph", cora).outputMode).isEqualTo(OutputMode.ERROR);
     }
 
     @Test

@@ -53,7 +53,8 @@ class GraphLoaderBadInputTest {
         String content = (header.equals("HEADER") ? HEADER : header.equals("WEIGHTED") ? WEIGHTED
                 : header.equals("NONE") ? "" : unescape(header)) + unescape(body);
         Path file = write(tmp, "edges.tsv", content);
-        assertThatThrownBy(() -> GraphLoader.load(file, EdgeDirection.OUT))
+        // directed=true: what the rows with a directed= header say, and what the others need to get to their rows.
+        assertThatThrownBy(() -> GraphLoader.load(file, EdgeDirection.OUT, true))
                 .isInstanceOf(GraphFormatException.class)
                 .hasMessageContaining(file.toString())
                 .hasMessageContaining("line " + line + ":")

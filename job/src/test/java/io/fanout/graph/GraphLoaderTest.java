@@ -172,21 +172,21 @@ class GraphLoaderTest {
     }
 
     @Test
-    void headerlessFileIsDirectedWithColumnsFromTheFirstRow(@TempDir Path tmp) throws IOException {
+    void headerlessFileTakesColumnsFromTheFirstRow(@TempDir Path tmp) throws IOException {
         Path plain = write(tmp, "edges.tsv", "0\t1\n1\t2\n2\t0\n");
-        CsrGraph graph = GraphLoader.load(plain, EdgeDirection.OUT);
+        CsrGraph graph = GraphLoader.load(plain, EdgeDirection.OUT, true);
         assertThat(graph.numNodes()).isEqualTo(3);
         assertThat(graph.numEdges()).isEqualTo(3); // directed: no reverse edges
         assertThat(graph.hasEdge(1, 0)).isFalse();
         assertThat(graph.hasWeights()).isFalse();
 
         Path weighted = write(tmp, "weighted.tsv", "0\t1\t0.5\n1\t0\t2.25\n");
-        CsrGraph w = GraphLoader.load(weighted, EdgeDirection.OUT);
+        CsrGraph w = GraphLoader.load(weighted, EdgeDirection.OUT, true);
         assertThat(w.weights()).containsExactly(0.5f, 2.25f);
         assertThat(w.hasTimestamps()).isFalse();
 
         Path timed = write(tmp, "timed.tsv", "0\t1\t1.5e-3\t-7\n");
-        CsrGraph t = GraphLoader.load(timed, EdgeDirection.OUT);
+        CsrGraph t = GraphLoader.load(timed, EdgeDirection.OUT, true);
         assertThat(t.weights()).containsExactly(1.5e-3f);
         assertThat(t.timestamps()).containsExactly(-7L);
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.ConfigException;
-import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
@@ -13,6 +12,8 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
 import io.fanout.store.SharedGraphs;
+import io.fanout.testing.JobConfigs;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,17 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 /** The whole k-hop job on real graphs in a real MiniCluster, read back from its offline files. */
 class FanoutJobITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     @TempDir
     Path tmp;
 
     static JobSummary runJob(String... args) throws Exception {
-        return FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration));
+        return FanoutJob.run(JobConfigs.parse(args));
     }
 
     /** Messages of an output directory keyed by (epoch, batch id); fails on a duplicate key. */

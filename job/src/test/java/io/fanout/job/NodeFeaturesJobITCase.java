@@ -12,6 +12,7 @@ import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.features.Float16;
 import io.fanout.features.NodeFileReaderTest;
+import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,11 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeFeaturesJobITCase {
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
 
     @TempDir
     Path tmp;

@@ -115,15 +115,22 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * ({@code batch}) and their input positions ({@code #META.input_id}).
      */
     static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids) {
-        message.put(MessageKeys.BATCH, nodeIds(ids, batch.seeds, batch.seeds.length));
-        if (batch.inputIds != null) {
-            message.putInt64(MessageKeys.META_INPUT_ID, batch.inputIds);
+        return withBatchMetadata(message, nodeIds(ids, batch.seeds, batch.seeds.length), batch.inputIds, batch.epoch,
+                batch.batchId, batch.numBatches);
+    }
+
+    /** As above, for a batch whose seed ids are already a tensor (any store). */
+    public static SampleMessage withBatchMetadata(SampleMessage message, Tensor seedIds, int[] inputIds, int epoch,
+            int batchId, int numBatches) {
+        message.put(MessageKeys.BATCH, seedIds);
+        if (inputIds != null) {
+            message.putInt64(MessageKeys.META_INPUT_ID, inputIds);
         }
         return message
                 .putInt64(MessageKeys.IS_HETERO, new long[] {0L})
-                .putInt64(MessageKeys.META_EPOCH, new long[] {batch.epoch})
-                .putInt64(MessageKeys.META_BATCH_ID, new long[] {batch.batchId})
-                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {batch.numBatches});
+                .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
+                .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})
+                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches});
     }
 
     /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
@@ -206,7 +213,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         private final Counter edgesMetric;
         private final Counter bytesMetric;
 
-        SamplingCounters(RuntimeContext ctx, GraphStore graph) {
+        /** @param graph the store this subtask samples, or null when no subtask holds the whole graph */
+        public SamplingCounters(RuntimeContext ctx, GraphStore graph) {
             batches = ctx.getLongCounter(BATCHES);
             seeds = ctx.getLongCounter(SEEDS);
             nodes = ctx.getLongCounter(NODES);
@@ -216,6 +224,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric = group.counter("batchesSampled");
             edgesMetric = group.counter("edgesSampled");
             bytesMetric = group.counter("messageBytes");
+            if (graph == null) {
+                return;
+            }
             group.gauge("graphEdges", graph.adjacency()::numEdges);
             group.gauge("graphHeapBytes", graph::heapBytes);
             maximum(ctx, GRAPH_NODES, graph.numNodes());
@@ -236,7 +247,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             ctx.addAccumulator(name, new LongMaximum(value));
         }
 
-        void onBatch(int numSeeds, int numNodes, int numEdges, int numBytes) {
+        public void onBatch(int numSeeds, int numNodes, int numEdges, int numBytes) {
             batches.add(1);
             seeds.add(numSeeds);
             nodes.add(numNodes);

@@ -1,0 +1,36 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.SeedBatch;
+import io.fanout.sampling.partitioned.BatchAssembly;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Starts every seed batch of the partitioned k-hop: its seeds (as node ids) are hop 0, and their hop-1
+ * requests go out on {@link HopStageFunction#requests(int) requests(1)}.
+ */
+public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch> {
+    private static final long serialVersionUID = 1L;
+
+    /** The seed list's node ids by index (the client's id map), or null when ids equal indices. */
+    private final long[] nodeIds;
+
+    public BatchStartFunction(long[] nodeIds) {
+        this.nodeIds = nodeIds;
+    }
+
+    @Override
+    public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
+        long[] seeds = new long[batch.seeds.length];
+        for (int i = 0; i < seeds.length; i++) {
+            seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
+        }
+        BatchAssembly assembly = new BatchAssembly(seeds);
+        PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
+                assembly);
+        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
+        HopStageFunction.forEachRequest(start, 1, assembly.frontier(), r -> ctx.output(tag, r));
+        out.collect(start);
+    }
+}

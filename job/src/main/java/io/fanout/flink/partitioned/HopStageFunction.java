@@ -1,0 +1,106 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.partitioned.BatchAssembly;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Hop {@code h} of the batches, keyed by batch: input 1 is a batch after hop {@code h-1}, input 2 the answers
+ * of its frontier nodes at hop {@code h}. Both wait in keyed state until every frontier node answered; then
+ * the answers are applied in frontier order ({@link BatchAssembly}), the batch goes on to hop {@code h+1} and
+ * the new frontier's requests go out on {@link #requests} (unless {@code h} is the last hop).
+ */
+public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch, HopAnswer, PartialBatch> {
+    private static final long serialVersionUID = 1L;
+
+    /** Side output of the next hop's requests. */
+    public static OutputTag<HopRequest> requests(int hop) {
+        return new OutputTag<>("hop-" + hop + "-requests", TypeInformation.of(HopRequest.class));
+    }
+
+    private final int hop;
+    private final boolean last;
+
+    private transient ValueState<PartialBatch> batch;
+    private transient ListState<HopAnswer> answers;
+    private transient ValueState<Integer> answered;
+
+    /**
+     * @param hop the hop this stage applies (1 = the hop from the seeds)
+     * @param last whether it is the last hop (no requests after it)
+     */
+    public HopStageFunction(int hop, boolean last) {
+        this.hop = hop;
+        this.last = last;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        batch = getRuntimeContext().getState(new ValueStateDescriptor<>("batch", TypeInformation.of(PartialBatch.class)));
+        answers = getRuntimeContext().getListState(new ListStateDescriptor<>("answers", TypeInformation.of(HopAnswer.class)));
+        answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
+    }
+
+    @Override
+    public void processElement1(PartialBatch partial, Context ctx, Collector<PartialBatch> out) throws Exception {
+        batch.update(partial);
+        completeIfAnswered(ctx, out);
+    }
+
+    @Override
+    public void processElement2(HopAnswer answer, Context ctx, Collector<PartialBatch> out) throws Exception {
+        answers.add(answer);
+        Integer count = answered.value();
+        answered.update(count == null ? 1 : count + 1);
+        completeIfAnswered(ctx, out);
+    }
+
+    private void completeIfAnswered(Context ctx, Collector<PartialBatch> out) throws Exception {
+        PartialBatch partial = batch.value();
+        if (partial == null) {
+            return; // answers came first: wait for the batch
+        }
+        int frontier = partial.numSampledNodes[partial.numSampledNodes.length - 1];
+        Integer count = answered.value();
+        if ((count == null ? 0 : count) < frontier) {
+            return;
+        }
+        long[][] inOrder = new long[frontier][];
+        List<HopAnswer> received = new ArrayList<>();
+        Iterable<HopAnswer> stored = answers.get();
+        if (stored != null) {
+            stored.forEach(received::add);
+        }
+        for (HopAnswer a : received) {
+            inOrder[a.position] = a.neighbors;
+        }
+        BatchAssembly assembly = partial.assembly();
+        assembly.addHop(inOrder);
+        PartialBatch next = partial.next(assembly);
+        batch.clear();
+        answers.clear();
+        answered.clear();
+        if (!last) {
+            OutputTag<HopRequest> tag = requests(hop + 1);
+            forEachRequest(next, hop + 1, assembly.frontier(), r -> ctx.output(tag, r));
+        }
+        out.collect(next);
+    }
+
+    /** The requests of {@code frontier} (the batch's nodes to expand) at {@code hop}. */
+    static void forEachRequest(PartialBatch batch, int hop, long[] frontier, Consumer<HopRequest> out) {
+        for (int i = 0; i < frontier.length; i++) {
+            out.accept(new HopRequest(frontier[i], batch.batchKey, batch.epoch, batch.batchId, hop, i));
+        }
+    }
+}

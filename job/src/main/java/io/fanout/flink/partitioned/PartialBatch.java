@@ -1,0 +1,49 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.partitioned.BatchAssembly;
+
+/** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link BatchAssembly}'s state. */
+public class PartialBatch {
+    public long batchKey;
+    public int epoch;
+    public int batchId;
+    public int numBatches;
+    /** Seed ids as the batch gave them. */
+    public long[] seeds;
+    /** Positions of the seeds in the job's seed list (PyG input_id). */
+    public int[] inputIds;
+    public long[] ids;
+    public int[] rows;
+    public int[] cols;
+    public int[] numSampledNodes;
+    public int[] numSampledEdges;
+
+    public PartialBatch() {}
+
+    /** The batch's state after {@code assembly}'s hops. */
+    static PartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds, BatchAssembly assembly) {
+        PartialBatch p = new PartialBatch();
+        p.batchKey = batchKey;
+        p.epoch = epoch;
+        p.batchId = batchId;
+        p.numBatches = numBatches;
+        p.inputIds = inputIds;
+        p.seeds = assembly.batch();
+        p.ids = assembly.ids();
+        p.rows = assembly.rows();
+        p.cols = assembly.cols();
+        p.numSampledNodes = assembly.numSampledNodes();
+        p.numSampledEdges = assembly.numSampledEdges();
+        return p;
+    }
+
+    /** The assembly to continue from. */
+    BatchAssembly assembly() {
+        return new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges);
+    }
+
+    /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
+    PartialBatch next(BatchAssembly assembly) {
+        return of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+    }
+}

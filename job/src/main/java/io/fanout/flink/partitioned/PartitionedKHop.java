@@ -1,0 +1,98 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.SeedBatch;
+import io.fanout.connectors.message.EncodedSample;
+import io.fanout.graph.GraphLoader;
+import io.fanout.store.GraphSpec;
+import java.io.IOException;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Wires the partitioned k-hop dataflow: edge parts -> keyed adjacency (one copy per hop, each a keyed lookup
+ * operator), seed batches -> start -> hop stages keyed by batch -> messages. Unrolled for the configured hops
+ * because a DataStream job has no cycles: each hop's lookup holds its own copy of the adjacency (RocksDB, so
+ * on disk, not heap), the price of sampling hop by hop without iterations.
+ */
+public final class PartitionedKHop {
+    private PartitionedKHop() {}
+
+    /**
+     * The messages of {@code batches}, sampled over the graph {@code spec} names.
+     *
+     * @param seedIds the seed list's node ids by index, or null when ids equal indices
+     */
+    public static DataStream<EncodedSample> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds) throws IOException {
+        int parts = GraphLoader.edgeFiles(spec.edges()).size();
+        DataStream<EdgeRecord> edges = env
+                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
+                .uid("edge-parts")
+                .flatMap(new EdgeFileFunction(spec)).returns(TypeInformation.of(EdgeRecord.class))
+                .name("edge-reader").uid("edge-reader");
+
+        SingleOutputStreamOperator<PartialBatch> stage = batches
+                .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
+                .name("batch-start").uid("batch-start");
+        for (int hop = 1; hop <= fanouts.length; hop++) {
+            DataStream<HopAnswer> answers = edges.keyBy(new EdgeNode(), Types.LONG)
+                    .connect(stage.getSideOutput(HopStageFunction.requests(hop)).keyBy(new RequestNode(), Types.LONG))
+                    .transform("neighbors-hop-" + hop, TypeInformation.of(HopAnswer.class),
+                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed))
+                    .uid("neighbors-hop-" + hop);
+            stage = stage.keyBy(new PartialKey(), Types.LONG)
+                    .connect(answers.keyBy(new AnswerKey(), Types.LONG))
+                    .process(new HopStageFunction(hop, hop == fanouts.length))
+                    .returns(TypeInformation.of(PartialBatch.class))
+                    .name("hop-" + hop).uid("hop-" + hop);
+        }
+        return stage.map(new MessageFunction()).returns(TypeInformation.of(EncodedSample.class))
+                .name("khop-messages").uid("khop-messages");
+    }
+
+    /** Keys an edge by the node whose list it joins. */
+    static final class EdgeNode implements KeySelector<EdgeRecord, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(EdgeRecord edge) {
+            return edge.node;
+        }
+    }
+
+    /** Keys a request by the node it asks about. */
+    static final class RequestNode implements KeySelector<HopRequest, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(HopRequest request) {
+            return request.node;
+        }
+    }
+
+    /** Keys a batch by (epoch, batch id). */
+    static final class PartialKey implements KeySelector<PartialBatch, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PartialBatch batch) {
+            return batch.batchKey;
+        }
+    }
+
+    /** Keys an answer by its batch. */
+    static final class AnswerKey implements KeySelector<HopAnswer, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(HopAnswer answer) {
+            return answer.batchKey;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * The partitioned graph store ({@code --store partitioned}) as Flink operators: edge files streamed into keyed
+ * state by node ({@link io.fanout.flink.partitioned.EdgeFileFunction}), one keyed neighbour lookup per hop over
+ * that state ({@link io.fanout.flink.partitioned.NeighborLookupOperator}) and per-batch assembly stages keyed by
+ * batch ({@link io.fanout.flink.partitioned.HopStageFunction}): TF-GNN's and GiGL's per-hop join, unrolled for
+ * the configured hops. The algorithms are {@link io.fanout.sampling.partitioned}'s.
+ */
+package io.fanout.flink.partitioned;
