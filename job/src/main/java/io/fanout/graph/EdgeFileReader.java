@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Parses one edge file's bytes straight into {@link EdgeStaging}: no per-line strings, no regex.
@@ -41,9 +42,10 @@ final class EdgeFileReader {
         long capacityHint;
         /**
          * The weights drive sampling ({@code fanout.weight-column}): a negative weight is an error naming its line
-         * instead of a value kept as it is (an edge feature may be signed, a sampling weight may not).
+         * instead of a value kept as it is (an edge feature may be signed, a sampling weight may not), and the files
+         * must have a weight column of this name. Null: weights are data, any finite value.
          */
-        boolean samplingWeights;
+        String weightColumn;
     }
 
     private final Path file;
@@ -221,8 +223,13 @@ final class EdgeFileReader {
         }
     }
 
-    private void useColumns(Column[] columns) {
+    private void useColumns(Column[] columns) throws GraphFormatException {
         extras = columns;
+        String wanted = settings.weightColumn;
+        if (wanted != null && !(Arrays.asList(columns).contains(Column.WEIGHT) && Column.WEIGHT.label().equals(wanted))) {
+            throw error("option fanout.weight-column '" + wanted + "': no such weight column (the edge files have "
+                    + EdgeFileHeader.columnsText(columns) + ")");
+        }
         if (settings.rows != null) {
             return; // rows go to the sink, nothing is staged
         }
@@ -266,7 +273,7 @@ final class EdgeFileReader {
             }
             int field = p;
             p = column == Column.WEIGHT ? parseWeight(p) : parseTimestamp(p);
-            if (column == Column.WEIGHT && settings.samplingWeights && weight < 0) {
+            if (column == Column.WEIGHT && settings.weightColumn != null && weight < 0) {
                 throw error("negative weight '" + token(field) + "': weighted sampling (option"
                         + " fanout.weight-column) needs weights >= 0 (shift or take |w| first)");
             }

@@ -108,7 +108,7 @@ public final class GraphLoader {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
-        settings.samplingWeights = weightColumn != null;
+        settings.weightColumn = weightColumn;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -116,25 +116,7 @@ public final class GraphLoader {
         if (rows == 0 || settings.staging == null) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
-        checkWeightColumn(settings, weightColumn);
         return new EdgeList(files, settings, rows, started);
-    }
-
-    /** The files must have a weight column called {@code weightColumn} (when one is asked for). */
-    private static void checkWeightColumn(EdgeFileReader.Settings settings, String weightColumn)
-            throws GraphFormatException {
-        if (weightColumn == null) {
-            return;
-        }
-        String columns = EdgeFileHeader.columnsText(settings.extras);
-        boolean found = false;
-        for (EdgeFileHeader.Column column : settings.extras) {
-            found |= column == EdgeFileHeader.Column.WEIGHT && column.label().equals(weightColumn);
-        }
-        if (!found) {
-            throw new GraphFormatException(settings.extrasFrom, "option fanout.weight-column '" + weightColumn
-                    + "': no such weight column (the edge files have " + columns + ")");
-        }
     }
 
     /**
@@ -159,7 +141,7 @@ public final class GraphLoader {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
-        settings.samplingWeights = weightColumn != null;
+        settings.weightColumn = weightColumn;
         settings.rows = (src, dst, weight, timestamp, row) -> {
             ids.add(src);
             ids.add(dst);
@@ -171,7 +153,6 @@ public final class GraphLoader {
         if (rows == 0) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
-        checkWeightColumn(settings, weightColumn);
         if (settings.numNodes >= 0) {
             ids.addRange(settings.numNodes);
         }
@@ -266,7 +247,7 @@ public final class GraphLoader {
          */
         public CsrGraph build(NodeIdMap nodes, EdgeDirection direction, boolean keepEdgeIds) throws IOException {
             CsrGraph csr = settings.staging.build(nodes, !settings.directed, direction, keepEdgeIds);
-            if (settings.samplingWeights) {
+            if (settings.weightColumn != null) {
                 checkWeightSums(csr, nodes, direction, settings.staging, !settings.directed, files);
             }
             double seconds = (System.nanoTime() - started) / 1e9;

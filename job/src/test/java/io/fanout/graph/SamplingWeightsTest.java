@@ -68,7 +68,7 @@ class SamplingWeightsTest {
     void theWeightColumnMustExist() throws Exception {
         Path cora = SharedData.graph("cora");
         assertThatThrownBy(() -> GraphLoader.readEdges(cora, null, "weight"))
-                .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.weight-column 'weight'")
+                .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.weight-column 'weight'").hasMessageContaining("line 1:")
                 .hasMessageContaining("src,dst");
         Path shifted = ShiftedWeights.bitcoinAlpha(tmp);
         assertThatThrownBy(() -> GraphLoader.readEdges(shifted, null, "timestamp"))

@@ -1,0 +1,82 @@
+package io.fanout.job;
+
+import static io.fanout.job.FanoutJobITCase.assertEpochsCoverSeeds;
+import static io.fanout.job.FanoutJobITCase.assertSameMessages;
+import static io.fanout.job.FanoutJobITCase.readMessages;
+import static io.fanout.job.FanoutJobITCase.runJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.config.ConfigException;
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.SampleMessage;
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.GraphLoader;
+import io.fanout.testing.SharedData;
+import io.fanout.testing.ShiftedWeights;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The weighted k-hop job ({@code --weight-column}) in a real MiniCluster: byte-identical at parallelism 1 and 2. */
+class WeightedJobITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void weightedBitcoinAlphaIsIdenticalAtParallelismOneAndTwoWithAndWithoutReplacement() throws Exception {
+        Path edges = ShiftedWeights.bitcoinAlpha(tmp);
+        CsrGraph graph = GraphLoader.load(edges, EdgeDirection.OUT);
+        for (boolean replace : new boolean[] {false, true}) {
+            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+            for (int parallelism : new int[] {1, 2}) {
+                Path out = tmp.resolve((replace ? "replace-p" : "p") + parallelism);
+                List<String> args = new ArrayList<>(List.of("--graph", edges.toString(), "--weight-column", "weight",
+                        "--fanout", "10,5", "--batch-size", "256", "--shuffle", "--seed", "3", "--with-edge",
+                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
+                if (replace) {
+                    args.add("--replace");
+                }
+                runJob(args.toArray(new String[0]));
+                runs.add(readMessages(out));
+            }
+            assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 256, 1, 2);
+            assertSameMessages(runs.get(0), runs.get(1));
+            for (byte[] blob : runs.get(0).values()) {
+                SampleMessage m = SafetensorsCodec.decode(blob);
+                for (float w : m.get(MessageKeys.EFEATS).asFloatArray()) {
+                    assertThat(w).isBetween(1f, 21f); // the shifted ratings
+                }
+            }
+        }
+    }
+
+    @Test
+    void badSamplingWeightsFailBeforeTheJobNamingOptionFileAndLine() throws Exception {
+        Path raw = SharedData.graph("bitcoin_alpha");
+        assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "weight"))
+                .isInstanceOf(GraphFormatException.class).hasMessageContaining("edges.tsv line ")
+                .hasMessageContaining("negative weight");
+        assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "rating"))
+                .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.weight-column 'rating'");
+        assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "weight", "--sampler", "ppr"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--weight-column")
+                .hasMessageContaining("k-hop only");
+    }
+}
