@@ -9,13 +9,16 @@ import java.util.Objects;
  * stream: with replacement by its alias table, without replacement by Efraimidis–Spirakis (PyG's weighted
  * sampling), which is exactly successive sampling: each pick proportional to the weights of those not picked yet.
  *
- * <p>Without replacement, position {@code j} of the node (in CSR order) gets the stream's {@code j}-th draw
- * {@code r}, {@code E = -ln(u)} with {@code u = ((r >>> 11) + 1) * 2^-53} (an Exp(1) variable) and the key
- * {@code E / w}; the {@code f} smallest keys win (the first arrival of independent exponential clocks of rates
- * {@code w}), emitted in key order, so the first pick is exactly {@code w / sum}, the second proportional to
- * the rest, and so on. A zero weight ranks behind every positive one (its key is +infinity, ties broken by
- * the draw), so zero-weight neighbours are taken, uniformly, only when fewer than {@code f} weights are
- * positive. With replacement, draw {@code c} is {@code alias.resolve(start + bounded(r, d), (int) r)}.
+ * <p>With replacement, draw {@code c} is {@code alias.resolve(start + bounded(r, d), (int) r)} for the stream's
+ * {@code c}-th output {@code r}. Without replacement, two phases with the same law per pick (so the result is
+ * exactly successive sampling: the first pick is {@code w / sum}, each next one proportional to the weights
+ * not picked yet): (1) for {@code f <= 32}, alias draws as above, skipping positions already picked, at most
+ * {@code 4f} of them; (2) if picks are missing, every position {@code j} not picked yet (in CSR order) takes
+ * the stream's next output {@code r}, {@code E = -ln(u)} with {@code u = ((r >>> 11) + 1) * 2^-53} (an Exp(1)
+ * variable) and the key {@code E / w}; the smallest keys fill the missing picks in key order
+ * (Efraimidis–Spirakis, as PyG: the first arrivals of exponential clocks of rates {@code w}). A zero weight is
+ * never an alias draw and ranks behind every positive key in phase 2 (ties by its draw), so zero-weight
+ * neighbours are taken, uniformly, only when fewer than {@code f} weights are positive.
  *
  * <p>Not thread-safe: one per sampler. Scratch is reused; nothing is allocated per node once warm.
  */
@@ -23,13 +26,18 @@ public final class WeightedDraws {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
     /** Keys of zero weights: above the bits of every finite double and +infinity (0x7FF0...), below none. */
     private static final long ZERO_WEIGHT_KEYS = 0x7FF8000000000000L;
+    /** Alias draws per pick before the rejection phase gives way to exponential races (picked mass is high). */
+    private static final int REJECTION_ATTEMPTS = 4;
+    /** Above this fanout the "already picked?" scan would cost more than the races: races only. */
+    private static final int REJECTION_MAX_FANOUT = 32;
 
     private final float[] weights;
     private final AliasTable alias;
     /** The picks (positions relative to the node's first neighbour), in draw or key order. */
     private int[] pick = new int[64];
-    /** Max-heap of the f smallest (key, position) pairs seen so far. */
+    /** Max-heap of the smallest (key, position) pairs seen so far. */
     private long[] heapKey = new long[64];
+    private int[] heapPos = new int[64];
 
     /**
      * @param weights the CSR's per-edge weights (parallel to its targets), validated at load
@@ -52,13 +60,61 @@ public final class WeightedDraws {
         return pick;
     }
 
-    /** {@code f < d} distinct positions by successive sampling, in pick order, in the returned buffer's {@code [0, f)}. */
+    /**
+     * {@code f < d} distinct positions by successive sampling, in pick order, in the returned buffer's
+     * {@code [0, f)}: first alias draws that skip positions already picked (each accepted one is proportional to
+     * the weights of those left: rejection sampling), O(f) for most nodes; after {@link #REJECTION_ATTEMPTS}
+     * {@code * f} draws, or for fanouts above {@link #REJECTION_MAX_FANOUT}, Efraimidis–Spirakis over the
+     * positions left finishes the picks (O(d)). Each pick's law given the earlier ones is the same in both
+     * phases, so the switch does not bias the result.
+     */
     int[] withoutReplacement(long state, int start, int d, int f) {
         final int[] pick = ensure(f);
+        final AliasTable alias = this.alias;
+        int k = 0;
+        if (f <= REJECTION_MAX_FANOUT) {
+            for (int attempts = REJECTION_ATTEMPTS * f; k < f && attempts > 0; attempts--) {
+                state += GOLDEN_GAMMA;
+                final long r = SplitMix64.mix(state);
+                final int p = alias.resolve(start + SplitMix64.bounded(r, d), (int) r) - start;
+                if (!taken(pick, k, p)) {
+                    pick[k++] = p;
+                }
+            }
+            if (k == f) {
+                return pick;
+            }
+        }
+        return exponentialRaces(state, start, d, f, k);
+    }
+
+    private static boolean taken(int[] pick, int k, int p) {
+        for (int q = 0; q < k; q++) {
+            if (pick[q] == p) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Efraimidis–Spirakis for picks {@code k..f} among the positions not in {@code pick[0, k)}: the next draws of
+     * the stream give each such position {@code j} (in order) an Exp(1) variable {@code E} and the key
+     * {@code E / w}; the {@code f - k} smallest keys are appended in key order (the arrival order of exponential
+     * clocks of rates {@code w}: successive sampling). Zero weights rank behind every positive one, uniformly.
+     */
+    private int[] exponentialRaces(long state, int start, int d, int f, int k) {
+        final int[] pick = this.pick;
         final long[] keys = this.heapKey;
         final float[] weights = this.weights;
+        final int want = f - k;
+        // The heap lives in keys[0..want) and heapPos[0..want); pick[0..k) stays as it is.
+        final int[] heapPos = this.heapPos;
         int size = 0;
         for (int j = 0; j < d; j++) {
+            if (k > 0 && taken(pick, k, j)) {
+                continue;
+            }
             state += GOLDEN_GAMMA;
             final long r = SplitMix64.mix(state);
             final float w = weights[start + j];
@@ -69,20 +125,21 @@ public final class WeightedDraws {
             } else {
                 key = ZERO_WEIGHT_KEYS | (r >>> 13);
             }
-            if (size < f) {
-                siftUp(keys, pick, size++, key, j);
-            } else if (less(key, j, keys[0], pick[0])) {
-                siftDown(keys, pick, size, key, j);
+            if (size < want) {
+                siftUp(keys, heapPos, size++, key, j);
+            } else if (less(key, j, keys[0], heapPos[0])) {
+                siftDown(keys, heapPos, size, key, j);
             }
         }
-        // Pop the largest to the back: pick[0..f) ends up in ascending key order, the successive-sampling order.
+        // Pop the largest to the back: heapPos[0..want) ends up in ascending key order, the successive-sampling order.
         for (int end = size - 1; end > 0; end--) {
             long topKey = keys[0];
-            int topPos = pick[0];
-            siftDown(keys, pick, end, keys[end], pick[end]);
+            int topPos = heapPos[0];
+            siftDown(keys, heapPos, end, keys[end], heapPos[end]);
             keys[end] = topKey;
-            pick[end] = topPos;
+            heapPos[end] = topPos;
         }
+        System.arraycopy(heapPos, 0, pick, k, want);
         return pick;
     }
 
@@ -90,6 +147,7 @@ public final class WeightedDraws {
         if (pick.length < f) {
             pick = new int[Math.max(f, pick.length * 2)];
             heapKey = new long[pick.length];
+            heapPos = new int[pick.length];
         }
         return pick;
     }

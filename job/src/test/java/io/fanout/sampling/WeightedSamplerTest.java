@@ -222,6 +222,39 @@ class WeightedSamplerTest {
         assertThat(chi[0]).isLessThan(chiSquareCritical999(1) * 1.1); // Wilson-Hilferty is rough at df 1
     }
 
+    /**
+     * One heavy neighbour holds most of the mass, so the rejection phase often gives way to the exponential
+     * races: the ordered triple of picks must still be exactly successive sampling.
+     */
+    @Test
+    void withoutReplacementStaysExactWhenOnePositionHoldsMostOfTheWeight() {
+        float[] w = {50, 20, 5, 1, 1, 1};
+        int d = w.length;
+        CsrGraph star = new CsrGraph(new int[] {0, d, d, d, d, d, d, d}, new int[] {1, 2, 3, 4, 5, 6}, w, null,
+                EdgeDirection.OUT);
+        KHopSampler sampler = weighted(star, 3, false);
+        int batches = 30_000;
+        long[] counts = new long[d * d * d];
+        for (int batch = 0; batch < batches; batch++) {
+            int[] ids = sampler.sample(new int[] {0}, 8, 0, batch).ids();
+            counts[(ids[1] - 1) * d * d + (ids[2] - 1) * d + (ids[3] - 1)]++;
+        }
+        double sum = 78;
+        double[] expected = new double[d * d * d];
+        for (int i = 0; i < d; i++) {
+            for (int j = 0; j < d; j++) {
+                for (int k = 0; k < d; k++) {
+                    if (i != j && j != k && i != k) {
+                        expected[i * d * d + j * d + k] = batches * (w[i] / sum) * (w[j] / (sum - w[i]))
+                                * (w[k] / (sum - w[i] - w[j]));
+                    }
+                }
+            }
+        }
+        double[] chi = pearson(counts, expected);
+        assertThat(chi[0]).as("chi-square over ordered triples").isLessThan(chiSquareCritical999((int) chi[1]));
+    }
+
     @Test
     void weightedSamplesAreDeterministicAndTwoHopsStayConsistent() {
         KHopSampler a = new KHopSampler(graph, NodeIdMap.identity(graph.numNodes()), new int[] {5, 3}, false, false,
