@@ -24,8 +24,8 @@ import java.util.Objects;
  */
 public final class WeightedDraws {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
-    /** Keys of zero weights: above the bits of every finite double and +infinity (0x7FF0...), below none. */
-    private static final long ZERO_WEIGHT_KEYS = 0x7FF8000000000000L;
+    /** A zero weight's race time is this times (1 + E): later than any positive weight's E / w. */
+    private static final double ZERO_WEIGHT_KEY = 1e300;
     /** Alias draws per pick before the rejection phase gives way to exponential races (picked mass is high). */
     private static final int REJECTION_ATTEMPTS = 4;
     /** Above this fanout the "already picked?" scan would cost more than the races: races only. */
@@ -35,9 +35,8 @@ public final class WeightedDraws {
     private final AliasTable alias;
     /** The picks (positions relative to the node's first neighbour), in draw or key order. */
     private int[] pick = new int[64];
-    /** Max-heap of the smallest (key, position) pairs seen so far. */
-    private long[] heapKey = new long[64];
-    private int[] heapPos = new int[64];
+    /** The earliest arrivals of the exponential races (phase 2). */
+    private final TopK races = new TopK(64);
 
     /**
      * @param weights the CSR's per-edge weights (parallel to its targets), validated at load
@@ -105,91 +104,29 @@ public final class WeightedDraws {
      */
     private int[] exponentialRaces(long state, int start, int d, int f, int k) {
         final int[] pick = this.pick;
-        final long[] keys = this.heapKey;
         final float[] weights = this.weights;
-        final int want = f - k;
-        // The heap lives in keys[0..want) and heapPos[0..want); pick[0..k) stays as it is.
-        final int[] heapPos = this.heapPos;
-        int size = 0;
+        final TopK races = this.races;
+        races.reset(f - k); // the best keys are the smallest E / w: TopK keeps the largest, so it gets -E / w
         for (int j = 0; j < d; j++) {
             if (k > 0 && taken(pick, k, j)) {
                 continue;
             }
             state += GOLDEN_GAMMA;
             final long r = SplitMix64.mix(state);
+            final double e = -Math.log(((r >>> 11) + 1) * 0x1.0p-53);
             final float w = weights[start + j];
-            final long key;
-            if (w > 0) {
-                double e = -Math.log(((r >>> 11) + 1) * 0x1.0p-53);
-                key = Double.doubleToRawLongBits(e / w); // non-negative doubles order like their bits
-            } else {
-                key = ZERO_WEIGHT_KEYS | (r >>> 13);
-            }
-            if (size < want) {
-                siftUp(keys, heapPos, size++, key, j);
-            } else if (less(key, j, keys[0], heapPos[0])) {
-                siftDown(keys, heapPos, size, key, j);
-            }
+            // E <= 37 and w >= 2^-149 give E / w < 3e46, so a zero weight's 1e300 (1 + E) ranks behind every
+            // positive weight while keeping zero weights in a uniformly random order among themselves.
+            races.offer(j, w > 0 ? -e / w : -ZERO_WEIGHT_KEY * (1 + e));
         }
-        // Pop the largest to the back: heapPos[0..want) ends up in ascending key order, the successive-sampling order.
-        for (int end = size - 1; end > 0; end--) {
-            long topKey = keys[0];
-            int topPos = heapPos[0];
-            siftDown(keys, heapPos, end, keys[end], heapPos[end]);
-            keys[end] = topKey;
-            heapPos[end] = topPos;
-        }
-        System.arraycopy(heapPos, 0, pick, k, want);
+        races.drainBestFirst(pick, null, k); // in arrival order: successive sampling
         return pick;
     }
 
     private int[] ensure(int f) {
         if (pick.length < f) {
             pick = new int[Math.max(f, pick.length * 2)];
-            heapKey = new long[pick.length];
-            heapPos = new int[pick.length];
         }
         return pick;
-    }
-
-    /** Key order, ties (almost impossible) by position so the result never depends on heap order. */
-    private static boolean less(long keyA, int posA, long keyB, int posB) {
-        return keyA < keyB || (keyA == keyB && posA < posB);
-    }
-
-    private static void siftUp(long[] keys, int[] pos, int at, long key, int p) {
-        while (at > 0) {
-            int parent = (at - 1) >>> 1;
-            if (!less(keys[parent], pos[parent], key, p)) {
-                break;
-            }
-            keys[at] = keys[parent];
-            pos[at] = pos[parent];
-            at = parent;
-        }
-        keys[at] = key;
-        pos[at] = p;
-    }
-
-    /** Replaces the root of the max-heap {@code [0, size)} by (key, p) and restores the heap. */
-    private static void siftDown(long[] keys, int[] pos, int size, long key, int p) {
-        int at = 0;
-        while (true) {
-            int child = 2 * at + 1;
-            if (child >= size) {
-                break;
-            }
-            if (child + 1 < size && less(keys[child], pos[child], keys[child + 1], pos[child + 1])) {
-                child++;
-            }
-            if (!less(key, p, keys[child], pos[child])) {
-                break;
-            }
-            keys[at] = keys[child];
-            pos[at] = pos[child];
-            at = child;
-        }
-        keys[at] = key;
-        pos[at] = p;
     }
 }
