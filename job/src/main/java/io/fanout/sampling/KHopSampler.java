@@ -357,6 +357,29 @@ public final class KHopSampler {
     }
 
     /**
+     * The positions (relative to the node's first neighbour) drawn from stream {@code state} for a node whose
+     * neighbours start at {@code start}, of degree {@code d > 0} and fanout {@code f >= 1}, when not every
+     * neighbour is taken ({@code replace || d > f}): the same draws as {@link #sample}'s loop, in
+     * {@code [0, f)} of the returned scratch buffer (valid until the next draw). For samplers that build the
+     * subgraph their own way, such as {@link DisjointKHopSampler}.
+     */
+    int[] draw(long state, int start, int d, int f) {
+        if (weighted != null) {
+            return replace ? weighted.withReplacement(state, start, d, f) : weighted.withoutReplacement(state, start, d, f);
+        }
+        if (!replace) {
+            return d <= Long.SIZE ? floydMask(state, d, f) : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f)
+                    : floydHashed(state, d, f);
+        }
+        int[] pick = this.pick.length >= f ? this.pick : (this.pick = new int[f]);
+        for (int c = 0; c < f; c++) {
+            state += GOLDEN_GAMMA;
+            pick[c] = SplitMix64.bounded(SplitMix64.mix(state), d);
+        }
+        return pick;
+    }
+
+    /**
      * Floyd's algorithm for a node of degree {@code d <= 64}: as {@link #floydScan}, but the taken
      * positions are the bits of one {@code long}, so each step is a bit test and a conditional move in
      * registers (no scan, no unpredictable branch). Most nodes of sparse graphs take this path.

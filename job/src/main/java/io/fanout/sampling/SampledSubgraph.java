@@ -25,6 +25,8 @@ public final class SampledSubgraph {
     private final int[] batch;
     private final int[] numSampledNodes;
     private final int[] numSampledEdges;
+    /** Disjoint sampling: per node, the index of the seed whose tree it belongs to; else null. */
+    private final int[] nodeBatch;
     private final int numNodes;
     private final int numEdges;
 
@@ -50,6 +52,16 @@ public final class SampledSubgraph {
     /** Wraps buffers of which only the first numNodes ids and numEdges rows/cols are the subgraph. */
     SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges, int[] batch,
             int[] numSampledNodes, int[] numSampledEdges) {
+        this(ids, numNodes, rows, cols, edgePositions, numEdges, batch, numSampledNodes, numSampledEdges, null);
+    }
+
+    /** As above, with the tree (seed index) of every node for disjoint sampling, or null. */
+    SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges, int[] batch,
+            int[] numSampledNodes, int[] numSampledEdges, int[] nodeBatch) {
+        this.nodeBatch = nodeBatch;
+        if (nodeBatch != null && numNodes > nodeBatch.length) {
+            throw new IllegalArgumentException("node batch shorter than " + numNodes + " nodes");
+        }
         this.numNodes = numNodes;
         this.numEdges = numEdges;
         this.ids = Objects.requireNonNull(ids, "ids");
@@ -123,7 +135,16 @@ public final class SampledSubgraph {
     public SampledSubgraph detached() {
         return new SampledSubgraph(Arrays.copyOf(ids, numNodes), numNodes, Arrays.copyOf(rows, numEdges),
                 Arrays.copyOf(cols, numEdges), edgePositions == null ? null : Arrays.copyOf(edgePositions, numEdges),
-                numEdges, batch.clone(), numSampledNodes.clone(), numSampledEdges.clone());
+                numEdges, batch.clone(), numSampledNodes.clone(), numSampledEdges.clone(),
+                nodeBatch == null ? null : Arrays.copyOf(nodeBatch, numNodes));
+    }
+
+    /**
+     * Disjoint sampling only (else null): per node, the index in {@link #batch()} of the seed whose tree holds
+     * it (PyG's disjoint {@code batch} vector), without a copy: the first {@link #numNodes()} entries belong here.
+     */
+    public int[] nodeBatchBuffer() {
+        return nodeBatch;
     }
 
     /** The seed ids as given to the sampler (duplicates included). */
