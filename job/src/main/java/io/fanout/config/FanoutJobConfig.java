@@ -46,6 +46,8 @@ public final class FanoutJobConfig {
     public final boolean replace;
     /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
     public final String weightColumn;
+    /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch. */
+    public final boolean disjoint;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
     /** PPR push tolerance, > 0. */
@@ -123,6 +125,11 @@ public final class FanoutJobConfig {
         this.replace = get(conf, FanoutOptions.REPLACE);
         String weightValue = get(conf, FanoutOptions.WEIGHT_COLUMN);
         this.weightColumn = weightValue == null ? null : weightValue.trim();
+        this.disjoint = get(conf, FanoutOptions.DISJOINT);
+        if (disjoint && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value 'true' for option " + name(FanoutOptions.DISJOINT)
+                    + ": disjoint trees are k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")");
+        }
         if (weightColumn != null && (weightColumn.isEmpty() || sampler != SamplerType.KHOP)) {
             throw new ConfigException("Invalid value '" + weightValue + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
                     + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
@@ -191,7 +198,8 @@ public final class FanoutJobConfig {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
                     : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
                     : withEdge ? name(FanoutOptions.WITH_EDGE)
-                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN) : null;
+                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
+                    : disjoint ? name(FanoutOptions.DISJOINT) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
                         + ": the partitioned store samples uniform k-hop without node features or edge ids for now,"

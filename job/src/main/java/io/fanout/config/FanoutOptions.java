@@ -115,6 +115,13 @@ public final class FanoutOptions {
                     + " Efraimidis-Spirakis). Weights must be finite and >= 0 with a positive sum per neighbourhood;"
                     + " anything else fails the load naming the file and line. Default: uniform.");
 
+    public static final ConfigOption<Boolean> DISJOINT = ConfigOptions.key("fanout.disjoint")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("k-hop: one tree per seed (PyG disjoint=True): a node reached from two seeds is two nodes,"
+                    + " and messages carry #META.batch, each node's seed index (PyG's batch vector). Default: one"
+                    + " de-duplicated subgraph per batch (GLT's inducer).");
+
     public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
             .doubleType()
             .defaultValue(0.15)
@@ -212,7 +219,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
+                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, DISJOINT, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
                 RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

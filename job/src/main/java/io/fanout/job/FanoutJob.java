@@ -187,7 +187,8 @@ public final class FanoutJob {
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:
             default:
-                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
+                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
+                        .disjoint(config.disjoint);
         }
     }
 

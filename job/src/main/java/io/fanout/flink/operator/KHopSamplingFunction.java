@@ -7,6 +7,7 @@ import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
+import io.fanout.sampling.DisjointKHopSampler;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.WeightedDraws;
@@ -27,7 +28,11 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private final boolean replace;
     private final long seed;
 
+    private boolean disjoint;
+
     private transient KHopSampler sampler;
+    /** The disjoint sampler (one tree per seed) when {@link #disjoint}, else null. */
+    private transient DisjointKHopSampler trees;
 
     public KHopSamplingFunction(GraphSpec spec, int[] fanouts, boolean replace, long seed) {
         super(spec);
@@ -36,18 +41,26 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         this.seed = seed;
     }
 
+    /** One tree per seed (PyG {@code disjoint=True}) instead of one de-duplicated subgraph per batch. */
+    public KHopSamplingFunction disjoint(boolean disjoint) {
+        this.disjoint = disjoint;
+        return this;
+    }
+
     @Override
     protected void openSampler(GraphStore graph) {
         CsrGraph adjacency = graph.adjacency();
         WeightedDraws weighted = graph.aliasTable() == null ? null
                 : new WeightedDraws(adjacency.weights(), graph.aliasTable());
         sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
+        trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds()) : null;
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
-        SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
+        SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, seed, batch.epoch, batch.batchId)
+                : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
         emit(batch, toMessage(batch, sub, store()), sub.numNodes(), sub.numEdges(), out);
     }
 
@@ -63,6 +76,9 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
         withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
+        if (sub.nodeBatchBuffer() != null) {
+            message.put(MessageKeys.META_BATCH, Tensor.ofInt64Prefix(sub.nodeBatchBuffer(), sub.numNodes()));
+        }
         CsrGraph graph = store.adjacency();
         int[] positions = sub.edgePositionsBuffer();
         if (positions != null && graph.hasEdgeIds()) {

@@ -27,8 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The weighted k-hop job ({@code --weight-column}) in a real MiniCluster: byte-identical at parallelism 1 and 2. */
-class WeightedJobITCase {
+/**
+ * PyG's sampling options in the real job (MiniCluster): weighted ({@code --weight-column}) and disjoint
+ * ({@code --disjoint}) k-hop messages, byte-identical at parallelism 1 and 2, and their option errors.
+ */
+class PygSamplingJobITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
             new MiniClusterResourceConfiguration.Builder()
@@ -65,6 +68,37 @@ class WeightedJobITCase {
                 }
             }
         }
+    }
+
+    @Test
+    void disjointTreesOnCoraAreIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("cora");
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve("disjoint-p" + parallelism);
+            runJob("--graph", graphDir.toString(), "--disjoint", "--fanout", "5,3", "--batch-size", "200", "--seed", "4",
+                    "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
+            runs.add(readMessages(out));
+        }
+        assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 200, 1, 2);
+        assertSameMessages(runs.get(0), runs.get(1));
+        for (byte[] blob : runs.get(0).values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            long[] tree = m.get(MessageKeys.META_BATCH).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] cols = m.get(MessageKeys.COLS).asLongArray();
+            int seeds = m.get(MessageKeys.BATCH).asLongArray().length;
+            assertThat(tree).hasSameSizeAs(m.get(MessageKeys.IDS).asLongArray());
+            for (int i = 0; i < seeds; i++) {
+                assertThat(tree[i]).isEqualTo(i);
+            }
+            for (int e = 0; e < rows.length; e++) {
+                assertThat(tree[(int) cols[e]]).isEqualTo(tree[(int) rows[e]]);
+            }
+        }
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--disjoint", "--sampler", "ppr"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--disjoint");
     }
 
     @Test
