@@ -46,6 +46,8 @@ final class EdgeFileReader {
          * must have a weight column of this name. Null: weights are data, any finite value.
          */
         String weightColumn;
+        /** The timestamp column temporal sampling uses ({@code fanout.time-column}): it must exist; or null. */
+        String timeColumn;
     }
 
     private final Path file;
@@ -225,11 +227,8 @@ final class EdgeFileReader {
 
     private void useColumns(Column[] columns) throws GraphFormatException {
         extras = columns;
-        String wanted = settings.weightColumn;
-        if (wanted != null && !(Arrays.asList(columns).contains(Column.WEIGHT) && Column.WEIGHT.label().equals(wanted))) {
-            throw error("option fanout.weight-column '" + wanted + "': no such weight column (the edge files have "
-                    + EdgeFileHeader.columnsText(columns) + ")");
-        }
+        requireColumn(columns, Column.WEIGHT, settings.weightColumn, "fanout.weight-column");
+        requireColumn(columns, Column.TIMESTAMP, settings.timeColumn, "fanout.time-column");
         if (settings.rows != null) {
             return; // rows go to the sink, nothing is staged
         }
@@ -245,6 +244,14 @@ final class EdgeFileReader {
             settings.staging.reserve(declaredRows);
         }
         staging = settings.staging;
+    }
+
+    /** An option naming a column ({@code wanted}, or null for none) needs a column of that kind and name. */
+    private void requireColumn(Column[] columns, Column kind, String wanted, String option) throws GraphFormatException {
+        if (wanted != null && !(Arrays.asList(columns).contains(kind) && kind.label().equals(wanted))) {
+            throw error("option " + option + " '" + wanted + "': no such " + kind.label() + " column (the edge files have "
+                    + EdgeFileHeader.columnsText(columns) + ")");
+        }
     }
 
     /** Parses one data row starting at {@code p}; returns the index after its {@code '\n'}. */

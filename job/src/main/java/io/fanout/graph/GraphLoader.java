@@ -92,7 +92,7 @@ public final class GraphLoader {
      * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
      */
     public static EdgeList readEdges(Path graph, Boolean directed) throws IOException {
-        return readEdges(graph, directed, null);
+        return readEdges(graph, directed, null, null);
     }
 
     /**
@@ -101,14 +101,17 @@ public final class GraphLoader {
      * {@link EdgeList#build} checks that every node with neighbours has a positive weight sum.
      *
      * @param weightColumn the name of the weight column in the {@code columns=} header, or null
+     * @param timeColumn the name of the timestamp column temporal sampling uses (it must exist), or null
      * @throws GraphFormatException for malformed input or a missing or negative weight, naming the file and line
      */
-    public static EdgeList readEdges(Path graph, Boolean directed, String weightColumn) throws IOException {
+    public static EdgeList readEdges(Path graph, Boolean directed, String weightColumn, String timeColumn)
+            throws IOException {
         long started = System.nanoTime();
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
         settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -128,20 +131,21 @@ public final class GraphLoader {
      * @throws GraphFormatException for malformed input, naming the file and line
      */
     public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
-        return scanNodeIds(graph, directed, null, ids);
+        return scanNodeIds(graph, directed, null, null, ids);
     }
 
     /**
      * As {@link #scanNodeIds(Path, Boolean, NodeIdSet)}, also checking the weight column as
-     * {@link #readEdges(Path, Boolean, String)} does row by row (the per-node weight sums need the whole graph:
+     * {@link #readEdges(Path, Boolean, String, String)} does row by row (the per-node weight sums need the whole graph:
      * the load checks those).
      */
-    public static long scanNodeIds(Path graph, Boolean directed, String weightColumn, NodeIdSet ids)
-            throws IOException {
+    public static long scanNodeIds(Path graph, Boolean directed, String weightColumn, String timeColumn,
+            NodeIdSet ids) throws IOException {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
         settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
         settings.rows = (src, dst, weight, timestamp, row) -> {
             ids.add(src);
             ids.add(dst);

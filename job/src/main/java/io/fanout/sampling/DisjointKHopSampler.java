@@ -27,6 +27,9 @@ public final class DisjointKHopSampler {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final KHopSampler draws;
+    private final CsrGraph graph;
+    /** Temporal strategy {@code last}: the most recent neighbours up to the seed time instead of a uniform draw. */
+    private final boolean last;
     private final int[] offsets;
     private final int[] targets;
     private final int[] fanouts;
@@ -55,8 +58,17 @@ public final class DisjointKHopSampler {
      * @param trackEdges record each sampled edge's CSR position
      */
     public DisjointKHopSampler(KHopSampler draws, NodeIdMap ids, boolean trackEdges) {
+        this(draws, ids, trackEdges, false);
+    }
+
+    /**
+     * @param last temporal strategy {@code last} (PyG): with seed times, a node takes its {@code f} most recent
+     *     neighbours up to the time instead of drawing among them
+     */
+    public DisjointKHopSampler(KHopSampler draws, NodeIdMap ids, boolean trackEdges, boolean last) {
         this.draws = Objects.requireNonNull(draws, "draws");
-        CsrGraph graph = draws.graph();
+        this.last = last;
+        this.graph = draws.graph();
         if (ids.size() != graph.numNodes()) {
             throw new IllegalArgumentException("id map of " + ids.size() + " nodes for a graph of " + graph.numNodes());
         }
@@ -74,7 +86,29 @@ public final class DisjointKHopSampler {
      * @throws IllegalArgumentException if a seed is not a node of the graph
      */
     public SampledSubgraph sample(int[] seeds, long seed, int epoch, int batchId) {
+        return sample(seeds, null, seed, epoch, batchId);
+    }
+
+    /**
+     * Temporal sampling (PyG {@code time_attr} on edges): as {@link #sample(int[], long, int, int)}, but tree
+     * {@code t} only follows edges whose timestamp is {@code <= seedTimes[t]}; those are a prefix of every
+     * neighbour list because the graph is {@link CsrGraph#sortedByTime() sorted by time}. Uniform: the draws
+     * of {@link KHopSampler} over that prefix; {@code last}: its {@code f} most recent edges ({@code -1} or a
+     * shorter prefix: all of it).
+     *
+     * @param seedTimes one time per seed, or null for no time constraint
+     * @throws IllegalArgumentException if a seed is not a node, or seedTimes does not have one entry per seed
+     */
+    public SampledSubgraph sample(int[] seeds, long[] seedTimes, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
+        if (seedTimes != null && draws.weighted()) {
+            // The alias tables cover whole neighbour lists, not a prefix up to a time.
+            throw new IllegalArgumentException("weighted temporal sampling is not supported yet");
+        }
+        if (seedTimes != null && (seedTimes.length != seeds.length || !graph.hasTimestamps())) {
+            throw new IllegalArgumentException(graph.hasTimestamps() ? seedTimes.length + " seed times for "
+                    + seeds.length + " seeds" : "temporal sampling needs a graph with edge timestamps");
+        }
         final int hops = fanouts.length;
         final int[] numSampledNodes = new int[hops + 1];
         final int[] numSampledEdges = new int[hops];
@@ -98,8 +132,15 @@ public final class DisjointKHopSampler {
             for (int i = frontierStart; i < frontierEnd; i++) {
                 final int v = ids[i];
                 final int t = tree[i];
-                final int start = offsets[v];
-                final int d = offsets[v + 1] - start;
+                int start = offsets[v];
+                int d = offsets[v + 1] - start;
+                if (seedTimes != null) {
+                    d = graph.countUpTo(v, seedTimes[t]);
+                    if (last && f >= 0 && d > f) {
+                        start += d - f; // the f most recent, then taken whole below
+                        d = f;
+                    }
+                }
                 if (d == 0) {
                     continue;
                 }

@@ -181,6 +181,11 @@ public final class KHopSampler {
         return replace;
     }
 
+    /** True when the draws follow edge weights ({@link WeightedDraws}). */
+    public boolean weighted() {
+        return weighted != null;
+    }
+
     /**
      * Samples the k-hop subgraph of one batch.
      *

@@ -23,6 +23,8 @@ public final class GraphSpec implements Serializable {
     private final Boolean directed;
     /** The edge column whose weights drive sampling, or null for uniform sampling. */
     private final String weightColumn;
+    /** The timestamp column temporal sampling uses (adjacency sorted by it at load), or null. */
+    private final String timeColumn;
 
     /**
      * @param edges an edge file or a directory of edge-file parts
@@ -33,12 +35,13 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
-        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null);
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null);
     }
 
     private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
-            boolean withEdgeIds, Boolean directed, String weightColumn) {
+            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn) {
         this.weightColumn = weightColumn;
+        this.timeColumn = timeColumn;
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
@@ -75,7 +78,7 @@ public final class GraphSpec implements Serializable {
 
     /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
     public GraphSpec withDirected(Boolean directed) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
     }
 
     /**
@@ -83,7 +86,17 @@ public final class GraphSpec implements Serializable {
      * load, alias tables built), or uniformly when null.
      */
     public GraphSpec withWeightColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn);
+    }
+
+    /** This spec for temporal sampling by {@code column} (a {@code columns=} name; edges sorted by it), or none when null. */
+    public GraphSpec withTimeColumn(String column) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column);
+    }
+
+    /** The timestamp column temporal sampling uses, or null. */
+    public String timeColumn() {
+        return timeColumn;
     }
 
     /** The weight column that drives sampling, or null. */
@@ -100,7 +113,7 @@ public final class GraphSpec implements Serializable {
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
                 nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
-                directed, weightColumn);
+                directed, weightColumn, timeColumn);
     }
 
     @Override
@@ -111,12 +124,12 @@ public final class GraphSpec implements Serializable {
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
                 && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
-                && Objects.equals(weightColumn, s.weightColumn);
+                && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
     }
 
     @Override
@@ -124,6 +137,7 @@ public final class GraphSpec implements Serializable {
         return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
                 + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "")
                 + (directed != null ? ", directed=" + directed : "")
-                + (weightColumn != null ? ", weighted by " + weightColumn : "") + ")";
+                + (weightColumn != null ? ", weighted by " + weightColumn : "")
+                + (timeColumn != null ? ", sorted by " + timeColumn : "") + ")";
     }
 }

@@ -54,7 +54,8 @@ public final class GraphStore {
      */
     public static GraphStore load(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed(), spec.weightColumn());
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed(), spec.weightColumn(),
+                spec.timeColumn());
         NodeIdCollector collector = new NodeIdCollector();
         NodeFileReader.NodeRows rows = null;
         if (spec.nodeFeatures() != null) {
@@ -66,6 +67,10 @@ public final class GraphStore {
         }
         NodeIdMap ids = edges.nodeIds(collector);
         CsrGraph adjacency = edges.build(ids, spec.direction(), spec.withEdgeIds());
+        if (spec.timeColumn() != null) {
+            // Temporal sampling reads the neighbours up to a time as a prefix of each list (a binary search).
+            adjacency = adjacency.sortedByTime();
+        }
         NodeFeatures features = null;
         if (rows != null) {
             features = rows.build(ids, spec.featureDType());
@@ -93,7 +98,8 @@ public final class GraphStore {
     public static NodeIdMap scanNodeIds(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
         NodeIdSet all = new NodeIdSet();
-        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), spec.weightColumn(), all);
+        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
+                spec.timeColumn(), all);
         if (spec.nodeFeatures() == null) {
             return logScan(spec, all.toMap(), started);
         }

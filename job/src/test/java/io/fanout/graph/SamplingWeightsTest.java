@@ -40,10 +40,10 @@ class SamplingWeightsTest {
         Path raw = SharedData.graph("bitcoin_alpha").resolve("edges.tsv");
         long line = firstNegativeWeightLine(raw);
         String where = raw + " line " + line + ":";
-        assertThatThrownBy(() -> GraphLoader.readEdges(raw, null, "weight"))
+        assertThatThrownBy(() -> GraphLoader.readEdges(raw, null, "weight", null))
                 .isInstanceOf(GraphFormatException.class).hasMessageStartingWith(where)
                 .hasMessageContaining("negative weight").hasMessageContaining("fanout.weight-column");
-        assertThatThrownBy(() -> GraphLoader.scanNodeIds(raw, null, "weight", new NodeIdSet()))
+        assertThatThrownBy(() -> GraphLoader.scanNodeIds(raw, null, "weight", null, new NodeIdSet()))
                 .isInstanceOf(GraphFormatException.class).hasMessageStartingWith(where);
         // As an edge feature (no weight column asked for) a signed rating is fine.
         assertThat(GraphLoader.load(raw, EdgeDirection.OUT).weights()).contains(-10f, 10f);
@@ -55,23 +55,23 @@ class SamplingWeightsTest {
         Files.writeString(file, "# directed=true columns=src,dst,weight\n0\t1\t1\n0\t2\t2.5\n# a comment\n1\t2\t0\n"
                 + "2\t0\t1\n1\t0\t0\n");
         assertThatThrownBy(() -> {
-            GraphLoader.EdgeList edges = GraphLoader.readEdges(file, null, "weight");
+            GraphLoader.EdgeList edges = GraphLoader.readEdges(file, null, "weight", null);
             edges.build(edges.nodeIds(new NodeIdCollector()), EdgeDirection.OUT, false);
         }).isInstanceOf(GraphFormatException.class).hasMessageStartingWith(file + " line 5:")
                 .hasMessageContaining("node 1 has 2 out-edges and every weight is 0");
         // In-edges: node 1's only in-edge (0 -> 1) weighs 1, node 2's weigh 2.5 and 0, node 0's 1 and 0: fine.
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(file, null, "weight");
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(file, null, "weight", null);
         assertThat(edges.build(edges.nodeIds(new NodeIdCollector()), EdgeDirection.IN, false).numEdges()).isEqualTo(5);
     }
 
     @Test
     void theWeightColumnMustExist() throws Exception {
         Path cora = SharedData.graph("cora");
-        assertThatThrownBy(() -> GraphLoader.readEdges(cora, null, "weight"))
+        assertThatThrownBy(() -> GraphLoader.readEdges(cora, null, "weight", null))
                 .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.weight-column 'weight'").hasMessageContaining("line 1:")
                 .hasMessageContaining("src,dst");
         Path shifted = ShiftedWeights.bitcoinAlpha(tmp);
-        assertThatThrownBy(() -> GraphLoader.readEdges(shifted, null, "timestamp"))
+        assertThatThrownBy(() -> GraphLoader.readEdges(shifted, null, "timestamp", null))
                 .isInstanceOf(GraphFormatException.class).hasMessageContaining("'timestamp'")
                 .hasMessageContaining("src,dst,weight,timestamp");
     }
@@ -80,7 +80,7 @@ class SamplingWeightsTest {
     void aliasTablesEncodeTheWeightsExactly() throws Exception {
         Path shifted = ShiftedWeights.bitcoinAlpha(tmp);
         for (EdgeDirection direction : EdgeDirection.values()) {
-            GraphLoader.EdgeList edges = GraphLoader.readEdges(shifted, null, "weight");
+            GraphLoader.EdgeList edges = GraphLoader.readEdges(shifted, null, "weight", null);
             CsrGraph graph = edges.build(edges.nodeIds(new NodeIdCollector()), direction, false);
             AliasTable alias = AliasTable.build(graph);
             double worst = 0;

@@ -29,6 +29,19 @@ class DisjointKHopSamplerTest {
      * share no node slot; per-hop counts add up.
      */
     static void checkTrees(CsrGraph graph, int[] seeds, SampledSubgraph s, int[] fanouts, boolean replace) {
+        checkTreeShape(graph, seeds, s);
+        int[] rows = s.rows();
+        // Each seed's own hop: min(f, d) edges without replacement (all when d <= f), f with, as KHopSampler.
+        for (int t = 0; t < seeds.length; t++) {
+            final int root = t;
+            long out = IntStream.range(0, s.numSampledEdges()[0]).filter(e -> rows[e] == root).count();
+            int d = graph.degree(seeds[t]);
+            assertThat(out).isEqualTo(d == 0 ? 0 : fanouts[0] < 0 || (!replace && d <= fanouts[0]) ? d : fanouts[0]);
+        }
+    }
+
+    /** The invariants every disjoint sample has, whatever its draws. */
+    static void checkTreeShape(CsrGraph graph, int[] seeds, SampledSubgraph s) {
         int[] ids = s.ids();
         int[] tree = Arrays.copyOf(s.nodeBatchBuffer(), s.numNodes());
         assertThat(Arrays.copyOf(ids, seeds.length)).containsExactly(seeds);
@@ -56,13 +69,6 @@ class DisjointKHopSamplerTest {
         }
         for (int i = seeds.length; i < ids.length; i++) {
             assertThat(reached[i]).as("node %d reached in its tree", i).isTrue();
-        }
-        // Each seed's own hop: min(f, d) edges without replacement (all when d <= f), f with, as KHopSampler.
-        for (int t = 0; t < seeds.length; t++) {
-            final int root = t;
-            long out = IntStream.range(0, s.numSampledEdges()[0]).filter(e -> rows[e] == root).count();
-            int d = graph.degree(seeds[t]);
-            assertThat(out).isEqualTo(d == 0 ? 0 : fanouts[0] < 0 || (!replace && d <= fanouts[0]) ? d : fanouts[0]);
         }
     }
 
