@@ -46,8 +46,14 @@ public final class FanoutJobConfig {
     public final boolean replace;
     /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
     public final String weightColumn;
-    /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch. */
+    /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch; always with a time column. */
     public final boolean disjoint;
+    /** The timestamp column of temporal sampling, or null. */
+    public final String timeColumn;
+    /** Every seed's time (temporal sampling), or null. */
+    public final Long seedTime;
+    /** Temporal strategy last (the most recent edges) instead of uniform. */
+    public final boolean temporalLast;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
     /** PPR push tolerance, > 0. */
@@ -125,7 +131,29 @@ public final class FanoutJobConfig {
         this.replace = get(conf, FanoutOptions.REPLACE);
         String weightValue = get(conf, FanoutOptions.WEIGHT_COLUMN);
         this.weightColumn = weightValue == null ? null : weightValue.trim();
-        this.disjoint = get(conf, FanoutOptions.DISJOINT);
+        String timeValue = get(conf, FanoutOptions.TIME_COLUMN);
+        this.timeColumn = timeValue == null || timeValue.isBlank() ? null : timeValue.trim();
+        this.seedTime = get(conf, FanoutOptions.SEED_TIME);
+        String strategy = get(conf, FanoutOptions.TEMPORAL_STRATEGY).trim();
+        if (!strategy.equals("uniform") && !strategy.equals("last")) {
+            throw new ConfigException("Invalid value '" + strategy + "' for option " + name(FanoutOptions.TEMPORAL_STRATEGY)
+                    + ": must be uniform or last");
+        }
+        this.temporalLast = strategy.equals("last");
+        if (timeColumn == null && (seedTime != null || temporalLast)) {
+            throw new ConfigException("Option " + name(seedTime != null ? FanoutOptions.SEED_TIME : FanoutOptions.TEMPORAL_STRATEGY)
+                    + " needs " + name(FanoutOptions.TIME_COLUMN) + " (the edge column of times)");
+        }
+        if (timeColumn != null && seedTime == null) {
+            throw new ConfigException("Option " + name(FanoutOptions.TIME_COLUMN) + " needs " + name(FanoutOptions.SEED_TIME)
+                    + " (the time of every seed; per-seed times from the seed file are not supported yet)");
+        }
+        if (timeColumn != null && weightColumn != null) {
+            throw new ConfigException("Invalid value '" + weightColumn + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
+                    + ": weighted temporal sampling is not supported yet (drop " + name(FanoutOptions.TIME_COLUMN) + " or it)");
+        }
+        // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
+        this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
         if (disjoint && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value 'true' for option " + name(FanoutOptions.DISJOINT)
                     + ": disjoint trees are k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")");
@@ -219,7 +247,8 @@ public final class FanoutJobConfig {
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
-                withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn);
+                withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn)
+                .withTimeColumn(timeColumn);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

@@ -122,6 +122,24 @@ public final class FanoutOptions {
                     + " and messages carry #META.batch, each node's seed index (PyG's batch vector). Default: one"
                     + " de-duplicated subgraph per batch (GLT's inducer).");
 
+    public static final ConfigOption<String> TIME_COLUMN = ConfigOptions.key("fanout.time-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("k-hop: temporal sampling (PyG time_attr on edges): only edges whose time in this column"
+                    + " (a columns= name, usually timestamp) is <= the seed's time; edges are sorted by it at load."
+                    + " Temporal sampling is disjoint (one tree per seed), as in PyG. Needs --seed-time. Default: none.");
+
+    public static final ConfigOption<Long> SEED_TIME = ConfigOptions.key("fanout.seed-time")
+            .longType()
+            .noDefaultValue()
+            .withDescription("k-hop with --time-column: the time of every seed (same unit as the column).");
+
+    public static final ConfigOption<String> TEMPORAL_STRATEGY = ConfigOptions.key("fanout.temporal-strategy")
+            .stringType()
+            .defaultValue("uniform")
+            .withDescription("k-hop with --time-column (PyG temporal_strategy): uniform (draw among the edges up to the"
+                    + " seed's time) or last (the fanout most recent of them).");
+
     public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
             .doubleType()
             .defaultValue(0.15)
@@ -219,7 +237,8 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, DISJOINT, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
+                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, DISJOINT, TIME_COLUMN, SEED_TIME,
+                TEMPORAL_STRATEGY, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
                 RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

@@ -188,7 +188,7 @@ public final class FanoutJob {
             case KHOP:
             default:
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
-                        .disjoint(config.disjoint);
+                        .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast);
         }
     }
 

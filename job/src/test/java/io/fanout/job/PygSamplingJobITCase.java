@@ -102,6 +102,46 @@ class PygSamplingJobITCase {
     }
 
     @Test
+    void temporalCollegeMsgNeverSamplesALaterEdgeAndIsIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("college_msg");
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        long[] sorted = graph.timestamps().clone();
+        java.util.Arrays.sort(sorted);
+        long seedTime = sorted[sorted.length / 2];
+        for (String strategy : new String[] {"uniform", "last"}) {
+            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+            for (int parallelism : new int[] {1, 2}) {
+                Path out = tmp.resolve(strategy + "-p" + parallelism);
+                runJob("--graph", graphDir.toString(), "--time-column", "timestamp", "--seed-time", String.valueOf(seedTime),
+                        "--temporal-strategy", strategy, "--fanout", "5,3", "--batch-size", "300", "--with-edge",
+                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
+                runs.add(readMessages(out));
+            }
+            assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 300, 1, 2);
+            assertSameMessages(runs.get(0), runs.get(1));
+            long edges = 0;
+            for (byte[] blob : runs.get(0).values()) {
+                SampleMessage m = SafetensorsCodec.decode(blob);
+                assertThat(m.get(MessageKeys.META_SEED_TIME).asLongArray()).containsOnly(seedTime);
+                long[] edgeTimes = m.get(MessageKeys.META_EDGE_TIME).asLongArray();
+                assertThat(edgeTimes).hasSameSizeAs(m.get(MessageKeys.ROWS).asLongArray());
+                for (long t : edgeTimes) {
+                    assertThat(t).isLessThanOrEqualTo(seedTime);
+                }
+                assertThat(m.get(MessageKeys.META_BATCH).asLongArray()).hasSameSizeAs(m.get(MessageKeys.IDS).asLongArray());
+                edges += edgeTimes.length;
+            }
+            assertThat(edges).as("something sampled (%s)", strategy).isPositive();
+        }
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--time-column", "timestamp"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--seed-time");
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--time-column", "time", "--seed-time", "0"))
+                .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.time-column 'time'");
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--temporal-strategy", "newest"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--temporal-strategy").hasMessageContaining("newest");
+    }
+
+    @Test
     void badSamplingWeightsFailBeforeTheJobNamingOptionFileAndLine() throws Exception {
         Path raw = SharedData.graph("bitcoin_alpha");
         assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "weight"))

@@ -29,6 +29,9 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private final long seed;
 
     private boolean disjoint;
+    /** Every seed's time for temporal sampling, or null. */
+    private Long seedTime;
+    private boolean temporalLast;
 
     private transient KHopSampler sampler;
     /** The disjoint sampler (one tree per seed) when {@link #disjoint}, else null. */
@@ -47,21 +50,41 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /**
+     * Temporal sampling (the store's adjacency sorted by its time column): every seed at {@code seedTime} (null:
+     * none), strategy last or uniform; implies {@link #disjoint}.
+     */
+    public KHopSamplingFunction temporal(Long seedTime, boolean last) {
+        this.seedTime = seedTime;
+        this.temporalLast = last;
+        this.disjoint |= seedTime != null;
+        return this;
+    }
+
     @Override
     protected void openSampler(GraphStore graph) {
         CsrGraph adjacency = graph.adjacency();
         WeightedDraws weighted = graph.aliasTable() == null ? null
                 : new WeightedDraws(adjacency.weights(), graph.aliasTable());
         sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
-        trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds()) : null;
+        trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
-        SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, seed, batch.epoch, batch.batchId)
+        long[] times = null;
+        if (seedTime != null) {
+            times = new long[batch.seeds.length];
+            java.util.Arrays.fill(times, seedTime);
+        }
+        SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
-        emit(batch, toMessage(batch, sub, store()), sub.numNodes(), sub.numEdges(), out);
+        SampleMessage message = toMessage(batch, sub, store());
+        if (times != null) {
+            message.putInt64(MessageKeys.META_SEED_TIME, times);
+        }
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -89,6 +112,14 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 eids[i] = edgeIds[positions[i]];
             }
             message.putInt64(MessageKeys.EIDS, eids);
+            if (graph.hasTimestamps() && store.spec().timeColumn() != null) {
+                long[] stamps = graph.timestamps();
+                long[] edgeTimes = new long[m];
+                for (int i = 0; i < m; i++) {
+                    edgeTimes[i] = stamps[positions[i]];
+                }
+                message.putInt64(MessageKeys.META_EDGE_TIME, edgeTimes);
+            }
             if (graph.hasWeights()) {
                 float[] weights = graph.weights();
                 float[] efeats = new float[m];
