@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -48,6 +49,8 @@ public final class FanoutJobConfig {
     public final String weightColumn;
     /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch; always with a time column. */
     public final boolean disjoint;
+    /** PyG's subgraph type: directional, bidirectional or induced. */
+    public final String subgraphType;
     /** The timestamp column of temporal sampling, or null. */
     public final String timeColumn;
     /** Every seed's time (temporal sampling), or null. */
@@ -154,6 +157,20 @@ public final class FanoutJobConfig {
         }
         // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
         this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
+        this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();
+        if (!List.of("directional", "bidirectional", "induced").contains(subgraphType)) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": must be directional, bidirectional or induced");
+        }
+        if (subgraphType.equals("induced") && disjoint) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + ": not with "
+                    + (timeColumn != null ? name(FanoutOptions.TIME_COLUMN) + " (temporal sampling is disjoint)"
+                    : name(FanoutOptions.DISJOINT)) + ", as PyG refuses induced disjoint subgraphs");
+        }
+        if (!subgraphType.equals("directional") && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": subgraph types are k-hop only");
+        }
         if (disjoint && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value 'true' for option " + name(FanoutOptions.DISJOINT)
                     + ": disjoint trees are k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")");
@@ -227,7 +244,8 @@ public final class FanoutJobConfig {
                     : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
                     : withEdge ? name(FanoutOptions.WITH_EDGE)
                     : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
-                    : disjoint ? name(FanoutOptions.DISJOINT) : null;
+                    : disjoint ? name(FanoutOptions.DISJOINT)
+                    : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
                         + ": the partitioned store samples uniform k-hop without node features or edge ids for now,"

@@ -122,6 +122,13 @@ public final class FanoutOptions {
                     + " and messages carry #META.batch, each node's seed index (PyG's batch vector). Default: one"
                     + " de-duplicated subgraph per batch (GLT's inducer).");
 
+    public static final ConfigOption<String> SUBGRAPH_TYPE = ConfigOptions.key("fanout.subgraph-type")
+            .stringType()
+            .defaultValue("directional")
+            .withDescription("k-hop (PyG subgraph_type): directional (the sampled edges), bidirectional (the sampled"
+                    + " edges and their reverses, duplicates dropped) or induced (every edge among the sampled nodes;"
+                    + " not with --disjoint, as in PyG). The last two carry no num_sampled_edges.");
+
     public static final ConfigOption<String> TIME_COLUMN = ConfigOptions.key("fanout.time-column")
             .stringType()
             .noDefaultValue()
@@ -237,7 +244,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, DISJOINT, TIME_COLUMN, SEED_TIME,
+                SEED, SAMPLER, STORE, FANOUT, REPLACE, WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME,
                 TEMPORAL_STRATEGY, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS,
                 RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);

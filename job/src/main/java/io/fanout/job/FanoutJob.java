@@ -188,7 +188,8 @@ public final class FanoutJob {
             case KHOP:
             default:
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
-                        .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast);
+                        .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)
+                        .subgraphType(config.subgraphType);
         }
     }
 

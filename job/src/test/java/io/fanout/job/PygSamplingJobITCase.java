@@ -142,6 +142,37 @@ class PygSamplingJobITCase {
     }
 
     @Test
+    void inducedAndBidirectionalCoraAreIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("cora");
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        for (String type : new String[] {"induced", "bidirectional"}) {
+            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+            for (int parallelism : new int[] {1, 2}) {
+                Path out = tmp.resolve(type + "-p" + parallelism);
+                runJob("--graph", graphDir.toString(), "--subgraph-type", type, "--fanout", "5,3", "--batch-size", "500",
+                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
+                runs.add(readMessages(out));
+            }
+            assertSameMessages(runs.get(0), runs.get(1));
+            for (byte[] blob : runs.get(0).values()) {
+                SampleMessage m = SafetensorsCodec.decode(blob);
+                assertThat(m.contains(MessageKeys.NUM_SAMPLED_EDGES)).as("no per-hop edge counts (%s)", type).isFalse();
+                long[] ids = m.get(MessageKeys.IDS).asLongArray();
+                long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+                long[] cols = m.get(MessageKeys.COLS).asLongArray();
+                for (int e = 0; e < rows.length; e++) {
+                    // cora is undirected, so the reverse of a sampled edge is an edge too
+                    assertThat(graph.hasEdge((int) ids[(int) rows[e]], (int) ids[(int) cols[e]])).isTrue();
+                }
+            }
+        }
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--subgraph-type", "induced", "--disjoint"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--subgraph-type").hasMessageContaining("PyG");
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--subgraph-type", "undirected"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("undirected");
+    }
+
+    @Test
     void badSamplingWeightsFailBeforeTheJobNamingOptionFileAndLine() throws Exception {
         Path raw = SharedData.graph("bitcoin_alpha");
         assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "weight"))

@@ -10,6 +10,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.sampling.DisjointKHopSampler;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
+import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.WeightedDraws;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
@@ -32,10 +33,13 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     /** Every seed's time for temporal sampling, or null. */
     private Long seedTime;
     private boolean temporalLast;
+    private String subgraphType = "directional";
 
     private transient KHopSampler sampler;
     /** The disjoint sampler (one tree per seed) when {@link #disjoint}, else null. */
     private transient DisjointKHopSampler trees;
+    /** Makes bidirectional or induced subgraphs; null for directional. */
+    private transient SubgraphInducer inducer;
 
     public KHopSamplingFunction(GraphSpec spec, int[] fanouts, boolean replace, long seed) {
         super(spec);
@@ -61,12 +65,19 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /** PyG's subgraph type: directional (default), bidirectional or induced. */
+    public KHopSamplingFunction subgraphType(String type) {
+        this.subgraphType = type;
+        return this;
+    }
+
     @Override
     protected void openSampler(GraphStore graph) {
         CsrGraph adjacency = graph.adjacency();
         WeightedDraws weighted = graph.aliasTable() == null ? null
                 : new WeightedDraws(adjacency.weights(), graph.aliasTable());
         sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
+        inducer = subgraphType.equals("directional") ? null : new SubgraphInducer(adjacency);
         trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
     }
 
@@ -80,6 +91,9 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         }
         SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
+        if (inducer != null) {
+            sub = subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+        }
         SampleMessage message = toMessage(batch, sub, store());
         if (times != null) {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
@@ -96,8 +110,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.IDS, nodeIds(store.ids(), sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
+        if (sub.edgesByHop()) {
+            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        }
         withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
         if (sub.nodeBatchBuffer() != null) {
             message.put(MessageKeys.META_BATCH, Tensor.ofInt64Prefix(sub.nodeBatchBuffer(), sub.numNodes()));
