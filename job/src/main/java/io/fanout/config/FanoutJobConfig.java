@@ -151,10 +151,6 @@ public final class FanoutJobConfig {
             throw new ConfigException("Option " + name(FanoutOptions.TIME_COLUMN) + " needs " + name(FanoutOptions.SEED_TIME)
                     + " (the time of every seed; per-seed times from the seed file are not supported yet)");
         }
-        if (timeColumn != null && weightColumn != null) {
-            throw new ConfigException("Invalid value '" + weightColumn + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
-                    + ": weighted temporal sampling is not supported yet (drop " + name(FanoutOptions.TIME_COLUMN) + " or it)");
-        }
         // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
         this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
         this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();

@@ -27,6 +27,8 @@ public final class DisjointKHopSampler {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final KHopSampler draws;
+    /** The weighted draws of {@link #draws}, or null when uniform. */
+    private final WeightedDraws weighted;
     private final CsrGraph graph;
     /** Temporal strategy {@code last}: the most recent neighbours up to the seed time instead of a uniform draw. */
     private final boolean last;
@@ -67,6 +69,7 @@ public final class DisjointKHopSampler {
      */
     public DisjointKHopSampler(KHopSampler draws, NodeIdMap ids, boolean trackEdges, boolean last) {
         this.draws = Objects.requireNonNull(draws, "draws");
+        this.weighted = draws.weightedDraws();
         this.last = last;
         this.graph = draws.graph();
         if (ids.size() != graph.numNodes()) {
@@ -94,17 +97,15 @@ public final class DisjointKHopSampler {
      * {@code t} only follows edges whose timestamp is {@code <= seedTimes[t]}; those are a prefix of every
      * neighbour list because the graph is {@link CsrGraph#sortedByTime() sorted by time}. Uniform: the draws
      * of {@link KHopSampler} over that prefix; {@code last}: its {@code f} most recent edges ({@code -1} or a
-     * shorter prefix: all of it).
+     * shorter prefix: all of it; with replacement, {@code f} draws among them). Weighted: proportional to the
+     * weights within the prefix ({@link WeightedDraws#inRange}: successive sampling without replacement, exact
+     * draws with), the whole-list alias tables only when the prefix is the whole list.
      *
      * @param seedTimes one time per seed, or null for no time constraint
      * @throws IllegalArgumentException if a seed is not a node, or seedTimes does not have one entry per seed
      */
     public SampledSubgraph sample(int[] seeds, long[] seedTimes, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
-        if (seedTimes != null && draws.weighted()) {
-            // The alias tables cover whole neighbour lists, not a prefix up to a time.
-            throw new IllegalArgumentException("weighted temporal sampling is not supported yet");
-        }
         if (seedTimes != null && (seedTimes.length != seeds.length || !graph.hasTimestamps())) {
             throw new IllegalArgumentException(graph.hasTimestamps() ? seedTimes.length + " seed times for "
                     + seeds.length + " seeds" : "temporal sampling needs a graph with edge timestamps");
@@ -153,8 +154,16 @@ public final class DisjointKHopSampler {
                 // seed(seed, epoch, batchId, h, t, id) as SplitMix64.seed(long...) defines it.
                 long state = SplitMix64.mix(SplitMix64.seed(seed, epoch, batchId, h, t) + GOLDEN_GAMMA
                         + (nodeIds == null ? v : nodeIds[v]));
-                final int[] pick = draws.draw(state, start, d, f);
-                for (int c = 0; c < f; c++) {
+                final int[] pick;
+                int k = f;
+                if (seedTimes != null && weighted != null && d < offsets[v + 1] - offsets[v]) {
+                    // Part of the list: the node's alias table covers the whole list, so draw over the range.
+                    k = weighted.inRange(state, start, d, f, replace);
+                    pick = weighted.picks();
+                } else {
+                    pick = draws.draw(state, start, d, f);
+                }
+                for (int c = 0; c < k; c++) {
                     edge(i, t, start + pick[c]); // edge() never draws, so pick stays valid
                 }
             }

@@ -35,6 +35,8 @@ public final class WeightedDraws {
     private final AliasTable alias;
     /** The picks (positions relative to the node's first neighbour), in draw or key order. */
     private int[] pick = new int[64];
+    /** Cumulative weights of a range ({@link #inRange}). */
+    private double[] cumulative = new double[64];
     /** The earliest arrivals of the exponential races (phase 2). */
     private final TopK races = new TopK(64);
 
@@ -85,6 +87,55 @@ public final class WeightedDraws {
             }
         }
         return exponentialRaces(state, start, d, f, k);
+    }
+
+    /**
+     * Draws among positions {@code [start, start + d)} that are only part of a node's list (temporal sampling: the
+     * edges up to the seed's time), where the node's alias table does not apply. Without replacement
+     * ({@code f < d}): the exponential races over the range, exactly successive sampling. With replacement:
+     * {@code f} draws proportional to the weights by a binary search over the range's cumulative weights (one
+     * stream output per draw, {@code u = (r >>> 11) * 2^-53} of the total); none when the range's weights sum to 0.
+     * Returns the count drawn; the positions (relative to {@code start}) are in the returned buffer's
+     * {@code [0, count)}, see {@link #picks()}.
+     */
+    int inRange(long state, int start, int d, int f, boolean replace) {
+        final int[] pick = ensure(f);
+        if (!replace) {
+            exponentialRaces(state, start, d, f, 0);
+            return f;
+        }
+        if (cumulative.length < d) {
+            cumulative = new double[Math.max(d, cumulative.length * 2)];
+        }
+        final double[] cum = cumulative;
+        double total = 0;
+        for (int j = 0; j < d; j++) {
+            cum[j] = total += weights[start + j];
+        }
+        if (!(total > 0)) {
+            return 0;
+        }
+        for (int c = 0; c < f; c++) {
+            state += GOLDEN_GAMMA;
+            final double target = (SplitMix64.mix(state) >>> 11) * 0x1.0p-53 * total;
+            int lo = 0;
+            int hi = d - 1;
+            while (lo < hi) { // the first position whose cumulative weight exceeds target: never a zero weight
+                int mid = (lo + hi) >>> 1;
+                if (cum[mid] > target) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            pick[c] = lo;
+        }
+        return f;
+    }
+
+    /** The pick buffer of the last draw. */
+    int[] picks() {
+        return pick;
     }
 
     private static boolean taken(int[] pick, int k, int p) {
