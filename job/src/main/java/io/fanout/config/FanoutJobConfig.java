@@ -147,10 +147,6 @@ public final class FanoutJobConfig {
             throw new ConfigException("Option " + name(seedTime != null ? FanoutOptions.SEED_TIME : FanoutOptions.TEMPORAL_STRATEGY)
                     + " needs " + name(FanoutOptions.TIME_COLUMN) + " (the edge column of times)");
         }
-        if (timeColumn != null && seedTime == null) {
-            throw new ConfigException("Option " + name(FanoutOptions.TIME_COLUMN) + " needs " + name(FanoutOptions.SEED_TIME)
-                    + " (the time of every seed; per-seed times from the seed file are not supported yet)");
-        }
         // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
         this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
         this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();

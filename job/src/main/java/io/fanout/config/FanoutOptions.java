@@ -134,12 +134,14 @@ public final class FanoutOptions {
             .noDefaultValue()
             .withDescription("k-hop: temporal sampling (PyG time_attr on edges): only edges whose time in this column"
                     + " (a columns= name, usually timestamp) is <= the seed's time; edges are sorted by it at load."
-                    + " Temporal sampling is disjoint (one tree per seed), as in PyG. Needs --seed-time. Default: none.");
+                    + " Temporal sampling is disjoint (one tree per seed), as in PyG. Seed times: --seed-time, or a --seeds"
+                    + " file of id<TAB>time lines. Default: none.");
 
     public static final ConfigOption<Long> SEED_TIME = ConfigOptions.key("fanout.seed-time")
             .longType()
             .noDefaultValue()
-            .withDescription("k-hop with --time-column: the time of every seed (same unit as the column).");
+            .withDescription("k-hop with --time-column: the time of every seed (same unit as the column); instead of"
+                    + " per-seed times in the --seeds file.");
 
     public static final ConfigOption<String> TEMPORAL_STRATEGY = ConfigOptions.key("fanout.temporal-strategy")
             .stringType()

@@ -142,6 +142,53 @@ class PygSamplingJobITCase {
     }
 
     @Test
+    void seedFileTimesBoundEachTreeAndAreIdenticalAtParallelismOneAndTwo() throws Exception {
+        Path graphDir = SharedData.graph("college_msg");
+        CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
+        long[] sorted = graph.timestamps().clone();
+        java.util.Arrays.sort(sorted);
+        StringBuilder file = new StringBuilder("# id<TAB>time\n");
+        int numSeeds = 400;
+        long[] times = new long[numSeeds];
+        for (int i = 0; i < numSeeds; i++) {
+            times[i] = sorted[(int) ((long) i * 7919 % sorted.length)]; // seed times all over the range
+            file.append(i * 3 % graph.numNodes()).append('\t').append(times[i]).append('\n');
+        }
+        Path seeds = tmp.resolve("seeds.tsv");
+        java.nio.file.Files.writeString(seeds, file.toString());
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve("seedtimes-p" + parallelism);
+            runJob("--graph", graphDir.toString(), "--time-column", "timestamp", "--seeds", seeds.toString(),
+                    "--fanout", "6,4", "--batch-size", "128", "--shuffle", "--with-edge", "--output", out.toString(),
+                    "--parallelism", String.valueOf(parallelism));
+            runs.add(readMessages(out));
+        }
+        assertSameMessages(runs.get(0), runs.get(1));
+        long edges = 0;
+        for (byte[] blob : runs.get(0).values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            long[] inputIds = m.get(MessageKeys.META_INPUT_ID).asLongArray();
+            long[] seedTimes = m.get(MessageKeys.META_SEED_TIME).asLongArray();
+            for (int i = 0; i < inputIds.length; i++) {
+                assertThat(seedTimes[i]).isEqualTo(times[(int) inputIds[i]]);
+            }
+            long[] tree = m.get(MessageKeys.META_BATCH).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] edgeTimes = m.get(MessageKeys.META_EDGE_TIME).asLongArray();
+            for (int e = 0; e < rows.length; e++) {
+                assertThat(edgeTimes[e]).isLessThanOrEqualTo(seedTimes[(int) tree[(int) rows[e]]]);
+            }
+            edges += rows.length;
+        }
+        assertThat(edges).isPositive();
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--seeds", seeds.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--time-column");
+        assertThatThrownBy(() -> runJob("--graph", graphDir.toString(), "--time-column", "timestamp"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("--seed-time");
+    }
+
+    @Test
     void inducedAndBidirectionalCoraAreIdenticalAtParallelismOneAndTwo() throws Exception {
         Path graphDir = SharedData.graph("cora");
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);

@@ -32,6 +32,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private boolean disjoint;
     /** Every seed's time for temporal sampling, or null. */
     private Long seedTime;
+    /** Every seed's time by input position (a seed file's second column), or null. */
+    private long[] seedTimesByInput;
     private boolean temporalLast;
     private String subgraphType = "directional";
 
@@ -65,6 +67,13 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
+    public KHopSamplingFunction seedTimes(long[] timesByInputPosition) {
+        this.seedTimesByInput = timesByInputPosition;
+        this.disjoint |= timesByInputPosition != null; // temporal sampling is disjoint
+        return this;
+    }
+
     /** PyG's subgraph type: directional (default), bidirectional or induced. */
     public KHopSamplingFunction subgraphType(String type) {
         this.subgraphType = type;
@@ -85,7 +94,12 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         long[] times = null;
-        if (seedTime != null) {
+        if (seedTimesByInput != null) {
+            times = new long[batch.seeds.length];
+            for (int i = 0; i < times.length; i++) {
+                times[i] = seedTimesByInput[batch.inputIds[i]];
+            }
+        } else if (seedTime != null) {
             times = new long[batch.seeds.length];
             java.util.Arrays.fill(times, seedTime);
         }
