@@ -42,26 +42,33 @@ class PygSamplingJobITCase {
     @TempDir
     Path tmp;
 
+    /**
+     * Runs the job with {@code args} at parallelism 1 and 2 (output in {@code tmp/<name>-p<p>}), asserts
+     * byte-identical messages and returns them.
+     */
+    private TreeMap<Long, byte[]> sameAtParallelismOneAndTwo(String name, String... args) throws Exception {
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve(name + "-p" + parallelism);
+            List<String> all = new ArrayList<>(List.of(args));
+            all.addAll(List.of("--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
+            runJob(all.toArray(new String[0]));
+            runs.add(readMessages(out));
+        }
+        assertSameMessages(runs.get(0), runs.get(1));
+        return runs.get(0);
+    }
+
     @Test
     void weightedBitcoinAlphaIsIdenticalAtParallelismOneAndTwoWithAndWithoutReplacement() throws Exception {
         Path edges = ShiftedWeights.bitcoinAlpha(tmp);
         CsrGraph graph = GraphLoader.load(edges, EdgeDirection.OUT);
         for (boolean replace : new boolean[] {false, true}) {
-            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-            for (int parallelism : new int[] {1, 2}) {
-                Path out = tmp.resolve((replace ? "replace-p" : "p") + parallelism);
-                List<String> args = new ArrayList<>(List.of("--graph", edges.toString(), "--weight-column", "weight",
-                        "--fanout", "10,5", "--batch-size", "256", "--shuffle", "--seed", "3", "--with-edge",
-                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
-                if (replace) {
-                    args.add("--replace");
-                }
-                runJob(args.toArray(new String[0]));
-                runs.add(readMessages(out));
-            }
-            assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 256, 1, 2);
-            assertSameMessages(runs.get(0), runs.get(1));
-            for (byte[] blob : runs.get(0).values()) {
+            TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo(replace ? "replace" : "weighted", "--graph",
+                    edges.toString(), "--weight-column", "weight", "--fanout", "10,5", "--batch-size", "256", "--shuffle",
+                    "--seed", "3", "--with-edge", "--replace", String.valueOf(replace));
+            assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 256, 1, 2);
+            for (byte[] blob : messages.values()) {
                 SampleMessage m = SafetensorsCodec.decode(blob);
                 for (float w : m.get(MessageKeys.EFEATS).asFloatArray()) {
                     assertThat(w).isBetween(1f, 21f); // the shifted ratings
@@ -74,16 +81,10 @@ class PygSamplingJobITCase {
     void disjointTreesOnCoraAreIdenticalAtParallelismOneAndTwo() throws Exception {
         Path graphDir = SharedData.graph("cora");
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
-        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-        for (int parallelism : new int[] {1, 2}) {
-            Path out = tmp.resolve("disjoint-p" + parallelism);
-            runJob("--graph", graphDir.toString(), "--disjoint", "--fanout", "5,3", "--batch-size", "200", "--seed", "4",
-                    "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
-            runs.add(readMessages(out));
-        }
-        assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 200, 1, 2);
-        assertSameMessages(runs.get(0), runs.get(1));
-        for (byte[] blob : runs.get(0).values()) {
+        TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo("disjoint", "--graph", graphDir.toString(),
+                "--disjoint", "--fanout", "5,3", "--batch-size", "200", "--seed", "4");
+        assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 200, 1, 2);
+        for (byte[] blob : messages.values()) {
             SampleMessage m = SafetensorsCodec.decode(blob);
             long[] tree = m.get(MessageKeys.META_BATCH).asLongArray();
             long[] rows = m.get(MessageKeys.ROWS).asLongArray();
@@ -109,18 +110,12 @@ class PygSamplingJobITCase {
         java.util.Arrays.sort(sorted);
         long seedTime = sorted[sorted.length / 2];
         for (String strategy : new String[] {"uniform", "last"}) {
-            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-            for (int parallelism : new int[] {1, 2}) {
-                Path out = tmp.resolve(strategy + "-p" + parallelism);
-                runJob("--graph", graphDir.toString(), "--time-column", "timestamp", "--seed-time", String.valueOf(seedTime),
-                        "--temporal-strategy", strategy, "--fanout", "5,3", "--batch-size", "300", "--with-edge",
-                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
-                runs.add(readMessages(out));
-            }
-            assertEpochsCoverSeeds(runs.get(0), graph, graph.numNodes(), 300, 1, 2);
-            assertSameMessages(runs.get(0), runs.get(1));
+            TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo(strategy, "--graph", graphDir.toString(),
+                    "--time-column", "timestamp", "--seed-time", String.valueOf(seedTime), "--temporal-strategy", strategy,
+                    "--fanout", "5,3", "--batch-size", "300", "--with-edge");
+            assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 300, 1, 2);
             long edges = 0;
-            for (byte[] blob : runs.get(0).values()) {
+            for (byte[] blob : messages.values()) {
                 SampleMessage m = SafetensorsCodec.decode(blob);
                 assertThat(m.get(MessageKeys.META_SEED_TIME).asLongArray()).containsOnly(seedTime);
                 long[] edgeTimes = m.get(MessageKeys.META_EDGE_TIME).asLongArray();
@@ -156,17 +151,11 @@ class PygSamplingJobITCase {
         }
         Path seeds = tmp.resolve("seeds.tsv");
         java.nio.file.Files.writeString(seeds, file.toString());
-        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-        for (int parallelism : new int[] {1, 2}) {
-            Path out = tmp.resolve("seedtimes-p" + parallelism);
-            runJob("--graph", graphDir.toString(), "--time-column", "timestamp", "--seeds", seeds.toString(),
-                    "--fanout", "6,4", "--batch-size", "128", "--shuffle", "--with-edge", "--output", out.toString(),
-                    "--parallelism", String.valueOf(parallelism));
-            runs.add(readMessages(out));
-        }
-        assertSameMessages(runs.get(0), runs.get(1));
+        TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo("seedtimes", "--graph", graphDir.toString(),
+                "--time-column", "timestamp", "--seeds", seeds.toString(), "--fanout", "6,4", "--batch-size", "128",
+                "--shuffle", "--with-edge");
         long edges = 0;
-        for (byte[] blob : runs.get(0).values()) {
+        for (byte[] blob : messages.values()) {
             SampleMessage m = SafetensorsCodec.decode(blob);
             long[] inputIds = m.get(MessageKeys.META_INPUT_ID).asLongArray();
             long[] seedTimes = m.get(MessageKeys.META_SEED_TIME).asLongArray();
@@ -193,15 +182,9 @@ class PygSamplingJobITCase {
         Path graphDir = SharedData.graph("cora");
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
         for (String type : new String[] {"induced", "bidirectional"}) {
-            List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-            for (int parallelism : new int[] {1, 2}) {
-                Path out = tmp.resolve(type + "-p" + parallelism);
-                runJob("--graph", graphDir.toString(), "--subgraph-type", type, "--fanout", "5,3", "--batch-size", "500",
-                        "--output", out.toString(), "--parallelism", String.valueOf(parallelism));
-                runs.add(readMessages(out));
-            }
-            assertSameMessages(runs.get(0), runs.get(1));
-            for (byte[] blob : runs.get(0).values()) {
+            TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo(type, "--graph", graphDir.toString(),
+                    "--subgraph-type", type, "--fanout", "5,3", "--batch-size", "500");
+            for (byte[] blob : messages.values()) {
                 SampleMessage m = SafetensorsCodec.decode(blob);
                 assertThat(m.contains(MessageKeys.NUM_SAMPLED_EDGES)).as("no per-hop edge counts (%s)", type).isFalse();
                 long[] ids = m.get(MessageKeys.IDS).asLongArray();
