@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -44,6 +45,18 @@ public final class FanoutJobConfig {
     public final StoreType store;
     public final int[] fanouts;
     public final boolean replace;
+    /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
+    public final String weightColumn;
+    /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch; always with a time column. */
+    public final boolean disjoint;
+    /** PyG's subgraph type: directional, bidirectional or induced. */
+    public final String subgraphType;
+    /** The timestamp column of temporal sampling, or null. */
+    public final String timeColumn;
+    /** Every seed's time (temporal sampling), or null. */
+    public final Long seedTime;
+    /** Temporal strategy last (the most recent edges) instead of uniform. */
+    public final boolean temporalLast;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
     /** PPR push tolerance, > 0. */
@@ -123,6 +136,46 @@ public final class FanoutJobConfig {
                     + ": " + e.getMessage(), e);
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
+        String weightValue = get(conf, FanoutOptions.WEIGHT_COLUMN);
+        this.weightColumn = weightValue == null ? null : weightValue.trim();
+        String timeValue = get(conf, FanoutOptions.TIME_COLUMN);
+        this.timeColumn = timeValue == null || timeValue.isBlank() ? null : timeValue.trim();
+        this.seedTime = get(conf, FanoutOptions.SEED_TIME);
+        String strategy = get(conf, FanoutOptions.TEMPORAL_STRATEGY).trim();
+        if (!strategy.equals("uniform") && !strategy.equals("last")) {
+            throw new ConfigException("Invalid value '" + strategy + "' for option " + name(FanoutOptions.TEMPORAL_STRATEGY)
+                    + ": must be uniform or last");
+        }
+        this.temporalLast = strategy.equals("last");
+        if (timeColumn == null && (seedTime != null || temporalLast)) {
+            throw new ConfigException("Option " + name(seedTime != null ? FanoutOptions.SEED_TIME : FanoutOptions.TEMPORAL_STRATEGY)
+                    + " needs " + name(FanoutOptions.TIME_COLUMN) + " (the edge column of times)");
+        }
+        // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
+        this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
+        this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();
+        if (!List.of("directional", "bidirectional", "induced").contains(subgraphType)) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": must be directional, bidirectional or induced");
+        }
+        if (subgraphType.equals("induced") && disjoint) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + ": not with "
+                    + (timeColumn != null ? name(FanoutOptions.TIME_COLUMN) + " (temporal sampling is disjoint)"
+                    : name(FanoutOptions.DISJOINT)) + ", as PyG refuses induced disjoint subgraphs");
+        }
+        if (!subgraphType.equals("directional") && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": subgraph types are k-hop only");
+        }
+        if (disjoint && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value 'true' for option " + name(FanoutOptions.DISJOINT)
+                    + ": disjoint trees are k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")");
+        }
+        if (weightColumn != null && (weightColumn.isEmpty() || sampler != SamplerType.KHOP)) {
+            throw new ConfigException("Invalid value '" + weightValue + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
+                    + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
+                    : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
+        }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {
             throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.ALPHA) + "' for option " + name(FanoutOptions.ALPHA)
@@ -191,10 +244,14 @@ public final class FanoutJobConfig {
         if (store == StoreType.PARTITIONED) {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
                     : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
-                    : withEdge ? name(FanoutOptions.WITH_EDGE) : null;
+                    : withEdge ? name(FanoutOptions.WITH_EDGE)
+                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
+                    : disjoint ? name(FanoutOptions.DISJOINT)
+                    : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
-                        + ": the partitioned store samples k-hop without node features or edge ids for now, not with "
+                        + ": the partitioned store samples uniform k-hop without node features or edge ids for now,"
+                        + " not with "
                         + unsupported + " (use --store memory)");
             }
         }
@@ -210,7 +267,8 @@ public final class FanoutJobConfig {
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
-                withEdge && sampler == SamplerType.KHOP).withDirected(directed);
+                withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn)
+                .withTimeColumn(timeColumn);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

@@ -159,7 +159,7 @@ public final class FanoutJob {
                         nodes == null ? null : nodes.idsOrNull())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(samplingFunction(config))
+                .process(withSeedTimes(samplingFunction(config), plan.seeds().times()))
                 .returns(TypeInformation.of(EncodedSample.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -184,6 +184,12 @@ public final class FanoutJob {
         }
     }
 
+    /** The k-hop operator gets the seed file's times (by input position) for temporal sampling. */
+    private static GraphSamplingFunction withSeedTimes(GraphSamplingFunction function, long[] times) {
+        return times != null && function instanceof KHopSamplingFunction
+                ? ((KHopSamplingFunction) function).seedTimes(times) : function;
+    }
+
     /** The keyed sampling operator of the configured sampler. */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config) {
         return samplerFor(config).onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
@@ -197,7 +203,9 @@ public final class FanoutJob {
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:
             default:
-                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
+                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
+                        .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)
+                        .subgraphType(config.subgraphType);
         }
     }
 
@@ -225,10 +233,27 @@ public final class FanoutJob {
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
+        checkSeedTimes(config, seeds);
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
+        }
+    }
+
+    /** Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file. */
+    private static void checkSeedTimes(FanoutJobConfig config, SeedSet seeds) {
+        boolean fileTimes = seeds.times() != null;
+        if (config.timeColumn != null && config.seedTime == null && !fileTimes) {
+            throw new ConfigException("Option " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + " needs seed times: "
+                    + FanoutJobConfig.name(FanoutOptions.SEED_TIME) + " for every seed, or a seed file of id<TAB>time lines ("
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ")");
+        }
+        if (fileTimes && (config.timeColumn == null || config.seedTime != null)) {
+            throw new ConfigException("Invalid value '" + config.seeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": the seed file gives seed times, which need "
+                    + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + " and exclude "
+                    + FanoutJobConfig.name(FanoutOptions.SEED_TIME));
         }
     }
 

@@ -92,6 +92,23 @@ class CommandLineTest {
     }
 
     @Test
+    void weightColumnFromYamlOrFlagReachesTheGraphSpecAndIsValidatedUpFront() throws Exception {
+        Path yaml = tmp.resolve("weighted.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  weight-column: weight\n  replace: true\n");
+        FanoutJobConfig c = FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration);
+        assertThat(c.weightColumn).isEqualTo("weight");
+        assertThat(c.graphSpec().weightColumn()).isEqualTo("weight");
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).graphSpec()
+                .weightColumn()).as("default: uniform").isNull();
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column", " "})
+                .configuration)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.weight-column (--weight-column)").hasMessageContaining("must name");
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column",
+                "weight", "--store", "partitioned"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--weight-column");
+    }
+
+    @Test
     void unknownFanoutKeysInYamlOrDashDAreRefusedNamingTheNearestValidOne() throws Exception {
         Path yaml = tmp.resolve("job.yaml");
         Files.writeString(yaml, "graph: " + cora + "\nbatchsize: 100\n");

@@ -31,6 +31,15 @@ public final class MessageKeys {
     public static final String META_NFEATS_OFFSET = "#META.nfeats_offset";
     /** int64 [b]: position of each seed of {@link #BATCH} in the job's seed list (PyG input_id). */
     public static final String META_INPUT_ID = "#META.input_id";
+    /**
+     * Disjoint sampling: per node (aligned with {@link #IDS}), the index of the seed whose tree holds it; PyG's
+     * disjoint {@code batch} vector ({@link #BATCH} stays the seed ids, as GLT has it).
+     */
+    public static final String META_BATCH = "#META.batch";
+    /** Temporal sampling: each seed's time (aligned with {@link #BATCH}), PyG's {@code seed_time}. */
+    public static final String META_SEED_TIME = "#META.seed_time";
+    /** Temporal sampling with edge ids: each sampled edge's time (aligned with {@link #ROWS}), PyG's edge time. */
+    public static final String META_EDGE_TIME = "#META.edge_time";
     /** Edge features, one row per edge. */
     public static final String EFEATS = "efeats";
     /** int64 [1]: 0 for a homogeneous message, 1 for a heterogeneous one. */

@@ -231,7 +231,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             group.gauge("graphHeapBytes", graph::heapBytes);
             maximum(ctx, GRAPH_NODES, graph.numNodes());
             maximum(ctx, GRAPH_EDGES, graph.adjacency().numEdges());
-            maximum(ctx, GRAPH_HEAP_BYTES, graph.adjacency().heapBytes() + graph.ids().heapBytes());
+            maximum(ctx, GRAPH_HEAP_BYTES, graph.adjacency().heapBytes() + graph.ids().heapBytes()
+                    + (graph.aliasTable() == null ? 0 : graph.aliasTable().heapBytes()));
             NodeFeatures features = graph.features();
             if (features != null) {
                 maximum(ctx, FEATURE_DIM, features.dim());
