@@ -4,12 +4,14 @@
 - ``read_samples(path)`` / ``SamplesReader(path).epochs()``: messages stored in ``.samples`` files (a file
   or a directory) by (epoch, batch_id), one per batch, ``SamplingError`` for a failed batch (the channel
   client's contract); ``read_records(path)``: every record as stored.
-- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v2,
+- ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v3,
   ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
   epoch``; a failed batch raises ``SamplingError``.
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
+- ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
+  ``edge_index``, ``n_id``, ``batch_size``, ...); ``as_pyg=True`` on the readers does it for you.
 - ``to_hetero_data(msg)``: a typed-graph message (``#IS_HETERO`` = [1]) as PyG ``HeteroData`` (torch and
   PyG imported lazily).
 
@@ -17,13 +19,15 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelTimeoutError, Epoch, SamplingError
+from .channel import (PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelStallError, ChannelTimeoutError, Epoch,
+                      SamplingError)
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .epochs import IncompleteEpochError
 from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
 from .torch_support import to_torch
+from .pyg import to_pyg
 from .hetero_pyg import is_hetero, to_hetero_data
 
 __version__ = "0.1.0"
@@ -32,7 +36,8 @@ __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
     "IncompleteEpochError",
-    "ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION",
+    "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
+    "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch", "is_hetero", "to_hetero_data",
+    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data",
 ]

@@ -1,9 +1,10 @@
 """Channel client: pulls sampled-subgraph messages from every endpoint of a running Fanout job.
 
-Speaks the channel protocol v2 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
+Speaks the channel protocol v3 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
 WELCOME handshake, FETCH frames carrying credits (``prefetch`` per endpoint up front, then one per
 message handed to the caller) and the acknowledgement of each consumed message, MESSAGE,
-END_OF_EPOCH, END_OF_STREAM and ERROR frames.
+END_OF_EPOCH, END_OF_STREAM, ERROR and HEARTBEAT frames. An endpoint that sends nothing, not even
+HEARTBEAT, for ``stall_timeout`` seconds while the client waits on it raises ``ChannelStallError``.
 
 The consuming thread reads the endpoint sockets itself: a frame already in a connection's
 read-ahead buffer is taken at once, otherwise ``select`` waits for whichever endpoint has data, so a
@@ -40,25 +41,31 @@ import numpy as np
 from .message import Message
 from .safetensors import decode
 
-__all__ = ["ChannelClient", "ChannelError", "ChannelTimeoutError", "SamplingError", "Epoch", "PROTOCOL_VERSION"]
+__all__ = ["ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
+           "PROTOCOL_VERSION"]
 
 log = logging.getLogger("fanout_client.channel")
 
-PROTOCOL_VERSION = 2
-HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4, 5, 6, 7
+PROTOCOL_VERSION = 3
+HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR, HEARTBEAT = 1, 2, 3, 4, 5, 6, 7, 8
 FRAME_NAMES = {HELLO: "HELLO", WELCOME: "WELCOME", FETCH: "FETCH", MESSAGE: "MESSAGE",
-               END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR"}
+               END_OF_EPOCH: "END_OF_EPOCH", END_OF_STREAM: "END_OF_STREAM", ERROR: "ERROR", HEARTBEAT: "HEARTBEAT"}
 DEFAULT_MAX_FRAME_BYTES = 256 << 20
 # Small messages are prefetched beyond ``prefetch`` while they fit in this many bytes per endpoint.
 DEFAULT_PREFETCH_BYTES = 8 << 20
 # Upper bound of an endpoint's credit window, however small its messages.
 MAX_PREFETCH_WINDOW = 1024
+# Seconds an endpoint may send nothing (not even HEARTBEAT, every 5 s by default) while the client
+# waits on it, before ChannelStallError.
+DEFAULT_STALL_TIMEOUT = 30.0
 SAMPLING_ERROR_KEY = "#SAMPLING_ERROR"
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")
-_FETCH = struct.Struct("<IQ")
-_FETCH_FRAME = struct.Struct("<IBIQ")
+_FETCH = struct.Struct("<IQi")  # credits, ack, max_epoch (the epoch being read)
+_FETCH_FRAME = struct.Struct("<IBIQi")
+# FETCH max_epoch of a client that takes any epoch (flat iteration).
+ANY_EPOCH = 0x7FFFFFFF
 _MESSAGE_HEAD = struct.Struct("<Qiii")
 _WELCOME = struct.Struct("<HIIQB")
 
@@ -81,6 +88,19 @@ class SamplingError(ChannelError):
         super().__init__(endpoint, f"sampling failed for epoch {epoch} batch {batch_id}: {text}", server_text=text)
         self.epoch = epoch
         self.batch_id = batch_id
+
+
+class ChannelStallError(ChannelError):
+    """A connected endpoint sent nothing, not even HEARTBEAT, for ``stall_timeout`` seconds: its
+    process is stopped or hung. ``last_frame`` names the last frame it sent (with epoch and batch
+    for a MESSAGE), ``seconds`` how long ago."""
+
+    def __init__(self, endpoint: str, last_frame: str, seconds: float, stall_timeout: float):
+        super().__init__(endpoint, f"sent nothing for {seconds:.1f}s (stall_timeout {stall_timeout:g}s; a live "
+                                   f"endpoint sends HEARTBEAT every fanout.channel.heartbeat-interval): the last "
+                                   f"frame it sent was {last_frame}, {seconds:.1f}s ago")
+        self.last_frame = last_frame
+        self.seconds = seconds
 
 
 class ChannelTimeoutError(TimeoutError):
@@ -115,6 +135,8 @@ class _Endpoint:
     received: int = 0            # MESSAGE frames received on the current connection
     acks: list = field(default_factory=list)  # consumer side: (generation, session, seq) not yet sent
     last_error: str = "no answer"
+    heard: float = 0.0           # consumer side: time.monotonic() of the last frame read
+    last_frame: tuple = (WELCOME,)  # consumer side: that frame's type (and epoch, batch), for a stall error
     stream: "_FrameStream | None" = None  # consumer side: the connection being read, None while away
     pending: collections.deque = field(default_factory=collections.deque)  # consumer side: events read ahead
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -143,6 +165,9 @@ def _recv_exact(sock: socket.socket, n: int, what: str) -> bytearray:
         got += k
     return buf
 
+
+# What _read_event returns for a HEARTBEAT: the endpoint is alive, nothing to hand out.
+_NOTHING = ()
 
 # Socket receive buffer (SO_RCVBUF), set before connecting so the TCP window can use it.
 _RECEIVE_BUFFER_BYTES = 4 << 20
@@ -318,12 +343,15 @@ class ChannelClient:
     which also hold the access token) or ``endpoints`` (a list of ``"host:port"``, then ``token``
     is needed). Messages are ``Message`` dicts of numpy arrays, or torch tensors with
     ``as_torch=True`` (``pin_memory=True`` pins them), carrying ``epoch``, ``batch_id``,
-    ``num_batches`` and ``endpoint``.
+    ``num_batches`` and ``endpoint``; ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)``, a PyG
+    ``Data`` shaped like a ``NeighborLoader`` batch.
 
     - ``for msg in client``: every message in arrival order; ends once every endpoint sent
       END_OF_STREAM (or is ``finished`` in the registry).
-    - ``for epoch in client.epochs(): for msg in epoch``: epoch by epoch from epoch 0; messages
-      of a later epoch that arrive early are held back until their epoch.
+    - ``for epoch in client.epochs(): for msg in epoch``: epoch by epoch from epoch 0. Every FETCH
+      tells the endpoints the epoch being read, and they send nothing of a later one (it waits in
+      their buffers); what a server sends early anyway is held back until its epoch, counting
+      against that endpoint's credit window.
 
     Each (epoch, batch_id) is yielded once. A batch whose sampling failed raises ``SamplingError``
     (with the job's traceback); iterating again continues after it.
@@ -332,18 +360,23 @@ class ChannelClient:
     while an endpoint's messages are small, let it send more ahead, as many as fit in this many
     bytes (by the moving average of their sizes; at most ``MAX_PREFETCH_WINDOW``), so that small
     messages do not wait on credit round trips; 0 = exactly ``prefetch``. A client holds at most
-    about ``max(prefetch messages, prefetch_bytes)`` per endpoint. ``connect_timeout``:
+    about ``max(prefetch messages, prefetch_bytes)`` per endpoint, held-back messages included
+    (``held_bytes``, ``peak_held_bytes``). ``connect_timeout``:
     seconds to wait for the registry to be complete and every endpoint to answer (raises
     ``ChannelTimeoutError`` naming the missing ones). ``reconnect_timeout``: seconds to try
     re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
     line (logger ``fanout_client.channel``) every N messages with the count, time spent waiting and
     queue depth (0 = never). ``max_frame_bytes``: larger frames are a protocol error.
+    ``stall_timeout``: seconds a connected endpoint may send nothing, not even HEARTBEAT, while
+    the client waits on it before ``ChannelStallError`` names it and its last frame (a stopped or
+    hung process; an idle endpoint sends HEARTBEAT); None or 0 = wait for ever.
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
-                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES):
+                 log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
+                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -356,7 +389,11 @@ class ChannelClient:
             raise ValueError(f"prefetch_bytes must be 0 or positive, got {prefetch_bytes}")
         if log_every < 0:
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
-        if as_torch:
+        if stall_timeout is not None and stall_timeout < 0:
+            raise ValueError(f"stall_timeout must be None, 0 (both: wait for ever) or positive, got {stall_timeout}")
+        if as_torch and as_pyg:
+            raise ValueError("give as_torch=True or as_pyg=True, not both")
+        if as_torch or as_pyg:
             from .torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
         self.registry = Path(registry) if registry is not None else None
@@ -367,8 +404,10 @@ class ChannelClient:
         self.token = token or ""
         self.as_torch = as_torch
         self.pin_memory = pin_memory
+        self.as_pyg = as_pyg
         self.max_frame_bytes = int(max_frame_bytes)
         self.log_every = int(log_every)
+        self.stall_timeout = float(stall_timeout or 0)
         self._addresses = list(endpoints) if endpoints is not None else None
         if self._addresses is not None:
             for address in self._addresses:
@@ -380,6 +419,11 @@ class ChannelClient:
         self._connected = False
         self._closed = False
         self._parked: dict[int, list] = {}     # epoch -> queued events of a later epoch
+        # The epoch being read, sent in every FETCH: endpoints send nothing of a later one, so the
+        # credit windows bound what this client holds. Epoch 0 until flat iteration lifts it.
+        self._epoch_limit = 0
+        self.held_bytes = 0                    # bytes received and not yet handed out or dropped
+        self.peak_held_bytes = 0
         self._seen: dict[int, set] = {}        # epoch -> batch ids handed out
         self._closed_epoch = -1                # every endpoint ended epochs up to this one
         self.received = 0
@@ -412,6 +456,7 @@ class ChannelClient:
             ep.window = self.prefetch
             self._grant(ep, ep.window)
             ep.stream = _FrameStream(ep.sock, self.max_frame_bytes)
+            ep.heard = time.monotonic()
         return self
 
     def _wait_for_registry(self, deadline: float) -> list[_Endpoint]:
@@ -444,8 +489,10 @@ class ChannelClient:
 
     def _endpoint_from_registry(self, index: int, info: dict) -> _Endpoint:
         path = self.registry / f"endpoint-{index}.json"
-        if info.get("version", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-            raise ValueError(f"{path}: protocol version {info.get('version')!r}, this client speaks "
+        # The file names the oldest protocol version the endpoint serves (2 for a v3 endpoint).
+        version = info.get("version", PROTOCOL_VERSION)
+        if not isinstance(version, int) or version > PROTOCOL_VERSION:
+            raise ValueError(f"{path}: the endpoint needs protocol version {version!r}, this client speaks "
                              f"{PROTOCOL_VERSION}")
         ep = _Endpoint(index=index, address=f"{info.get('host')}:{info.get('port')}", registry_file=path,
                        token=self.token or info.get("token") or "")
@@ -538,6 +585,12 @@ class ChannelClient:
             log.info("%s: session %x is gone (endpoint restarted or session expired); new session %x",
                      ep.label(), ep.session, session)
         sock.settimeout(None)
+        if self.stall_timeout:
+            # A blocking recv (a frame in flight, or waiting on the only endpoint) gives up after
+            # stall_timeout without a byte; MSG_DONTWAIT reads are unaffected, unlike settimeout().
+            seconds = int(self.stall_timeout)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                            struct.pack("ll", seconds, int((self.stall_timeout - seconds) * 1e6)))
         with ep.lock:
             ep.sock = sock
             ep.session = session
@@ -561,16 +614,30 @@ class ChannelClient:
             ep.granted += credits
             sock = ep.sock
         try:
-            _send_frame(sock, FETCH, _FETCH.pack(credits, ack))
+            _send_frame(sock, FETCH, _FETCH.pack(credits, ack, self._epoch_limit))
         except (OSError, AttributeError):
             pass  # the endpoint went away; the next read of it reconnects or reports how
+
+    def _limit_epochs(self, epoch: int) -> None:
+        """Tell every endpoint the epoch now read (FETCH max_epoch), if it changed."""
+        if epoch != self._epoch_limit:
+            self._epoch_limit = epoch
+            for ep in self._endpoints:
+                if ep.stream is not None:
+                    self._send_epoch_limit(ep)
+
+    def _send_epoch_limit(self, ep: _Endpoint) -> None:
+        try:
+            _send_frame(ep.sock, FETCH, _FETCH.pack(0, 0, self._epoch_limit))
+        except (OSError, AttributeError):
+            pass  # the endpoint went away; its reconnect sends the limit
 
     def _ack(self, ep: _Endpoint, meta) -> None:
         """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
         sent together (one system call) once half the endpoint's window is pending, and always
         before the consumer waits for a message, at the end of an epoch and on close, so the
         endpoint never waits on an ack the client is sitting on while it waits itself."""
-        generation, session, seq, _ = meta
+        generation, session, seq = meta
         ep.acks.append((generation, session, seq))
         if len(ep.acks) >= max(1, ep.window // 2):
             self._send_acks(ep)
@@ -616,11 +683,11 @@ class ChannelClient:
                 ack = seq if session == ep.session else 0
                 if credit or ack:
                     ep.granted += credit
-                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack))
+                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack, self._epoch_limit))
             ep.acks.clear()
             if ep.extra:
                 ep.granted += ep.extra
-                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0))
+                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0, self._epoch_limit))
                 ep.extra = 0
             sock = ep.sock
         if frames:
@@ -689,29 +756,42 @@ class ChannelClient:
             event = self._read_event(ep)
             if event is None:
                 return
-            pending.append(event)
+            if event is not _NOTHING:
+                pending.append(event)
             frames = ep.stream
             if frames is None or not frames.has_frame():
                 return
 
     def _read_event(self, ep: _Endpoint):
-        """Read one frame of ``ep`` (its bytes are buffered or arriving) -> an event, or None when
-        the connection broke and is being re-established."""
+        """Read one frame of ``ep`` (its bytes are buffered or arriving) -> an event, ``_NOTHING``
+        for a HEARTBEAT, or None when the connection broke and is being re-established."""
         frames = ep.stream
         try:
             frame_type, body = frames.read()
+            ep.heard = time.monotonic()
+            if frame_type == HEARTBEAT:
+                if body:
+                    raise ValueError(f"HEARTBEAT body of {len(body)} bytes, expected 0")
+                ep.last_frame = (HEARTBEAT,)
+                return _NOTHING
             if frame_type == MESSAGE:
                 seq, epoch, batch_id, num_batches, blob = body
+                ep.last_frame = (MESSAGE, epoch, batch_id)  # formatted only for a stall error
                 ep.received += 1
                 if ep.received > ep.granted:
                     raise ValueError(f"sent MESSAGE {ep.received} but only {ep.granted} credits were granted")
                 tensors = decode(blob)
                 msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches,
                               endpoint=ep.index, blob=blob)
-                return "message", ep, (ep.generation, ep.session, seq, False), msg
+                self.held_bytes += len(blob)
+                if self.held_bytes > self.peak_held_bytes:
+                    self.peak_held_bytes = self.held_bytes
+                return "message", ep, (ep.generation, ep.session, seq), msg
+            ep.last_frame = (frame_type,)
             if frame_type == END_OF_EPOCH:
                 if len(body) != 4:
                     raise ValueError(f"END_OF_EPOCH body of {len(body)} bytes, expected 4")
+                ep.last_frame = (END_OF_EPOCH, _I32.unpack(body)[0])
                 return "epoch_end", ep, None, _I32.unpack(body)[0]
             if frame_type == END_OF_STREAM:
                 ep.stream = None
@@ -728,6 +808,9 @@ class ChannelClient:
             except OSError:
                 pass
             return "error", ep, None, ChannelError(ep.label(), f"protocol error: {e}")
+        except BlockingIOError:  # SO_RCVTIMEO: not a byte for stall_timeout in the middle of a frame
+            ep.stream = None
+            return "error", ep, None, self._stall_error(ep)
         except EOFError as e:
             if ep.registry_file is not None:
                 self._refresh_from_registry(ep)
@@ -768,9 +851,16 @@ class ChannelClient:
                 if kind != "reconnected":
                     return kind, ep, meta, payload
                 ep.stream = payload
+                ep.heard = time.monotonic()
+                self._send_epoch_limit(ep)  # in case it changed after the reconnecting thread's FETCH
                 continue
             self._send_all_acks()  # about to wait: the endpoints must have every ack and credit
             started = time.monotonic()
+            if self.stall_timeout:
+                for ep in reading:
+                    if started - ep.heard >= self.stall_timeout:
+                        ep.stream = None
+                        return "error", ep, None, self._stall_error(ep)
             try:
                 if len(reading) == 1 and not any(t.is_alive() for t in self._threads):
                     ep = reading[0]  # the only source of events: wait in recv itself
@@ -789,6 +879,15 @@ class ChannelClient:
             for ep in reading:
                 if ep.stream is not None and ep.stream.sock in ready:
                     self._read_events(ep)
+
+    def _stall_error(self, ep: _Endpoint) -> ChannelStallError:
+        kind, *args = ep.last_frame
+        name = FRAME_NAMES.get(kind, f"frame type {kind}")
+        if kind == MESSAGE:
+            name += " (epoch %d, batch %d)" % tuple(args)
+        elif kind == END_OF_EPOCH:
+            name += " %d" % tuple(args)
+        return ChannelStallError(ep.label(), name, time.monotonic() - ep.heard, self.stall_timeout)
 
     def _all_done(self) -> bool:
         return all(ep.done for ep in self._endpoints)
@@ -820,35 +919,41 @@ class ChannelClient:
     def _accept(self, ep: _Endpoint, meta, msg: Message) -> bool:
         """False for a message of a dropped connection (the endpoint sends it again) and for a copy
         of one already handed out (acknowledged again, and dropped)."""
-        generation, session, seq, held = meta
-        if not held and generation != ep.generation:
+        if meta[0] != ep.generation:
+            self.held_bytes -= len(msg.blob)
             return False  # unacknowledged: the endpoint sends it again on the new connection
-        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
+        # A held (parked) message passed this check when it arrived; the endpoints may have ended its
+        # epoch since (they count it acknowledged), which makes it no copy.
+        closed = msg.epoch <= self._closed_epoch and not held
+        if closed or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
-            if not held:
-                self._ack(ep, meta)
+            self.held_bytes -= len(msg.blob)
+            self._ack(ep, meta)
             return False
         return True
 
     def _hand_out(self, ep: _Endpoint, meta, msg: Message) -> Message:
-        generation, session, seq, held = meta
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
-        if not held:
-            self._fit_window(ep, len(msg.blob))
-            self._ack(ep, meta)
+        self.held_bytes -= len(msg.blob)
+        self._fit_window(ep, len(msg.blob))
+        self._ack(ep, meta)
         if self.log_every and self.received % self.log_every == 0:
             parked = sum(len(v) for v in self._parked.values())
             log.info("channel: %d messages received (%d copies dropped), waited %.3fs in total, queue depth %d "
-                     "(+%d held for later epochs)", self.received, self.duplicates, self._wait_seconds,
-                     sum(len(e.pending) for e in self._endpoints), parked)
+                     "(+%d held for later epochs), %d bytes held (peak %d)", self.received, self.duplicates,
+                     self._wait_seconds, sum(len(e.pending) for e in self._endpoints), parked, self.held_bytes,
+                     self.peak_held_bytes)
         if SAMPLING_ERROR_KEY in msg:
             text = bytes(msg[SAMPLING_ERROR_KEY]).decode("utf-8", "replace")
             raise SamplingError(ep.label(), msg.epoch, msg.batch_id, text)
         if self.as_torch:
             from .torch_support import to_torch
             return to_torch(msg, pin_memory=self.pin_memory)
+        if self.as_pyg:
+            from .pyg import to_pyg
+            return to_pyg(msg)
         return msg
 
     def __iter__(self):
@@ -861,6 +966,7 @@ class ChannelClient:
         if self._closed:
             raise StopIteration
         self.connect()
+        self._limit_epochs(ANY_EPOCH)
         while self._parked:
             epoch = min(self._parked)
             kind, ep, meta, msg = self._parked[epoch].pop(0)
@@ -884,6 +990,7 @@ class ChannelClient:
     def _next_of_epoch(self, epoch: int) -> Message:
         if self._closed:
             raise StopIteration
+        self._limit_epochs(epoch)
         early = self._parked.get(epoch)
         while early:
             kind, ep, meta, msg = early.pop(0)
@@ -898,12 +1005,9 @@ class ChannelClient:
             if not self._accept(ep, meta, payload):
                 continue
             if payload.epoch > epoch:
-                # Held back until its epoch. Its endpoint (whose bound counts unacknowledged
-                # messages) must not be stalled by it: acknowledged and credited now.
-                generation, session, seq, _ = meta
-                self._parked.setdefault(payload.epoch, []).append(
-                    (kind, ep, (generation, session, seq, True), payload))
-                self._ack(ep, meta)
+                # Sent before its endpoint learned the epoch being read: held back until its epoch,
+                # neither acknowledged nor credited, so it counts against the endpoint's window.
+                self._parked.setdefault(payload.epoch, []).append((kind, ep, meta, payload))
                 continue
             return self._hand_out(ep, meta, payload)
         self._send_all_acks()

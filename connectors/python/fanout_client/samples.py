@@ -159,12 +159,17 @@ def read_records(path) -> Iterator[Message]:
             yield msg
 
 
-def read_samples(path, strict: bool = True) -> Iterator[Message]:
+def read_samples(path, strict: bool = True, as_pyg: bool = False) -> Iterator[Message]:
     """Every message of a `.samples` file or directory, by (epoch, batch_id), one per batch: the
     ``SamplesReader`` contract as one iterator (``SamplingError`` for a failed batch: iterate on to skip
     it). Arrays are zero-copy views of an mmap; a truncated or malformed record raises
-    ``SamplesFormatError`` naming the file and byte offset."""
-    return iter(SamplesReader(path, strict=strict))
+    ``SamplesFormatError`` naming the file and byte offset. ``as_pyg=True`` yields
+    ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message)."""
+    messages = iter(SamplesReader(path, strict=strict))
+    if as_pyg:
+        from .pyg import to_pyg  # imports torch, so only when asked for
+        return map(to_pyg, messages)  # a map, unlike a generator, goes on after a SamplingError
+    return messages
 
 
 class SamplesWriter:

@@ -305,9 +305,16 @@ class ShmClient:
     Opens ``<dir>/<name>-0.ring`` (waiting up to ``timeout`` seconds), learns ``num_rings`` from its
     header and opens the others. Iteration yields ``ShmMessage`` (``endpoint`` = ring index) until
     every ring ended; zero-copy messages are valid until the next one is requested.
+    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` (a PyG ``Data``, owning its memory).
     """
 
-    def __init__(self, dir="/dev/shm", name: str = "fanout", timeout: float = 30.0, copy: bool = False):
+    def __init__(self, dir="/dev/shm", name: str = "fanout", timeout: float = 30.0, copy: bool = False,
+                 as_pyg: bool = False):
+        if as_pyg:
+            from .pyg import to_pyg  # imports torch: fail now, not at the first message
+            self._convert = to_pyg  # copies out of the ring (read-only views), so release stays as is
+        else:
+            self._convert = None
         first = ShmRingReader(ring_path(dir, name, 0), timeout=timeout, copy=copy)
         self.rings = [first] + [ShmRingReader(ring_path(dir, name, i), timeout=timeout, copy=copy)
                                 for i in range(1, first.num_rings)]
@@ -355,7 +362,11 @@ class ShmClient:
             epoch = merger.next_epoch()
             if epoch is None:
                 return
-            yield EpochIterator(epoch, merger.next_of_epoch, source, strict)
+            iterator = EpochIterator(epoch, merger.next_of_epoch, source, strict)
+            if self._convert is not None:
+                from .pyg import ConvertedEpoch
+                iterator = ConvertedEpoch(iterator, self._convert)
+            yield iterator
 
     def __iter__(self):
         return self
@@ -367,6 +378,12 @@ class ShmClient:
         msg = self.get()
         if msg is None:
             raise StopIteration
+        if self._convert is not None:
+            # to_pyg copies the ring's read-only views into torch memory, so the ring space can go back now.
+            try:
+                return self._convert(msg)
+            finally:
+                msg.release()
         self._last = msg
         return msg
 

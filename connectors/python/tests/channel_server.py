@@ -1,7 +1,8 @@
-"""A Python server side of the channel protocol v2 (connectors/CHANNEL.md), just enough to test
+"""A Python server side of the channel protocol v3 (connectors/CHANNEL.md), just enough to test
 the client: one endpoint per instance, its own framing code (not the client's), a registry file
 (with the token), credit and acknowledgement accounting it records, one resumable session, END_OF_EPOCH
-frames, and knobs for the failure cases.
+and HEARTBEAT frames, and knobs for the failure cases. ``python channel_server.py --help`` runs one
+in a process of its own (for tests that stop it with SIGSTOP).
 
 The real endpoint is the Java ChannelSink; the project's integration tests exercise the client
 against it.
@@ -9,6 +10,7 @@ against it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import select
@@ -22,7 +24,7 @@ import numpy as np
 
 from fanout_client import encode
 
-HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR = 1, 2, 3, 4, 5, 6, 7
+HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR, HEARTBEAT = 1, 2, 3, 4, 5, 6, 7, 8
 
 
 def sample_blob(epoch: int, batch_id: int, endpoint: int = 0) -> bytes:
@@ -80,7 +82,8 @@ def send_frame(sock, frame_type, body=b""):
 class EndpointServer:
     """One channel endpoint serving ``messages`` [(epoch, batch_id, num_batches, blob)] to clients.
 
-    Records ``fetches`` (credit values received), ``acks`` (seqs acknowledged), ``sent`` and
+    Records ``fetches`` (credit values received, but for FETCH frames that only set max_epoch),
+    ``acks`` (seqs acknowledged), ``sent`` and
     ``max_outstanding`` (largest sent-minus-granted seen on a connection, must stay <= 0),
     ``client_errors`` (ERROR texts from clients), ``hellos`` ((version, token, session) per HELLO).
     Knobs: ``error_after`` (send ERROR ``error_text`` after that many messages), ``drop_after``
@@ -89,19 +92,29 @@ class EndpointServer:
     ``ignore_credits`` (misbehave: send everything at once), ``token`` (required HELLO token),
     ``linger`` (seconds it keeps answering late clients with WELCOME + END_OF_STREAM),
     ``epoch_ends`` ({position: epoch}: send END_OF_EPOCH(epoch) once ``position`` messages are
-    acknowledged).
+    acknowledged), ``heartbeat`` (seconds: HEARTBEAT whenever nothing was sent that long; None =
+    never, a server that stalls when idle), ``pauses`` ({position: seconds}: stay idle that long
+    before sending message ``position`` for the first time, heartbeats going on),
+    ``ignore_epoch_limit`` (misbehave: send messages of later epochs than the FETCH max_epoch).
+    Records ``limits`` (max_epoch of each FETCH).
     """
 
     SESSION = 0x5E55
 
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
                  error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
-                 linger=2.0, epoch_ends=None):
+                 linger=2.0, epoch_ends=None, heartbeat=None, pauses=None, ignore_epoch_limit=False):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
         self.hold, self.ignore_credits, self.token, self.linger = hold, ignore_credits, token, linger
         self.epoch_ends = dict(epoch_ends or {})
+        self.heartbeat, self.pauses = heartbeat, dict(pauses or {})
+        self.heartbeats = 0
+        self.ignore_epoch_limit = ignore_epoch_limit
+        self.limits: list[int] = []
+        self.limit = 0x7FFFFFFF
+        self._last_send = time.monotonic()
         self.fetches: list[int] = []
         self.acks: list[int] = []
         self.sent = 0            # MESSAGE frames written, resends included
@@ -155,16 +168,42 @@ class EndpointServer:
                     pass
         self.close()
 
+    def _send(self, conn, frame_type, body=b""):
+        send_frame(conn, frame_type, body)
+        self._last_send = time.monotonic()
+
+    def _beat(self, conn):
+        """HEARTBEAT if nothing was sent for the heartbeat interval; returns seconds to the next one."""
+        if self.heartbeat is None:
+            return None
+        due = self._last_send + self.heartbeat - time.monotonic()
+        if due <= 0:
+            self._send(conn, HEARTBEAT)
+            self.heartbeats += 1
+            due = self.heartbeat
+        return due
+
+    def _idle(self, conn, seconds):
+        """Send nothing but heartbeats for ``seconds``, still taking FETCH frames."""
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            self._poll_frames(conn, block=False)
+            time.sleep(min(self._beat(conn) or 0.05, max(until - time.monotonic(), 0)))
+
     def _poll_frames(self, conn, block):
-        """Read FETCH/ERROR frames; block until one arrives when ``block``."""
+        """Read FETCH/ERROR frames; block until one arrives when ``block`` (heartbeating meanwhile)."""
         while True:
-            ready, _, _ = select.select([conn], [], [], None if block else 0)
+            ready, _, _ = select.select([conn], [], [], self._beat(conn) if block else 0)
             if not ready:
+                if block:
+                    continue
                 return
             frame_type, body = read_frame(conn)
             if frame_type == FETCH:
-                credits, ack = struct.unpack("<IQ", body)
-                self.fetches.append(credits)
+                credits, ack, self.limit = struct.unpack("<IQi", body)
+                self.limits.append(self.limit)
+                if credits or ack:  # not one that only tells the epoch being read
+                    self.fetches.append(credits)
                 self.granted += credits
                 if ack:
                     self.acks.append(ack)
@@ -174,6 +213,10 @@ class EndpointServer:
                 raise EOFError("client sent ERROR")
             block = False
 
+    def _eligible(self) -> bool:
+        """Whether the next new message is of an epoch the client reads (FETCH max_epoch)."""
+        return self.ignore_epoch_limit or self.messages[self.next_index][0] <= self.limit
+
     def _acknowledged(self) -> int:
         """Messages sent and acknowledged so far (in order)."""
         pending = min(self.unacked.values(), default=self.next_index)
@@ -182,7 +225,7 @@ class EndpointServer:
     def _send_epoch_ends(self, conn, told):
         for position, epoch in sorted(self.epoch_ends.items()):
             if epoch > told[0] and self._acknowledged() >= position:
-                send_frame(conn, END_OF_EPOCH, struct.pack("<i", epoch))
+                self._send(conn, END_OF_EPOCH, struct.pack("<i", epoch))
                 told[0] = epoch
 
     def _conversation(self, conn):
@@ -192,14 +235,14 @@ class EndpointServer:
         token = body[4:4 + token_len].decode()
         session = struct.unpack_from("<Q", body, 4 + token_len)[0] if len(body) == 4 + token_len + 8 else 0
         self.hellos.append((version, token, session))
-        if version != 2:
+        if version != 3:
             send_frame(conn, ERROR, f"unsupported protocol version {version}".encode())
             return
         if token != self.token:
             send_frame(conn, ERROR, b"bad access token")
             return
         resumed = session == self.SESSION
-        send_frame(conn, WELCOME, struct.pack("<HIIQB", 2, self.index, self.num_endpoints, self.SESSION, resumed))
+        self._send(conn, WELCOME, struct.pack("<HIIQB", 3, self.index, self.num_endpoints, self.SESSION, resumed))
         self.connections += 1
         self.granted = 0
         sent_here = 0
@@ -219,12 +262,15 @@ class EndpointServer:
                 return
             if not self.ignore_credits:
                 self._poll_frames(conn, block=self.granted <= sent_here)
-                while self.granted <= sent_here:  # a FETCH may carry only an ack (0 credits)
+                # A FETCH may carry only an ack (0 credits); the next message waits for its epoch.
+                while self.granted <= sent_here or not (resend or self._eligible()):
                     self._send_epoch_ends(conn, told)
                     self._poll_frames(conn, block=True)
             self._send_epoch_ends(conn, told)
             if self.hold is not None:
                 self.hold.wait()
+            if not resend and self.next_index in self.pauses:
+                self._idle(conn, self.pauses.pop(self.next_index))
             if resend:
                 seq, i = resend.pop(0)
             else:
@@ -233,7 +279,7 @@ class EndpointServer:
                 seq = i + 1
             self.unacked[seq] = i
             epoch, batch_id, num_batches, blob = self.messages[i]
-            send_frame(conn, MESSAGE, struct.pack("<Qiii", seq, epoch, batch_id, num_batches) + blob)
+            self._send(conn, MESSAGE, struct.pack("<Qiii", seq, epoch, batch_id, num_batches) + blob)
             self.sent += 1
             sent_here += 1
             self.max_outstanding = max(self.max_outstanding, sent_here - self.granted)
@@ -269,3 +315,22 @@ def wait_until(predicate, timeout=5.0):
             return True
         time.sleep(0.01)
     return predicate()
+
+
+def main():
+    """Serve ``--count`` epoch-0 messages as endpoint 0 of 1 in ``--registry`` until delivered."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--registry", required=True)
+    parser.add_argument("--count", type=int, default=10)
+    parser.add_argument("--heartbeat", type=float, default=None)
+    parser.add_argument("--pause", action="append", default=[], metavar="POSITION:SECONDS",
+                        help="stay idle (heartbeats only) before message POSITION")
+    args = parser.parse_args()
+    pauses = {int(p): float(s) for p, s in (x.split(":") for x in args.pause)}
+    server = EndpointServer(batches(0, args.count), registry=Path(args.registry), heartbeat=args.heartbeat,
+                            pauses=pauses).start()
+    server._thread.join()
+
+
+if __name__ == "__main__":
+    main()

@@ -10,11 +10,13 @@ What is checked:
   a new TaskManager started: the job restores its RocksDB checkpoint, the trainer (reconnecting to the
   restarted endpoints, dropping re-sent copies by (epoch, batch_id)) ends with every batch exactly once,
   and the committed files hold every batch exactly once too, both byte-identical to an uninterrupted run;
+- a trainer paused longer than the checkpoint timeout (its endpoints full, the sinks and their
+  checkpoint barriers blocked) does not make the job fail over: no restored checkpoint, every batch once;
 - a cluster that does not come up in time fails with its logs and leaves no process behind.
 
 The savepoint check reads the exactly-once offline output (FileSink) after the job ends; the
 TaskManager-loss checks read both that output and what a live trainer received through the channel
-(protocol v2: sessions, acknowledgements, checkpointed sink buffers, client-side de-duplication)."""
+(protocol v3: sessions, acknowledgements, checkpointed sink buffers, client-side de-duplication)."""
 
 from __future__ import annotations
 
@@ -196,6 +198,28 @@ def test_served_messages_are_pulled_from_the_cluster(idle_cluster, tmp_path):
     idle_cluster.wait_for_job(job)
     check_messages(pulled, cora_edges())
     assert by_key(pulled) == by_key(fanout_client.read_records(out))
+
+
+def test_a_paused_trainer_does_not_make_the_job_fail_over(idle_cluster, tmp_path):
+    # Endpoints of 2 messages: the trainer's pause blocks both channel sinks, and every checkpoint
+    # barrier behind them, for 3.5 checkpoint intervals (and timeouts). Flink's default would fail
+    # the job over at the first timed-out checkpoint; the job's default tolerates them.
+    registry = tmp_path / "registry"
+    job = idle_cluster.submit(*CORA_JOB, "--serve", "--registry", str(registry), "--checkpoint-interval", "1s",
+                              "-Dexecution.checkpointing.timeout=1s", "-Dfanout.channel.capacity=2")
+    seen = []
+    with fanout_client.ChannelClient(registry=registry, prefetch=2, connect_timeout=120) as client:
+        for epoch in client.epochs():
+            for msg in epoch:
+                seen.append((msg.epoch, msg.batch_id))
+                if len(seen) == 5:
+                    time.sleep(3.5)
+    idle_cluster.wait_for_job(job)
+    counts = idle_cluster.checkpoints(job)["counts"]
+    failovers = idle_cluster.rest(f"/jobs/{job}/exceptions")["exceptionHistory"]["entries"]
+    assert counts["failed"] >= 1, counts  # the pause did hold the checkpoints back
+    assert failovers == [] and counts["restored"] == 0, (failovers, counts)  # no failover, nothing restored
+    assert sorted(seen) == [(e, b) for e in range(2) for b in range(11)]  # every batch once
 
 
 # ---- savepoint and TaskManager loss --------------------------------------------------------------

@@ -33,10 +33,25 @@ public final class SeedSet implements Serializable {
     private final int numNodes;
     /** Explicit seed ids, or null for "all nodes 0..numNodes-1". */
     private final int[] ids;
+    /** Per seed (by input position), its time from the seed file's second column; null when none was given. */
+    private final long[] times;
 
     private SeedSet(int numNodes, int[] ids) {
+        this(numNodes, ids, null);
+    }
+
+    private SeedSet(int numNodes, int[] ids, long[] times) {
         this.numNodes = numNodes;
         this.ids = ids;
+        this.times = times;
+    }
+
+    /**
+     * The seeds' times by input position (a seed file of {@code id<TAB>time} lines, for temporal sampling), or
+     * null when the seeds came without times. Shared, not copied: read-only by contract.
+     */
+    public long[] times() {
+        return times;
     }
 
     /** Every node of a graph with {@code numNodes} nodes, in id order. */
@@ -107,6 +122,10 @@ public final class SeedSet implements Serializable {
 
     private static SeedSet parseFile(Path file, NodeIdMap nodes) throws IOException {
         IntArrayList ids = new IntArrayList();
+        long[] times = new long[16];
+        int timedLines = 0;
+        int untimedLine = 0;
+        int timedLine = 0;
         List<String> unknown = new ArrayList<>();
         int unknownCount = 0;
         try (InputStream raw = Files.newInputStream(file);
@@ -120,6 +139,31 @@ public final class SeedSet implements Serializable {
                 if (token.isEmpty() || token.startsWith("#")) {
                     continue;
                 }
+                // An optional second column is the seed's time (temporal sampling): every line or none.
+                String[] fields = token.split("[\\t ]+");
+                if (fields.length > 2) {
+                    throw new IllegalArgumentException(file + ":" + lineNo + ": expected 'id' or 'id<TAB>time', got "
+                            + fields.length + " fields");
+                }
+                if (fields.length == 2) {
+                    if (timedLines == times.length) {
+                        times = Arrays.copyOf(times, times.length * 2);
+                    }
+                    try {
+                        times[timedLines++] = Long.parseLong(fields[1]);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException(file + ":" + lineNo + ": seed time '" + fields[1]
+                                + "' is not a whole number");
+                    }
+                    timedLine = timedLine == 0 ? lineNo : timedLine;
+                } else {
+                    untimedLine = untimedLine == 0 ? lineNo : untimedLine;
+                }
+                if (timedLine > 0 && untimedLine > 0) {
+                    throw new IllegalArgumentException(file + ":" + Math.max(timedLine, untimedLine) + ": line "
+                            + timedLine + " gives a seed time and line " + untimedLine + " does not (all lines or none)");
+                }
+                token = fields[0];
                 int index = nodes.indexOf(parseId(token, file + ":" + lineNo));
                 if (index < 0) {
                     if (unknown.size() < MAX_IDS_IN_ERROR) {
@@ -137,7 +181,7 @@ public final class SeedSet implements Serializable {
         if (ids.isEmpty()) {
             throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
         }
-        return new SeedSet(nodes.size(), ids.toIntArray());
+        return new SeedSet(nodes.size(), ids.toIntArray(), timedLines > 0 ? Arrays.copyOf(times, timedLines) : null);
     }
 
     private static SeedSet parseList(String spec, NodeIdMap nodes) {

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -47,6 +48,18 @@ public final class FanoutJobConfig {
     /** The options of a typed graph, or null for a homogeneous graph. */
     public final TypedGraphOptions typed;
     public final boolean replace;
+    /** The edge column whose weights drive k-hop sampling, or null for uniform sampling. */
+    public final String weightColumn;
+    /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch; always with a time column. */
+    public final boolean disjoint;
+    /** PyG's subgraph type: directional, bidirectional or induced. */
+    public final String subgraphType;
+    /** The timestamp column of temporal sampling, or null. */
+    public final String timeColumn;
+    /** Every seed's time (temporal sampling), or null. */
+    public final Long seedTime;
+    /** Temporal strategy last (the most recent edges) instead of uniform. */
+    public final boolean temporalLast;
     /** PPR restart probability, in (0, 1). */
     public final double alpha;
     /** PPR push tolerance, > 0. */
@@ -69,6 +82,10 @@ public final class FanoutJobConfig {
     /** Job parallelism, or null for Flink's default. */
     public final Integer parallelism;
     public final Duration checkpointInterval;
+    /** {@code fanout.checkpoint-timeout}. */
+    public final Duration checkpointTimeout;
+    /** {@code fanout.tolerable-failed-checkpoints}: -1 = any number. */
+    public final int tolerableFailedCheckpoints;
     /** Checkpoint storage URI, or null. */
     public final String checkpointDir;
     /** Cap on seed batches per second over the whole job; 0 for none. */
@@ -124,6 +141,46 @@ public final class FanoutJobConfig {
                     + ": " + e.getMessage(), e);
         }
         this.replace = get(conf, FanoutOptions.REPLACE);
+        String weightValue = get(conf, FanoutOptions.WEIGHT_COLUMN);
+        this.weightColumn = weightValue == null ? null : weightValue.trim();
+        String timeValue = get(conf, FanoutOptions.TIME_COLUMN);
+        this.timeColumn = timeValue == null || timeValue.isBlank() ? null : timeValue.trim();
+        this.seedTime = get(conf, FanoutOptions.SEED_TIME);
+        String strategy = get(conf, FanoutOptions.TEMPORAL_STRATEGY).trim();
+        if (!strategy.equals("uniform") && !strategy.equals("last")) {
+            throw new ConfigException("Invalid value '" + strategy + "' for option " + name(FanoutOptions.TEMPORAL_STRATEGY)
+                    + ": must be uniform or last");
+        }
+        this.temporalLast = strategy.equals("last");
+        if (timeColumn == null && (seedTime != null || temporalLast)) {
+            throw new ConfigException("Option " + name(seedTime != null ? FanoutOptions.SEED_TIME : FanoutOptions.TEMPORAL_STRATEGY)
+                    + " needs " + name(FanoutOptions.TIME_COLUMN) + " (the edge column of times)");
+        }
+        // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
+        this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
+        this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();
+        if (!List.of("directional", "bidirectional", "induced").contains(subgraphType)) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": must be directional, bidirectional or induced");
+        }
+        if (subgraphType.equals("induced") && disjoint) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + ": not with "
+                    + (timeColumn != null ? name(FanoutOptions.TIME_COLUMN) + " (temporal sampling is disjoint)"
+                    : name(FanoutOptions.DISJOINT)) + ", as PyG refuses induced disjoint subgraphs");
+        }
+        if (!subgraphType.equals("directional") && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": subgraph types are k-hop only");
+        }
+        if (disjoint && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Invalid value 'true' for option " + name(FanoutOptions.DISJOINT)
+                    + ": disjoint trees are k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")");
+        }
+        if (weightColumn != null && (weightColumn.isEmpty() || sampler != SamplerType.KHOP)) {
+            throw new ConfigException("Invalid value '" + weightValue + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
+                    + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
+                    : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
+        }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {
             throw new ConfigException("Invalid value '" + raw(conf, FanoutOptions.ALPHA) + "' for option " + name(FanoutOptions.ALPHA)
@@ -182,15 +239,25 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + checkpointInterval + "' for option "
                     + name(FanoutOptions.CHECKPOINT_INTERVAL) + ": must be positive");
         }
+        this.checkpointTimeout = get(conf, FanoutOptions.CHECKPOINT_TIMEOUT);
+        if (checkpointTimeout.toMillis() < 10) {
+            throw new ConfigException("Invalid value '" + checkpointTimeout + "' for option "
+                    + name(FanoutOptions.CHECKPOINT_TIMEOUT) + ": must be at least 10 ms");
+        }
+        this.tolerableFailedCheckpoints = atLeast(conf, FanoutOptions.TOLERABLE_FAILED_CHECKPOINTS, -1);
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
         if (store == StoreType.PARTITIONED) {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
                     : typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
                     : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
-                    : withEdge ? name(FanoutOptions.WITH_EDGE) : null;
+                    : withEdge ? name(FanoutOptions.WITH_EDGE)
+                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
+                    : disjoint ? name(FanoutOptions.DISJOINT)
+                    : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
-                        + ": the partitioned store samples homogeneous k-hop without node features or edge ids for now, not with "
+                        + ": the partitioned store samples uniform homogeneous k-hop without node features or edge ids for now,"
+                        + " not with "
                         + unsupported + " (use --store memory)");
             }
         }
@@ -206,7 +273,8 @@ public final class FanoutJobConfig {
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
-                withEdge && sampler == SamplerType.KHOP).withDirected(directed);
+                withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn)
+                .withTimeColumn(timeColumn);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

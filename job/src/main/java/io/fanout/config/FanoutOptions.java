@@ -141,6 +141,49 @@ public final class FanoutOptions {
             .withDescription("k-hop: sample neighbours with replacement (PyG replace=True). Default: a node"
                     + " of degree d gets exactly min(fanout, d) distinct neighbour positions.");
 
+    public static final ConfigOption<String> WEIGHT_COLUMN = ConfigOptions.key("fanout.weight-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("k-hop: draw neighbours in proportion to this edge column (a name in the edge files'"
+                    + " columns= header, usually weight; PyG weight_attr). With --replace each draw is proportional to"
+                    + " the weights (alias tables built at load), without it successive sampling (PyG's"
+                    + " Efraimidis-Spirakis). Weights must be finite and >= 0 with a positive sum per neighbourhood;"
+                    + " anything else fails the load naming the file and line. Default: uniform.");
+
+    public static final ConfigOption<Boolean> DISJOINT = ConfigOptions.key("fanout.disjoint")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("k-hop: one tree per seed (PyG disjoint=True): a node reached from two seeds is two nodes,"
+                    + " and messages carry #META.batch, each node's seed index (PyG's batch vector). Default: one"
+                    + " de-duplicated subgraph per batch (GLT's inducer).");
+
+    public static final ConfigOption<String> SUBGRAPH_TYPE = ConfigOptions.key("fanout.subgraph-type")
+            .stringType()
+            .defaultValue("directional")
+            .withDescription("k-hop (PyG subgraph_type): directional (the sampled edges), bidirectional (the sampled"
+                    + " edges and their reverses, duplicates dropped) or induced (every edge among the sampled nodes;"
+                    + " not with --disjoint, as in PyG). The last two carry no num_sampled_edges.");
+
+    public static final ConfigOption<String> TIME_COLUMN = ConfigOptions.key("fanout.time-column")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("k-hop: temporal sampling (PyG time_attr on edges): only edges whose time in this column"
+                    + " (a columns= name, usually timestamp) is <= the seed's time; edges are sorted by it at load."
+                    + " Temporal sampling is disjoint (one tree per seed), as in PyG. Seed times: --seed-time, or a --seeds"
+                    + " file of id<TAB>time lines. Default: none.");
+
+    public static final ConfigOption<Long> SEED_TIME = ConfigOptions.key("fanout.seed-time")
+            .longType()
+            .noDefaultValue()
+            .withDescription("k-hop with --time-column: the time of every seed (same unit as the column); instead of"
+                    + " per-seed times in the --seeds file.");
+
+    public static final ConfigOption<String> TEMPORAL_STRATEGY = ConfigOptions.key("fanout.temporal-strategy")
+            .stringType()
+            .defaultValue("uniform")
+            .withDescription("k-hop with --time-column (PyG temporal_strategy): uniform (draw among the edges up to the"
+                    + " seed's time) or last (the fanout most recent of them).");
+
     public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
             .doubleType()
             .defaultValue(0.15)
@@ -211,6 +254,21 @@ public final class FanoutOptions {
             .withDescription("Interval of Flink checkpoints (RocksDB state backend). Offline files are"
                     + " committed at checkpoints and at the end of input.");
 
+    public static final ConfigOption<Duration> CHECKPOINT_TIMEOUT = ConfigOptions.key("fanout.checkpoint-timeout")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(10))
+            .withDescription("How long a checkpoint may take before it is aborted and counts as failed. While a"
+                    + " trainer pauses, the channel sink it back-pressures cannot take a checkpoint; see"
+                    + " fanout.tolerable-failed-checkpoints.");
+
+    public static final ConfigOption<Integer> TOLERABLE_FAILED_CHECKPOINTS = ConfigOptions.key("fanout.tolerable-failed-checkpoints")
+            .intType()
+            .defaultValue(-1)
+            .withDescription("Consecutive failed (e.g. timed-out) checkpoints the job tolerates before it fails over;"
+                    + " -1: any number. A trainer that pauses longer than fanout.checkpoint-timeout makes checkpoints"
+                    + " time out (the sink waits for it with the barrier behind); failing over would not help it, so"
+                    + " by default the job waits and checkpoints again once the trainer pulls.");
+
     public static final ConfigOption<String> CHECKPOINT_DIR = ConfigOptions.key("fanout.checkpoint-dir")
             .stringType()
             .noDefaultValue()
@@ -238,9 +296,10 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
-                NEG_AMOUNT, REPLACE, ALPHA, EPS, MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR,
-                OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM, CHECKPOINT_INTERVAL, CHECKPOINT_DIR,
+                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING, NEG_AMOUNT, REPLACE,
+                WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
+                MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
+                CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }
 }

@@ -136,6 +136,66 @@ public final class CsrGraph {
         return false;
     }
 
+    /**
+     * This graph with every node's neighbours in ascending timestamp order (ties keep their file order), so the
+     * neighbours up to a time are a prefix of the list (temporal sampling). The arrays are permuted copies;
+     * the weights and edge ids follow their edges.
+     *
+     * @throws IllegalStateException if the graph has no timestamps
+     */
+    public CsrGraph sortedByTime() {
+        if (timestamps == null) {
+            throw new IllegalStateException("the graph has no timestamps to sort by");
+        }
+        int m = targets.length;
+        int[] t2 = new int[m];
+        long[] ts2 = new long[m];
+        float[] w2 = weights == null ? null : new float[m];
+        int[] e2 = edgeIds == null ? null : new int[m];
+        Integer[] order = new Integer[0];
+        for (int v = 0; v < numNodes(); v++) {
+            int start = offsets[v];
+            int d = offsets[v + 1] - start;
+            if (order.length < d) {
+                order = new Integer[Math.max(d, order.length * 2)];
+            }
+            for (int c = 0; c < d; c++) {
+                order[c] = start + c;
+            }
+            java.util.Arrays.sort(order, 0, d, (a, b) -> Long.compare(timestamps[a], timestamps[b])); // stable
+            for (int c = 0; c < d; c++) {
+                int from = order[c];
+                t2[start + c] = targets[from];
+                ts2[start + c] = timestamps[from];
+                if (w2 != null) {
+                    w2[start + c] = weights[from];
+                }
+                if (e2 != null) {
+                    e2[start + c] = edgeIds[from];
+                }
+            }
+        }
+        return new CsrGraph(offsets, t2, w2, ts2, e2, direction);
+    }
+
+    /**
+     * How many of node {@code v}'s first neighbours (in {@link #sortedByTime()} order) have a timestamp
+     * {@code <= time}: a binary search.
+     */
+    public int countUpTo(int v, long time) {
+        int lo = offsets[v];
+        int hi = offsets[v + 1];
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (timestamps[mid] <= time) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo - offsets[v];
+    }
+
     /** Heap bytes held by this store's arrays (array headers included). */
     public long heapBytes() {
         long bytes = arrayBytes(offsets.length, 4) + arrayBytes(targets.length, 4);

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Parses one edge file's bytes straight into {@link EdgeStaging}: no per-line strings, no regex.
@@ -39,6 +40,14 @@ final class EdgeFileReader {
         /** Directed edges the rows yield so far (also counted in a scan). */
         long directedEdges;
         long capacityHint;
+        /**
+         * The weights drive sampling ({@code fanout.weight-column}): a negative weight is an error naming its line
+         * instead of a value kept as it is (an edge feature may be signed, a sampling weight may not), and the files
+         * must have a weight column of this name. Null: weights are data, any finite value.
+         */
+        String weightColumn;
+        /** The timestamp column temporal sampling uses ({@code fanout.time-column}): it must exist; or null. */
+        String timeColumn;
     }
 
     private final Path file;
@@ -216,8 +225,10 @@ final class EdgeFileReader {
         }
     }
 
-    private void useColumns(Column[] columns) {
+    private void useColumns(Column[] columns) throws GraphFormatException {
         extras = columns;
+        requireColumn(columns, Column.WEIGHT, settings.weightColumn, "fanout.weight-column");
+        requireColumn(columns, Column.TIMESTAMP, settings.timeColumn, "fanout.time-column");
         if (settings.rows != null) {
             return; // rows go to the sink, nothing is staged
         }
@@ -233,6 +244,14 @@ final class EdgeFileReader {
             settings.staging.reserve(declaredRows);
         }
         staging = settings.staging;
+    }
+
+    /** An option naming a column ({@code wanted}, or null for none) needs a column of that kind and name. */
+    private void requireColumn(Column[] columns, Column kind, String wanted, String option) throws GraphFormatException {
+        if (wanted != null && !(Arrays.asList(columns).contains(kind) && kind.label().equals(wanted))) {
+            throw error("option " + option + " '" + wanted + "': no such " + kind.label() + " column (the edge files have "
+                    + EdgeFileHeader.columnsText(columns) + ")");
+        }
     }
 
     /** Parses one data row starting at {@code p}; returns the index after its {@code '\n'}. */
@@ -259,7 +278,12 @@ final class EdgeFileReader {
             if (buf[p] == '\n') {
                 throw error("missing column " + column.label() + " (expected " + EdgeFileHeader.columnsText(extras) + ")");
             }
+            int field = p;
             p = column == Column.WEIGHT ? parseWeight(p) : parseTimestamp(p);
+            if (column == Column.WEIGHT && settings.weightColumn != null && weight < 0) {
+                throw error("negative weight '" + token(field) + "': weighted sampling (option"
+                        + " fanout.weight-column) needs weights >= 0 (shift or take |w| first)");
+            }
         }
         p = skipBlanks(p);
         if (buf[p] != '\n') {

@@ -191,6 +191,22 @@ final class EdgeStaging {
         }
     }
 
+    /**
+     * The first staged row (0-based) that gives node {@code v} a neighbour in {@code direction}, or -1: for
+     * errors about a node's neighbourhood, which name the line of its first edge.
+     */
+    long firstRowOf(int v, NodeIdMap nodes, EdgeDirection direction, boolean undirected) {
+        long id = nodes.id(v);
+        long[] from = direction == EdgeDirection.OUT ? src : dst;
+        long[] to = direction == EdgeDirection.OUT ? dst : src;
+        for (int i = 0; i < size; i++) {
+            if (from[i] == id || (undirected && to[i] == id)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** The staged ids as node indices (the map holds every staged id). */
     private int[] indices(long[] ids, NodeIdMap nodes) {
         int[] out = new int[size];

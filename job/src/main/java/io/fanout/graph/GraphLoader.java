@@ -1,6 +1,9 @@
 package io.fanout.graph;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
@@ -89,7 +92,7 @@ public final class GraphLoader {
      * @throws GraphFormatException also when neither says, or when a header disagrees with {@code directed}
      */
     public static EdgeList readEdges(Path graph, Boolean directed) throws IOException {
-        return readEdges(graph, edgeFiles(graph), directed);
+        return readEdges(graph, directed, null, null);
     }
 
     /**
@@ -98,13 +101,30 @@ public final class GraphLoader {
      * adjacency between two node types.
      */
     public static EdgeList readTypedEdgeFile(Path file) throws IOException {
-        return readEdges(file, List.of(file), null);
+        return readEdges(file, List.of(file), null, null, null);
     }
 
-    private static EdgeList readEdges(Path graph, List<Path> files, Boolean directed) throws IOException {
+    /**
+     * As {@link #readEdges(Path, Boolean)}; with a {@code weightColumn} (option {@code fanout.weight-column}) the
+     * weights drive sampling, so the files must have that column and every weight must be {@code >= 0}, and
+     * {@link EdgeList#build} checks that every node with neighbours has a positive weight sum.
+     *
+     * @param weightColumn the name of the weight column in the {@code columns=} header, or null
+     * @param timeColumn the name of the timestamp column temporal sampling uses (it must exist), or null
+     * @throws GraphFormatException for malformed input or a missing or negative weight, naming the file and line
+     */
+    public static EdgeList readEdges(Path graph, Boolean directed, String weightColumn, String timeColumn)
+            throws IOException {
+        return readEdges(graph, edgeFiles(graph), directed, weightColumn, timeColumn);
+    }
+
+    private static EdgeList readEdges(Path graph, List<Path> files, Boolean directed, String weightColumn,
+            String timeColumn) throws IOException {
         long started = System.nanoTime();
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
+        settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
         long rows = 0;
         for (Path file : files) {
             rows += new EdgeFileReader(file, settings).read();
@@ -112,7 +132,7 @@ public final class GraphLoader {
         if (rows == 0 || settings.staging == null) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
-        return new EdgeList(describe(files), settings, rows, started);
+        return new EdgeList(files, settings, rows, started);
     }
 
     /**
@@ -124,9 +144,21 @@ public final class GraphLoader {
      * @throws GraphFormatException for malformed input, naming the file and line
      */
     public static long scanNodeIds(Path graph, Boolean directed, NodeIdSet ids) throws IOException {
+        return scanNodeIds(graph, directed, null, null, ids);
+    }
+
+    /**
+     * As {@link #scanNodeIds(Path, Boolean, NodeIdSet)}, also checking the weight column as
+     * {@link #readEdges(Path, Boolean, String, String)} does row by row (the per-node weight sums need the whole graph:
+     * the load checks those).
+     */
+    public static long scanNodeIds(Path graph, Boolean directed, String weightColumn, String timeColumn,
+            NodeIdSet ids) throws IOException {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
+        settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
         settings.rows = (src, dst, weight, timestamp, row) -> {
             ids.add(src);
             ids.add(dst);
@@ -185,13 +217,15 @@ public final class GraphLoader {
 
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */
     public static final class EdgeList {
+        private final List<Path> files;
         private final String source;
         private final EdgeFileReader.Settings settings;
         private final long rows;
         private final long started;
 
-        private EdgeList(String source, EdgeFileReader.Settings settings, long rows, long started) {
-            this.source = source;
+        private EdgeList(List<Path> files, EdgeFileReader.Settings settings, long rows, long started) {
+            this.files = files;
+            this.source = describe(files);
             this.settings = settings;
             this.rows = rows;
             this.started = started;
@@ -246,8 +280,11 @@ public final class GraphLoader {
          *
          * @param keepEdgeIds keep each stored edge's input row as its stable id ({@link CsrGraph#edgeIds()})
          */
-        public CsrGraph build(NodeIdMap nodes, EdgeDirection direction, boolean keepEdgeIds) {
+        public CsrGraph build(NodeIdMap nodes, EdgeDirection direction, boolean keepEdgeIds) throws IOException {
             CsrGraph csr = settings.staging.build(nodes, !settings.directed, direction, keepEdgeIds);
+            if (settings.weightColumn != null) {
+                checkWeightSums(csr, nodes, direction, settings.staging, !settings.directed, files);
+            }
             logLoad(csr, nodes.heapBytes(), direction);
             return csr;
         }
@@ -265,6 +302,51 @@ public final class GraphLoader {
                     String.format(Locale.ROOT, "%.0f", csr.numEdges() / Math.max(seconds, 1e-9)), heap,
                     String.format(Locale.ROOT, "%.2f", heap / (double) Math.max(1, csr.numEdges())));
         }
+    }
+
+    /**
+     * Weighted sampling draws a node's neighbours in proportion to their weights, so a node with neighbours but
+     * only zero weights has nothing to draw: an error naming the node and the line of its first edge.
+     */
+    private static void checkWeightSums(CsrGraph csr, NodeIdMap nodes, EdgeDirection direction, EdgeStaging staging,
+            boolean undirected, List<Path> files) throws IOException {
+        float[] w = csr.weights();
+        for (int v = 0; v < csr.numNodes(); v++) {
+            int start = csr.start(v);
+            int end = csr.end(v);
+            double sum = 0;
+            for (int i = start; i < end; i++) {
+                sum += w[i];
+            }
+            if (end > start && !(sum > 0)) {
+                long row = staging.firstRowOf(v, nodes, direction, undirected);
+                throw locate(files, row, "node " + nodes.id(v) + " has " + (end - start) + " "
+                        + direction.name().toLowerCase(Locale.ROOT) + "-edges and every weight is 0: weighted"
+                        + " sampling (option fanout.weight-column) needs a positive weight sum per neighbourhood"
+                        + " (this is its first edge)");
+            }
+        }
+    }
+
+    /**
+     * A problem with the {@code row}-th edge row (0-based over {@code files} in order, {@code #} lines not
+     * counted), at its file and line: found by reading the files again, as only error paths need it.
+     */
+    static GraphFormatException locate(List<Path> files, long row, String problem) throws IOException {
+        long seen = 0;
+        for (Path file : files) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(GraphFiles.open(file),
+                    StandardCharsets.UTF_8))) {
+                long line = 0;
+                for (String text; (text = in.readLine()) != null; ) {
+                    line++;
+                    if (!text.startsWith("#") && seen++ == row) {
+                        return new GraphFormatException(file, line, problem);
+                    }
+                }
+            }
+        }
+        return new GraphFormatException(files.get(0), "edge row " + row + ": " + problem);
     }
 
     /**

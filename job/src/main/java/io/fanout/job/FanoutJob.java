@@ -112,6 +112,16 @@ public final class FanoutJob {
         if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval);
         }
+        // A paused trainer holds the channel sink's task thread in write() (its back-pressure), and the
+        // checkpoint barrier behind it; aligned or unaligned, no checkpoint of that subtask completes
+        // until the trainer pulls. Such checkpoints time out and are tolerated, not failed over.
+        if (!conf.contains(CheckpointingOptions.CHECKPOINTING_TIMEOUT)) {
+            conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, config.checkpointTimeout);
+        }
+        if (!conf.contains(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)) {
+            conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
+                    config.tolerableFailedCheckpoints < 0 ? Integer.MAX_VALUE : config.tolerableFailedCheckpoints);
+        }
         if (config.checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
             conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);
@@ -164,7 +174,7 @@ public final class FanoutJob {
                         nodes == null ? null : nodes.idsOrNull())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(samplingFunction(config, links))
+                .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
                 .returns(TypeInformation.of(EncodedSample.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -187,6 +197,12 @@ public final class FanoutJob {
             // No destination: sample and count only (a dry run that still reports throughput).
             samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
         }
+    }
+
+    /** The k-hop operator gets the seed file's times (by input position) for temporal sampling. */
+    private static GraphSamplingFunction withSeedTimes(GraphSamplingFunction function, long[] times) {
+        return times != null && function instanceof KHopSamplingFunction
+                ? ((KHopSamplingFunction) function).seedTimes(times) : function;
     }
 
     /** The keyed sampling operator of the configured sampler. */
@@ -216,7 +232,9 @@ public final class FanoutJob {
                     return new HeteroKHopSamplingFunction(config.graphSpec(), config.typed.fanouts, config.typed.seedType,
                             config.replace, config.seed);
                 }
-                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed);
+                return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
+                        .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)
+                        .subgraphType(config.subgraphType);
         }
     }
 
@@ -256,10 +274,27 @@ public final class FanoutJob {
             throw new ConfigException("Invalid value '" + config.seeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
         }
+        checkSeedTimes(config, seeds);
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
+        }
+    }
+
+    /** Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file. */
+    private static void checkSeedTimes(FanoutJobConfig config, SeedSet seeds) {
+        boolean fileTimes = seeds.times() != null;
+        if (config.timeColumn != null && config.seedTime == null && !fileTimes) {
+            throw new ConfigException("Option " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + " needs seed times: "
+                    + FanoutJobConfig.name(FanoutOptions.SEED_TIME) + " for every seed, or a seed file of id<TAB>time lines ("
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ")");
+        }
+        if (fileTimes && (config.timeColumn == null || config.seedTime != null)) {
+            throw new ConfigException("Invalid value '" + config.seeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": the seed file gives seed times, which need "
+                    + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + " and exclude "
+                    + FanoutJobConfig.name(FanoutOptions.SEED_TIME));
         }
     }
 

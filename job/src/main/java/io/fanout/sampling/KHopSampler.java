@@ -20,6 +20,9 @@ import java.util.Objects;
  *       {@code d < f}, as PyG's {@code replace=True} does (GLT's CPU sampler instead takes all neighbours
  *       when {@code d <= f}); none when {@code d = 0}; {@code f = -1} takes every neighbour, no draws.</li>
  * </ul>
+ * With edge weights ({@link WeightedDraws}, {@code fanout.weight-column}) the draws are proportional to the
+ * weights instead (alias tables with replacement, successive sampling without); {@code -1} and, without
+ * replacement, {@code d <= f} still take every neighbour, as PyG does.
  * Every sampled pair {@code (v, u)} is emitted as an edge, even when {@code u} is already in the batch
  * (as GLT and refsampler do). {@code u} joins {@code ids} and the next frontier only when it is new to
  * the batch, so no node is expanded twice.
@@ -55,6 +58,8 @@ public final class KHopSampler {
     /** Record each sampled edge's CSR position (for edge ids and edge features). */
     private final boolean trackEdges;
     private final SplitMix64 rng = new SplitMix64(0);
+    /** Weighted draws ({@code fanout.weight-column}), or null for the uniform sampler. */
+    private final WeightedDraws weighted;
 
     /**
      * Per node: {@code batchBase + local index} when the node is in the current batch; any smaller value
@@ -94,6 +99,20 @@ public final class KHopSampler {
      * @param trackEdges record each sampled edge's CSR position ({@link SampledSubgraph#edgePositionsBuffer()})
      */
     public KHopSampler(CsrGraph graph, NodeIdMap ids, int[] fanouts, boolean replace, boolean trackEdges) {
+        this(graph, ids, fanouts, replace, trackEdges, null);
+    }
+
+    /**
+     * As {@link #KHopSampler(CsrGraph, NodeIdMap, int[], boolean, boolean)}, drawing neighbours in proportion to
+     * the edge weights when {@code weighted} is given ({@link WeightedDraws}; the same streams, one draw per
+     * neighbour position without replacement, one per pick with).
+     */
+    public KHopSampler(CsrGraph graph, NodeIdMap ids, int[] fanouts, boolean replace, boolean trackEdges,
+            WeightedDraws weighted) {
+        if (weighted != null && !graph.hasWeights()) {
+            throw new IllegalArgumentException("weighted sampling needs a graph with edge weights");
+        }
+        this.weighted = weighted;
         this.graph = Objects.requireNonNull(graph, "graph");
         this.fanouts = validateFanouts(Objects.requireNonNull(fanouts, "fanouts").clone());
         this.replace = replace;
@@ -162,6 +181,16 @@ public final class KHopSampler {
         return replace;
     }
 
+    /** The weighted draws, or null when uniform (for samplers that draw over part of a list). */
+    WeightedDraws weightedDraws() {
+        return weighted;
+    }
+
+    /** True when the draws follow edge weights ({@link WeightedDraws}). */
+    public boolean weighted() {
+        return weighted != null;
+    }
+
     /**
      * Samples the k-hop subgraph of one batch.
      *
@@ -224,6 +253,7 @@ public final class KHopSampler {
         int[] cols = this.cols;
         int[] edges = this.edges;
         final boolean trackEdges = this.trackEdges;
+        final WeightedDraws weighted = this.weighted;
         final long[] nodeIds = this.nodeIds;
         int ne = 0;
         int frontierStart = 0;
@@ -276,7 +306,7 @@ public final class KHopSampler {
                 // The node's SplitMix64 stream, kept in a local (register) rather than in the generator
                 // object: the same numbers as SplitMix64.nextInt, without a memory round trip per draw.
                 long state = SplitMix64.mix(hopPrefix + (nodeIds == null ? v : nodeIds[v]));
-                if (replace) {
+                if (replace && weighted == null) {
                     for (int c = 0; c < f; c++) {
                         state += GOLDEN_GAMMA;
                         final int at = start + SplitMix64.bounded(SplitMix64.mix(state), d);
@@ -291,8 +321,12 @@ public final class KHopSampler {
                     }
                 } else {
                     // Draw every position first, then translate them: the slot loads of the second
-                    // loop do not wait on each other, so the CPU overlaps their cache misses.
-                    final int[] pick = d <= Long.SIZE ? floydMask(state, d, f)
+                    // loop do not wait on each other, so the CPU overlaps their cache misses. Weighted
+                    // draws (both modes) come through here too; the uniform paths only test for null.
+                    final int[] pick = weighted != null
+                            ? (replace ? weighted.withReplacement(state, start, d, f)
+                                    : weighted.withoutReplacement(state, start, d, f))
+                            : d <= Long.SIZE ? floydMask(state, d, f)
                             : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f) : floydHashed(state, d, f);
                     for (int c = 0; c < f; c++) {
                         int u = targets[start + pick[c]];
@@ -330,6 +364,29 @@ public final class KHopSampler {
         ids[nids] = u;
         slots[u] = base + lu;
         return lu;
+    }
+
+    /**
+     * The positions (relative to the node's first neighbour) drawn from stream {@code state} for a node whose
+     * neighbours start at {@code start}, of degree {@code d > 0} and fanout {@code f >= 1}, when not every
+     * neighbour is taken ({@code replace || d > f}): the same draws as {@link #sample}'s loop, in
+     * {@code [0, f)} of the returned scratch buffer (valid until the next draw). For samplers that build the
+     * subgraph their own way, such as {@link DisjointKHopSampler}.
+     */
+    int[] draw(long state, int start, int d, int f) {
+        if (weighted != null) {
+            return replace ? weighted.withReplacement(state, start, d, f) : weighted.withoutReplacement(state, start, d, f);
+        }
+        if (!replace) {
+            return d <= Long.SIZE ? floydMask(state, d, f) : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f)
+                    : floydHashed(state, d, f);
+        }
+        int[] pick = this.pick.length >= f ? this.pick : (this.pick = new int[f]);
+        for (int c = 0; c < f; c++) {
+            state += GOLDEN_GAMMA;
+            pick[c] = SplitMix64.bounded(SplitMix64.mix(state), d);
+        }
+        return pick;
     }
 
     /**

@@ -25,6 +25,10 @@ public final class SampledSubgraph {
     private final int[] batch;
     private final int[] numSampledNodes;
     private final int[] numSampledEdges;
+    /** Disjoint sampling: per node, the index of the seed whose tree it belongs to; else null. */
+    private final int[] nodeBatch;
+    /** The edges are the sampled ones grouped by hop ({@link #numSampledEdges()} counts them); false once induced. */
+    private final boolean edgesByHop;
     private final int numNodes;
     private final int numEdges;
 
@@ -50,6 +54,22 @@ public final class SampledSubgraph {
     /** Wraps buffers of which only the first numNodes ids and numEdges rows/cols are the subgraph. */
     SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges, int[] batch,
             int[] numSampledNodes, int[] numSampledEdges) {
+        this(ids, numNodes, rows, cols, edgePositions, numEdges, batch, numSampledNodes, numSampledEdges, null, true);
+    }
+
+    /** As above, with the tree (seed index) of every node for disjoint sampling, or null. */
+    SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges, int[] batch,
+            int[] numSampledNodes, int[] numSampledEdges, int[] nodeBatch) {
+        this(ids, numNodes, rows, cols, edgePositions, numEdges, batch, numSampledNodes, numSampledEdges, nodeBatch, true);
+    }
+
+    private SampledSubgraph(int[] ids, int numNodes, int[] rows, int[] cols, int[] edgePositions, int numEdges,
+            int[] batch, int[] numSampledNodes, int[] numSampledEdges, int[] nodeBatch, boolean edgesByHop) {
+        this.nodeBatch = nodeBatch;
+        this.edgesByHop = edgesByHop;
+        if (nodeBatch != null && numNodes > nodeBatch.length) {
+            throw new IllegalArgumentException("node batch shorter than " + numNodes + " nodes");
+        }
         this.numNodes = numNodes;
         this.numEdges = numEdges;
         this.ids = Objects.requireNonNull(ids, "ids");
@@ -123,7 +143,34 @@ public final class SampledSubgraph {
     public SampledSubgraph detached() {
         return new SampledSubgraph(Arrays.copyOf(ids, numNodes), numNodes, Arrays.copyOf(rows, numEdges),
                 Arrays.copyOf(cols, numEdges), edgePositions == null ? null : Arrays.copyOf(edgePositions, numEdges),
-                numEdges, batch.clone(), numSampledNodes.clone(), numSampledEdges.clone());
+                numEdges, batch.clone(), numSampledNodes.clone(), numSampledEdges.clone(),
+                nodeBatch == null ? null : Arrays.copyOf(nodeBatch, numNodes), edgesByHop);
+    }
+
+    /**
+     * Disjoint sampling only (else null): per node, the index in {@link #batch()} of the seed whose tree holds
+     * it (PyG's disjoint {@code batch} vector), without a copy: the first {@link #numNodes()} entries belong here.
+     */
+    public int[] nodeBatchBuffer() {
+        return nodeBatch;
+    }
+
+    /**
+     * The same nodes with other edges ({@link SubgraphInducer}): owned copies of the nodes, the given edge arrays
+     * (first {@code numEdges} entries), no longer grouped by hop.
+     */
+    SampledSubgraph withEdges(int[] rows, int[] cols, int[] edgePositions, int numEdges) {
+        return new SampledSubgraph(Arrays.copyOf(ids, numNodes), numNodes, rows, cols, edgePositions, numEdges,
+                batch.clone(), numSampledNodes.clone(), numSampledEdges.clone(),
+                nodeBatch == null ? null : Arrays.copyOf(nodeBatch, numNodes), false);
+    }
+
+    /**
+     * True when the edges are the sampled ones grouped by hop, as {@link #numSampledEdges()} counts them; false
+     * for induced and bidirectional subgraphs, whose messages carry no {@code num_sampled_edges} (PyG: None).
+     */
+    public boolean edgesByHop() {
+        return edgesByHop;
     }
 
     /** The seed ids as given to the sampler (duplicates included). */

@@ -21,6 +21,10 @@ public final class GraphSpec implements Serializable {
     private final boolean withEdgeIds;
     /** Option fanout.directed for edge files without a directed= header, or null: their headers must say. */
     private final Boolean directed;
+    /** The edge column whose weights drive sampling, or null for uniform sampling. */
+    private final String weightColumn;
+    /** The timestamp column temporal sampling uses (adjacency sorted by it at load), or null. */
+    private final String timeColumn;
 
     /**
      * @param edges an edge file or a directory of edge-file parts
@@ -31,11 +35,13 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
-        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null);
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null);
     }
 
     private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
-            boolean withEdgeIds, Boolean directed) {
+            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn) {
+        this.weightColumn = weightColumn;
+        this.timeColumn = timeColumn;
         this.edges = Objects.requireNonNull(edges, "edges");
         this.direction = Objects.requireNonNull(direction, "direction");
         this.nodeFeatures = nodeFeatures;
@@ -72,7 +78,30 @@ public final class GraphSpec implements Serializable {
 
     /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
     public GraphSpec withDirected(Boolean directed) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
+    }
+
+    /**
+     * This spec sampling in proportion to the weights of {@code column} (a {@code columns=} name; validated at
+     * load, alias tables built), or uniformly when null.
+     */
+    public GraphSpec withWeightColumn(String column) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn);
+    }
+
+    /** This spec for temporal sampling by {@code column} (a {@code columns=} name; edges sorted by it), or none when null. */
+    public GraphSpec withTimeColumn(String column) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column);
+    }
+
+    /** The timestamp column temporal sampling uses, or null. */
+    public String timeColumn() {
+        return timeColumn;
+    }
+
+    /** The weight column that drives sampling, or null. */
+    public String weightColumn() {
+        return weightColumn;
     }
 
     /** Whether the edges are directed where the edge files do not say, or null. */
@@ -84,7 +113,7 @@ public final class GraphSpec implements Serializable {
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
                 nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
-                directed);
+                directed, weightColumn, timeColumn);
     }
 
     @Override
@@ -94,18 +123,21 @@ public final class GraphSpec implements Serializable {
         }
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
-                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed);
+                && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
+                && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
     }
 
     @Override
     public String toString() {
         return edges + " (" + direction + (nodeFeatures != null ? ", nodes " + nodeFeatures + " as "
                 + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "")
-                + (directed != null ? ", directed=" + directed : "") + ")";
+                + (directed != null ? ", directed=" + directed : "")
+                + (weightColumn != null ? ", weighted by " + weightColumn : "")
+                + (timeColumn != null ? ", sorted by " + timeColumn : "") + ")";
     }
 }

@@ -2,6 +2,7 @@ package io.fanout.store;
 
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
+import io.fanout.graph.AliasTable;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.GraphLoader;
 import io.fanout.graph.NodeIdCollector;
@@ -27,8 +28,15 @@ public final class GraphStore implements LoadedGraph {
     private final NodeIdMap ids;
     private final CsrGraph adjacency;
     private final NodeFeatures features;
+    /** Alias tables of the weights, when {@link GraphSpec#weightColumn()} drives sampling; else null. */
+    private final AliasTable alias;
 
     public GraphStore(GraphSpec spec, NodeIdMap ids, CsrGraph adjacency, NodeFeatures features) {
+        this(spec, ids, adjacency, features, spec.weightColumn() != null ? AliasTable.build(adjacency) : null);
+    }
+
+    private GraphStore(GraphSpec spec, NodeIdMap ids, CsrGraph adjacency, NodeFeatures features, AliasTable alias) {
+        this.alias = alias;
         this.spec = Objects.requireNonNull(spec, "spec");
         this.ids = Objects.requireNonNull(ids, "ids");
         this.adjacency = Objects.requireNonNull(adjacency, "adjacency");
@@ -46,7 +54,8 @@ public final class GraphStore implements LoadedGraph {
      */
     public static GraphStore load(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
-        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed());
+        GraphLoader.EdgeList edges = GraphLoader.readEdges(spec.edges(), spec.directed(), spec.weightColumn(),
+                spec.timeColumn());
         NodeIdCollector collector = new NodeIdCollector();
         NodeFileReader.NodeRows rows = null;
         if (spec.nodeFeatures() != null) {
@@ -58,6 +67,10 @@ public final class GraphStore implements LoadedGraph {
         }
         NodeIdMap ids = edges.nodeIds(collector);
         CsrGraph adjacency = edges.build(ids, spec.direction(), spec.withEdgeIds());
+        if (spec.timeColumn() != null) {
+            // Temporal sampling reads the neighbours up to a time as a prefix of each list (a binary search).
+            adjacency = adjacency.sortedByTime();
+        }
         NodeFeatures features = null;
         if (rows != null) {
             features = rows.build(ids, spec.featureDType());
@@ -67,7 +80,12 @@ public final class GraphStore implements LoadedGraph {
                     features.maxError() > 0 ? String.format(Locale.ROOT, ", max error %.3g", features.maxError()) : "",
                     features.heapBytes(), String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9));
         }
-        return new GraphStore(spec, ids, adjacency, features);
+        GraphStore store = new GraphStore(spec, ids, adjacency, features);
+        if (store.alias != null) {
+            LOG.info("Sampling weights from column {}: alias tables of {} edges, {} heap bytes (8 per edge)",
+                    spec.weightColumn(), adjacency.numEdges(), store.alias.heapBytes());
+        }
+        return store;
     }
 
     /**
@@ -80,7 +98,8 @@ public final class GraphStore implements LoadedGraph {
     public static NodeIdMap scanNodeIds(GraphSpec spec) throws IOException {
         long started = System.nanoTime();
         NodeIdSet all = new NodeIdSet();
-        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), all);
+        long declared = GraphLoader.scanNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
+                spec.timeColumn(), all);
         if (spec.nodeFeatures() == null) {
             return logScan(spec, all.toMap(), started);
         }
@@ -125,6 +144,11 @@ public final class GraphStore implements LoadedGraph {
         return features;
     }
 
+    /** The alias tables of the sampling weights ({@link GraphSpec#weightColumn()}), or null when unweighted. */
+    public AliasTable aliasTable() {
+        return alias;
+    }
+
     @Override
     public int numNodes() {
         return ids.size();
@@ -137,13 +161,14 @@ public final class GraphStore implements LoadedGraph {
 
     @Override
     public long structureHeapBytes() {
-        return adjacency.heapBytes() + ids.heapBytes();
+        return adjacency.heapBytes() + ids.heapBytes() + (alias == null ? 0 : alias.heapBytes());
     }
 
     /** Heap bytes of the ids, adjacency and features. */
     @Override
     public long heapBytes() {
-        return ids.heapBytes() + adjacency.heapBytes() + (features == null ? 0 : features.heapBytes());
+        return ids.heapBytes() + adjacency.heapBytes() + (features == null ? 0 : features.heapBytes())
+                + (alias == null ? 0 : alias.heapBytes());
     }
 
     @Override

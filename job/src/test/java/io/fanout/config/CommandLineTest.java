@@ -58,6 +58,8 @@ class CommandLineTest {
         assertThat(c.edgeDirection).isEqualTo(EdgeDirection.OUT);
         assertThat(c.seeds).isNull();
         assertThat(c.parallelism).isNull();
+        assertThat(c.checkpointTimeout).isEqualTo(Duration.ofMinutes(10));
+        assertThat(c.tolerableFailedCheckpoints).as("any number: a paused trainer does not fail the job over").isEqualTo(-1);
     }
 
     @Test
@@ -87,6 +89,23 @@ class CommandLineTest {
         Files.writeString(yaml, "fanout: [not, a, map");
         assertThatThrownBy(() -> cli.parse(new String[] {"--config", yaml.toString()}))
                 .isInstanceOf(ConfigException.class).hasMessageContaining(yaml.toString());
+    }
+
+    @Test
+    void weightColumnFromYamlOrFlagReachesTheGraphSpecAndIsValidatedUpFront() throws Exception {
+        Path yaml = tmp.resolve("weighted.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  weight-column: weight\n  replace: true\n");
+        FanoutJobConfig c = FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration);
+        assertThat(c.weightColumn).isEqualTo("weight");
+        assertThat(c.graphSpec().weightColumn()).isEqualTo("weight");
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).graphSpec()
+                .weightColumn()).as("default: uniform").isNull();
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column", " "})
+                .configuration)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.weight-column (--weight-column)").hasMessageContaining("must name");
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column",
+                "weight", "--store", "partitioned"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("--weight-column");
     }
 
     @Test
@@ -169,6 +188,10 @@ class CommandLineTest {
                 .hasMessageContaining("--sampler").hasMessageContaining("random-walk");
         assertThatThrownBy(() -> config("--graph", cora, "--checkpoint-interval", "0 s"))
                 .hasMessageContaining("--checkpoint-interval");
+        assertThatThrownBy(() -> config("--graph", cora, "--checkpoint-timeout", "0 s"))
+                .hasMessageContaining("--checkpoint-timeout");
+        assertThatThrownBy(() -> config("--graph", cora, "--tolerable-failed-checkpoints", "-2"))
+                .hasMessageContaining("--tolerable-failed-checkpoints").hasMessageContaining("'-2'");
         assertThatThrownBy(() -> config("--batch-size", "3")).hasMessageContaining("--graph").hasMessageContaining("required");
         assertThatThrownBy(() -> config("--graph", cora, "--output", cora + "/edges.tsv"))
                 .hasMessageContaining("--output").hasMessageContaining("directory");

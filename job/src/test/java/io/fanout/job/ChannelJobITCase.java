@@ -202,13 +202,7 @@ class ChannelJobITCase {
                 "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
                 "--parallelism", "2", "--output", output.toString(), "--serve", "--registry", registry.toString()}).configuration);
         assertThat(FanoutJob.flinkConfiguration(config).get(PipelineOptions.OBJECT_REUSE)).isTrue();
-        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
-            try {
-                return FanoutJob.run(config);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<JobSummary> job = runInBackground(config);
         Map<Long, byte[]> served = new HashMap<>();
         try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults())) {
             ChannelReader.Epoch epoch;
@@ -234,6 +228,66 @@ class ChannelJobITCase {
                 .as("a user's pipeline.object-reuse wins").isFalse();
     }
 
+    /** Runs the real job ({@link FanoutJob#run}) in the MiniCluster while the test reads the channel. */
+    private static CompletableFuture<JobSummary> runInBackground(FanoutJobConfig config) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return FanoutJob.run(config);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
+    /** The value of the one gauge whose identifier ends with {@code .name}. */
+    private static long gauge(String name) {
+        List<Long> values = new ArrayList<>();
+        for (Map.Entry<String, Metric> m : ChannelMetricsProbe.METRICS.entrySet()) {
+            if (m.getKey().endsWith("." + name)) {
+                values.add(((Number) ((Gauge<?>) m.getValue()).getValue()).longValue());
+            }
+        }
+        assertThat(values).as(name).hasSize(1);
+        return values.get(0);
+    }
+
+    @Test
+    void aTrainerPausedLongerThanTheCheckpointTimeoutDoesNotMakeTheJobFailOver() throws Exception {
+        Path graph = SharedData.graph("cora");
+        Path registry = tmp.resolve("registry");
+        // Endpoints of 2 messages: a paused trainer blocks the sinks at once, and the checkpoint
+        // barriers behind them, for 3.5 checkpoint intervals, 3.5 checkpoint timeouts.
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
+                "--fanout", "10,5", "--batch-size", "64", "--epochs", "2", "--parallelism", "2", "--serve", "--registry",
+                registry.toString(), "--checkpoint-interval", "1s", "-Dexecution.checkpointing.timeout=1s",
+                "-Dfanout.channel.capacity=2", "-Drestart-strategy.type=fixed-delay",
+                "-Drestart-strategy.fixed-delay.attempts=3", "-Drestart-strategy.fixed-delay.delay=200ms"}).configuration);
+        ChannelMetricsProbe.METRICS.clear();
+        CompletableFuture<JobSummary> job = runInBackground(config);
+        int numBatches = (2708 + 63) / 64;
+        Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();
+        try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2))) {
+            ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                List<Integer> ids = batchesPerEpoch.computeIfAbsent(epoch.epoch(), k -> new ArrayList<>());
+                while (epoch.hasNext()) {
+                    ids.add(epoch.next().batchId);
+                    if (epoch.epoch() == 0 && ids.size() == 10) {
+                        Thread.sleep(3_500); // the trainer pauses
+                    }
+                }
+            }
+        }
+        job.get(120, TimeUnit.SECONDS);
+        for (int e = 0; e < 2; e++) {
+            assertThat(batchesPerEpoch.get(e)).as("epoch %d: every batch once", e).doesNotHaveDuplicates().hasSize(numBatches);
+        }
+        assertThat(gauge("numberOfFailedCheckpoints")).as("the pause made checkpoints time out").isPositive();
+        assertThat(gauge("numRestarts")).as("no failover, so no checkpoint restored").isZero();
+        System.out.println("paused trainer: " + gauge("numberOfFailedCheckpoints") + " checkpoints timed out, "
+                + gauge("numberOfCompletedCheckpoints") + " completed, no restart");
+    }
+
     @Test
     void theRealJobEndsEpochsReportsSamplingErrorsAndStaysUnderTheByteBoundWithASlowTrainer() throws Exception {
         Path graph = SharedData.graph("cora");
@@ -244,13 +298,7 @@ class ChannelJobITCase {
                 "-Dfanout.channel.buffer-bytes=512kb", "-Dfanout.channel.capacity=1000", "-Dfanout.channel.linger=500ms",
                 "-Dfanout.inject-sampling-errors=0:5,1:7"}).configuration);
         ChannelMetricsProbe.METRICS.clear();
-        CompletableFuture<JobSummary> job = CompletableFuture.supplyAsync(() -> {
-            try {
-                return FanoutJob.run(config);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<JobSummary> job = runInBackground(config);
         int numBatches = (2708 + 63) / 64;
         List<Integer> epochs = new ArrayList<>();
         Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();

@@ -9,10 +9,15 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
-/** A Flink metric reporter for tests: keeps every metric of the channel sink's {@code channel} group. */
+/**
+ * A Flink metric reporter for tests: keeps every metric of the channel sink's {@code channel} group
+ * and the job's restart and checkpoint counts.
+ */
 public final class ChannelMetricsProbe implements MetricReporter {
     /** Metric identifier (scope + name) to metric. */
     static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+    private static final java.util.Set<String> JOB_METRICS = java.util.Set.of("numRestarts", "numberOfFailedCheckpoints",
+            "numberOfCompletedCheckpoints");
 
     @Override
     public void open(MetricConfig config) {}
@@ -23,7 +28,7 @@ public final class ChannelMetricsProbe implements MetricReporter {
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
-        if (id.contains(".channel.")) {
+        if (id.contains(".channel.") || JOB_METRICS.contains(name)) {
             METRICS.put(id, metric);
         }
     }

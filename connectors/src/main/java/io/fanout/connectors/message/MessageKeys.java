@@ -43,6 +43,15 @@ public final class MessageKeys {
     public static final String META_DST_POS_INDEX = "#META.dst_pos_index";
     /** int64 [P] or [P, k]: triplet negative destinations per positive, local indices (GLT). */
     public static final String META_DST_NEG_INDEX = "#META.dst_neg_index";
+    /**
+     * Disjoint sampling: per node (aligned with {@link #IDS}), the index of the seed whose tree holds it; PyG's
+     * disjoint {@code batch} vector ({@link #BATCH} stays the seed ids, as GLT has it).
+     */
+    public static final String META_BATCH = "#META.batch";
+    /** Temporal sampling: each seed's time (aligned with {@link #BATCH}), PyG's {@code seed_time}. */
+    public static final String META_SEED_TIME = "#META.seed_time";
+    /** Temporal sampling with edge ids: each sampled edge's time (aligned with {@link #ROWS}), PyG's edge time. */
+    public static final String META_EDGE_TIME = "#META.edge_time";
     /** Edge features, one row per edge. */
     public static final String EFEATS = "efeats";
     /** int64 [1]: 0 for a homogeneous message, 1 for a heterogeneous one. */

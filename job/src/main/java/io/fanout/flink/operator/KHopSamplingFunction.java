@@ -6,8 +6,12 @@ import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
+import io.fanout.graph.CsrGraph;
+import io.fanout.sampling.DisjointKHopSampler;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
+import io.fanout.sampling.SubgraphInducer;
+import io.fanout.sampling.WeightedDraws;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
@@ -25,7 +29,19 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private final boolean replace;
     private final long seed;
 
+    private boolean disjoint;
+    /** Every seed's time for temporal sampling, or null. */
+    private Long seedTime;
+    /** Every seed's time by input position (a seed file's second column), or null. */
+    private long[] seedTimesByInput;
+    private boolean temporalLast;
+    private String subgraphType = "directional";
+
     private transient KHopSampler sampler;
+    /** The disjoint sampler (one tree per seed) when {@link #disjoint}, else null. */
+    private transient DisjointKHopSampler trees;
+    /** Makes bidirectional or induced subgraphs; null for directional. */
+    private transient SubgraphInducer inducer;
 
     public KHopSamplingFunction(GraphSpec spec, int[] fanouts, boolean replace, long seed) {
         super(spec);
@@ -34,16 +50,69 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         this.seed = seed;
     }
 
+    /** One tree per seed (PyG {@code disjoint=True}) instead of one de-duplicated subgraph per batch. */
+    public KHopSamplingFunction disjoint(boolean disjoint) {
+        this.disjoint = disjoint;
+        return this;
+    }
+
+    /**
+     * Temporal sampling (the store's adjacency sorted by its time column): every seed at {@code seedTime} (null:
+     * none), strategy last or uniform; implies {@link #disjoint}.
+     */
+    public KHopSamplingFunction temporal(Long seedTime, boolean last) {
+        this.seedTime = seedTime;
+        this.temporalLast = last;
+        this.disjoint |= seedTime != null;
+        return this;
+    }
+
+    /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
+    public KHopSamplingFunction seedTimes(long[] timesByInputPosition) {
+        this.seedTimesByInput = timesByInputPosition;
+        this.disjoint |= timesByInputPosition != null; // temporal sampling is disjoint
+        return this;
+    }
+
+    /** PyG's subgraph type: directional (default), bidirectional or induced. */
+    public KHopSamplingFunction subgraphType(String type) {
+        this.subgraphType = type;
+        return this;
+    }
+
     @Override
     protected void openSampler(GraphStore graph) {
-        sampler = new KHopSampler(graph.adjacency(), graph.ids(), fanouts, replace, graph.adjacency().hasEdgeIds());
+        CsrGraph adjacency = graph.adjacency();
+        WeightedDraws weighted = graph.aliasTable() == null ? null
+                : new WeightedDraws(adjacency.weights(), graph.aliasTable());
+        sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
+        inducer = subgraphType.equals("directional") ? null : new SubgraphInducer(adjacency);
+        trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
-        SampledSubgraph sub = sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
-        emit(batch, toMessage(batch, sub, store()), sub.numNodes(), sub.numEdges(), out);
+        long[] times = null;
+        if (seedTimesByInput != null) {
+            times = new long[batch.seeds.length];
+            for (int i = 0; i < times.length; i++) {
+                times[i] = seedTimesByInput[batch.inputIds[i]];
+            }
+        } else if (seedTime != null) {
+            times = new long[batch.seeds.length];
+            java.util.Arrays.fill(times, seedTime);
+        }
+        SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
+                : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
+        if (inducer != null) {
+            sub = subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+        }
+        SampleMessage message = toMessage(batch, sub, store());
+        if (times != null) {
+            message.putInt64(MessageKeys.META_SEED_TIME, times);
+        }
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -55,10 +124,26 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.IDS, nodeIds(store.ids(), sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
+        if (sub.edgesByHop()) {
+            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        }
         withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
+        if (sub.nodeBatchBuffer() != null) {
+            message.put(MessageKeys.META_BATCH, Tensor.ofInt64Prefix(sub.nodeBatchBuffer(), sub.numNodes()));
+        }
         withEdgeData(message, store.adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
+        CsrGraph graph = store.adjacency();
+        int[] positions = sub.edgePositionsBuffer();
+        if (positions != null && graph.hasEdgeIds() && graph.hasTimestamps() && store.spec().timeColumn() != null) {
+            int m = sub.numEdges();
+            long[] stamps = graph.timestamps();
+            long[] edgeTimes = new long[m];
+            for (int i = 0; i < m; i++) {
+                edgeTimes[i] = stamps[positions[i]];
+            }
+            message.putInt64(MessageKeys.META_EDGE_TIME, edgeTimes);
+        }
         return withBatchMetadata(message, batch, store.ids());
     }
 }

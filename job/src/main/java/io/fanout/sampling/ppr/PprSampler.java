@@ -1,6 +1,7 @@
 package io.fanout.sampling.ppr;
 
 import io.fanout.graph.CsrGraph;
+import io.fanout.sampling.TopK;
 import java.util.Arrays;
 import java.util.Objects;
 

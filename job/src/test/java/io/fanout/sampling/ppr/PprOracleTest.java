@@ -7,6 +7,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
 import io.fanout.random.SplitMix64;
+import io.fanout.sampling.TopK;
 import io.fanout.testing.SharedData;
 import java.util.ArrayDeque;
 import java.util.Arrays;

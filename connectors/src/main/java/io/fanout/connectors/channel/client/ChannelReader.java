@@ -3,6 +3,7 @@ package io.fanout.connectors.channel.client;
 import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.FrameReader;
+import io.fanout.connectors.channel.protocol.FrameType;
 import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
@@ -36,13 +37,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v2), found
+ * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v3), found
  * through the registry directory or given as host:port addresses.
  *
  * <p>Two ways to read, not to be mixed: as a flat {@link Iterator} of every message in arrival order
  * (ends when every endpoint sent END_OF_STREAM), or epoch by epoch with {@link #nextEpoch()} (an
  * epoch ends once every endpoint said END_OF_EPOCH for it; messages of later epochs that arrive
- * early are parked until their epoch). Either way each (epoch, batch id) is handed out once: copies
+ * early are parked until their epoch; FETCH frames tell the endpoints which epoch is being read, so
+ * only a server that ignores that sends any, and they count against its credit window like every
+ * other message not yet handed out). Either way each (epoch, batch id) is handed out once: copies
  * re-sent after a reconnect or a job restart are dropped.
  *
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
@@ -53,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
  * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an
  * endpoint that does not answer within the connect timeout (naming every such endpoint), an ERROR
- * frame (with the server's text), a connection that cannot be re-established. A sampling error
+ * frame (with the server's text), a connection that cannot be re-established, a connected endpoint
+ * that sends nothing, not even HEARTBEAT, for the stall timeout ({@link StalledEndpointException},
+ * naming the last frame it sent and when). A sampling error
  * message is thrown as {@link SamplingErrorException}; reading may go on after it. Not thread-safe:
  * one consumer thread.
  */
@@ -64,6 +69,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     public static final long DEFAULT_PREFETCH_BYTES = 8L << 20;
     /** Upper bound of an endpoint's credit window, however small its messages. */
     public static final int MAX_PREFETCH_WINDOW = 1024;
+    /** Default {@link Options#stallTimeout()}, the Python client's too. */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(30);
 
     /**
      * Reader settings.
@@ -77,9 +84,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      * @param prefetchBytes let an endpoint of small messages send more than {@code prefetch} ahead, as
      *     many as fit in this many bytes by the moving average of its sizes (at most
      *     {@link #MAX_PREFETCH_WINDOW}); 0 = exactly {@code prefetch}
+     * @param stallTimeout fail when a connected endpoint sends nothing (not even HEARTBEAT) for this
+     *     long; zero = wait for ever
      */
     public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes, Duration reconnectTimeout,
-            int logEvery, long prefetchBytes) {
+            int logEvery, long prefetchBytes, Duration stallTimeout) {
         public Options {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -100,43 +109,50 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             if (prefetchBytes < 0) {
                 throw new IllegalArgumentException("prefetchBytes must be 0 or positive, got " + prefetchBytes);
             }
+            if (stallTimeout == null || stallTimeout.isNegative() || stallTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("stall timeout must be zero (none) or positive, got " + stallTimeout);
+            }
         }
 
         /**
          * prefetch 4, connect timeout 60 s, token from the registry, 256 MiB frames, reconnect 60 s, log
-         * every 1000, prefetch bytes 8 MiB.
+         * every 1000, prefetch bytes 8 MiB, stall timeout 30 s (six default heartbeat intervals).
          */
         public static Options defaults() {
             return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000,
-                    DEFAULT_PREFETCH_BYTES);
+                    DEFAULT_PREFETCH_BYTES, DEFAULT_STALL_TIMEOUT);
         }
 
         public Options withPrefetch(int n) {
-            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withToken(String t) {
-            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withMaxFrameBytes(int n) {
-            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withReconnectTimeout(Duration d) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes, stallTimeout);
         }
 
         public Options withPrefetchBytes(long n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n, stallTimeout);
+        }
+
+        public Options withStallTimeout(Duration d) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, d);
         }
 
         public Options withLogEvery(int n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes, stallTimeout);
         }
     }
 
@@ -178,11 +194,17 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private long waitNanos;
     private volatile boolean closed;
     private Epoch currentEpoch;
+    /**
+     * The epoch being read, sent as FETCH max_epoch: endpoints send nothing of a later epoch, so the
+     * credit window bounds what this reader holds. Epoch 0 until the flat iterator lifts it.
+     */
+    private volatile int epochLimit = 0;
+    /** Bytes of messages received and not yet handed out or dropped (queued or parked), and the peak. */
+    private final AtomicLong heldBytes = new AtomicLong();
+    private final AtomicLong peakHeldBytes = new AtomicLong();
 
     private sealed interface Event permits Event.Item, Event.EpochEnd, Event.Done, Event.Failed {
-        /** {@code credited}: parked, its credit granted and its ack sent when it was parked. */
-        record Item(Connection from, int generation, long session, long seq, EncodedSample sample, boolean credited)
-                implements Event {}
+        record Item(Connection from, int generation, long session, long seq, EncodedSample sample) implements Event {}
 
         record EpochEnd(Connection from, int epoch) implements Event {}
 
@@ -277,6 +299,16 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return duplicates;
     }
 
+    /** Bytes of messages received and not yet handed out (queued, or parked for a later epoch). */
+    public long heldBytes() {
+        return heldBytes.get();
+    }
+
+    /** The largest {@link #heldBytes()} so far: at most about the credit windows of all endpoints. */
+    public long peakHeldBytes() {
+        return peakHeldBytes.get();
+    }
+
     /** Number of endpoints this reader pulls from. */
     public int numEndpoints() {
         return connections.size();
@@ -290,6 +322,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         if (peeked != null) {
             return true;
         }
+        limitEpochs(ChannelProtocol.ANY_EPOCH);
         while (!parked.isEmpty()) {
             Event.Item item = parked.firstEntry().getValue().poll();
             if (parked.firstEntry().getValue().isEmpty()) {
@@ -403,7 +436,18 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             }
         }
         currentEpoch = new Epoch(number);
+        limitEpochs(number);
         return currentEpoch;
+    }
+
+    /** Tells every endpoint the epoch now read (its FETCH max_epoch), if it changed. */
+    private void limitEpochs(int epoch) {
+        if (epochLimit != epoch) {
+            epochLimit = epoch;
+            for (Connection c : connections) {
+                c.sendEpochLimit();
+            }
+        }
     }
 
     // ---- common ------------------------------------------------------------------------------
@@ -426,12 +470,13 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return true;
     }
 
+    /**
+     * Holds back a message of a later epoch (from an endpoint that sent it before it learned the
+     * epoch being read). Neither acknowledged nor credited until handed out: it counts against its
+     * endpoint's credit window, so what this reader holds stays bounded.
+     */
     private void park(Event.Item item) {
-        parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>())
-                .add(new Event.Item(item.from(), item.generation(), item.session(), item.seq(), item.sample(), true));
-        // A parked message must not hold back its endpoint (whose bound counts unacknowledged
-        // messages): it is acknowledged and gets a credit now; this reader keeps it for its epoch.
-        item.from().giveBack(item.seq(), item.session(), -1);
+        parked.computeIfAbsent(item.sample().epoch, k -> new ArrayDeque<>()).add(item);
     }
 
     /**
@@ -501,17 +546,17 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      */
     private boolean accept(Event.Item item) {
         Connection c = item.from();
-        if (!item.credited() && item.generation() != c.generation) {
+        EncodedSample s = item.sample();
+        if (item.generation() != c.generation) {
+            heldBytes.addAndGet(-s.payload.length);
             return false; // unacknowledged: the endpoint sends it again on the new connection
         }
-        EncodedSample s = item.sample();
         boolean copy = s.epoch <= closedEpoch || seen.getOrDefault(s.epoch, Set.of()).contains(s.batchId);
         if (copy) {
             duplicates++;
             LOG.debug("channel reader: dropped a copy of epoch {} batch {} from {}", s.epoch, s.batchId, c.describe());
-            if (!item.credited()) {
-                c.giveBack(item.seq(), item.session(), -1);
-            }
+            heldBytes.addAndGet(-s.payload.length);
+            c.giveBack(item.seq(), item.session(), -1);
             return false;
         }
         return true;
@@ -521,15 +566,13 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         EncodedSample s = item.sample();
         seen.computeIfAbsent(s.epoch, k -> new HashSet<>()).add(s.batchId);
         received++;
-        // Acknowledge and ask for one more; a parked message got both when it was parked.
-        if (!item.credited()) {
-            item.from().giveBack(item.seq(), item.session(), s.payload.length);
-        }
+        heldBytes.addAndGet(-s.payload.length);
+        item.from().giveBack(item.seq(), item.session(), s.payload.length); // acknowledge, ask for one more
         if (options.logEvery() > 0 && received % options.logEvery() == 0) {
             int depth = events.size();
             int park = parked.values().stream().mapToInt(ArrayDeque::size).sum();
-            LOG.info("channel reader: {} messages received ({} copies dropped), waited {} ms in total, queue depth {} (+{} parked)",
-                    received, duplicates, waitNanos / 1_000_000, depth, park);
+            LOG.info("channel reader: {} messages received ({} copies dropped), waited {} ms in total, queue depth {} (+{} parked), "
+                    + "{} bytes held (peak {})", received, duplicates, waitNanos / 1_000_000, depth, park, heldBytes.get(), peakHeldBytes.get());
         }
         if (SamplingErrors.isSamplingError(s.payload)) {
             throw new SamplingErrorException(s.epoch, s.batchId, SamplingErrors.text(s.payload));
@@ -563,6 +606,14 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         /** Bumped on every reconnect: items of an older generation are dropped (the endpoint resends them). */
         volatile int generation;
         volatile long session = ChannelProtocol.NEW_SESSION;
+        /**
+         * The last frame read from the endpoint (its type, epoch and batch id, not the frame: no
+         * payload kept alive) and when (System.nanoTime); the reading thread's own.
+         */
+        private FrameType lastFrameType;
+        private int lastEpoch;
+        private int lastBatchId;
+        private long lastFrameNanos;
         /** Consumer-side view: END_OF_EPOCH received up to, END_OF_STREAM (or finished) seen. */
         int endedEpoch = -1;
         boolean done;
@@ -580,6 +631,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
          * thread never sees a MESSAGE before its credit); a server sending more is broken, not slow.
          */
         private final AtomicLong granted = new AtomicLong();
+        /** Handshake done on the current socket: the consumer's FETCH frames may go out (guarded by this). */
+        private boolean open;
 
         Connection(int index, InetSocketAddress address) {
             this.index = index;
@@ -620,6 +673,9 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         }
                         LOG.warn("channel {} connection lost ({}); reconnecting for up to {}", describe(), e.getMessage(),
                                 options.reconnectTimeout());
+                    }
+                    synchronized (this) {
+                        open = false; // no FETCH of the consumer on the next socket before its HELLO
                     }
                     generation++;
                     closeSocket();
@@ -675,7 +731,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                         }
                         s.setSoTimeout((int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
                         handshake(s);
-                        s.setSoTimeout(0);
+                        // From now on a read that waits longer than the stall timeout means the
+                        // endpoint stopped: a live one sends at least HEARTBEAT every few seconds.
+                        s.setSoTimeout((int) options.stallTimeout().toMillis());
+                        lastFrameType = FrameType.WELCOME;
+                        lastFrameNanos = System.nanoTime();
                         return true;
                     } catch (ConnectException | SocketTimeoutException | java.io.EOFException e) {
                         s.close();
@@ -714,7 +774,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
                 synchronized (this) {
                     withhold = 0; // a new connection's credits start from nothing: the whole window
                     granted.set(window);
-                    send(new Frame.Fetch(window, 0));
+                    send(new Frame.Fetch(window, 0, epochLimit));
+                    open = true;
                 }
                 return;
             }
@@ -724,20 +785,41 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
             throw new ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type()));
         }
 
-        /** Reads frames until END_OF_STREAM (true) or a lost connection (IOException). */
+        /**
+         * Reads frames until END_OF_STREAM (true) or a lost connection (IOException); a stall
+         * (nothing for the stall timeout) is a {@link StalledEndpointException}, not retried.
+         */
         private boolean stream() throws IOException {
             int gen = generation;
             long sess = session;
             long received = 0;
             while (true) {
-                Frame f = reader.read();
+                Frame f;
+                try {
+                    f = reader.read();
+                } catch (SocketTimeoutException e) {
+                    throw stalled();
+                }
+                lastFrameNanos = System.nanoTime();
+                if (f == null) {
+                    lastFrameType = null;
+                } else if (f instanceof Frame.Heartbeat) {
+                    lastFrameType = FrameType.HEARTBEAT;
+                    continue;
+                } else {
+                    lastFrameType = f.type();
+                    lastEpoch = f instanceof Frame.Message m ? m.epoch() : f instanceof Frame.EndOfEpoch e ? e.epoch() : 0;
+                    lastBatchId = f instanceof Frame.Message m ? m.batchId() : 0;
+                }
                 if (f instanceof Frame.Message m) {
                     if (++received > granted.get()) {
                         throw new ServerError("channel " + describe() + " sent MESSAGE " + received + " but only "
                                 + granted.get() + " credits were granted (protocol error)");
                     }
+                    long held = heldBytes.addAndGet(m.payload().length);
+                    peakHeldBytes.accumulateAndGet(held, Math::max);
                     events.add(new Event.Item(this, gen, sess, m.seq(),
-                            new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload()), false));
+                            new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload())));
                 } else if (f instanceof Frame.EndOfEpoch e) {
                     LOG.info("channel {} end of epoch {}", describe(), e.epoch());
                     events.add(new Event.EpochEnd(this, e.epoch()));
@@ -762,6 +844,16 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         private synchronized void send(Frame f) throws IOException {
             writer.write(f);
+        }
+
+        private StalledEndpointException stalled() {
+            double ago = (System.nanoTime() - lastFrameNanos) / 1e9;
+            String lastFrame = lastFrameType == FrameType.MESSAGE ? "MESSAGE (epoch " + lastEpoch + ", batch " + lastBatchId + ")"
+                    : lastFrameType == FrameType.END_OF_EPOCH ? "END_OF_EPOCH " + lastEpoch : String.valueOf(lastFrameType);
+            return new StalledEndpointException(String.format(java.util.Locale.ROOT,
+                    "channel %s sent nothing for %.1f s (stall timeout %s; a live endpoint sends HEARTBEAT every "
+                            + "fanout.channel.heartbeat-interval): the last frame it sent was %s, %.1f s ago",
+                    describe(), ago, options.stallTimeout(), lastFrame, ago));
         }
 
         /**
@@ -795,20 +887,31 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
         /**
          * Grants {@code credits} and acknowledges {@code seq} of session {@code sess}; an ack of an
-         * older session is not sent (that endpoint forgot it). A lost connection ignores it: the
-         * reading thread reconnects.
+         * older session is not sent (that endpoint forgot it).
          */
         void fetch(int credits, long seq, long sess) {
             long ack = sess == session ? seq : 0;
-            if (credits == 0 && ack == 0) {
+            if (credits != 0 || ack != 0) {
+                write(credits, ack);
+            }
+        }
+
+        /** Tells the endpoint the epoch being read (a FETCH without credits or ack). */
+        void sendEpochLimit() {
+            write(0, 0);
+        }
+
+        /**
+         * One FETCH carrying the epoch being read. A lost connection ignores it: the reading thread
+         * reconnects, and its handshake FETCH grants the window afresh with the current epoch.
+         */
+        private synchronized void write(int credits, long ack) {
+            if (!open) {
                 return;
             }
             try {
-                Socket s = socket;
-                if (s != null && !s.isClosed() && !s.isOutputShutdown()) {
-                    granted.addAndGet(credits);
-                    send(new Frame.Fetch(credits, ack));
-                }
+                granted.addAndGet(credits);
+                send(new Frame.Fetch(credits, ack, epochLimit));
             } catch (IOException e) {
                 // The connection is gone: its reader thread notices and reconnects.
             }
@@ -831,10 +934,22 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     }
 
     /** The server refused or broke the protocol: no reconnect. */
-    private static final class ServerError extends IOException {
+    private static class ServerError extends IOException {
         private static final long serialVersionUID = 1L;
 
         ServerError(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A connected endpoint sent nothing, not even HEARTBEAT, for the stall timeout (the cause of the
+     * {@link UncheckedIOException} thrown by {@code hasNext()}): its process is stopped or hung.
+     */
+    public static final class StalledEndpointException extends ServerError {
+        private static final long serialVersionUID = 1L;
+
+        StalledEndpointException(String message) {
             super(message);
         }
     }

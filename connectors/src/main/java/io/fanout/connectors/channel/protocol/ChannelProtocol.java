@@ -4,8 +4,17 @@ package io.fanout.connectors.channel.protocol;
 public final class ChannelProtocol {
     private ChannelProtocol() {}
 
-    /** The protocol version this code speaks; version 1 peers are refused with ERROR. */
-    public static final int VERSION = 2;
+    /**
+     * The protocol version this code speaks: 3 adds HEARTBEAT frames from idle endpoints, so clients
+     * can bound how long they wait on a stalled one.
+     */
+    public static final int VERSION = 3;
+    /**
+     * The oldest client version an endpoint still serves (without heartbeats, which a version 2
+     * client would take for garbage); version 1 is refused with ERROR. Registry files carry it as
+     * their {@code version}, so version 2 clients reading the registry keep working.
+     */
+    public static final int MIN_VERSION = 2;
     /** Default receive limit for one frame (length field value), 256 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 256 << 20;
     /** Bytes of a MESSAGE frame before the blob: u32 length, u8 type, u64 seq, i32 epoch, batch_id, num_batches. */
@@ -14,6 +23,8 @@ public final class ChannelProtocol {
     public static final int MESSAGE_BODY_HEAD_BYTES = 8 + 12;
     /** Largest credit count a FETCH can carry (u32). */
     public static final long MAX_CREDITS = 0xffff_ffffL;
+    /** FETCH max_epoch of a client that takes messages of any epoch (version 2 FETCH frames mean it). */
+    public static final int ANY_EPOCH = Integer.MAX_VALUE;
     /** Session id a client sends in HELLO to start a new session. */
     public static final long NEW_SESSION = 0L;
 }

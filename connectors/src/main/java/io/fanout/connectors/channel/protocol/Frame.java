@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /** One frame of the channel protocol; one record per {@link FrameType}. */
 public sealed interface Frame
-        permits Frame.Hello, Frame.Welcome, Frame.Fetch, Frame.Message, Frame.EndOfEpoch, Frame.EndOfStream, Frame.Error {
+        permits Frame.Hello, Frame.Welcome, Frame.Fetch, Frame.Message, Frame.EndOfEpoch, Frame.EndOfStream, Frame.Error, Frame.Heartbeat {
 
     FrameType type();
 
@@ -44,12 +44,19 @@ public sealed interface Frame
 
     /**
      * The client can take {@code credits} more MESSAGE frames (u32) and has consumed the MESSAGE
-     * of its session with seq {@code ackedSeq} (0 = acknowledges nothing).
+     * of its session with seq {@code ackedSeq} (0 = acknowledges nothing). Version 3: it takes only
+     * messages of epochs up to {@code maxEpoch} until a later FETCH says otherwise
+     * ({@link ChannelProtocol#ANY_EPOCH}: any; a version 2 FETCH, without the field, means any).
      */
-    record Fetch(long credits, long ackedSeq) implements Frame {
-        /** Credits only, acknowledging nothing new. */
+    record Fetch(long credits, long ackedSeq, int maxEpoch) implements Frame {
+        /** Credits only, acknowledging nothing new, any epoch. */
         public Fetch(long credits) {
             this(credits, 0L);
+        }
+
+        /** Credits and an ack, any epoch. */
+        public Fetch(long credits, long ackedSeq) {
+            this(credits, ackedSeq, ChannelProtocol.ANY_EPOCH);
         }
 
         public Fetch {
@@ -109,6 +116,17 @@ public sealed interface Frame
         @Override
         public FrameType type() {
             return FrameType.ERROR;
+        }
+    }
+
+    /**
+     * Version 3: the endpoint is alive though it had nothing else to send for its heartbeat interval;
+     * clients use it to tell an idle endpoint from a stalled one.
+     */
+    record Heartbeat() implements Frame {
+        @Override
+        public FrameType type() {
+            return FrameType.HEARTBEAT;
         }
     }
 }

@@ -82,8 +82,12 @@ public final class FrameReader {
                 need(type, body, 19, true);
                 return new Frame.Welcome(Short.toUnsignedInt(b.getShort()), b.getInt(), b.getInt(), b.getLong(), b.get() != 0);
             case FETCH:
-                need(type, body, 12, true);
-                return new Frame.Fetch(Integer.toUnsignedLong(b.getInt()), b.getLong());
+                // 12 bytes from version 2 clients, 16 with the epoch limit of version 3.
+                if (body.length != 12 && body.length != 16) {
+                    throw new ProtocolException("FETCH body of " + body.length + " bytes, expected 12 (version 2) or 16");
+                }
+                return new Frame.Fetch(Integer.toUnsignedLong(b.getInt()), b.getLong(),
+                        body.length == 16 ? b.getInt() : ChannelProtocol.ANY_EPOCH);
             case MESSAGE: {
                 need(type, body, ChannelProtocol.MESSAGE_BODY_HEAD_BYTES, false);
                 long seq = b.getLong();
@@ -102,6 +106,9 @@ public final class FrameReader {
                 return new Frame.EndOfStream();
             case ERROR:
                 return new Frame.Error(new String(body, StandardCharsets.UTF_8));
+            case HEARTBEAT:
+                need(type, body, 0, true);
+                return new Frame.Heartbeat();
             default:
                 throw new ProtocolException("unhandled frame type " + type);
         }

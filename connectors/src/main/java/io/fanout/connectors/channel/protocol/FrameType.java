@@ -8,7 +8,9 @@ public enum FrameType {
     MESSAGE(4),
     END_OF_EPOCH(5),
     END_OF_STREAM(6),
-    ERROR(7);
+    ERROR(7),
+    /** Protocol version 3: an idle endpoint is alive (connectors/CHANNEL.md, "Liveness"). */
+    HEARTBEAT(8);
 
     private final int code;
 

@@ -70,9 +70,11 @@ public final class FrameWriter {
                         .putLong(w.sessionId()).put((byte) (w.resumed() ? 1 : 0));
                 break;
             }
-            case FETCH:
-                b = body(12).putInt((int) ((Frame.Fetch) frame).credits()).putLong(((Frame.Fetch) frame).ackedSeq());
+            case FETCH: {
+                Frame.Fetch f = (Frame.Fetch) frame;
+                b = body(16).putInt((int) f.credits()).putLong(f.ackedSeq()).putInt(f.maxEpoch());
                 break;
+            }
             case MESSAGE: {
                 Frame.Message m = (Frame.Message) frame;
                 b = body(ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + m.payload().length).putLong(m.seq()).putInt(m.epoch()).putInt(m.batchId()).putInt(m.numBatches()).put(m.payload());
@@ -82,6 +84,7 @@ public final class FrameWriter {
                 b = body(4).putInt(((Frame.EndOfEpoch) frame).epoch());
                 break;
             case END_OF_STREAM:
+            case HEARTBEAT:
                 b = body(0);
                 break;
             case ERROR: {

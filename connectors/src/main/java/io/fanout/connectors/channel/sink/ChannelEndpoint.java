@@ -39,7 +39,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One channel endpoint (connectors/CHANNEL.md, protocol v2), no Flink inside: a TCP server over a
+ * One channel endpoint (connectors/CHANNEL.md, protocol v3, serving v2 clients too), no Flink inside: a TCP server over a
  * bounded buffer of messages that pulling clients share.
  *
  * <p>Delivery: a buffered message goes to one client <em>session</em>, which keeps it as
@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * client that reconnects resumes its session and gets its unacknowledged messages again; a session
  * whose client stays away longer than the session timeout hands them back to the buffer for other
  * clients. Buffered plus unacknowledged messages are bounded by count and bytes: {@link #put}
- * blocks while the bound is reached, which is the sink's back-pressure.
+ * blocks while the bound is reached, which is the sink's back-pressure; except while a client waits
+ * for an epoch still being produced and nothing held is of it (blocking would hold back its stragglers).
+ * A client (version 3) tells in each FETCH the epoch it reads; it gets no message of a later one.
  *
  * <p>Epochs: {@link #advanceWatermark} says every message of epochs up to {@code e} has been put;
  * once none of them is buffered or unacknowledged, every client gets END_OF_EPOCH(e) (cumulative).
@@ -55,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * a job restart.
  *
  * <p>Threads: one acceptor (also expires sessions); per connection one sender (handshake, then
- * frames as credits allow) and one receiver (FETCH credits and acks). Every thread is a daemon.
+ * frames as credits allow, HEARTBEAT while it has nothing else to send) and one receiver (FETCH credits and acks). Every thread is a daemon.
  */
 public final class ChannelEndpoint implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelEndpoint.class);
@@ -114,6 +116,8 @@ public final class ChannelEndpoint implements AutoCloseable {
     /** END_OF_EPOCH has been announced up to this epoch. */
     private int endedEpoch = -1;
     private boolean endOfInput;
+    /** The last client epoch for which the bound gave way (logged once per epoch). */
+    private int overflowEpoch = -1;
     private boolean drained;
     private boolean closed;
 
@@ -180,7 +184,8 @@ public final class ChannelEndpoint implements AutoCloseable {
                     + " (option " + ChannelOptions.BIND_HOST.key() + "/" + ChannelOptions.PORT.key() + "): " + e.getMessage(), e);
         }
         this.server = s;
-        this.info = new EndpointInfo(ChannelProtocol.VERSION, index, numEndpoints, advertisedHost(s), s.getLocalPort(),
+        // The registry names the oldest version served, so version 2 clients still accept the file.
+        this.info = new EndpointInfo(ChannelProtocol.MIN_VERSION, index, numEndpoints, advertisedHost(s), s.getLocalPort(),
                 EndpointInfo.State.SERVING, jobId, options.token());
         this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + ")";
         this.acceptor = new Thread(this::acceptLoop, "fanout-channel-" + index + "-acceptor");
@@ -321,6 +326,16 @@ public final class ChannelEndpoint implements AutoCloseable {
                 if (held < options.capacity() && (held == 0 || heldBytes + sample.payload.length <= options.bufferBytes())) {
                     break;
                 }
+                int starved = starvedClientEpoch();
+                if (starved >= 0) {
+                    if (overflowEpoch < starved) {
+                        overflowEpoch = starved;
+                        LOG.warn("{} holds {} messages ({} bytes), beyond its bound, because a client reads epoch {} and nothing "
+                                + "held here is of it: the epochs ahead skew more than {} / {} absorb", name, held, heldBytes,
+                                starved, ChannelOptions.CAPACITY.key(), ChannelOptions.BUFFER_BYTES.key());
+                    }
+                    break;
+                }
                 notFull.await();
             }
             if (closed || endOfInput) {
@@ -354,6 +369,35 @@ public final class ChannelEndpoint implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Caller holds the lock. The epoch of a connected client with credits that reads an epoch still
+     * being produced (the watermark has not passed it) while nothing here is of an epoch it takes:
+     * nothing buffered, to be re-sent or sent and not yet consumed (which it would consume and
+     * acknowledge, making room). Then the bound must give way: a blocked {@code put}
+     * back-pressures the sampler and the sources, and so holds back the very stragglers that client
+     * waits for, here or at another endpoint. What comes in meanwhile is the skew between epochs;
+     * it ends when the watermark passes the client's epoch. -1 if no client is starved so.
+     */
+    private int starvedClientEpoch() {
+        for (Session s : sessions.values()) {
+            if (s.connection != null && s.credits > 0 && s.maxEpoch > watermarkEpoch && s.maxEpoch != ChannelProtocol.ANY_EPOCH
+                    && !holdsEpochUpTo(s.unacked, Sent::epoch, s.maxEpoch) && !holdsEpochUpTo(s.resend, Sent::epoch, s.maxEpoch)
+                    && !holdsEpochUpTo(buffer, m -> m.epoch, s.maxEpoch)) {
+                return s.maxEpoch;
+            }
+        }
+        return -1;
+    }
+
+    private static <T> boolean holdsEpochUpTo(ArrayDeque<T> q, java.util.function.ToIntFunction<T> epoch, int maxEpoch) {
+        for (T t : q) {
+            if (epoch.applyAsInt(t) <= maxEpoch) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Caller holds the lock. Announces END_OF_EPOCH when the completed epochs have nothing pending. */
@@ -556,7 +600,31 @@ public final class ChannelEndpoint implements AutoCloseable {
     }
 
     /** A message sent in a session: its seq and the sample. */
-    private record Sent(long seq, EncodedSample sample) {}
+    private record Sent(long seq, EncodedSample sample) {
+        int epoch() {
+            return sample.epoch;
+        }
+    }
+
+    /**
+     * Removes and returns the first element of {@code q} whose epoch is at most {@code maxEpoch} (the
+     * epoch its client reads), or null. Usually the head: only a client reading an earlier epoch
+     * than some buffered messages makes the endpoint skip them, so its stragglers get past them.
+     */
+    private static <T> T pollEligible(ArrayDeque<T> q, java.util.function.ToIntFunction<T> epoch, int maxEpoch) {
+        T head = q.peekFirst();
+        if (head == null || epoch.applyAsInt(head) <= maxEpoch) {
+            return q.pollFirst();
+        }
+        for (Iterator<T> it = q.iterator(); it.hasNext();) {
+            T t = it.next();
+            if (epoch.applyAsInt(t) <= maxEpoch) {
+                it.remove();
+                return t;
+            }
+        }
+        return null;
+    }
 
     /**
      * A client's session: outlives its connection, so a client that reconnects (HELLO with the
@@ -570,6 +638,8 @@ public final class ChannelEndpoint implements AutoCloseable {
         final ArrayDeque<Sent> resend = new ArrayDeque<>();
         long nextSeq = 1;
         long credits;
+        /** The client takes messages of epochs up to this one (FETCH max_epoch, version 3). */
+        int maxEpoch = ChannelProtocol.ANY_EPOCH;
         /** When the oldest unused credit was granted (for the fetch latency), 0 if none. */
         long creditSince;
         Connection connection;
@@ -643,6 +713,10 @@ public final class ChannelEndpoint implements AutoCloseable {
         boolean gone;
         FrameWriter writer;
         long sent;
+        /** The client speaks version 3 or later: it gets HEARTBEAT frames while nothing else is sent. */
+        boolean heartbeats;
+        /** When the sender last wrote a frame (System.nanoTime); sender thread only. */
+        long lastWriteNanos;
 
         Connection(Socket socket, int id) {
             this.socket = socket;
@@ -678,18 +752,19 @@ public final class ChannelEndpoint implements AutoCloseable {
                     fail("expected HELLO, got " + first.type());
                     return;
                 }
-                if (hello.version() != ChannelProtocol.VERSION) {
-                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks version " + ChannelProtocol.VERSION
-                            + " (connectors/CHANNEL.md): upgrade the client");
+                if (hello.version() < ChannelProtocol.MIN_VERSION || hello.version() > ChannelProtocol.VERSION) {
+                    fail("unsupported protocol version " + hello.version() + "; this endpoint speaks versions " + ChannelProtocol.MIN_VERSION
+                            + " to " + ChannelProtocol.VERSION + " (connectors/CHANNEL.md): upgrade the client");
                     return;
                 }
+                heartbeats = hello.version() >= 3;
                 if (!MessageDigest.isEqual(token, hello.token().getBytes(StandardCharsets.UTF_8))) {
                     fail("bad access token: use the token of this job's registry files (option " + ChannelOptions.TOKEN.key() + ")");
                     return;
                 }
                 socket.setSoTimeout(0);
                 boolean resumed = attach(hello);
-                send(new Frame.Welcome(ChannelProtocol.VERSION, index, numEndpoints, session.id, resumed));
+                send(new Frame.Welcome(hello.version(), index, numEndpoints, session.id, resumed));
                 LOG.info("{}: {} connected, session {}{}", name, peer, hex(session.id), resumed ? " resumed" : "");
                 receiver = new Thread(() -> receive(reader), "fanout-channel-" + index + "-client-" + id + "-in");
                 receiver.setDaemon(true);
@@ -753,12 +828,17 @@ public final class ChannelEndpoint implements AutoCloseable {
             }
         }
 
-        /** Sends END_OF_EPOCH, MESSAGE frames while credits and messages allow, then END_OF_STREAM. */
+        /**
+         * Sends END_OF_EPOCH, MESSAGE frames while credits and messages allow, then END_OF_STREAM;
+         * HEARTBEAT whenever nothing else was written for the heartbeat interval.
+         */
         private void serve() throws IOException, InterruptedException {
+            long heartbeatNanos = options.heartbeatInterval().toNanos();
             while (true) {
                 Sent msg = null;
                 int epochEnd = -1;
                 boolean end = false;
+                boolean heartbeat = false;
                 long latency = -1;
                 lock.lock();
                 try {
@@ -772,16 +852,20 @@ public final class ChannelEndpoint implements AutoCloseable {
                             s.toldEndedEpoch = endedEpoch;
                             break;
                         }
-                        if (s.credits > 0 && !s.resend.isEmpty()) {
-                            msg = s.resend.pollFirst();
-                            s.unacked.addLast(msg);
-                        } else if (s.credits > 0 && !buffer.isEmpty()) {
-                            EncodedSample sample = buffer.pollFirst();
-                            bufferedBytes -= sample.payload.length;
-                            unackedCount++;
-                            unackedBytes += sample.payload.length;
-                            msg = new Sent(s.nextSeq++, sample);
-                            s.unacked.addLast(msg);
+                        if (s.credits > 0) {
+                            msg = pollEligible(s.resend, Sent::epoch, s.maxEpoch);
+                            if (msg == null) {
+                                EncodedSample sample = pollEligible(buffer, m -> m.epoch, s.maxEpoch);
+                                if (sample != null) {
+                                    bufferedBytes -= sample.payload.length;
+                                    unackedCount++;
+                                    unackedBytes += sample.payload.length;
+                                    msg = new Sent(s.nextSeq++, sample);
+                                }
+                            }
+                            if (msg != null) {
+                                s.unacked.addLast(msg);
+                            }
                         }
                         if (msg != null) {
                             s.credits--;
@@ -794,10 +878,23 @@ public final class ChannelEndpoint implements AutoCloseable {
                             end = true;
                             break;
                         }
-                        changed.await();
+                        if (!heartbeats) {
+                            changed.await();
+                            continue;
+                        }
+                        long idle = heartbeatNanos - (System.nanoTime() - lastWriteNanos);
+                        if (idle <= 0) {
+                            heartbeat = true;
+                            break;
+                        }
+                        changed.awaitNanos(idle);
                     }
                 } finally {
                     lock.unlock();
+                }
+                if (heartbeat) {
+                    send(new Frame.Heartbeat());
+                    continue;
                 }
                 if (epochEnd >= 0) {
                     send(new Frame.EndOfEpoch(epochEnd));
@@ -814,6 +911,7 @@ public final class ChannelEndpoint implements AutoCloseable {
                 synchronized (this) {
                     writer.writeMessage(msg.seq, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
+                lastWriteNanos = System.nanoTime();
                 // A failed write leaves the message unacknowledged in the session: the client gets it
                 // again when it resumes, or another client once the session expires.
                 sent++;
@@ -845,6 +943,8 @@ public final class ChannelEndpoint implements AutoCloseable {
                                 s.creditSince = System.nanoTime();
                             }
                             s.credits = Math.min(s.credits + fetch.credits(), Long.MAX_VALUE / 2);
+                            s.maxEpoch = fetch.maxEpoch();
+                            notFull.signalAll(); // a client now waiting for an open epoch lets put() past the bound
                             if (fetch.ackedSeq() < 0 || fetch.ackedSeq() >= s.nextSeq) {
                                 throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
                                         + " but only " + (s.nextSeq - 1) + " messages were sent in this session");
@@ -879,6 +979,7 @@ public final class ChannelEndpoint implements AutoCloseable {
             synchronized (this) {
                 writer.write(f);
             }
+            lastWriteNanos = System.nanoTime();
         }
 
         /** Protocol error: ERROR frame, half-close, discard what the peer still sends, close. */

@@ -62,9 +62,16 @@ public final class ChannelOptions {
             .withDescription("How long an endpoint keeps the sent-but-unacknowledged messages of a disconnected client "
                     + "for it to resume its session; after that they go back to the buffer for other clients.");
 
+    public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("fanout.channel.heartbeat-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(5))
+            .withDescription("An endpoint that sent a (protocol version 3) client nothing for this long sends it a "
+                    + "HEARTBEAT, so the client can tell an idle endpoint from a stalled one (its stall timeout, "
+                    + "30 s by default, should be several intervals).");
+
     /** Every channel option, in --help order. */
     public static java.util.List<ConfigOption<?>> all() {
         return java.util.List.of(REGISTRY, BIND_HOST, PORT, CAPACITY, BUFFER_BYTES, LINGER, MAX_FRAME_BYTES, TOKEN,
-                SESSION_TIMEOUT);
+                SESSION_TIMEOUT, HEARTBEAT_INTERVAL);
     }
 }

@@ -21,10 +21,12 @@ public final class ChannelSinkOptions implements Serializable {
     private final int maxFrameBytes;
     private final String token;
     private final Duration sessionTimeout;
+    private final Duration heartbeatInterval;
 
     private ChannelSinkOptions(Builder b) {
         this.token = b.token;
         this.sessionTimeout = b.sessionTimeout;
+        this.heartbeatInterval = b.heartbeatInterval;
         this.registryDir = b.registryDir;
         this.bindHost = b.bindHost;
         this.port = b.port;
@@ -47,6 +49,7 @@ public final class ChannelSinkOptions implements Serializable {
                 .maxFrameBytes(config.get(ChannelOptions.MAX_FRAME_BYTES).getBytes())
                 .token(config.getOptional(ChannelOptions.TOKEN).orElse(null))
                 .sessionTimeout(config.get(ChannelOptions.SESSION_TIMEOUT))
+                .heartbeatInterval(config.get(ChannelOptions.HEARTBEAT_INTERVAL))
                 .build();
     }
 
@@ -93,6 +96,11 @@ public final class ChannelSinkOptions implements Serializable {
         return sessionTimeout;
     }
 
+    /** How long a connection may go without a frame before the endpoint sends HEARTBEAT. */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
     /** A random 128-bit token in hex. */
     static String randomToken() {
         byte[] b = new byte[16];
@@ -108,18 +116,19 @@ public final class ChannelSinkOptions implements Serializable {
         ChannelSinkOptions x = (ChannelSinkOptions) o;
         return registryDir.equals(x.registryDir) && bindHost.equals(x.bindHost) && port == x.port && capacity == x.capacity
                 && bufferBytes == x.bufferBytes && linger.equals(x.linger) && maxFrameBytes == x.maxFrameBytes
-                && token.equals(x.token) && sessionTimeout.equals(x.sessionTimeout);
+                && token.equals(x.token) && sessionTimeout.equals(x.sessionTimeout) && heartbeatInterval.equals(x.heartbeatInterval);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(registryDir, bindHost, port, capacity, bufferBytes, linger, maxFrameBytes, token, sessionTimeout);
+        return Objects.hash(registryDir, bindHost, port, capacity, bufferBytes, linger, maxFrameBytes, token, sessionTimeout, heartbeatInterval);
     }
 
     @Override
     public String toString() {
         return "ChannelSinkOptions{registry=" + registryDir + ", bind=" + bindHost + ":" + port + ", capacity=" + capacity
-                + ", bufferBytes=" + bufferBytes + ", linger=" + linger + ", maxFrameBytes=" + maxFrameBytes + ", sessionTimeout=" + sessionTimeout + "}";
+                + ", bufferBytes=" + bufferBytes + ", linger=" + linger + ", maxFrameBytes=" + maxFrameBytes + ", sessionTimeout=" + sessionTimeout
+                + ", heartbeatInterval=" + heartbeatInterval + "}";
     }
 
     /** Builder of {@link ChannelSinkOptions}; {@link #build()} validates. */
@@ -133,6 +142,7 @@ public final class ChannelSinkOptions implements Serializable {
         private long maxFrameBytes = ChannelOptions.MAX_FRAME_BYTES.defaultValue().getBytes();
         private String token;
         private Duration sessionTimeout = ChannelOptions.SESSION_TIMEOUT.defaultValue();
+        private Duration heartbeatInterval = ChannelOptions.HEARTBEAT_INTERVAL.defaultValue();
 
         private Builder(String registryDir) {
             this.registryDir = registryDir;
@@ -179,6 +189,11 @@ public final class ChannelSinkOptions implements Serializable {
             return this;
         }
 
+        public Builder heartbeatInterval(Duration heartbeatInterval) {
+            this.heartbeatInterval = heartbeatInterval;
+            return this;
+        }
+
         public ChannelSinkOptions build() {
             if (token == null) {
                 token = randomToken();
@@ -189,6 +204,9 @@ public final class ChannelSinkOptions implements Serializable {
             }
             if (sessionTimeout == null || sessionTimeout.isNegative()) {
                 throw invalid(ChannelOptions.SESSION_TIMEOUT.key(), sessionTimeout, "zero or a positive duration");
+            }
+            if (heartbeatInterval == null || heartbeatInterval.isNegative() || heartbeatInterval.toMillis() < 1) {
+                throw invalid(ChannelOptions.HEARTBEAT_INTERVAL.key(), heartbeatInterval, "a positive duration of at least 1 ms");
             }
             if (registryDir == null || registryDir.isBlank()) {
                 throw invalid(ChannelOptions.REGISTRY.key(), registryDir, "a directory path");

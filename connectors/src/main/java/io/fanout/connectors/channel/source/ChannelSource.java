@@ -97,7 +97,7 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
         return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token);
     }
 
-    /** The channel's access token (protocol v2); default: read from the registry files in registry mode. */
+    /** The channel's access token; default: read from the registry files in registry mode. */
     public ChannelSource withToken(String t) {
         return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t);
     }

@@ -58,6 +58,19 @@ class ChannelReaderTest {
         });
     }
 
+    /** Ends the input of each endpoint in turn, in the background (each waits for its drain). */
+    static CompletableFuture<Void> finish(ChannelEndpoint... endpoints) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                for (ChannelEndpoint e : endpoints) {
+                    e.finishAndDrain();
+                }
+            } catch (Exception ex) {
+                throw new RuntimeException(ex);
+            }
+        });
+    }
+
     private static List<Integer> drain(ChannelReader r) {
         List<Integer> ids = new ArrayList<>();
         while (r.hasNext()) {
@@ -109,7 +122,7 @@ class ChannelReaderTest {
     void prefetchBoundsWhatTheReaderTakesFromAnEndpoint() throws Exception {
         try (ChannelEndpoint e = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.toString()).capacity(20).build(), 0, 1, null)) {
             for (int i = 0; i < 10; i++) {
-                e.put(sample(i));
+                e.put(sample(0, i)); // epoch 0: what a reader asks for until it iterates
             }
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
                     ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(0))) {
@@ -128,11 +141,14 @@ class ChannelReaderTest {
         }
     }
 
-    /** A sample whose payload is about {@code bytes} long (an int64 tensor of bytes/8 zeros). */
+    /**
+     * A sample of epoch 0 whose payload is about {@code bytes} long (an int64 tensor of bytes/8
+     * zeros); epoch 0, the epoch a reader asks for until it iterates, so it is prefetched at once.
+     */
     static EncodedSample sized(int batchId, int bytes) {
         SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[Math.max(1, bytes / 8)])
                 .putInt64(MessageKeys.META_BATCH_ID, batchId);
-        return new EncodedSample(1, batchId, 100, SafetensorsCodec.encode(m));
+        return new EncodedSample(0, batchId, 100, SafetensorsCodec.encode(m));
     }
 
     private static void awaitBuffered(ChannelEndpoint e, int n) throws InterruptedException {
@@ -198,24 +214,39 @@ class ChannelReaderTest {
         }
     }
 
-    /** A broken server: welcomes the reader, then writes six messages against its two credits. */
+    /** What a hand-written server does after it welcomed the reader (endpoint 0 of 1). */
+    interface Conversation {
+        void run(FrameReader in, FrameWriter out) throws Exception;
+    }
+
+    /** Serves one reader on {@code server} in the background: reads its HELLO, welcomes it, then {@code c}. */
+    static CompletableFuture<Void> handWritten(ServerSocket server, Conversation c) {
+        return CompletableFuture.runAsync(() -> {
+            try (java.net.Socket s = server.accept()) {
+                FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
+                FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
+                assertThat(in.read()).isInstanceOf(Frame.Hello.class);
+                out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
+                c.run(in, out);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
+    /**
+     * A broken server: welcomes the reader, then writes twenty messages against its two credits (so
+     * many that the consumer's returned credits cannot keep up however the threads are scheduled).
+     */
     @Test
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            CompletableFuture<Void> broken = CompletableFuture.runAsync(() -> {
-                try (java.net.Socket s = server.accept()) {
-                    FrameReader in = new FrameReader(s.getInputStream(), 1 << 20);
-                    FrameWriter out = new FrameWriter(new java.io.BufferedOutputStream(s.getOutputStream()));
-                    assertThat(in.read()).isInstanceOf(Frame.Hello.class);
-                    out.write(new Frame.Welcome(ChannelProtocol.VERSION, 0, 1, 7L, false));
-                    for (int i = 0; i < 6; i++) {
-                        EncodedSample m = sample(i);
-                        out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
-                    }
-                    Thread.sleep(2_000); // keep the connection open while the reader judges it
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
+            CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
+                for (int i = 0; i < 20; i++) {
+                    EncodedSample m = sample(i);
+                    out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
+                Thread.sleep(2_000); // keep the connection open while the reader judges it
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
             ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0);
@@ -259,6 +290,13 @@ class ChannelReaderTest {
         return ChannelSinkOptions.builder(registryDir.toString()).capacity(50).linger(Duration.ofMillis(100)).token("tok");
     }
 
+    /** Puts batches [from, to) of {@code epoch} into the endpoint. */
+    static void put(ChannelEndpoint e, int epoch, int from, int to) throws InterruptedException {
+        for (int i = from; i < to; i++) {
+            e.put(sample(epoch, i));
+        }
+    }
+
     static EncodedSample sample(int epoch, int batchId) {
         SampleMessage m = new SampleMessage().putInt64(MessageKeys.META_EPOCH, epoch).putInt64(MessageKeys.META_BATCH_ID, batchId);
         return new EncodedSample(epoch, batchId, 10, SafetensorsCodec.encode(m));
@@ -281,13 +319,7 @@ class ChannelReaderTest {
                 // 4 more sit in the reader's queue, unacknowledged, when the path is cut.
                 Thread.sleep(100);
                 proxy.cutAll();
-                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                    try {
-                        e.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                });
+                CompletableFuture<Void> end = finish(e);
                 while (r.hasNext()) {
                     got.add(r.next().batchId);
                 }
@@ -304,12 +336,8 @@ class ChannelReaderTest {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
                 ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
             // a gets epoch 1 early (before b finished epoch 0); b gets nothing of epoch 1.
-            for (int i = 0; i < 5; i++) {
-                a.put(sample(0, i));
-            }
-            for (int i = 0; i < 5; i++) {
-                a.put(sample(1, i));
-            }
+            put(a, 0, 0, 5);
+            put(a, 1, 0, 5);
             List<Integer> epochs = new ArrayList<>();
             List<List<Integer>> perEpoch = new ArrayList<>();
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
@@ -320,9 +348,7 @@ class ChannelReaderTest {
                     first.add(ep.next().batchId);
                 }
                 // b now delivers its share of epoch 0, then the watermark says epoch 0 is complete.
-                for (int i = 5; i < 10; i++) {
-                    b.put(sample(0, i));
-                }
+                put(b, 0, 5, 10);
                 a.advanceWatermark(0);
                 b.advanceWatermark(0);
                 while (ep.hasNext()) {
@@ -330,14 +356,7 @@ class ChannelReaderTest {
                 }
                 epochs.add(0);
                 perEpoch.add(first);
-                CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                    try {
-                        b.finishAndDrain(); // nothing of epoch 1: b is done at once
-                        a.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                });
+                CompletableFuture<Void> end = finish(b, a); // nothing of epoch 1: b is done at once
                 while ((ep = r.nextEpoch()) != null) {
                     epochs.add(ep.epoch());
                     List<Integer> ids = new ArrayList<>();
@@ -357,19 +376,119 @@ class ChannelReaderTest {
     }
 
     @Test
+    void anEndpointAnEpochAheadWaitsForTheReaderAndWhatTheReaderHoldsStaysWithinItsWindows() throws Exception {
+        try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
+                ChannelEndpoint b = new ChannelEndpoint(endpointOptions().build(), 1, 2, null)) {
+            // a has all of its epoch 0 and 30 messages of epoch 1 while b has not produced its epoch 0 yet.
+            put(a, 0, 0, 3);
+            put(a, 1, 0, 30);
+            a.advanceWatermark(0);
+            int size = sample(1, 0).payload.length;
+            long bound = 2L * 2 * size; // two endpoints, a window of 2 each
+            List<String> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
+                    ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0).withToken("tok"))) {
+                ChannelReader.Epoch ep = r.nextEpoch();
+                for (int i = 0; i < 3; i++) {
+                    got.add(ep.epoch() + ":" + ep.next().batchId);
+                }
+                Thread.sleep(500); // the reader now waits for b; a could send epoch 1 ahead
+                assertThat(a.delivered()).as("nothing of epoch 1 left a while the reader reads epoch 0").isEqualTo(3);
+                put(b, 0, 100, 103);
+                b.advanceWatermark(0);
+                CompletableFuture<Void> end = finish(b, a);
+                do {
+                    while (ep.hasNext()) {
+                        EncodedSample s = ep.next();
+                        assertThat(s.epoch).isEqualTo(ep.epoch());
+                        got.add(s.epoch + ":" + s.batchId);
+                    }
+                } while ((ep = r.nextEpoch()) != null);
+                end.get(20, TimeUnit.SECONDS);
+                assertThat(r.peakHeldBytes()).as("held bytes within the credit windows").isPositive().isLessThanOrEqualTo(bound);
+                assertThat(r.heldBytes()).isZero();
+            }
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                expected.add("1:" + i);
+            }
+            assertThat(got.subList(0, 6)).containsExactlyInAnyOrder("0:0", "0:1", "0:2", "0:100", "0:101", "0:102");
+            assertThat(got.subList(6, got.size())).as("epoch 1 after epoch 0, each once, in order").isEqualTo(expected);
+        }
+    }
+
+    /**
+     * A server that ignores FETCH max_epoch (one endpoint of one): 3 messages of epoch 0, then 10 of
+     * epoch 1 as credits allow; END_OF_EPOCH(0) only after a pause, END_OF_STREAM once all are acked.
+     */
+    @Test
+    void messagesOfALaterEpochThatArriveAnywayAreHeldBackAgainstTheCreditWindow() throws Exception {
+        int size = sample(1, 0).payload.length;
+        java.util.concurrent.atomic.AtomicLong credits = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicInteger acks = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Void> ignoring = handWritten(server, (in, out) -> {
+                Thread fetches = new Thread(() -> {
+                    try {
+                        Frame f;
+                        while ((f = in.read()) instanceof Frame.Fetch fetch) {
+                            credits.addAndGet(fetch.credits());
+                            acks.addAndGet(fetch.ackedSeq() > 0 ? 1 : 0);
+                        }
+                    } catch (java.io.IOException e) {
+                        // the reader closed
+                    }
+                });
+                fetches.start();
+                for (int i = 0; i < 13; i++) {
+                    while (credits.get() == 0) {
+                        Thread.sleep(1);
+                    }
+                    credits.decrementAndGet();
+                    EncodedSample m = i < 3 ? sample(0, i) : sample(1, i - 3);
+                    out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                    if (i == 4) {
+                        Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
+                        assertThat(credits.get()).as("no credit came back for the 2 held-back messages").isZero();
+                        out.write(new Frame.EndOfEpoch(0));
+                    }
+                }
+                while (acks.get() < 13) {
+                    Thread.sleep(1);
+                }
+                out.write(new Frame.EndOfEpoch(1));
+                out.write(new Frame.EndOfStream());
+                fetches.join(5_000);
+            });
+            List<String> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromEndpoints(List.of(new InetSocketAddress("127.0.0.1", server.getLocalPort())),
+                    ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0))) {
+                ChannelReader.Epoch ep;
+                while ((ep = r.nextEpoch()) != null) {
+                    while (ep.hasNext()) {
+                        EncodedSample s = ep.next();
+                        got.add(s.epoch + ":" + s.batchId);
+                    }
+                }
+                assertThat(r.peakHeldBytes()).as("at most the window of 2").isLessThanOrEqualTo(2L * size);
+            }
+            ignoring.get(20, TimeUnit.SECONDS);
+            List<String> expected = new ArrayList<>(List.of("0:0", "0:1", "0:2"));
+            for (int i = 0; i < 10; i++) {
+                expected.add("1:" + i);
+            }
+            assertThat(got).isEqualTo(expected);
+        }
+    }
+
+    @Test
     void aSamplingErrorMessageIsThrownWithTheServerTextAndReadingGoesOn() throws Exception {
         try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null)) {
             e.put(sample(0, 0));
             e.put(new EncodedSample(0, 1, 10, io.fanout.connectors.message.SamplingErrors.encode(0, 1, 10,
                     "java.lang.IllegalStateException: boom\n\tat Sampler.sample")));
             e.put(sample(0, 2));
-            CompletableFuture<Void> end = CompletableFuture.runAsync(() -> {
-                try {
-                    e.finishAndDrain();
-                } catch (Exception ex) {
-                    throw new RuntimeException(ex);
-                }
-            });
+            CompletableFuture<Void> end = finish(e);
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults())) {
                 assertThat(r.next().batchId).isZero();
                 assertThatThrownBy(r::next).isInstanceOfSatisfying(ChannelReader.SamplingErrorException.class, x -> {
@@ -389,6 +508,52 @@ class ChannelReaderTest {
         try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null);
                 ChannelReader r = ChannelReader.fromEndpoints(List.of(e.address()), ChannelReader.Options.defaults().withToken("nope"))) {
             assertThatThrownBy(r::hasNext).isInstanceOf(UncheckedIOException.class).hasMessageContaining("bad access token");
+        }
+    }
+
+    @Test
+    void anEndpointProcessStoppedMidEpochFailsTheReaderNamingItAndItsLastFrame() throws Exception {
+        // A real endpoint in a child JVM, one message every 100 ms, heartbeats every 200 ms.
+        Process endpoint = EndpointProcess.start(registryDir, 200, 1000, 100);
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2)
+                .withConnectTimeout(Duration.ofSeconds(30)).withStallTimeout(Duration.ofSeconds(1)))) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(r.next().batchId).isEqualTo(i);
+            }
+            EndpointProcess.signal(endpoint, "STOP");
+            long stopped = System.nanoTime();
+            assertThatThrownBy(() -> {
+                while (true) {
+                    r.next();
+                }
+            }).isInstanceOf(UncheckedIOException.class).cause().isInstanceOf(ChannelReader.StalledEndpointException.class)
+                    .hasMessageMatching("channel endpoint 0 \\(127\\.0\\.0\\.1:\\d+\\) sent nothing for 1\\.\\d s .*the last frame it "
+                            + "sent was (MESSAGE \\(epoch 0, batch \\d+\\)|HEARTBEAT), 1\\.\\d s ago");
+            assertThat(Duration.ofNanos(System.nanoTime() - stopped)).isBetween(Duration.ofMillis(900), Duration.ofSeconds(4));
+        } finally {
+            endpoint.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void anIdleEndpointSendingHeartbeatsDoesNotStall() throws Exception {
+        try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().heartbeatInterval(Duration.ofMillis(100)).build(), 0, 1, null);
+                ChannelReader r = ChannelReader.fromEndpoints(List.of(e.address()),
+                        ChannelReader.Options.defaults().withToken("tok").withStallTimeout(Duration.ofMillis(500)))) {
+            e.put(sample(0, 0));
+            assertThat(r.next().batchId).isZero();
+            // Nothing to send for 4x the stall timeout, then the rest.
+            CompletableFuture<Void> later = CompletableFuture.runAsync(() -> {
+                try {
+                    Thread.sleep(2_000);
+                    e.put(sample(0, 1));
+                } catch (InterruptedException ex) {
+                    throw new RuntimeException(ex);
+                }
+            }).thenCompose(v -> finish(e));
+            assertThat(r.next().batchId).isEqualTo(1);
+            assertThat(r.hasNext()).isFalse();
+            later.get(10, TimeUnit.SECONDS);
         }
     }
 

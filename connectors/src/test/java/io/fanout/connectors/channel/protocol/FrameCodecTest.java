@@ -30,6 +30,7 @@ class FrameCodecTest {
                 new Frame.Message(Long.MAX_VALUE, -1, Integer.MAX_VALUE, 0, new byte[0]),
                 new Frame.EndOfEpoch(7),
                 new Frame.EndOfStream(),
+                new Frame.Heartbeat(),
                 new Frame.Error("bad version 9"));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         FrameWriter w = new FrameWriter(out);
@@ -44,19 +45,25 @@ class FrameCodecTest {
     }
 
     @Test
-    void wireLayoutMatchesTheSpec() {
+    void wireLayoutMatchesTheSpec() throws ProtocolException {
         // length 15 (type + u16 version + u16 token length + token + u64 session), type 1; little-endian.
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(2, "ab", 1))))
                 .isEqualTo("0f000000" + "01" + "0200" + "0200" + "6162" + "0100000000000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Welcome(2, 2, 3, 9, true))))
                 .isEqualTo("14000000" + "02" + "0200" + "02000000" + "03000000" + "0900000000000000" + "01");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(258, 3))))
-                .isEqualTo("0d000000" + "03" + "02010000" + "0300000000000000");
+                .isEqualTo("11000000" + "03" + "02010000" + "0300000000000000" + "ffffff7f");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(1, 0, 2))))
+                .isEqualTo("11000000" + "03" + "01000000" + "0000000000000000" + "02000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfEpoch(4)))).isEqualTo("05000000" + "05" + "04000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.EndOfStream()))).isEqualTo("01000000" + "06");
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Heartbeat()))).isEqualTo("01000000" + "08");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Message(5, 1, 2, 3, new byte[] {(byte) 0xab}))))
                 .isEqualTo("16000000" + "04" + "0500000000000000" + "01000000" + "02000000" + "03000000" + "ab");
         assertThat(FrameWriter.wireSize(new Frame.Message(0, 0, 0, 0, new byte[100]))).isEqualTo(125);
+        // A version 2 FETCH has no epoch limit: any epoch.
+        assertThat(FrameReader.decodeBody(FrameType.FETCH, HexFormat.of().parseHex("02010000" + "0300000000000000")))
+                .isEqualTo(new Frame.Fetch(258, 3, ChannelProtocol.ANY_EPOCH));
     }
 
     @Test
@@ -104,7 +111,7 @@ class FrameCodecTest {
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0100000063"), 1024).read()).isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("unknown frame type 99");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("030000000301ff"), 1024).read()).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("FETCH body of 2 bytes, expected 12");
+                .hasMessageContaining("FETCH body of 2 bytes, expected 12 (version 2) or 16");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("07000000" + "01" + "0100" + "0500" + "6162"), 1024).read())
                 .isInstanceOf(ProtocolException.class).hasMessageContaining("HELLO token length 5 but 2 bytes follow");
         assertThatThrownBy(() -> reader(HexFormat.of().parseHex("0500000004" + "01020304"), 1024).read())

@@ -23,6 +23,7 @@ class ChannelSinkOptionsTest {
         assertThat(o.bufferBytes()).isEqualTo(256L << 20);
         assertThat(o.linger()).isEqualTo(Duration.ofSeconds(10));
         assertThat(o.maxFrameBytes()).isEqualTo(256 << 20);
+        assertThat(o.heartbeatInterval()).isEqualTo(Duration.ofSeconds(5));
     }
 
     @Test
@@ -60,5 +61,7 @@ class ChannelSinkOptionsTest {
         assertThatThrownBy(() -> ChannelSinkOptions.fromConfiguration(c)).hasMessageContaining("fanout.channel.buffer-bytes");
         assertThatThrownBy(() -> ChannelSinkOptions.builder("r").linger(Duration.ofSeconds(-1)).build())
                 .hasMessageContaining("fanout.channel.linger: PT-1S");
+        assertThatThrownBy(() -> ChannelSinkOptions.builder("r").heartbeatInterval(Duration.ZERO).build())
+                .hasMessageContaining("fanout.channel.heartbeat-interval: PT0S");
     }
 }

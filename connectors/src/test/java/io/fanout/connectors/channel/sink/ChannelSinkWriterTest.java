@@ -75,6 +75,21 @@ class ChannelSinkWriterTest {
         return m.batchId();
     }
 
+    /** Writes {@code samples} in order in a new (started) thread, which may block on the bound. */
+    private static Thread writeInBackground(ChannelSinkWriter w, EncodedSample... samples) {
+        Thread t = new Thread(() -> {
+            try {
+                for (EncodedSample s : samples) {
+                    w.write(s, null);
+                }
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        t.start();
+        return t;
+    }
+
     private static void awaitBlocked(Thread t) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (t.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
@@ -222,18 +237,55 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void aFullBufferOfALaterEpochGivesWayWhileAClientWaitsForTheEpochStillBeingProduced() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(2));
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(5, 0, 0)); // reads epoch 0, which the watermark has not passed yet
+        w.write(later(10), null);
+        w.write(later(11), null);
+        // Blocking here would hold back epoch 0's stragglers (they come through the same input);
+        // sample(3) is the straggler of epoch 0.
+        Thread producer = writeInBackground(w, later(12), sample(3));
+        producer.join(10_000);
+        assertThat(producer.isAlive()).as("the bound gave way").isFalse();
+        Frame.Message m = c.message();
+        assertThat(m.epoch()).as("the straggler passes the later epoch").isZero();
+        assertThat(batchIdOf(m)).isEqualTo(3);
+        // Once the watermark passed the client's epoch, the bound holds again.
+        w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(0));
+        c.send(new Frame.Fetch(0, m.seq(), 0));
+        Thread blocked = writeInBackground(w, later(13));
+        awaitBlocked(blocked);
+        assertThat(w.endpoint().held()).isEqualTo(3);
+        c.send(new Frame.Fetch(5, 0, 1)); // the client moves on to epoch 1 and takes the rest
+        List<Frame.Message> taken = new ArrayList<>();
+        for (int i = 10; i < 13; i++) {
+            taken.add(c.message());
+        }
+        Thread.sleep(200);
+        assertThat(blocked.isAlive()).as("a client with messages of its epoch to consume is not starved").isTrue();
+        for (Frame.Message next : taken) {
+            c.send(new Frame.Fetch(1, next.seq(), 1));
+        }
+        blocked.join(10_000);
+        assertThat(blocked.isAlive()).isFalse();
+        assertThat(batchIdOf(c.message())).isEqualTo(13);
+        assertThat(taken).extracting(Frame.Message::epoch).containsOnly(1);
+        assertThat(w.endpoint().peakHeldBytes()).isLessThanOrEqualTo(4L * later(10).payload.length);
+    }
+
+    /** A sample of epoch 1. */
+    private static EncodedSample later(int batchId) {
+        EncodedSample s = sample(batchId);
+        return new EncodedSample(1, batchId, s.numBatches, s.payload);
+    }
+
+    @Test
     void fullBufferBlocksTheWriterUntilAClientPulls() throws Exception {
         ChannelSinkWriter w = writer(options().capacity(2));
         w.write(sample(0), null);
         w.write(sample(1), null);
-        Thread producer = new Thread(() -> {
-            try {
-                w.write(sample(2), null);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        producer.start();
+        Thread producer = writeInBackground(w, sample(2));
         awaitBlocked(producer);
         assertThat(w.endpoint().buffered()).isEqualTo(2);
         RawClient c = client(w);
@@ -254,14 +306,7 @@ class ChannelSinkWriterTest {
         ChannelSinkWriter w = writer(options().capacity(100).bufferBytes(small.payload.length + 10));
         EncodedSample big = new EncodedSample(0, 7, 8, new byte[small.payload.length * 3]);
         w.write(big, null); // larger than the bound, buffer empty: accepted
-        Thread producer = new Thread(() -> {
-            try {
-                w.write(small, null);
-            } catch (Exception e) {
-                throw new RuntimeException(e);
-            }
-        });
-        producer.start();
+        Thread producer = writeInBackground(w, small);
         awaitBlocked(producer);
         RawClient c = client(w);
         c.send(new Frame.Fetch(1));
@@ -281,6 +326,26 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void anIdleVersion3ConnectionGetsHeartbeatsAndAVersion2ClientIsServedWithout() throws Exception {
+        ChannelSinkWriter w = writer(options().heartbeatInterval(Duration.ofMillis(100)));
+        try (RawClient v3 = RawClient.handshake(w.endpoint().address());
+                RawClient v2 = new RawClient(w.endpoint().address())) {
+            v2.send(new Frame.Hello(2, RawClient.TOKEN));
+            assertThat(v2.read()).isInstanceOfSatisfying(Frame.Welcome.class, x -> assertThat(x.version()).isEqualTo(2));
+            // Nothing to send: the version 3 client hears a HEARTBEAT about every 100 ms, the version 2 one nothing.
+            long start = System.nanoTime();
+            for (int i = 0; i < 3; i++) {
+                assertThat(v3.readWithin(1_000)).isInstanceOf(Frame.Heartbeat.class);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+            assertThat(v2.readWithin(500)).as("no HEARTBEAT for a version 2 client").isNull();
+            v2.send(new Frame.Fetch(1));
+            w.write(sample(7), null);
+            assertThat(batchIdOf(v2.readWithin(5_000))).isEqualTo(7);
+        }
+    }
+
+    @Test
     void protocolErrorsCloseOnlyTheOffendingConnection() throws Exception {
         ChannelSinkWriter w = writer(options().capacity(50));
         for (int i = 0; i < 10; i++) {
@@ -293,7 +358,7 @@ class ChannelSinkWriterTest {
         try (RawClient v1 = new RawClient(w.endpoint().address())) {
             v1.sendRaw(HexFormat.of().parseHex("05000000" + "01" + "0100" + "0000")); // a version 1 HELLO
             assertThat(v1.read()).isInstanceOfSatisfying(Frame.Error.class,
-                    e -> assertThat(e.text()).contains("unsupported protocol version 1").contains("speaks version 2"));
+                    e -> assertThat(e.text()).contains("unsupported protocol version 1").contains("speaks versions 2 to 3"));
             assertThat(v1.read()).as("closed after ERROR").isNull();
         }
         try (RawClient wrongToken = new RawClient(w.endpoint().address())) {

@@ -32,12 +32,12 @@ final class RawClient implements AutoCloseable {
     long session;
     boolean resumed;
 
-    /** Connects, sends HELLO v2 with the test token and expects WELCOME. */
+    /** Connects, sends HELLO (this protocol version) with the test token and expects WELCOME. */
     static RawClient handshake(InetSocketAddress address) throws IOException {
         return handshake(address, ChannelProtocol.NEW_SESSION);
     }
 
-    /** Connects, sends HELLO v2 resuming {@code session} and expects WELCOME. */
+    /** Connects, sends HELLO (this protocol version) resuming {@code session} and expects WELCOME. */
     static RawClient handshake(InetSocketAddress address, long session) throws IOException {
         RawClient c = new RawClient(address);
         c.send(new Frame.Hello(ChannelProtocol.VERSION, TOKEN, session));
@@ -72,11 +72,16 @@ final class RawClient implements AutoCloseable {
         out.flush();
     }
 
+    /** The next frame other than HEARTBEAT (which a slow test may get at any point), null at the end. */
     Frame read() throws IOException {
-        return reader.read();
+        Frame f;
+        do {
+            f = reader.read();
+        } while (f instanceof Frame.Heartbeat);
+        return f;
     }
 
-    /** Reads with a short timeout; null if nothing arrived in {@code millis}. */
+    /** Reads with a short timeout, HEARTBEAT frames included; null if nothing arrived in {@code millis}. */
     Frame readWithin(int millis) throws IOException {
         socket.setSoTimeout(millis);
         try {

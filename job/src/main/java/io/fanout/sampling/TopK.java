@@ -1,22 +1,23 @@
-package io.fanout.sampling.ppr;
+package io.fanout.sampling;
 
 /**
  * The k best (node, key) pairs of a stream, best = larger key, ties to the smaller node id: a bounded
  * binary heap over primitive arrays whose root is the worst pair kept (no boxing, no allocation per offer).
+ * PPR keeps its top-k scores with it, weighted k-hop sampling its exponential races ({@link WeightedDraws}).
  */
-final class TopK {
+public final class TopK {
     private int[] nodes;
     private double[] keys;
     private int capacity;
     private int size;
 
-    TopK(int initialCapacity) {
+    public TopK(int initialCapacity) {
         nodes = new int[Math.max(initialCapacity, 1)];
         keys = new double[Math.max(initialCapacity, 1)];
     }
 
     /** Empties the heap and sets how many pairs it keeps. */
-    void reset(int k) {
+    public void reset(int k) {
         if (nodes.length < k) {
             nodes = new int[k];
             keys = new double[k];
@@ -25,17 +26,17 @@ final class TopK {
         size = 0;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
     /** True if (nodeA, keyA) ranks before (nodeB, keyB). */
-    static boolean better(double keyA, int nodeA, double keyB, int nodeB) {
+    public static boolean better(double keyA, int nodeA, double keyB, int nodeB) {
         return keyA > keyB || (keyA == keyB && nodeA < nodeB);
     }
 
     /** Keeps (node, key) if it is among the k best seen since the last reset. */
-    void offer(int node, double key) {
+    public void offer(int node, double key) {
         if (size < capacity) {
             int i = size++;
             // sift up: parents are worse-or-equal, i.e. the root is the worst
@@ -82,7 +83,7 @@ final class TopK {
      * Writes the kept pairs best first into {@code outNodes[offset..]} / {@code outKeys[offset..]}
      * (either may be null) and empties the heap; returns how many.
      */
-    int drainBestFirst(int[] outNodes, double[] outKeys, int offset) {
+    public int drainBestFirst(int[] outNodes, double[] outKeys, int offset) {
         int count = size;
         for (int pos = offset + count - 1; size > 0; pos--) {
             int worstNode = nodes[0];
