@@ -922,10 +922,9 @@ class ChannelClient:
         if meta[0] != ep.generation:
             self.held_bytes -= len(msg.blob)
             return False  # unacknowledged: the endpoint sends it again on the new connection
-        # A held (parked) message passed this check when it arrived; the endpoints may have ended its
-        # epoch since (they count it acknowledged), which makes it no copy.
-        closed = msg.epoch <= self._closed_epoch and not held
-        if closed or msg.batch_id in self._seen.get(msg.epoch, ()):
+        # A held-back message is not acknowledged until it is handed out (protocol v3), so an endpoint
+        # cannot end its epoch before then: a message of an ended epoch is a copy.
+        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
             self.duplicates += 1
             log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
             self.held_bytes -= len(msg.blob)
