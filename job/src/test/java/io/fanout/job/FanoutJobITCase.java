@@ -54,6 +54,20 @@ class FanoutJobITCase {
         return byKey;
     }
 
+    /** Runs the job at parallelism 1 and 2 into {@code tmp}, asserts byte-identical messages, returns them. */
+    static TreeMap<Long, byte[]> runAtParallelismOneAndTwo(Path tmp, String... args) throws Exception {
+        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
+        for (int parallelism : new int[] {1, 2}) {
+            Path out = tmp.resolve("p" + parallelism);
+            List<String> all = new ArrayList<>(List.of(args));
+            all.addAll(List.of("--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
+            runJob(all.toArray(new String[0]));
+            runs.add(readMessages(out));
+        }
+        assertSameMessages(runs.get(0), runs.get(1));
+        return runs.get(0);
+    }
+
     /** The same batches with byte-identical messages (e.g. at parallelism 1 and 2). */
     static void assertSameMessages(TreeMap<Long, byte[]> expected, TreeMap<Long, byte[]> actual) {
         assertThat(actual.keySet()).isEqualTo(expected.keySet());

@@ -1,7 +1,7 @@
 package io.fanout.job;
 
-import static io.fanout.job.FanoutJobITCase.assertSameMessages;
 import static io.fanout.job.FanoutJobITCase.readMessages;
+import static io.fanout.job.FanoutJobITCase.runAtParallelismOneAndTwo;
 import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,9 +15,7 @@ import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -36,20 +34,6 @@ class HeteroJobITCase {
 
     @TempDir
     Path tmp;
-
-    /** Runs the job at parallelism 1 and 2 into {@code tmp}, asserts byte-identical messages, returns them. */
-    static TreeMap<Long, byte[]> runAtParallelismOneAndTwo(Path tmp, String... args) throws Exception {
-        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-        for (int parallelism : new int[] {1, 2}) {
-            Path out = tmp.resolve("p" + parallelism);
-            List<String> all = new ArrayList<>(List.of(args));
-            all.addAll(List.of("--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
-            runJob(all.toArray(new String[0]));
-            runs.add(readMessages(out));
-        }
-        assertSameMessages(runs.get(0), runs.get(1));
-        return runs.get(0);
-    }
 
     @Test
     void coraHeteroOutEdgesPerTypeFanoutsExactAndIdenticalAtParallelismOneAndTwo() throws Exception {

@@ -56,7 +56,7 @@ class HeteroLinkJobITCase {
         EdgeType trusts = EdgeType.parse("user__trusts__user");
         Path file = tmp.resolve("links.tsv");
         List<long[]> seeds = seedFile(ref.types.get(trusts), 40, file);
-        TreeMap<Long, byte[]> messages = HeteroJobITCase.runAtParallelismOneAndTwo(tmp,
+        TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp,
                 "--graph", graph.toString(), "--link-seeds", file.toString(),
                 "--link-type", trusts.toString(), "--neg-sampling", "binary", "--neg-amount", "1.5", "--fanout", "5,2",
                 "--batch-size", "100", "--shuffle");
@@ -100,7 +100,7 @@ class HeteroLinkJobITCase {
         EdgeType hasWord = EdgeType.parse("paper__has_word__word");
         Path file = tmp.resolve("links.tsv");
         List<long[]> seeds = seedFile(ref.types.get(hasWord), 97, file);
-        TreeMap<Long, byte[]> messages = HeteroJobITCase.runAtParallelismOneAndTwo(tmp,
+        TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp,
                 "--graph", graph.toString(), "--link-seeds", file.toString(),
                 "--link-type", hasWord.toString(), "--neg-sampling", "triplet", "--neg-amount", "3", "--fanout",
                 "paper__cites__paper:4,2;paper__has_word__word:3,3", "--batch-size", "200", "--with-edge");

@@ -1,8 +1,6 @@
 package io.fanout.job;
 
 import static io.fanout.job.FanoutJobITCase.assertEpochsCoverSeeds;
-import static io.fanout.job.FanoutJobITCase.assertSameMessages;
-import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,8 +16,6 @@ import io.fanout.graph.GraphLoader;
 import io.fanout.testing.SharedData;
 import io.fanout.testing.ShiftedWeights;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -42,21 +38,9 @@ class PygSamplingJobITCase {
     @TempDir
     Path tmp;
 
-    /**
-     * Runs the job with {@code args} at parallelism 1 and 2 (output in {@code tmp/<name>-p<p>}), asserts
-     * byte-identical messages and returns them.
-     */
+    /** {@link FanoutJobITCase#runAtParallelismOneAndTwo} with its output under {@code tmp/<name>}. */
     private TreeMap<Long, byte[]> sameAtParallelismOneAndTwo(String name, String... args) throws Exception {
-        List<TreeMap<Long, byte[]>> runs = new ArrayList<>();
-        for (int parallelism : new int[] {1, 2}) {
-            Path out = tmp.resolve(name + "-p" + parallelism);
-            List<String> all = new ArrayList<>(List.of(args));
-            all.addAll(List.of("--output", out.toString(), "--parallelism", String.valueOf(parallelism)));
-            runJob(all.toArray(new String[0]));
-            runs.add(readMessages(out));
-        }
-        assertSameMessages(runs.get(0), runs.get(1));
-        return runs.get(0);
+        return FanoutJobITCase.runAtParallelismOneAndTwo(tmp.resolve(name), args);
     }
 
     @Test
