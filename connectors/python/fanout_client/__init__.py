@@ -12,6 +12,8 @@
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 - ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
   ``edge_index``, ``n_id``, ``batch_size``, ...); ``as_pyg=True`` on the readers does it for you.
+- ``prefetch(source)``: any of the readers iterated on a background thread, a few messages ahead, so
+  receiving, decoding and ``to_pyg`` overlap with the training step.
 - ``to_hetero_data(msg)``: a typed-graph message (``#IS_HETERO`` = [1]) as PyG ``HeteroData`` (torch and
   PyG imported lazily).
 
@@ -29,6 +31,7 @@ from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_reco
 from .torch_support import to_torch
 from .pyg import to_pyg
 from .hetero_pyg import is_hetero, to_hetero_data
+from .prefetch import Prefetcher, prefetch
 
 __version__ = "0.1.0"
 
@@ -39,5 +42,5 @@ __all__ = [
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data",
+    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "prefetch", "Prefetcher",
 ]

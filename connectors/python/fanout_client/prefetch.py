@@ -1,0 +1,115 @@
+"""Background prefetching: the next messages are received and converted on a thread while the trainer steps.
+
+A training loop fed by ``ChannelClient(as_pyg=True)`` (or ``ShmClient``, ``read_samples``) otherwise does
+the socket reads, the safetensors decoding and ``to_pyg`` (uint8 dequantisation included) on its own
+thread, between optimiser steps. ``prefetch(source)`` moves that work to one background thread, as
+PyTorch's ``DataLoader`` does with its workers: ``recv``, numpy and torch release the GIL, so it overlaps
+with the step. It holds at most ``depth`` converted items beyond what the source itself holds (for the
+channel client: its credit window), and it re-raises the source's exceptions (``SamplingError``,
+``ChannelStallError``, ...) in the training loop, unchanged, at the point in the stream where they occurred::
+
+    with ChannelClient(registry=..., as_pyg=True) as client:
+        for epoch in client.epochs():
+            for data in prefetch(epoch):
+                step(model, data)
+
+The source is iterated by the background thread only: do not use it from the loop while a ``Prefetcher``
+reads it (the clients are not thread-safe).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
+
+_END = object()
+
+
+class _Failure:
+    """An exception of the source, carried to the consumer in stream order."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
+class Prefetcher(Iterator[T]):
+    """Iterates ``source`` on a daemon thread, ``depth`` items ahead of the consumer."""
+
+    def __init__(self, source: Iterable[T], depth: int = 2, name: str = "fanout-prefetch"):
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, got {depth}")
+        self._source = iter(source)
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._finished = False
+        self._thread = threading.Thread(target=self._produce, name=name, daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        try:
+            for item in self._source:
+                if not self._put(item):
+                    return
+            self._put(_END)
+        except BaseException as error:  # noqa: BLE001 - every failure belongs to the consumer
+            self._put(_Failure(error))
+
+    def _put(self, item) -> bool:
+        """Blocks while the queue is full; False once the consumer closed (the item is dropped)."""
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self) -> "Prefetcher[T]":
+        return self
+
+    def __next__(self) -> T:
+        if self._finished:
+            raise StopIteration
+        item = self._queue.get()
+        if item is _END:
+            self._finished = True
+            self._thread.join()
+            raise StopIteration
+        if isinstance(item, _Failure):
+            self._finished = True
+            self._thread.join()
+            raise item.error
+        return item
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Stops the thread at its next hand-over (waiting at most ``timeout`` seconds for it to finish
+        the item it is reading) and drops what it had read ahead."""
+        self._finished = True
+        self._stop.set()
+        while True:  # unblock a producer waiting on a full queue
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        self._thread.join(timeout)
+
+    def __enter__(self) -> "Prefetcher[T]":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def buffered(self) -> int:
+        """Items read ahead and not yet taken (for monitoring)."""
+        return self._queue.qsize()
+
+
+def prefetch(source: Iterable[T], depth: int = 2) -> Prefetcher[T]:
+    """``source`` iterated on a background thread, at most ``depth`` items ahead; see the module doc."""
+    return Prefetcher(source, depth)
