@@ -1,7 +1,7 @@
 """Benchmark (not a test): does the channel keep a GNN training loop fed?
 
 One GraphSAGE training loop (examples/train_graphsage.py: encoder + 2 SAGEConv layers, one
-optimiser step per message) runs over the same messages three ways:
+optimiser step per message) runs over the same messages five ways:
 
 - in memory: the messages (same job options, so byte-identical) converted to PyG ``Data``
              beforehand and held in a list: the loop alone, nothing to wait for;
@@ -11,12 +11,14 @@ optimiser step per message) runs over the same messages three ways:
              (transport, decoding, ``to_pyg``) on the trainer's thread, between its steps;
 - prefetched: the same through ``fanout_client.prefetch(client)``: receiving, decoding and ``to_pyg``
              on a background thread, overlapping the step (what a trainer should do);
-- live:      prefetched, with the clock started at the first message while the job samples: the
+- shm:       prefetched from the job's shared-memory rings on this host (``ShmClient``), buffered;
+- live:      prefetched over TCP, with the clock started at the first message while the job samples: the
              trainer also waits for the sampler whenever it is faster than it.
 
 The trainer runs torch with ``--torch-threads`` (default 1) in every mode: on a small machine the job's
-JVM needs cores of its own. The modes alternate for ``--rounds`` rounds; printed are the steps/s (median) and the ratios to in
-memory (goal >= 0.95: training does not wait for data). Flink's start-up is never counted. Also
+JVM needs cores of its own. The modes alternate for ``--rounds`` rounds; printed are the steps/s
+(median), the ratios to in memory (goal >= 0.95: training does not wait for data) and the share of
+the wall time the training loop waited for its next batch. Flink's start-up is never counted. Also
 printed: message bytes per sampled node for each feature dtype.
 
 Graphs: cora (1,433 real binary features, every node a seed) and pubmed (19,717 nodes). Pubmed
@@ -92,25 +94,42 @@ def loop_in_memory(batches, in_dim, classes) -> tuple[float, float]:
     return len(batches) / (time.perf_counter() - started), 1e3 * (time.process_time() - cpu) / len(batches)
 
 
-def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float,
-                      background: bool) -> tuple[float, float, int]:
-    """Steps/s and CPU ms per step of the loop fed by the channel of a running job; the clock starts
-    ``head_start`` seconds after the first message arrived (0: at once), the first one not counted;
-    ``background``: the client read through ``fanout_client.prefetch``."""
-    registry = workdir / f"registry-{time.monotonic_ns()}"
+def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, background: bool,
+                      feed: str = "tcp") -> dict:
+    """The loop fed by a running job: ``feed`` "tcp" (``ChannelClient``) or "shm" (``ShmClient``, the
+    shared-memory rings on this host); ``background``: read through ``fanout_client.prefetch``. The clock
+    starts ``head_start`` seconds after the first message arrived (0: at once), the first one not
+    counted, and stops at the last step (closing the client and the job's shutdown are not training).
+    Returns steps/s, CPU ms per step (all threads of the trainer) and the share of the wall time the
+    training loop spent waiting for its next batch."""
     model, optimizer = make_model(in_dim, classes)
-    steps, started, cpu = 0, None, 0.0
-    with trainer.RunningJob(args + ["--serve", "--registry", str(registry)]):
-        with fanout_client.ChannelClient(registry=registry, connect_timeout=120, as_pyg=True) as client:
-            for data in (fanout_client.prefetch(client) if background else client):
+    steps, started, cpu, waited = 0, None, 0.0, 0.0
+    if feed == "tcp":
+        registry = workdir / f"registry-{time.monotonic_ns()}"
+        job = args + ["--serve", "--registry", str(registry)]
+        open_client = lambda: fanout_client.ChannelClient(registry=registry, connect_timeout=120, as_pyg=True)  # noqa: E731
+    else:
+        name = f"bench{time.monotonic_ns()}"
+        job = args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]
+        open_client = lambda: fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True)  # noqa: E731
+    with trainer.RunningJob(job):
+        with open_client() as client:
+            source = iter(fanout_client.prefetch(client) if background else client)
+            while True:
+                asked = time.perf_counter()
+                data = next(source, None)
+                if data is None:
+                    break
+                if started is not None:
+                    waited += time.perf_counter() - asked
                 step(model, optimizer, data)
                 steps += 1
                 if started is None:
                     time.sleep(head_start)  # let the job sample ahead into its endpoint buffer
                     started, cpu = time.perf_counter(), time.process_time()
-            # The clock stops at the last step: closing the client and the job's shutdown are not training.
             ended, cpu = time.perf_counter(), time.process_time() - cpu
-    return (steps - 1) / (ended - started), 1e3 * cpu / (steps - 1), steps
+    return dict(rate=(steps - 1) / (ended - started), cpu_ms=1e3 * cpu / (steps - 1), steps=steps,
+                waiting=waited / (ended - started))
 
 
 def bytes_per_node(graph_dir: Path, nodes: Path, batch_size: int, workdir: Path) -> dict:
@@ -134,34 +153,40 @@ def bench(name: str, graph_dir: Path, nodes: Path, epochs: int, batch_size: int,
     batches = [fanout_client.to_pyg(m) for m in fanout_client.read_samples(out)]
     in_dim = batches[0].x.shape[1]
     classes = int(max(int(d.y.max()) for d in batches)) + 1
-    rates = {"memory": [], "buffered": [], "prefetched": [], "live": []}
+    rates = {"memory": [], "buffered": [], "prefetched": [], "shm": [], "live": []}
     cpu_ms = {k: [] for k in rates}
+    waiting = {k: [] for k in rates}
+    modes = {"buffered": (1.5 * job_seconds, False, "tcp"), "prefetched": (1.5 * job_seconds, True, "tcp"),
+             "shm": (1.5 * job_seconds, True, "shm"), "live": (0.0, True, "tcp")}
     for r in range(rounds):
         rate, ms = loop_in_memory(batches, in_dim, classes)
         rates["memory"].append(rate)
         cpu_ms["memory"].append(ms)
-        for mode, head_start, background in (("buffered", 1.5 * job_seconds, False),
-                                             ("prefetched", 1.5 * job_seconds, True), ("live", 0.0, True)):
-            rate, ms, steps = loop_from_channel(args, workdir, in_dim, classes, head_start, background)
-            assert steps == len(batches), f"channel gave {steps} messages, files {len(batches)}"
-            rates[mode].append(rate)
-            cpu_ms[mode].append(ms)
-        print(f"  {name} round {r}: " + ", ".join(f"{k} {v[-1]:.1f} steps/s ({cpu_ms[k][-1]:.0f} CPU ms/step)"
-                                                  for k, v in rates.items()), flush=True)
+        waiting["memory"].append(0.0)
+        for mode, (head_start, background, feed) in modes.items():
+            got = loop_from_channel(args, workdir, in_dim, classes, head_start, background, feed)
+            assert got["steps"] == len(batches), f"{mode} gave {got['steps']} messages, files {len(batches)}"
+            rates[mode].append(got["rate"])
+            cpu_ms[mode].append(got["cpu_ms"])
+            waiting[mode].append(got["waiting"])
+        print(f"  {name} round {r}: " + ", ".join(
+            f"{k} {v[-1]:.1f} steps/s ({cpu_ms[k][-1]:.0f} CPU ms/step, {100 * waiting[k][-1]:.0f}% waiting)"
+            for k, v in rates.items()), flush=True)
     nodes_per_batch = float(np.mean([d.num_nodes for d in batches]))
     result = dict(graph=name, batches=len(batches), batch_size=batch_size, features=in_dim,
                   feature_dtype=feature_dtype, nodes_per_batch=nodes_per_batch,
                   message_mb=float(np.mean([len(m.blob) for m in fanout_client.read_samples(out)])) / 1e6,
-                  offline_job_seconds=job_seconds, rounds=rates, cpu_ms_per_step=cpu_ms,
+                  offline_job_seconds=job_seconds, rounds=rates, cpu_ms_per_step=cpu_ms, waiting=waiting,
                   **{f"{k}_steps_per_s": statistics.median(v) for k, v in rates.items()},
                   **{f"{k}_ratio": statistics.median(c / m for c, m in zip(rates[k], rates["memory"]))
-                     for k in ("buffered", "prefetched", "live")},
+                     for k in modes},
                   bytes_per_node=bytes_per_node(graph_dir, nodes, batch_size, workdir))
     print(f"{name}: {len(batches)} batches of {batch_size} seeds, {nodes_per_batch:.0f} nodes x {in_dim} "
           f"{feature_dtype} features ({result['message_mb']:.1f} MB a message); steps/s in memory "
           f"{result['memory_steps_per_s']:.1f}, channel buffered {result['buffered_steps_per_s']:.1f} "
           f"({result['buffered_ratio']:.2f}x), prefetched {result['prefetched_steps_per_s']:.1f} "
-          f"({result['prefetched_ratio']:.2f}x), live {result['live_steps_per_s']:.1f} "
+          f"({result['prefetched_ratio']:.2f}x), shm {result['shm_steps_per_s']:.1f} "
+          f"({result['shm_ratio']:.2f}x), live {result['live_steps_per_s']:.1f} "
           f"({result['live_ratio']:.2f}x) (medians of {rounds}); bytes per sampled node "
           + ", ".join(f"{k} {v:.0f}" for k, v in result["bytes_per_node"].items()), flush=True)
     return result
