@@ -269,7 +269,9 @@ def train_from_channel(graph, splits, model_seeds, epochs, workdir, **job) -> li
     args = job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job)
     with RunningJob(args + ["--serve", "--registry", str(registry)]):
         with fanout_client.ChannelClient(registry=registry, connect_timeout=120, as_pyg=True) as client:
-            return train_from_batches(client.epochs(), graph, splits, model_seeds)
+            # prefetch: the next batches are received and converted on a background thread during the step.
+            epochs = (fanout_client.prefetch(epoch) for epoch in client.epochs())
+            return train_from_batches(epochs, graph, splits, model_seeds)
 
 
 def train_from_shm(graph, splits, model_seeds, epochs, workdir, **job) -> list[list[dict]]:
@@ -278,7 +280,8 @@ def train_from_shm(graph, splits, model_seeds, epochs, workdir, **job) -> list[l
     args = job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job)
     with RunningJob(args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]):
         with fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True) as client:
-            return train_from_batches(client.epochs(), graph, splits, model_seeds)
+            epochs = (fanout_client.prefetch(epoch) for epoch in client.epochs())
+            return train_from_batches(epochs, graph, splits, model_seeds)
 
 
 def train(feed: str, graph: Graph, splits, model_seeds, epochs: int, **job) -> list[list[dict]]:
