@@ -72,23 +72,11 @@ public final class NodeIdCollector {
                 words[(int) (id >>> 6)] |= 1L << id;
             }
         }
-        long count = 0;
-        for (long word : words) {
-            count += Long.bitCount(word);
-        }
+        long count = IdBits.count(words);
         if (count == n) {
             return NodeIdMap.identity(n);
         }
-        long[] ids = new long[(int) count];
-        int k = 0;
-        for (int w = 0; w < words.length; w++) {
-            long word = words[w];
-            while (word != 0) {
-                ids[k++] = ((long) w << 6) + Long.numberOfTrailingZeros(word);
-                word &= word - 1;
-            }
-        }
-        return NodeIdMap.ofAscending(ids);
+        return NodeIdMap.ofAscending(IdBits.ascending(words, count));
     }
 
     private NodeIdMap fromSorted() {

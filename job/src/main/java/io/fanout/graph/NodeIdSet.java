@@ -48,19 +48,7 @@ public final class NodeIdSet {
     private void toSparse() {
         sparse = true;
         buffer = new long[BUFFER];
-        long count = 0;
-        for (long word : bits) {
-            count += Long.bitCount(word);
-        }
-        sorted = new long[(int) count];
-        int k = 0;
-        for (int w = 0; w < bits.length; w++) {
-            long word = bits[w];
-            while (word != 0) {
-                sorted[k++] = ((long) w << 6) + Long.numberOfTrailingZeros(word);
-                word &= word - 1;
-            }
-        }
+        sorted = IdBits.ascending(bits, IdBits.count(bits));
         bits = null;
     }
 
