@@ -32,6 +32,7 @@ Features ship as ``--feature-dtype`` (default uint8: exact for cora's 0/1 featur
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import statistics
 import sys
@@ -49,6 +50,18 @@ import fanout_client  # noqa: E402
 import train_graphsage as trainer  # noqa: E402
 
 DATA = trainer.ROOT.parent / "shared" / "data"
+
+# --pin: the training loop's thread on TRAINER_CPUS, the feed (the prefetch thread and the job's JVM) on the
+# other CPUs, so the step never shares its core with the feed: a trainer host keeps cores for data loading.
+TRAINER_CPUS: set[int] = set()
+FEED_CPUS: set[int] = set()
+
+
+def pinned_feed(source):
+    """``source`` iterated with the calling (prefetch) thread on the feed's CPUs."""
+    if FEED_CPUS:
+        os.sched_setaffinity(0, FEED_CPUS)  # 0 = the calling thread on Linux
+    yield from source
 OUT = trainer.ROOT / "deploy" / "target" / "bench"
 
 
@@ -112,9 +125,11 @@ def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, b
         name = f"bench{time.monotonic_ns()}"
         job = args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]
         open_client = lambda: fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True)  # noqa: E731
+    if FEED_CPUS:
+        job = ["taskset", "-c", ",".join(map(str, sorted(FEED_CPUS)))] + job
     with trainer.RunningJob(job):
         with open_client() as client:
-            source = iter(fanout_client.prefetch(client) if background else client)
+            source = iter(fanout_client.prefetch(pinned_feed(client)) if background else client)
             while True:
                 asked = time.perf_counter()
                 data = next(source, None)
@@ -204,9 +219,18 @@ def main():
     parser.add_argument("--torch-threads", type=int, default=1,
                         help="torch intra-op threads of the trainer in every mode (default 1: the sampler's "
                              "JVM runs on this machine too and needs a core of its own; 0 = torch's default)")
+    parser.add_argument("--pin", action="store_true",
+                        help="the training loop on CPU 0, the feed (prefetch thread, the job's JVM) on the others")
     args = parser.parse_args()
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            parser.error("--pin needs at least 2 CPUs")
+        TRAINER_CPUS.update(cpus[:1])
+        FEED_CPUS.update(cpus[1:])
+        os.sched_setaffinity(0, TRAINER_CPUS)  # this (the training) thread; the job and feed threads set theirs
     results = []
     with tempfile.TemporaryDirectory(prefix="fanout-train-bench-") as tmp:
         workdir = Path(tmp)
