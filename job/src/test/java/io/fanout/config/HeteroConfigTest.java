@@ -53,8 +53,6 @@ class HeteroConfigTest {
         assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--fanout", "paper__cites__paper:15"))
                 .hasMessageContaining("Invalid value 'paper__cites__paper:15' for option fanout.fanout")
                 .hasMessageContaining("no fanouts for edge type paper__has_word__word");
-        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr"))
-                .hasMessageContaining("fanout.sampler").hasMessageContaining("typed");
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--fanout", "a__b__c:1"))
                 .hasMessageContaining("for option fanout.fanout").hasMessageContaining("need a typed graph");
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--seed-type", "paper"))

@@ -37,12 +37,15 @@ import java.util.TreeMap;
  * Per seed each channel's push runs to completion. Without channels the selection is {@link PprSampler}'s. With
  * channels (target counts from {@link PprChannels#targetCounts}):
  * <ol>
- *   <li>a node pushed in any channel is attributed to the channel where its settled score is highest (ties: the
- *       earlier channel); each channel keeps its best attributed nodes up to its target; free slots (a channel
- *       with fewer nodes than its target) go to the best remaining pushed nodes of any channel;</li>
- *   <li>with the residual top-up, slots still free go to discovered but never pushed nodes, attributed by
- *       leftover residual, by the same rule (each channel up to what is left of its target, then any).</li>
+ *   <li>a node pushed in any channel is attributed to the channel where its settled score is highest; with the
+ *       residual top-up, a node only discovered (never pushed) to the channel where its residual is highest
+ *       (ties: the earlier channel);</li>
+ *   <li>each channel takes its best attributed pushed nodes up to its target, then (top-up) its best
+ *       discovered-only nodes up to what is left of its target;</li>
+ *   <li>slots still free (channels short of their targets) go to the best remaining pushed nodes of any channel,
+ *       then (top-up) to the best remaining discovered-only nodes.</li>
  * </ol>
+ * Discovered-only nodes never displace pushed ones within a channel's target or among the free slots.
  * A seed's edges are ordered by reported score, best first, ties by type then index.
  *
  * <h2>Weights</h2>
@@ -406,52 +409,55 @@ public final class TypedPprSampler {
     private void select() {
         final int c = numChannels;
         int[] taken = new int[c];
+        // Attribution: a pushed node to the channel of its highest settled score, a discovered-only node (top-up)
+        // to the channel of its highest residual; ties to the earlier channel.
+        for (int ci = 0; ci < numCand; ci++) {
+            boolean pushed = pushedAnywhere(ci);
+            double[] key = pushed ? candScore : candResidual;
+            int best = -1;
+            if (pushed || residualTopUp) {
+                for (int ch = 0; ch < c; ch++) {
+                    double k = key[ci * c + ch];
+                    if (k > 0 && (best < 0 || k > key[ci * c + best])) {
+                        best = ch;
+                    }
+                }
+            }
+            candChannel[ci] = best;
+        }
+        // Each channel up to its target, pushed nodes first, then (top-up) discovered ones; then free slots to the
+        // best remaining nodes of any channel, pushed first.
         int count = 0;
-        // Phase 1: pushed nodes by settled score; phase 2 (top-up): discovered-only nodes by residual.
-        for (int phase = 0; phase < (residualTopUp ? 2 : 1) && count < maxPprNodes; phase++) {
-            double[] key = phase == 0 ? candScore : candResidual;
-            for (int ci = 0; ci < numCand; ci++) {
-                int best = -1;
-                if (phase == 0 || !pushedAnywhere(ci)) {
-                    for (int ch = 0; ch < c; ch++) {
-                        double k = key[ci * c + ch];
-                        if (k > 0 && (best < 0 || k > key[ci * c + best])) {
-                            best = ch;
+        for (int pass = 0; pass < 4 && count < maxPprNodes; pass++) {
+            boolean pushedPass = pass == 0 || pass == 2;
+            if (!pushedPass && !residualTopUp) {
+                continue;
+            }
+            double[] key = pushedPass ? candScore : candResidual;
+            if (pass < 2) {
+                for (int ch = 0; ch < c && count < maxPprNodes; ch++) {
+                    int room = Math.min(targets[ch] - taken[ch], maxPprNodes - count);
+                    if (room <= 0) {
+                        continue;
+                    }
+                    topK.reset(room);
+                    for (int ci = 0; ci < numCand; ci++) {
+                        if (!candSelected[ci] && candChannel[ci] == ch && pushedAnywhere(ci) == pushedPass) {
+                            topK.offer(candNode[ci], key[ci * c + ch]);
                         }
                     }
+                    int got = drainSelected();
+                    taken[ch] += got;
+                    count += got;
                 }
-                candChannel[ci] = phase == 0 ? best : (candSelected[ci] ? candChannel[ci] : best);
-            }
-            for (int ch = 0; ch < c && count < maxPprNodes; ch++) {
-                int room = Math.min(targets[ch] - taken[ch], maxPprNodes - count);
-                if (room <= 0) {
-                    continue;
-                }
-                topK.reset(room);
-                for (int ci = 0; ci < numCand; ci++) {
-                    if (!candSelected[ci] && candChannel[ci] == ch && eligible(ci, phase)) {
-                        topK.offer(candNode[ci], key[ci * c + ch]);
-                    }
-                }
-                int got = drainSelected();
-                taken[ch] += got;
-                count += got;
-            }
-            if (count < maxPprNodes) {
+            } else {
                 topK.reset(maxPprNodes - count);
                 for (int ci = 0; ci < numCand; ci++) {
-                    if (!candSelected[ci] && candChannel[ci] >= 0 && eligible(ci, phase)) {
+                    if (!candSelected[ci] && candChannel[ci] >= 0 && pushedAnywhere(ci) == pushedPass) {
                         topK.offer(candNode[ci], key[ci * c + candChannel[ci]]);
                     }
                 }
-                int[] nodes = new int[topK.size()];
-                int got = topK.drainBestFirst(nodes, null, 0);
-                for (int i = 0; i < got; i++) {
-                    int ci = candIndex[nodes[i]];
-                    candSelected[ci] = true;
-                    taken[candChannel[ci]]++;
-                }
-                count += got;
+                count += drainSelected();
             }
         }
         // Weight rows, then best first by the reported value.
@@ -498,10 +504,6 @@ public final class TypedPprSampler {
             }
         }
         return false;
-    }
-
-    private boolean eligible(int ci, int phase) {
-        return phase == 0 ? pushedAnywhere(ci) : !pushedAnywhere(ci);
     }
 
     private int drainSelected() {
