@@ -7,11 +7,12 @@ A message with ``#IS_HETERO`` = [1] carries GLT's heterogeneous keys (connectors
 
 from __future__ import annotations
 
+import ast
 import importlib
 
 import numpy as np
 
-__all__ = ["is_hetero", "node_types", "edge_types", "to_hetero_data"]
+__all__ = ["is_hetero", "node_types", "edge_types", "ppr_edge_types", "to_hetero_data"]
 
 
 def is_hetero(msg) -> bool:
@@ -28,6 +29,16 @@ def node_types(msg) -> list:
 def edge_types(msg) -> list:
     """The reported edge types of a typed message as (src, rel, dst) tuples, in name order."""
     return sorted(tuple(k[:-len(".rows")].split("__")) for k in msg if k.endswith(".rows") and not k.startswith("#"))
+
+
+_PPR_EDGE_INDEX = "#META.ppr_edge_index."
+_PPR_WEIGHT = "#META.ppr_weight."
+
+
+def ppr_edge_types(msg) -> list:
+    """The virtual PPR edge types of a typed PPR message, ``(seed_type, "ppr", ntype)`` tuples in name order: its
+    keys are GiGL's ``#META.ppr_edge_index.<repr of the edge type>`` and ``#META.ppr_weight.<...>``."""
+    return sorted(ast.literal_eval(k[len(_PPR_EDGE_INDEX):]) for k in msg if k.startswith(_PPR_EDGE_INDEX))
 
 
 def _numpy(value):
@@ -55,7 +66,8 @@ def to_hetero_data(msg):
     and PyG give them), ``e_id``, ``edge_attr``, ``num_sampled_edges``; ``epoch``/``batch_id``/``num_batches``
     on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled.
     A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
-    edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types."""
+    edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types. A typed PPR
+    message adds ``edge_index`` and ``edge_attr`` (PPR weights) on each ``(seed_type, "ppr", ntype)``."""
     try:
         torch = importlib.import_module("torch")
         HeteroData = importlib.import_module("torch_geometric.data").HeteroData
@@ -105,6 +117,11 @@ def to_hetero_data(msg):
             data[link[2]].dst_neg_index = tensor(msg["#META.dst_neg_index"])
         if "#META.input_id" in msg:
             data[link].input_id = tensor(msg["#META.input_id"])
+    for etype in ppr_edge_types(msg):
+        # Typed PPR, as GiGL's loader attaches its metadata: edge_index [2, N] (row 0 local seed indices, row 1
+        # local neighbour indices) and edge_attr [N, 2] or [N, 2 + 3 * channels] on (seed_type, "ppr", ntype).
+        data[etype].edge_index = tensor(msg[_PPR_EDGE_INDEX + repr(etype)])
+        data[etype].edge_attr = tensor(msg[_PPR_WEIGHT + repr(etype)])
     for name in ("epoch", "batch_id", "num_batches"):
         if f"#META.{name}" in msg:
             data[name] = int(_numpy(msg[f"#META.{name}"]).reshape(-1)[0])

@@ -186,8 +186,9 @@ public final class FanoutOptions {
 
     public static final ConfigOption<Double> ALPHA = ConfigOptions.key("fanout.alpha")
             .doubleType()
-            .defaultValue(0.15)
-            .withDescription("ppr: restart (teleport-to-seed) probability of the random walk, in (0,1).");
+            .defaultValue(0.5)
+            .withDescription("ppr: restart (teleport-to-seed) probability of the random walk, in (0,1) (GiGL"
+                    + " PPRSamplerOptions.alpha default 0.5).");
 
     public static final ConfigOption<Double> EPS = ConfigOptions.key("fanout.eps")
             .doubleType()
@@ -204,9 +205,10 @@ public final class FanoutOptions {
 
     public static final ConfigOption<Integer> PPR_MAX_NEIGHBORS = ConfigOptions.key("fanout.ppr-max-neighbors")
             .intType()
-            .defaultValue(-1)
-            .withDescription("ppr: neighbours a push reads per node (GiGL num_neighbors_per_hop): a fixed"
-                    + " seeded uniform sample of k positions for nodes of larger degree; -1 = all.");
+            .defaultValue(1000)
+            .withDescription("ppr: neighbours a push reads per node (GiGL num_neighbors_per_hop, default 1000; on a"
+                    + " typed graph per node and edge type): a fixed seeded uniform sample of k positions for nodes"
+                    + " of larger degree; -1 = all.");
 
     public static final ConfigOption<Boolean> RESIDUAL_TOPUP = ConfigOptions.key("fanout.residual-topup")
             .booleanType()
@@ -214,6 +216,22 @@ public final class FanoutOptions {
             .withDescription("ppr: report score + leftover residual and fill free top-k slots from discovered"
                     + " but unpushed nodes (GiGL enable_residual_topup). --residual-topup false reports settled"
                     + " scores only.");
+
+    // ---- typed PPR (GiGL's typed_channel_ratios and include_sampled_edges) ----
+
+    public static final ConfigOption<String> PPR_CHANNELS = ConfigOptions.key("fanout.ppr-channels")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("ppr on a typed graph: channels (GiGL typed_channel_ratios), each an allowlist of edge"
+                    + " types its own push walks, with its share of max-ppr-nodes: edge types joined by +, a ratio"
+                    + " after :, channels separated by commas, ratios summing to 1, e.g."
+                    + " 'paper__cites__paper:0.6,paper__has_word__word:0.4'. Unset: one walk over every edge type.");
+
+    public static final ConfigOption<Boolean> INCLUDE_SAMPLED_EDGES = ConfigOptions.key("fanout.include-sampled-edges")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("ppr on a typed graph (GiGL include_sampled_edges): also send the original edges the"
+                    + " pushes read whose two ends are both selected nodes, as k-hop sends edges ({etype}.rows/.cols).");
 
     public static final ConfigOption<String> EDGE_DIR = ConfigOptions.key("fanout.edge-dir")
             .stringType()
@@ -298,7 +316,7 @@ public final class FanoutOptions {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
                 SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING, NEG_AMOUNT, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
-                MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
+                MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

@@ -7,6 +7,7 @@ import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedGraphFiles;
 import io.fanout.sampling.hetero.TypedFanouts;
 import io.fanout.sampling.link.NegativeSampling;
+import io.fanout.sampling.ppr.PprChannels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,10 @@ public final class TypedGraphOptions {
     public final NegativeSampling negSampling;
     /** Negatives per positive link seed. */
     public final double negAmount;
+    /** Typed PPR channels (--ppr-channels), or null for one walk over every edge type. */
+    public final PprChannels pprChannels;
+    /** Typed PPR: also send the original edges read between selected nodes (--include-sampled-edges). */
+    public final boolean includeSampledEdges;
 
     private TypedGraphOptions(Configuration conf, Path graph, TypedGraphFiles files, SamplerType sampler,
             Path nodeFeatures) {
@@ -72,9 +77,15 @@ public final class TypedGraphOptions {
                     + ": must be " + (negSampling == NegativeSampling.TRIPLET
                     ? "a whole number >= 1 for triplet negatives" : "> 0"));
         }
-        if (sampler != SamplerType.KHOP) {
-            throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
-                    + ": a typed graph is sampled with khop only (typed PPR is not implemented)");
+        this.pprChannels = pprChannels(conf, files, sampler);
+        this.includeSampledEdges = get(conf, FanoutOptions.INCLUDE_SAMPLED_EDGES);
+        if (sampler == SamplerType.PPR && linkSeeds != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " is k-hop only: typed PPR samples"
+                    + " around seed nodes (" + name(FanoutOptions.SAMPLER) + " is ppr)");
+        }
+        if (sampler != SamplerType.PPR && includeSampledEdges) {
+            throw new ConfigException("Option " + name(FanoutOptions.INCLUDE_SAMPLED_EDGES) + " is for "
+                    + name(FanoutOptions.SAMPLER) + " ppr (k-hop always sends its sampled edges)");
         }
         if (nodeFeatures != null) {
             throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
@@ -112,7 +123,32 @@ public final class TypedGraphOptions {
                     + " homogeneous graphs are not implemented yet)");
         }
         negSampling(conf, null);
+        if (get(conf, FanoutOptions.PPR_CHANNELS) != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.PPR_CHANNELS) + homogeneous);
+        }
+        if (get(conf, FanoutOptions.INCLUDE_SAMPLED_EDGES)) {
+            throw new ConfigException("Option " + name(FanoutOptions.INCLUDE_SAMPLED_EDGES) + homogeneous
+                    + " (homogeneous PPR sends the PPR edges only, as GiGL)");
+        }
         return null;
+    }
+
+    /** --ppr-channels, checked against the graph's edge types (ppr only). */
+    private static PprChannels pprChannels(Configuration conf, TypedGraphFiles files, SamplerType sampler) {
+        String value = get(conf, FanoutOptions.PPR_CHANNELS);
+        if (value == null) {
+            return null;
+        }
+        if (sampler != SamplerType.PPR) {
+            throw new ConfigException("Option " + name(FanoutOptions.PPR_CHANNELS) + " is for "
+                    + name(FanoutOptions.SAMPLER) + " ppr, not " + sampler.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        try {
+            return PprChannels.parse(value, files.edges().keySet());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.PPR_CHANNELS)
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     private static NegativeSampling negSampling(Configuration conf, Path linkSeeds) {

@@ -16,6 +16,7 @@ import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.HeteroKHopSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.operator.PprSamplingFunction;
+import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.config.StoreType;
@@ -224,6 +225,11 @@ public final class FanoutJob {
     private static GraphSamplingFunction samplerFor(FanoutJobConfig config) {
         switch (config.sampler) {
             case PPR:
+                if (config.typed != null) {
+                    return new TypedPprSamplingFunction(config.graphSpec(), config.typed.seedType,
+                            config.typed.pprChannels, config.alpha, config.eps, config.maxPprNodes,
+                            config.pprMaxNeighbors, config.residualTopUp, config.typed.includeSampledEdges, config.seed);
+                }
                 return new PprSamplingFunction(config.graphSpec(), config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed);
             case KHOP:

@@ -53,11 +53,54 @@ class HeteroConfigTest {
         assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--fanout", "paper__cites__paper:15"))
                 .hasMessageContaining("Invalid value 'paper__cites__paper:15' for option fanout.fanout")
                 .hasMessageContaining("no fanouts for edge type paper__has_word__word");
-        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr"))
-                .hasMessageContaining("fanout.sampler").hasMessageContaining("typed");
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--fanout", "a__b__c:1"))
                 .hasMessageContaining("for option fanout.fanout").hasMessageContaining("need a typed graph");
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--seed-type", "paper"))
                 .hasMessageContaining("fanout.seed-type (--seed-type) needs a typed graph");
+    }
+
+    @Test
+    void typedPprOptions() throws Exception {
+        FanoutJobConfig c = parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr", "--ppr-channels",
+                "paper__cites__paper:0.6, paper__has_word__word+paper__cites__paper:0.4", "--include-sampled-edges");
+        assertThat(c.typed.pprChannels.size()).isEqualTo(2);
+        assertThat(c.typed.pprChannels.targetCounts(c.maxPprNodes)).containsExactly(30, 20);
+        assertThat(c.typed.includeSampledEdges).isTrue();
+        // GiGL's PPRSamplerOptions defaults.
+        assertThat(c.alpha).isEqualTo(0.5);
+        assertThat(c.eps).isEqualTo(1e-4);
+        assertThat(c.maxPprNodes).isEqualTo(50);
+        assertThat(c.pprMaxNeighbors).isEqualTo(1000);
+        assertThat(c.residualTopUp).isTrue();
+        assertThat(parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr").typed.pprChannels).isNull();
+        Path yaml = tmp.resolve("ppr.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + CORA + "\n  seed-type: paper\n  sampler: ppr\n"
+                + "  ppr-channels: paper__cites__paper:0.5,paper__has_word__word:0.5\n  include-sampled-edges: true\n");
+        FanoutJobConfig y = parse("--config", yaml.toString());
+        assertThat(y.typed.pprChannels).hasToString("paper__cites__paper:0.5,paper__has_word__word:0.5");
+        assertThat(y.typed.includeSampledEdges).isTrue();
+    }
+
+    @Test
+    void badTypedPprOptionsNameOptionAndValue() {
+        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr", "--ppr-channels",
+                "paper__cites__paper:0.5,paper__writes__paper:0.5"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 'paper__cites__paper:0.5,paper__writes__paper:0.5' for option"
+                        + " fanout.ppr-channels")
+                .hasMessageContaining("paper__writes__paper is not an edge type of the graph")
+                .hasMessageContaining("[paper__cites__paper, paper__has_word__word]");
+        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--sampler", "ppr", "--ppr-channels",
+                "paper__cites__paper:0.7,paper__has_word__word:0.7"))
+                .hasMessageContaining("fanout.ppr-channels").hasMessageContaining("must sum to 1");
+        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--ppr-channels", "paper__cites__paper:1"))
+                .hasMessageContaining("fanout.ppr-channels").hasMessageContaining("is for fanout.sampler (--sampler) ppr");
+        assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--include-sampled-edges"))
+                .hasMessageContaining("fanout.include-sampled-edges").hasMessageContaining("ppr");
+        String cora = SharedData.graph("cora").toString();
+        assertThatThrownBy(() -> parse("--graph", cora, "--sampler", "ppr", "--ppr-channels", "a__b__c:1"))
+                .hasMessageContaining("fanout.ppr-channels (--ppr-channels) needs a typed graph");
+        assertThatThrownBy(() -> parse("--graph", cora, "--sampler", "ppr", "--include-sampled-edges"))
+                .hasMessageContaining("fanout.include-sampled-edges (--include-sampled-edges) needs a typed graph");
     }
 }

@@ -54,7 +54,8 @@ class PprJobITCase {
         }
         FanoutJobITCase.assertSameMessages(runs.get(0), runs.get(1));
         CsrGraph graph = GraphLoader.load(graphDir, EdgeDirection.OUT);
-        PprSampler reference = new PprSampler(graph, 0.15, 1e-4, 50, -1, true, 7);
+        // The defaults are GiGL's PPRSamplerOptions: alpha 0.5, eps 1e-4, max_ppr_nodes 50, num_neighbors_per_hop 1000.
+        PprSampler reference = new PprSampler(graph, 0.5, 1e-4, 50, 1000, true, 7);
         int[] seenPerEpoch = new int[2];
         for (byte[] blob : runs.get(0).values()) {
             SampleMessage m = SafetensorsCodec.decode(blob);

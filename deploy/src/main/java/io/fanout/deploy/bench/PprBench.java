@@ -105,7 +105,8 @@ final class PprBench {
         int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refSeedRate / seedsPerEpoch));
         String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
                 "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
-                "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
+                // refsampler reads every neighbour; the job's default (GiGL's num_neighbors_per_hop) is 1000.
+                "--ppr-max-neighbors", "-1", "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
                 JobSummary::seedsPerSecond, "seeds", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")), 0.7);
         String json = String.format(Locale.ROOT, "{\"benchmark\":\"ppr\",\"graph\":\"%s\",\"alpha\":%s,\"eps\":%s,"
                 + "\"max_ppr_nodes\":%d,\"cores\":%d,\"ref_seeds_per_s\":%.1f,\"ref_pushes_per_s\":%.1f,"

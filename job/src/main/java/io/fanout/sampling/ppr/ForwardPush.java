@@ -56,6 +56,8 @@ public final class ForwardPush {
     private final CsrGraph graph;
     private final int[] offsets;
     private final int[] targets;
+    /** Degree each queue threshold uses: the CSR degree, or the true degree of a graph read sparsified. */
+    private final int[] degrees;
     private final double alpha;
     private final double eps;
     private final double alphaEps;
@@ -98,6 +100,17 @@ public final class ForwardPush {
      *     when ids equal indices
      */
     public ForwardPush(CsrGraph graph, long[] nodeIds, double alpha, double eps, int maxNeighbors, long neighborSeed) {
+        this(graph, nodeIds, alpha, eps, maxNeighbors, neighborSeed, null);
+    }
+
+    /**
+     * @param degrees the degree of each node for the queue threshold, or null for the CSR degree. Typed PPR walks
+     *     a graph whose rows were sparsified to {@code num_neighbors_per_hop} per edge type up front and passes the
+     *     true degrees here, as the homogeneous {@code maxNeighbors} does (threshold on the true degree, residual
+     *     spread over the positions read).
+     */
+    ForwardPush(CsrGraph graph, long[] nodeIds, double alpha, double eps, int maxNeighbors, long neighborSeed,
+            int[] degrees) {
         this.graph = Objects.requireNonNull(graph, "graph");
         this.nodeIds = nodeIds;
         if (!(alpha > 0 && alpha < 1)) {
@@ -111,6 +124,16 @@ public final class ForwardPush {
         }
         this.offsets = graph.offsets();
         this.targets = graph.targets();
+        if (degrees == null) {
+            degrees = new int[graph.numNodes()];
+            for (int v = 0; v < degrees.length; v++) {
+                degrees[v] = offsets[v + 1] - offsets[v];
+            }
+        } else if (degrees.length != graph.numNodes()) {
+            throw new IllegalArgumentException("degrees has " + degrees.length + " entries for " + graph.numNodes()
+                    + " nodes");
+        }
+        this.degrees = degrees;
         this.alpha = alpha;
         this.eps = eps;
         this.alphaEps = alpha * eps;
@@ -170,6 +193,7 @@ public final class ForwardPush {
         final boolean[] inQueue = this.inQueue;
         final int[] queue = this.queue;
         final int[] touched = this.touched;
+        final int[] degrees = this.degrees;
         final double alphaEps = this.alphaEps;
         final double keep = 1 - alpha;
         final int k = maxNeighbors;
@@ -203,7 +227,7 @@ public final class ForwardPush {
                 // Dangling: the walk restarts at the seed (the oracle's convention).
                 final double rs = residual[s] + keep * ru;
                 residual[s] = rs;
-                if (!inQueue[s] && rs >= alphaEps * Math.max(offsets[s + 1] - offsets[s], 1)) {
+                if (!inQueue[s] && rs >= alphaEps * Math.max(degrees[s], 1)) {
                     inQueue[s] = true;
                     queue[tail] = s;
                     tail = tail + 1 == n ? 0 : tail + 1;
@@ -234,7 +258,7 @@ public final class ForwardPush {
                     }
                     final double rw = residual[w] + share;
                     residual[w] = rw;
-                    if (!inQueue[w] && rw >= alphaEps * Math.max(offsets[w + 1] - offsets[w], 1)) {
+                    if (!inQueue[w] && rw >= alphaEps * Math.max(degrees[w], 1)) {
                         inQueue[w] = true;
                         queue[tail] = w;
                         tail = tail + 1 == n ? 0 : tail + 1;
@@ -255,7 +279,7 @@ public final class ForwardPush {
                 }
                 final double rw = residual[w] + share;
                 residual[w] = rw;
-                if (!inQueue[w] && rw >= alphaEps * Math.max(offsets[w + 1] - offsets[w], 1)) {
+                if (!inQueue[w] && rw >= alphaEps * Math.max(degrees[w], 1)) {
                     inQueue[w] = true;
                     queue[tail] = w;
                     tail = tail + 1 == n ? 0 : tail + 1;
@@ -335,6 +359,6 @@ public final class ForwardPush {
 
     /** The forward-push error bound on an undirected graph: {@code eps * max(deg(u), 1)} (see the class doc). */
     public double undirectedErrorBound(int u) {
-        return eps * Math.max(offsets[u + 1] - offsets[u], 1);
+        return eps * Math.max(degrees[u], 1);
     }
 }

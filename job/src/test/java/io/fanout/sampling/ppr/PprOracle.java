@@ -52,6 +52,17 @@ final class PprOracle {
         return result;
     }
 
+    /** {@code exact[i][u]} = PPR of node u for seeds[i] on an edge file written by the test (out-edges). */
+    static double[][] exactFile(Path edges, double alpha, int[] seeds) throws Exception {
+        String key = edges + "|" + alpha + "|" + Arrays.toString(seeds);
+        double[][] cached = CACHE.get(key);
+        if (cached == null) {
+            cached = run(edges, alpha, seeds, false);
+            CACHE.put(key, cached);
+        }
+        return cached;
+    }
+
     private static double[][] run(Path edges, double alpha, int[] seeds, boolean reverse)
             throws IOException, InterruptedException, URISyntaxException {
         Path driver = Path.of(PprOracle.class.getResource("ppr_oracle_many.py").toURI());
