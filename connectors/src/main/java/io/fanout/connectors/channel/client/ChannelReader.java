@@ -3,6 +3,7 @@ package io.fanout.connectors.channel.client;
 import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.channel.tls.ChannelTls;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.SamplingErrors;
 import java.io.IOException;
@@ -18,12 +19,14 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v3), found
- * through the registry directory or given as host:port addresses.
+ * through the registry directory or given as host:port addresses, over plain TCP or, with
+ * {@link Options#tlsCa()}, TLS only.
  *
  * <p>Two ways to read, not to be mixed: as a flat {@link Iterator} of every message in arrival order
  * (ends when every endpoint sent END_OF_STREAM), or epoch by epoch with {@link #nextEpoch()} (an
@@ -76,9 +79,12 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      *     {@link #MAX_PREFETCH_WINDOW}); 0 = exactly {@code prefetch}
      * @param stallTimeout fail when a connected endpoint sends nothing (not even HEARTBEAT) for this
      *     long; zero = wait for ever
+     * @param tlsCa PEM file of the CA (or bundle) that signed the endpoints' certificates: connect with
+     *     TLS only, checking the certificate names the endpoint's host; null = plain TCP (an endpoint
+     *     whose registry file says {@code "tls": true} is then refused, and so is a plain one with a CA)
      */
     public record Options(int prefetch, Duration connectTimeout, String token, int maxFrameBytes, Duration reconnectTimeout,
-            int logEvery, long prefetchBytes, Duration stallTimeout) {
+            int logEvery, long prefetchBytes, Duration stallTimeout, Path tlsCa) {
         public Options {
             if (prefetch < 1) {
                 throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -110,39 +116,44 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
          */
         public static Options defaults() {
             return new Options(4, Duration.ofSeconds(60), "", ChannelProtocol.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(60), 1000,
-                    DEFAULT_PREFETCH_BYTES, DEFAULT_STALL_TIMEOUT);
+                    DEFAULT_PREFETCH_BYTES, DEFAULT_STALL_TIMEOUT, null);
         }
 
         public Options withPrefetch(int n) {
-            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
+            return new Options(n, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout, tlsCa);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
+            return new Options(prefetch, d, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout, tlsCa);
         }
 
         public Options withToken(String t) {
-            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
+            return new Options(prefetch, connectTimeout, t, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout, tlsCa);
         }
 
         public Options withMaxFrameBytes(int n) {
-            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes, stallTimeout);
+            return new Options(prefetch, connectTimeout, token, n, reconnectTimeout, logEvery, prefetchBytes, stallTimeout, tlsCa);
         }
 
         public Options withReconnectTimeout(Duration d) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes, stallTimeout);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, d, logEvery, prefetchBytes, stallTimeout, tlsCa);
         }
 
         public Options withPrefetchBytes(long n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n, stallTimeout);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, n, stallTimeout, tlsCa);
         }
 
         public Options withStallTimeout(Duration d) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, d);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, d, tlsCa);
+        }
+
+        /** TLS: verify the endpoints with the CA certificate(s) of PEM file {@code ca} (null = plain TCP). */
+        public Options tlsCa(Path ca) {
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, logEvery, prefetchBytes, stallTimeout, ca);
         }
 
         public Options withLogEvery(int n) {
-            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes, stallTimeout);
+            return new Options(prefetch, connectTimeout, token, maxFrameBytes, reconnectTimeout, n, prefetchBytes, stallTimeout, tlsCa);
         }
     }
 
@@ -171,6 +182,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     private final Options options;
     private final EndpointRegistry registry;
     private final long deadlineNanos;
+    /** The TLS context of {@link Options#tlsCa()}, or null (plain TCP). */
+    private final SSLContext tls;
     private final List<EndpointConnection> connections = new ArrayList<>();
     private final LinkedBlockingQueue<ReaderEvent> events = new LinkedBlockingQueue<>();
     private final EpochOrdering order = new EpochOrdering();
@@ -193,6 +206,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         this.options = options;
         this.registry = registry;
         this.deadlineNanos = System.nanoTime() + options.connectTimeout().toNanos();
+        this.tls = options.tlsCa() == null ? null : ChannelTls.clientContext(options.tlsCa(), "ChannelReader option tlsCa");
     }
 
     /**
@@ -308,6 +322,11 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
 
     boolean isClosed() {
         return closed;
+    }
+
+    /** The TLS context to connect with, or null (plain TCP). */
+    SSLContext tls() {
+        return tls;
     }
 
     int epochLimit() {

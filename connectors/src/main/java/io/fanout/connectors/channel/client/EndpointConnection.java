@@ -48,7 +48,7 @@ final class EndpointConnection {
         this.owner = owner;
         this.options = owner.options();
         this.index = index;
-        this.dialer = new EndpointDialer(index, address, owner.registry(), options);
+        this.dialer = new EndpointDialer(index, address, owner.registry(), options, owner.tls());
         this.credits = new CreditWindow(options.prefetch(), options.prefetchBytes());
         this.thread = new Thread(this::run, "fanout-channel-reader-" + index);
         thread.setDaemon(true);

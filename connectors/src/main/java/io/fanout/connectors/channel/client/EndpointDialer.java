@@ -6,6 +6,7 @@ import io.fanout.connectors.channel.protocol.FrameReader;
 import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.channel.tls.ChannelTls;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
@@ -17,11 +18,13 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds one endpoint (its registry file, or the given address), connects and handshakes: HELLO
+ * Finds one endpoint (its registry file, or the given address), connects (TLS when the reader has a CA) and handshakes: HELLO
  * with the token and the session to resume, WELCOME back. Retries refused and reset connections
  * until the deadline (an endpoint restarting writes its new port into the registry); an endpoint
  * finished in the registry is done, not an error.
@@ -38,10 +41,13 @@ final class EndpointDialer {
     private final EndpointRegistry registry;
     private volatile InetSocketAddress address;
     private String token;
+    /** Null = plain TCP. */
+    private final SSLContext tls;
     /** The socket being connected or in use, so {@link #closeSocket} can break a blocked read. */
     private volatile Socket socket;
 
-    EndpointDialer(int index, InetSocketAddress address, EndpointRegistry registry, ChannelReader.Options options) {
+    EndpointDialer(int index, InetSocketAddress address, EndpointRegistry registry, ChannelReader.Options options, SSLContext tls) {
+        this.tls = tls;
         this.index = index;
         this.address = address;
         this.registry = registry;
@@ -80,6 +86,7 @@ final class EndpointDialer {
                         return null;
                     }
                     address = new InetSocketAddress(info.get().host(), info.get().port());
+                    checkTlsMatches(info.get());
                     if (options.token().isEmpty() && info.get().token() != null) {
                         token = info.get().token();
                     }
@@ -101,11 +108,18 @@ final class EndpointDialer {
                         return null;
                     }
                     s.setSoTimeout((int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
+                    if (tls != null) {
+                        s = secure(s, a);
+                        socket = s;
+                    }
                     Link link = handshake(s, session);
                     // From now on a read that waits longer than the stall timeout means the
                     // endpoint stopped: a live one sends at least HEARTBEAT every few seconds.
                     s.setSoTimeout((int) options.stallTimeout().toMillis());
                     return link;
+                } catch (ChannelReader.ServerError e) {
+                    s.close();
+                    throw e;
                 } catch (ConnectException | SocketTimeoutException | EOFException e) {
                     s.close();
                     // Refused: an endpoint that finished and closed is done, not an error.
@@ -121,6 +135,29 @@ final class EndpointDialer {
             if (closed.getAsBoolean()) {
                 return null;
             }
+        }
+    }
+
+    /** Refuses a TLS endpoint without a CA, and a plain one with a CA (no silent downgrade). */
+    private void checkTlsMatches(EndpointInfo info) throws ChannelReader.ServerError {
+        if (info.servesTls() && tls == null) {
+            throw new ChannelReader.ServerError("channel " + describe() + " serves TLS (\"tls\": true in its registry file): give the "
+                    + "reader the CA that signed its certificate (ChannelReader.Options.tlsCa)");
+        }
+        if (!info.servesTls() && tls != null) {
+            throw new ChannelReader.ServerError("channel " + describe() + " serves plain TCP (no \"tls\" in its registry file) but "
+                    + "the reader was given a TLS CA (" + options.tlsCa() + "): refusing to connect without TLS");
+        }
+    }
+
+    /** TLS over the connected socket, verifying the certificate against the CA and the endpoint's host. */
+    private Socket secure(Socket plain, InetSocketAddress a) throws IOException {
+        try {
+            return ChannelTls.connect(tls, plain, a.getHostString(), a.getPort());
+        } catch (SSLException e) {
+            throw new ChannelReader.ServerError("channel " + describe() + ": TLS handshake failed: " + e.getMessage()
+                    + " (the reader trusts the CA of " + options.tlsCa() + "; the endpoint's certificate must be signed by it and "
+                    + "name host " + a.getHostString() + ")");
         }
     }
 
@@ -140,7 +177,8 @@ final class EndpointDialer {
         if (f instanceof Frame.Error err) {
             throw new ChannelReader.ServerError("channel " + describe() + " refused the handshake: " + err.text());
         }
-        throw new ChannelReader.ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type()));
+        throw new ChannelReader.ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type())
+                + (f == null && tls == null ? " (an endpoint serving TLS closes a plain connection: give the reader its CA, tlsCa)" : ""));
     }
 
     void closeSocket() {

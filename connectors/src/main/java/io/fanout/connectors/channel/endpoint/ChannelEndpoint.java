@@ -84,15 +84,15 @@ public final class ChannelEndpoint implements AutoCloseable {
         this.options = options;
         this.server = EndpointServer.bind(options, index);
         this.registration = new EndpointRegistration(Paths.get(options.registryDir()), server.socket(), index, numEndpoints, jobId,
-                options.token());
+                options.token(), options.tls());
         EndpointInfo info = registration.info();
-        this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + ")";
+        this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + (options.tls() ? ", TLS" : "") + ")";
         this.delivery = new EndpointDelivery(options, name);
         if (restored != null) {
             delivery.restore(restored);
         }
         ClientConnection.Context ctx = new ClientConnection.Context(options, index, numEndpoints, name,
-                options.token().getBytes(StandardCharsets.UTF_8), delivery, server);
+                options.token().getBytes(StandardCharsets.UTF_8), delivery, server, options.tlsContext());
         server.start(name, index, delivery, socket -> new ClientConnection(ctx, socket, server.nextConnectionId()));
         try {
             registration.publishServing();

@@ -7,6 +7,7 @@ import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.protocol.ProtocolException;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.tls.ChannelTls;
 import io.fanout.connectors.message.EncodedSample;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -16,11 +17,12 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection: the handshake (HELLO, token, version, session), then a sender thread
+ * One client connection: the handshake (TLS when the endpoint serves it, then HELLO, token, version, session), then a sender thread
  * (frames as {@link EndpointDelivery#next} hands them out) and a receiver thread (FETCH credits and
  * acks). Attached to a {@link ClientSession} after the handshake.
  */
@@ -37,13 +39,16 @@ final class ClientConnection {
     private static final int SEND_BUFFER_BYTES = 4 << 20;
     /** Output buffer of a client connection: blobs up to about this size are written with their head in one call. */
     private static final int WRITE_BUFFER_BYTES = 1 << 20;
+    /** First byte of a TLS ClientHello (record type handshake). */
+    private static final int TLS_HANDSHAKE_RECORD = 0x16;
 
     /** What a connection needs of its endpoint. */
     record Context(ChannelSinkOptions options, int index, int numEndpoints, String name, byte[] token, EndpointDelivery delivery,
-            EndpointServer server) {}
+            EndpointServer server, SSLContext tls) {}
 
     private final Context ctx;
-    final Socket socket;
+    /** The accepted socket, replaced by its TLS layer after the TLS handshake. */
+    volatile Socket socket;
     final int id;
     private final String peer;
     final Thread sender;
@@ -78,12 +83,15 @@ final class ClientConnection {
             socket.setTcpNoDelay(true);
             // A large send buffer keeps the kernel streaming while this thread waits for credits.
             socket.setSendBufferSize(SEND_BUFFER_BYTES);
+            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+            if (ctx.tls() != null && !secure()) {
+                return;
+            }
             InputStream in = new BufferedInputStream(socket.getInputStream());
             // Large enough that a MESSAGE head and a typical blob leave in one write (one
             // segment train), not a tiny head segment and then the blob; larger blobs go directly.
             writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream(), WRITE_BUFFER_BYTES));
             FrameReader reader = new FrameReader(in, Math.min(ctx.options().maxFrameBytes(), MAX_INBOUND_FRAME_BYTES));
-            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
             Frame first;
             try {
                 first = reader.read();
@@ -132,6 +140,33 @@ final class ClientConnection {
         } finally {
             leave();
         }
+    }
+
+    /**
+     * TLS server handshake over the accepted socket; false if the connection is over. A client whose
+     * first byte does not start a TLS record speaks the plain protocol: it gets a plain ERROR saying
+     * the endpoint serves TLS only (no frame type is 0x16, the TLS handshake record type).
+     */
+    private boolean secure() throws IOException {
+        int first = socket.getInputStream().read();
+        if (first < 0) {
+            LOG.info("{}: {} disconnected before the TLS handshake", name(), peer);
+            return false;
+        }
+        if (first != TLS_HANDSHAKE_RECORD) {
+            writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream()));
+            fail("this endpoint serves TLS only (\"tls\": true in its registry file): connect with TLS and verify it with the "
+                    + "CA of its certificate (Python ChannelClient tls_ca, Java ChannelReader.Options.tlsCa)");
+            return false;
+        }
+        try {
+            socket = ChannelTls.accept(ctx.tls(), socket, new byte[] {(byte) first});
+        } catch (IOException e) {
+            // No TLS channel to send ERROR on: the client sees its own side of the failure.
+            LOG.warn("{}: {} TLS handshake failed, closing its connection: {}", name(), peer, e.getMessage());
+            return false;
+        }
+        return true;
     }
 
     /** Writes what the delivery hands out until END_OF_STREAM, close or loss of the connection. */

@@ -13,11 +13,11 @@ final class EndpointRegistration {
     private final EndpointRegistry registry;
     private final EndpointInfo info;
 
-    EndpointRegistration(Path dir, ServerSocket server, int index, int numEndpoints, String jobId, String token) {
+    EndpointRegistration(Path dir, ServerSocket server, int index, int numEndpoints, String jobId, String token, boolean tls) {
         this.registry = new EndpointRegistry(dir);
         // The registry names the oldest version served, so version 2 clients still accept the file.
         this.info = new EndpointInfo(ChannelProtocol.MIN_VERSION, index, numEndpoints, advertisedHost(server), server.getLocalPort(),
-                EndpointInfo.State.SERVING, jobId, token);
+                EndpointInfo.State.SERVING, jobId, token, tls);
     }
 
     /** The bind address, or this machine's host name when bound to a wildcard address. */

@@ -44,6 +44,8 @@ final class EndpointServer {
             throw new IllegalArgumentException("option " + ChannelOptions.PORT.key() + " = " + options.port() + " plus endpoint index "
                     + index + " exceeds 65535");
         }
+        // Plain even with TLS: each connection looks at its first byte, so a plain client gets a
+        // plain ERROR saying to use TLS instead of a reset (ClientConnection).
         ServerSocket s = new ServerSocket();
         try {
             s.setReuseAddress(true);
