@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One channel endpoint (connectors/CHANNEL.md, protocol v3, serving v2 clients too), no Flink inside: a TCP server over a
- * bounded buffer of messages that pulling clients share.
+ * bounded buffer of messages that pulling clients share; with the TLS options ({@link ChannelSinkOptions#tls()}) it
+ * serves TLS only.
  *
  * <p>Delivery: a buffered message goes to one client <em>session</em>, which keeps it as
  * sent-but-unacknowledged until the client acknowledges it (FETCH carries a cumulative ack). A
