@@ -64,6 +64,8 @@ def test_to_pyg_gives_hetero_data_with_gigl_labels_field_by_field(ablp):
             n = user.n_id
             assert all((a, b) in passing[etype[1]] for a, b in zip(n[cols].tolist(), n[rows].tolist()))
         assert data.epoch == 0 and data.batch_id == msg.batch_id
+        plain = fanout_client.ablp_labels(msg)  # the same labels as numpy, without torch
+        assert all(np.array_equal(plain[i], data.y_positive[i].numpy()) for i in range(user.batch_size))
         for i, anchor in enumerate(msg["user.batch"].tolist()):
             anchors.append(anchor)
             assert set(user.n_id[data.y_positive[i]].tolist()) == positives[anchor]
