@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * ABLP on real data (bitcoin_alpha_typed with a fifth of its trust edges moved into a label edge type, MiniCluster):
  * label edges are never traversed, each anchor's label rows are exactly its label edges, negatives are never edges
- * of the graph, the label nodes are in the sample, and messages are byte-identical at parallelism 1 and 2.
+ * of the graph, the label nodes are in the sample (also between two node types, on cora_hetero), and messages are
+ * byte-identical at parallelism 1 and 2.
  */
 class AblpJobITCase {
     @RegisterExtension
@@ -131,6 +132,42 @@ class AblpJobITCase {
         assertThat(messages).hasSize(1);
         checkMessages(messages, ref, EdgeDirection.IN, anchors);
         assertThat(anchors).containsExactlyInAnyOrder(7L, 1L, 3L);
+    }
+
+    @Test
+    void coraLabelsBetweenTwoNodeTypesAreSeedsOfTheSupervisionType() throws Exception {
+        // cora_hetero's paper -> word edges as the positive label type: only paper__cites__paper is walked.
+        Path graph = SharedData.graph("cora_hetero");
+        TypedReference ref = TypedReference.read(graph);
+        EdgeType hasWord = EdgeType.parse("paper__has_word__word");
+        Map<Long, TreeSet<Long>> words = byAnchor(ref.types.get(hasWord));
+        Path seeds = Files.writeString(tmp.resolve("papers.txt"), "0\n5\n17\n2000\n1200\n42\n");
+        TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp,
+                "--graph", graph.toString(), "--ablp-positive-type", hasWord.toString(), "--fanout", "3,2",
+                "--seeds", seeds.toString(), "--batch-size", "4");
+        assertThat(messages).hasSize(2);
+        String key = "#META.gigl_positive_labels." + hasWord;
+        Set<Long> anchors = new TreeSet<>();
+        for (byte[] blob : messages.values()) {
+            SampleMessage m = SafetensorsCodec.decode(blob);
+            assertThat(m.contains("word__rev_has_word__paper.rows")).isFalse();
+            HeteroMessageChecks.check(m, ref, Map.of(EdgeType.parse("paper__cites__paper"), new int[] {3, 2}),
+                    EdgeDirection.OUT, false);
+            long[] papers = m.get("paper.batch").asLongArray();
+            Set<Long> sampledWords = new HashSet<>();
+            for (long w : m.get("word.ids").asLongArray()) {
+                sampledWords.add(w);
+            }
+            TreeSet<Long> allLabels = new TreeSet<>();
+            for (int i = 0; i < papers.length; i++) {
+                anchors.add(papers[i]);
+                assertThat(row(m, key, i)).as("words of paper %d", papers[i]).isEqualTo(words.get(papers[i]));
+                allLabels.addAll(row(m, key, i));
+            }
+            // The word seeds are exactly the label nodes (no edge type is walked into words).
+            assertThat(sampledWords).isEqualTo(allLabels);
+        }
+        assertThat(anchors).containsExactlyInAnyOrder(0L, 5L, 17L, 2000L, 1200L, 42L);
     }
 
     @Test
