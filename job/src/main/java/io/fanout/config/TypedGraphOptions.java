@@ -100,6 +100,10 @@ public final class TypedGraphOptions {
                     + ": must be " + (negSampling == NegativeSampling.TRIPLET
                     ? "a whole number >= 1 for triplet negatives" : "> 0"));
         }
+        if (ablpPositive != null && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Option " + name(FanoutOptions.ABLP_POSITIVE_TYPE) + " is k-hop only (GiGL's"
+                    + " DistABLPLoader): got " + name(FanoutOptions.SAMPLER) + " " + sampler);
+        }
         if (sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value '" + sampler + "' for option " + name(FanoutOptions.SAMPLER)
                     + ": a typed graph is sampled with khop only (typed PPR is not implemented)");

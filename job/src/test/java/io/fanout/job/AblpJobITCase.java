@@ -198,6 +198,8 @@ class AblpJobITCase {
                 .hasMessageContaining("its edge " + firstPositive.replace("\t", " -> ") + " is also a positive label edge");
         assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--seed-type", "item"))
                 .hasMessageContaining("Invalid value 'item' for option fanout.seed-type");
+        assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--sampler", "ppr"))
+                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) is k-hop only");
         Path links = Files.writeString(tmp.resolve("links.tsv"), "0\t5\n");
         assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--link-seeds",
                 links.toString())).hasMessageContaining("not both");

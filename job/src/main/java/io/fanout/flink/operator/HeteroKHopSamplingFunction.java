@@ -29,7 +29,8 @@ import org.apache.flink.util.Collector;
  * The keyed k-hop sampling operator of a typed graph: one {@link SeedBatch} in, one GLT heterogeneous message out
  * ({@code {ntype}.ids}, {@code {etype}.rows}, ..., {@code #IS_HETERO} = [1]). A batch is seed nodes of one type,
  * or, with {@link #withLinkSeeds link seeds}, positions of seed edges whose endpoints (and negatives) are sampled
- * around together, with GLT's link metadata.
+ * around together, with GLT's link metadata, or, with {@link #withAblp ABLP}, anchors sampled around together with
+ * their label nodes, with GiGL's label metadata (the label edge types are kept from the sampler).
  *
  * <p>Thin: the sampling is {@link HeteroKHopSampler} and {@link NegativeSampler}; the lease, counters, metadata
  * and encoding are {@link GraphSamplingFunction}'s.
