@@ -94,10 +94,10 @@ class AblpJobITCase {
                 long a = anchors[i];
                 anchorsSeen.add(a);
                 assertThat(ids[i]).as("anchors are the first seeds").isEqualTo(a);
-                assertThat(row(m, posKey, i)).as("positives of %d", a).isEqualTo(positives.get(a));
-                assertThat(row(m, negKey, i)).as("negatives of %d", a).isEqualTo(negatives.get(a));
+                assertThat(row(m, posKey, i)).as("positives of %d", a).isEqualTo(positives.getOrDefault(a, new TreeSet<>()));
+                assertThat(row(m, negKey, i)).as("negatives of %d", a).isEqualTo(negatives.getOrDefault(a, new TreeSet<>()));
                 for (long n : row(m, negKey, i)) {
-                    assertThat(positives.get(a)).doesNotContain(n);
+                    assertThat(positives.getOrDefault(a, new TreeSet<>())).doesNotContain(n);
                     assertThat(ref.types.get(TRUSTS).has(a, n) || ref.types.get(DISTRUSTS).has(a, n))
                             .as("negative %d -> %d is an edge", a, n).isFalse();
                 }
@@ -124,14 +124,17 @@ class AblpJobITCase {
     void edgeDirInKeepsTheLabelsAnchorFirstAndSeedsSelectAnchors() throws Exception {
         Path graph = AblpGraphs.bitcoin(tmp.resolve("g"));
         TypedReference ref = TypedReference.read(graph);
-        Path seeds = Files.writeString(tmp.resolve("anchors.txt"), "7\n1\n3\n");
+        // User 40 trusts nobody: an anchor without labels gets a row of padding.
+        Path seeds = Files.writeString(tmp.resolve("anchors.txt"), "7\n1\n40\n3\n");
         Set<Long> anchors = new TreeSet<>();
         TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp,
                 "--graph", graph.toString(), "--ablp-positive-type", AblpGraphs.POSITIVE, "--ablp-negative-type",
                 AblpGraphs.NEGATIVE, "--fanout", "5,2", "--edge-dir", "in", "--seeds", seeds.toString());
         assertThat(messages).hasSize(1);
         checkMessages(messages, ref, EdgeDirection.IN, anchors);
-        assertThat(anchors).containsExactlyInAnyOrder(7L, 1L, 3L);
+        assertThat(anchors).containsExactlyInAnyOrder(7L, 1L, 40L, 3L);
+        SampleMessage m = SafetensorsCodec.decode(messages.firstEntry().getValue());
+        assertThat(row(m, "#META.gigl_positive_labels." + AblpGraphs.POSITIVE, 2)).isEmpty();
     }
 
     @Test
