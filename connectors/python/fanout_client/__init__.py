@@ -11,11 +11,13 @@
   shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 - ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
-  ``edge_index``, ``n_id``, ``batch_size``, ...); ``as_pyg=True`` on the readers does it for you.
+  ``edge_index``, ``n_id``, ``batch_size``, ...), a typed message as ``HeteroData``; ``as_pyg=True`` on the
+  readers does it for you.
 - ``prefetch(source)``: any of the readers iterated on a background thread, a few messages ahead, so
   receiving, decoding and ``to_pyg`` overlap with the training step.
 - ``to_hetero_data(msg)``: a typed-graph message (``#IS_HETERO`` = [1]) as PyG ``HeteroData`` (torch and
-  PyG imported lazily).
+  PyG imported lazily), with GiGL's ``y_positive``/``y_negative`` for ABLP messages; ``ablp_labels(msg)``
+  gives those labels as numpy.
 
 Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sampled_nodes``, ...,
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
@@ -30,7 +32,7 @@ from .epochs import IncompleteEpochError
 from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
 from .torch_support import to_torch
 from .pyg import to_pyg
-from .hetero_pyg import is_hetero, to_hetero_data
+from .hetero_pyg import ablp_labels, is_hetero, to_hetero_data
 from .prefetch import Prefetcher, prefetch
 
 __version__ = "0.1.0"
@@ -42,5 +44,5 @@ __all__ = [
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "prefetch", "Prefetcher",
+    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "ablp_labels", "prefetch", "Prefetcher",
 ]

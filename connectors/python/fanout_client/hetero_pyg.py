@@ -12,7 +12,10 @@ import importlib
 
 import numpy as np
 
-__all__ = ["is_hetero", "node_types", "edge_types", "ppr_edge_types", "to_hetero_data"]
+__all__ = ["is_hetero", "node_types", "edge_types", "ppr_edge_types", "to_hetero_data", "ablp_labels"]
+
+_POSITIVE = "#META.gigl_positive_labels."
+_NEGATIVE = "#META.gigl_negative_labels."
 
 
 def is_hetero(msg) -> bool:
@@ -58,6 +61,23 @@ def _features(msg, ntype):
     return x.astype(np.float32)
 
 
+def ablp_labels(msg, prefix=_POSITIVE):
+    """ABLP labels of a typed message as GiGL's ``DistABLPLoader`` gives them: ``{anchor position: local
+    indices}``, where the anchor position i is row i of the ``{anchor type}.batch`` anchors and the local indices
+    are the positions in ``{supervision type}.ids`` of anchor i's label nodes (ascending), as numpy int64.
+    ``prefix`` is ``#META.gigl_positive_labels.`` (default) or ``#META.gigl_negative_labels.``. With several label
+    edge types the result is keyed by edge type tuple first; with none it is None."""
+    out = {}
+    for key in sorted(k for k in msg if k.startswith(prefix)):
+        etype = tuple(key[len(prefix):].split("__"))
+        n_id = _numpy(msg[f"{etype[2]}.ids"])
+        labels = _numpy(msg[key])
+        out[etype] = {i: np.flatnonzero(np.isin(n_id, row[row != -1])) for i, row in enumerate(labels)}
+    if not out:
+        return None
+    return next(iter(out.values())) if len(out) == 1 else out
+
+
 def to_hetero_data(msg):
     """A typed message as ``torch_geometric.data.HeteroData`` with PyG's ``NeighborLoader`` attribute names:
     per node type ``n_id`` (global ids), ``x`` (float32 features), ``y`` (the seed type's labels),
@@ -67,7 +87,9 @@ def to_hetero_data(msg):
     on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled.
     A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
     edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types. A typed PPR
-    message adds ``edge_index`` and ``edge_attr`` (PPR weights) on each ``(seed_type, "ppr", ntype)``."""
+    message adds ``edge_index`` and ``edge_attr`` (PPR weights) on each ``(seed_type, "ppr", ntype)``.
+    An ABLP message (``#META.gigl_positive_labels.<type>``) adds GiGL's ``y_positive`` (and ``y_negative``):
+    ``{anchor position: local indices of its label nodes}`` as torch int64 (see ``ablp_labels``)."""
     try:
         torch = importlib.import_module("torch")
         HeteroData = importlib.import_module("torch_geometric.data").HeteroData
@@ -122,6 +144,12 @@ def to_hetero_data(msg):
         # local neighbour indices) and edge_attr [N, 2] or [N, 2 + 3 * channels] on (seed_type, "ppr", ntype).
         data[etype].edge_index = tensor(msg[_PPR_EDGE_INDEX + repr(etype)])
         data[etype].edge_attr = tensor(msg[_PPR_WEIGHT + repr(etype)])
+    for name, prefix in (("y_positive", _POSITIVE), ("y_negative", _NEGATIVE)):
+        labels = ablp_labels(msg, prefix)
+        if labels is not None:
+            def torchify(d):
+                return {k: torchify(v) if isinstance(v, dict) else torch.from_numpy(v) for k, v in d.items()}
+            data[name] = torchify(labels)
     for name in ("epoch", "batch_id", "num_batches"):
         if f"#META.{name}" in msg:
             data[name] = int(_numpy(msg[f"#META.{name}"]).reshape(-1)[0])

@@ -79,7 +79,11 @@ def _hop_counts(t: dict):
 
 
 def to_pyg(msg: dict, x_dtype="float32"):
-    """Convert one homogeneous k-hop or PPR message to what PyG's ``NeighborLoader`` yields.
+    """Convert one k-hop or PPR message to what PyG's ``NeighborLoader`` yields.
+
+    A typed-graph message (``#IS_HETERO`` = [1]) becomes ``to_hetero_data(msg)`` (a ``HeteroData``, with
+    ABLP's ``y_positive``/``y_negative``), or without PyG ``to_torch(msg)``; the rest of this describes
+    homogeneous messages.
 
     Returns a ``torch_geometric.data.Data`` (or, when PyG is not importable, a ``Message`` dict of
     torch tensors under the same names) with:
@@ -108,7 +112,11 @@ def to_pyg(msg: dict, x_dtype="float32"):
     where = f"endpoint {msg.endpoint}" if getattr(msg, "endpoint", None) is not None else "message"
     raise_if_error(msg if isinstance(msg, Message) else Message(msg), where)
     if int(np.asarray(msg.get("#IS_HETERO", 0)).reshape(-1)[0]) != 0:
-        raise ValueError("to_pyg handles homogeneous messages only (#IS_HETERO is 1): use to_hetero_data")
+        # A typed message: PyG's HeteroData when PyG is importable, else the message's tensors as torch.
+        if _data_class() is None:
+            return to_torch(msg)
+        from .hetero_pyg import to_hetero_data
+        return to_hetero_data(msg)
     x_dtype = getattr(torch, x_dtype) if isinstance(x_dtype, str) else x_dtype
     t = to_torch(msg)
     out = {}

@@ -207,8 +207,6 @@ def test_refuses_what_it_cannot_convert():
     old_layout = dict(msg, num_sampled_edges=np.concatenate([[0], msg["num_sampled_edges"]]))
     with pytest.raises(ValueError, match="num_sampled_edges has 3 entries for 3 entries"):
         to_pyg(old_layout)
-    with pytest.raises(ValueError, match="homogeneous"):
-        to_pyg(dict(msg, **{"#IS_HETERO": np.array([1], dtype=I64)}))
     msg, _ = khop_message(feature_dtype="uint8")
     with pytest.raises(ValueError, match="nfeats_scale"):
         to_pyg({k: v for k, v in msg.items() if k != "#META.nfeats_scale"})

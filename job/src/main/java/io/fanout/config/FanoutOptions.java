@@ -136,6 +136,20 @@ public final class FanoutOptions {
             .defaultValue(1.0)
             .withDescription("Negatives per positive link seed: > 0 for binary, a whole number >= 1 for triplet.");
 
+    public static final ConfigOption<String> ABLP_POSITIVE_TYPE = ConfigOptions.key("fanout.ablp-positive-type")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Typed graph, anchor-based link prediction (GiGL ABLP): the edge type, anchor first"
+                    + " (<anchor>__<rel>__<supervision>), of the positive label edges. They are labels only, never"
+                    + " traversed (give them no fanout); the seeds are anchors (--seeds, default every node with a"
+                    + " positive label edge) and every message carries #META.gigl_positive_labels.<type>.");
+
+    public static final ConfigOption<String> ABLP_NEGATIVE_TYPE = ConfigOptions.key("fanout.ablp-negative-type")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("ABLP: the edge type of the negative label edges (same node types as"
+                    + " --ablp-positive-type), never traversed; messages add #META.gigl_negative_labels.<type>.");
+
     public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
             .booleanType()
             .defaultValue(false)
@@ -324,7 +338,8 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING, NEG_AMOUNT, REPLACE,
+                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING, NEG_AMOUNT, ABLP_POSITIVE_TYPE,
+                ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,

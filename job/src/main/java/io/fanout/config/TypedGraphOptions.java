@@ -39,13 +39,27 @@ public final class TypedGraphOptions {
     public final PprChannels pprChannels;
     /** Typed PPR: also send the original edges read between selected nodes (--include-sampled-edges). */
     public final boolean includeSampledEdges;
+    /** ABLP: the positive label edge type (anchor first), or null without ABLP. */
+    public final EdgeType ablpPositive;
+    /** ABLP: the negative label edge type, or null. */
+    public final EdgeType ablpNegative;
 
     private TypedGraphOptions(Configuration conf, Path graph, TypedGraphFiles files, SamplerType sampler,
             Path nodeFeatures) {
         this.files = files;
+        this.ablpPositive = supervisionType(conf, FanoutOptions.ABLP_POSITIVE_TYPE, files);
+        this.ablpNegative = supervisionType(conf, FanoutOptions.ABLP_NEGATIVE_TYPE, files);
+        checkSupervision(conf);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
         try {
-            this.fanouts = TypedFanouts.parse(fanoutValue).resolve(files.edges().keySet());
+            TypedFanouts parsed = TypedFanouts.parse(fanoutValue);
+            for (EdgeType label : labelTypes()) {
+                if (parsed.names(label)) {
+                    throw new IllegalArgumentException("edge type " + label + " is a supervision (label) edge type of"
+                            + " ABLP, never traversed: give it no fanout");
+                }
+            }
+            this.fanouts = parsed.resolve(messagePassingTypes());
         } catch (IllegalArgumentException e) {
             throw new ConfigException("Invalid value '" + fanoutValue + "' for option " + name(FanoutOptions.FANOUT)
                     + ": " + e.getMessage(), e);
@@ -62,8 +76,22 @@ public final class TypedGraphOptions {
                         + name(FanoutOptions.SEEDS) + " and " + name(FanoutOptions.SEED_TYPE) + ": give seed edges"
                         + " or seed nodes, not both");
             }
+            if (ablpPositive != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " and "
+                        + name(FanoutOptions.ABLP_POSITIVE_TYPE) + " are two kinds of link prediction: seed edges"
+                        + " (GLT) or anchors with label edges (GiGL ABLP), not both");
+            }
             this.linkType = linkType(conf, files);
             this.seedType = linkType.src();
+        } else if (ablpPositive != null) {
+            this.linkType = null;
+            String given = get(conf, FanoutOptions.SEED_TYPE);
+            if (given != null && !given.trim().equals(ablpPositive.src())) {
+                throw new ConfigException("Invalid value '" + given + "' for option " + name(FanoutOptions.SEED_TYPE)
+                        + ": ABLP's seeds are the anchors, of the source type of " + name(FanoutOptions.ABLP_POSITIVE_TYPE)
+                        + " " + ablpPositive + " (" + ablpPositive.src() + ")");
+            }
+            this.seedType = ablpPositive.src();
         } else {
             this.linkType = null;
             this.seedType = seedType(conf, files);
@@ -76,6 +104,10 @@ public final class TypedGraphOptions {
             throw new ConfigException("Invalid value '" + raw + "' for option " + name(FanoutOptions.NEG_AMOUNT)
                     + ": must be " + (negSampling == NegativeSampling.TRIPLET
                     ? "a whole number >= 1 for triplet negatives" : "> 0"));
+        }
+        if (ablpPositive != null && sampler != SamplerType.KHOP) {
+            throw new ConfigException("Option " + name(FanoutOptions.ABLP_POSITIVE_TYPE) + " is k-hop only (GiGL's"
+                    + " DistABLPLoader): got " + name(FanoutOptions.SAMPLER) + " " + sampler);
         }
         this.pprChannels = pprChannels(conf, files, sampler);
         this.includeSampledEdges = get(conf, FanoutOptions.INCLUDE_SAMPLED_EDGES);
@@ -121,6 +153,13 @@ public final class TypedGraphOptions {
         if (get(conf, FanoutOptions.LINK_SEEDS) != null) {
             throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + homogeneous + " (link seeds on"
                     + " homogeneous graphs are not implemented yet)");
+        }
+        for (org.apache.flink.configuration.ConfigOption<String> ablp
+                : java.util.List.of(FanoutOptions.ABLP_POSITIVE_TYPE, FanoutOptions.ABLP_NEGATIVE_TYPE)) {
+            if (get(conf, ablp) != null) {
+                throw new ConfigException("Option " + name(ablp) + homogeneous + " (GiGL's ABLP keeps label edges in"
+                        + " their own edge types)");
+            }
         }
         negSampling(conf, null);
         if (get(conf, FanoutOptions.PPR_CHANNELS) != null) {
@@ -187,6 +226,72 @@ public final class TypedGraphOptions {
         } catch (IllegalArgumentException e) {
             throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.LINK_TYPE) + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** The ABLP label edge types (positive, then negative when given), never traversed; empty without ABLP. */
+    public java.util.List<EdgeType> labelTypes() {
+        java.util.List<EdgeType> out = new java.util.ArrayList<>();
+        if (ablpPositive != null) {
+            out.add(ablpPositive);
+        }
+        if (ablpNegative != null) {
+            out.add(ablpNegative);
+        }
+        return out;
+    }
+
+    /** The edge types the k-hop sampler walks: every edge type of the graph but the label types, in name order. */
+    public java.util.SortedSet<EdgeType> messagePassingTypes() {
+        java.util.SortedSet<EdgeType> out = new java.util.TreeSet<>(files.edges().keySet());
+        labelTypes().forEach(out::remove);
+        return out;
+    }
+
+    /** An --ablp-*-type value, checked against the graph's edge types, or null when unset. */
+    private static EdgeType supervisionType(Configuration conf, org.apache.flink.configuration.ConfigOption<String> option,
+            TypedGraphFiles files) {
+        String value = get(conf, option);
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        Set<EdgeType> types = files.edges().keySet();
+        try {
+            EdgeType type = EdgeType.parse(value.trim());
+            if (!types.contains(type)) {
+                throw new IllegalArgumentException("not an edge type of the graph (its edge types: " + types + ")");
+            }
+            return type;
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(option) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** The ABLP options agree with each other and leave an edge type to traverse. */
+    private void checkSupervision(Configuration conf) {
+        if (ablpNegative != null && ablpPositive == null) {
+            throw new ConfigException("Option " + name(FanoutOptions.ABLP_NEGATIVE_TYPE) + " needs "
+                    + name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": negative labels belong to the anchors of positive"
+                    + " ones");
+        }
+        if (ablpPositive != null && messagePassingTypes().isEmpty()) {
+            throw new ConfigException("Invalid value '" + get(conf, FanoutOptions.ABLP_POSITIVE_TYPE) + "' for option "
+                    + name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": no edge type is left to traverse (the graph's edge"
+                    + " types: " + files.edges().keySet() + "; label edge types are never traversed)");
+        }
+        if (ablpNegative == null) {
+            return;
+        }
+        String value = get(conf, FanoutOptions.ABLP_NEGATIVE_TYPE);
+        if (ablpNegative.equals(ablpPositive)) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.ABLP_NEGATIVE_TYPE)
+                    + ": the same edge type as " + name(FanoutOptions.ABLP_POSITIVE_TYPE));
+        }
+        if (!ablpNegative.src().equals(ablpPositive.src()) || !ablpNegative.dst().equals(ablpPositive.dst())) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.ABLP_NEGATIVE_TYPE)
+                    + ": must connect the node types of " + name(FanoutOptions.ABLP_POSITIVE_TYPE) + " " + ablpPositive
+                    + " (" + ablpPositive.src() + " to " + ablpPositive.dst() + ")");
         }
     }
 

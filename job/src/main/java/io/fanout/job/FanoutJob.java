@@ -27,6 +27,7 @@ import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.sampling.link.LinkSeeds;
+import io.fanout.sampling.link.SupervisionEdges;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +95,9 @@ public final class FanoutJob {
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         NodeIdMap nodes = links != null ? NodeIdMap.identity(links.size())
                 : typed != null ? typed.nodeIds(config.typed.seedType) : GraphStore.scanNodeIds(config.graphSpec());
-        build(env, config, batchPlan(config, nodes), nodes, links);
+        BatchPlan plan = config.typed != null && config.typed.ablpPositive != null
+                ? anchorPlan(config, typed) : batchPlan(config, nodes);
+        build(env, config, plan, nodes, links);
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
@@ -219,6 +222,9 @@ public final class FanoutJob {
             ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.typed.negSampling,
                     config.typed.negAmount);
         }
+        if (config.typed != null && config.typed.ablpPositive != null) {
+            ((HeteroKHopSamplingFunction) function).withAblp(config.typed.ablpPositive, config.typed.ablpNegative);
+        }
         return function.onSamplingError(config.onSamplingError == io.fanout.config.OnSamplingError.FAIL,
                 config.injectedSamplingErrors);
     }
@@ -242,6 +248,42 @@ public final class FanoutJob {
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
                         .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)
                         .subgraphType(config.subgraphType);
+        }
+    }
+
+    /**
+     * ABLP's batches: the anchors of --seeds, or by default every node with a positive label edge (in id order).
+     * A negative label edge that is also a positive one is refused, naming both options and the edge.
+     */
+    static BatchPlan anchorPlan(FanoutJobConfig config, TypedGraphStore typed) throws java.io.IOException {
+        TypedGraphOptions options = config.typed;
+        NodeIdMap anchorIds = typed.nodeIds(options.ablpPositive.src());
+        SupervisionEdges positives = SupervisionEdges.of(typed.adjacency().get(options.ablpPositive), anchorIds.size());
+        if (options.ablpNegative != null) {
+            SupervisionEdges negatives = SupervisionEdges.of(typed.adjacency().get(options.ablpNegative),
+                    anchorIds.size());
+            int[] both = negatives.firstSharedEdge(positives);
+            if (both != null) {
+                throw new ConfigException("Invalid value '" + options.ablpNegative + "' for option "
+                        + FanoutJobConfig.name(FanoutOptions.ABLP_NEGATIVE_TYPE) + ": its edge " + anchorIds.id(both[0])
+                        + " -> " + typed.nodeIds(options.ablpPositive.dst()).id(both[1]) + " is also a positive label"
+                        + " edge (" + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + " "
+                        + options.ablpPositive + ")");
+            }
+        }
+        if (config.seeds != null) {
+            return batchPlan(config, anchorIds);
+        }
+        int[] anchors = positives.anchors();
+        if (anchors.length == 0) {
+            throw new ConfigException("Invalid value '" + options.ablpPositive + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
+        }
+        try {
+            return new BatchPlan(SeedSet.of(anchorIds.size(), anchors), config.batchSize, config.shuffle,
+                    config.dropLast, config.epochs, config.seed);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
         }
     }
 

@@ -35,6 +35,14 @@ public final class MessageKeys {
     public static final String META_INPUT_TYPE = "#META.input_type";
     /** int64 [2, N]: link seeds (positives, then binary negatives) as local indices, row 0 into the source type's ids, row 1 the destination's (GLT). */
     public static final String META_EDGE_LABEL_INDEX = "#META.edge_label_index";
+    /**
+     * Prefix of ABLP's positive labels, followed by the label edge type (anchor__rel__supervision): int64 [B, P], row
+     * i = the ids of the i-th anchor's positive supervision nodes, padded with -1 (GiGL's
+     * {@code #META.gigl_positive_labels.} metadata).
+     */
+    public static final String META_GIGL_POSITIVE_LABELS = "#META.gigl_positive_labels.";
+    /** As {@link #META_GIGL_POSITIVE_LABELS}, for the negative label edge type. */
+    public static final String META_GIGL_NEGATIVE_LABELS = "#META.gigl_negative_labels.";
     /** float32 [N]: 1 for a positive link seed, 0 for a binary negative (GLT). */
     public static final String META_EDGE_LABEL = "#META.edge_label";
     /** int64 [P]: triplet link seeds' sources, local indices (GLT). */

@@ -9,7 +9,10 @@ import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroKHopSampler;
 import io.fanout.sampling.hetero.HeteroSample;
+import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkSeeds;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
 import io.fanout.store.GraphSpec;
@@ -19,13 +22,15 @@ import io.fanout.store.TypedGraphStore;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.util.Collector;
 
 /**
  * The keyed k-hop sampling operator of a typed graph: one {@link SeedBatch} in, one GLT heterogeneous message out
  * ({@code {ntype}.ids}, {@code {etype}.rows}, ..., {@code #IS_HETERO} = [1]). A batch is seed nodes of one type,
  * or, with {@link #withLinkSeeds link seeds}, positions of seed edges whose endpoints (and negatives) are sampled
- * around together, with GLT's link metadata.
+ * around together, with GLT's link metadata, or, with {@link #withAblp ABLP}, anchors sampled around together with
+ * their label nodes, with GiGL's label metadata (the label edge types are kept from the sampler).
  *
  * <p>Thin: the sampling is {@link HeteroKHopSampler} and {@link NegativeSampler}; the lease, counters, metadata
  * and encoding are {@link GraphSamplingFunction}'s.
@@ -40,10 +45,14 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     private LinkSeeds links;
     private NegativeSampling negatives = NegativeSampling.NONE;
     private double amount;
+    private EdgeType ablpPositive;
+    private EdgeType ablpNegative;
 
     private transient HeteroKHopSampler sampler;
     private transient NegativeSampler negativeSampler;
     private transient TypedGraphStore typed;
+    private transient SupervisionEdges positiveLabels;
+    private transient SupervisionEdges negativeLabels;
 
     /**
      * @param fanouts edge type name -> per-hop fanouts, every edge type of the graph
@@ -69,11 +78,33 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /**
+     * ABLP (GiGL's {@code DistABLPLoader}): batches are anchors; {@code positive} (and {@code negative}, or null) are
+     * label edge types, anchor first, which the k-hop sampler never sees; messages add GiGL's label metadata.
+     */
+    public HeteroKHopSamplingFunction withAblp(EdgeType positive, EdgeType negative) {
+        this.ablpPositive = positive;
+        this.ablpNegative = negative;
+        return this;
+    }
+
     @Override
     protected void openSampler(SharedGraphs.Lease lease) {
         typed = lease.typedGraph();
-        sampler = new HeteroKHopSampler(typed.adjacency(), typed.nodeIds(), fanouts, seedType, replace,
+        Map<EdgeType, TypedAdjacency> walked = new TreeMap<>(typed.adjacency());
+        if (ablpPositive != null) {
+            int anchors = typed.nodeIds(ablpPositive.src()).size();
+            positiveLabels = SupervisionEdges.of(walked.remove(ablpPositive), anchors);
+            negativeLabels = ablpNegative == null ? null : SupervisionEdges.of(walked.remove(ablpNegative), anchors);
+        }
+        sampler = new HeteroKHopSampler(walked, typed.nodeIds(), fanouts, seedType, replace,
                 typed.spec().withEdgeIds());
+        // Label edges are supervision only: message passing must never walk them (GiGL gives them fanout 0).
+        for (EdgeType label : new EdgeType[] {ablpPositive, ablpNegative}) {
+            if (label != null && sampler.edgeTypes().contains(label)) {
+                throw new IllegalStateException("the k-hop sampler would traverse label edge type " + label);
+            }
+        }
         if (links != null && negatives != NegativeSampling.NONE) {
             EdgeType type = links.type();
             negativeSampler = new NegativeSampler(typed.adjacency().get(type), typed.nodeIds(type.src()).size(),
@@ -90,6 +121,10 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
         if (links != null) {
             sampleLinks(batch, out);
+            return;
+        }
+        if (positiveLabels != null) {
+            sampleAnchors(batch, out);
             return;
         }
         HeteroSample sub = sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
@@ -147,6 +182,37 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
         withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * An ABLP batch (GiGL's ABLP sampler): the anchors and their label nodes are the seeds; {@code {anchor
+     * type}.batch} holds the anchors only; {@code #META.gigl_positive_labels.<type>} (and negative) are each anchor's
+     * label node ids, [anchors, P] padded with -1, row i = the batch's i-th anchor.
+     */
+    private void sampleAnchors(SeedBatch batch, Collector<EncodedSample> out) {
+        AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
+        HeteroSample sub = sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId);
+        SampleMessage message = toMessage(sub, typed);
+        NodeIdMap labelIds = typed.nodeIds(ablpPositive.dst());
+        message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + ablpPositive,
+                labelIds(labelIds, labels.positive, batch.seeds.length, labels.positiveWidth));
+        if (negativeLabels != null) {
+            message.put(MessageKeys.META_GIGL_NEGATIVE_LABELS + ablpNegative,
+                    labelIds(labelIds, labels.negative, batch.seeds.length, labels.negativeWidth));
+        }
+        Tensor anchors = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
+        withBatchMetadata(message, seedType + "." + MessageKeys.BATCH, true, anchors, batch.inputIds, batch.epoch,
+                batch.batchId, batch.numBatches);
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /** Label node indices as their ids, [rows, width] int64, padding kept as -1. */
+    private static Tensor labelIds(NodeIdMap ids, int[] labels, int rows, int width) {
+        long[] out = new long[labels.length];
+        for (int i = 0; i < labels.length; i++) {
+            out[i] = labels[i] == AnchorLabels.PADDING ? -1L : ids.id(labels[i]);
+        }
+        return Tensor.ofInt64(out, new long[] {rows, width});
     }
 
     private static int[] concat(int[] a, int[] b) {

@@ -147,6 +147,15 @@ public final class HeteroKHopSampler {
         return h;
     }
 
+    /** The edge types this sampler walks (the graph's types it was given), in name order. */
+    public java.util.SortedSet<EdgeType> edgeTypes() {
+        java.util.SortedSet<EdgeType> out = new java.util.TreeSet<>();
+        for (TypedAdjacency a : adjacency) {
+            out.add(a.type());
+        }
+        return out;
+    }
+
     public int hops() {
         return hops;
     }

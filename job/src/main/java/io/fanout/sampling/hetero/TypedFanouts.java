@@ -85,6 +85,11 @@ public final class TypedFanouts implements Serializable {
         return out;
     }
 
+    /** True when the per-type form gives {@code type} a list. */
+    public boolean names(EdgeType type) {
+        return byType != null && byType.containsKey(type.toString());
+    }
+
     /**
      * The list of every edge type of the graph, by type name.
      *
