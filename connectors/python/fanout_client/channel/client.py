@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import ssl
 import threading
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from .frames import ANY_EPOCH, DEFAULT_MAX_FRAME_BYTES
 from .liveness import DEFAULT_STALL_TIMEOUT
 from .reading import _Reading
 from .resume import _Resuming
+from .tls import _client_context
 
 log = logging.getLogger("fanout_client.channel")
 
@@ -56,13 +58,21 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
     ``stall_timeout``: seconds a connected endpoint may send nothing, not even HEARTBEAT, while
     the client waits on it before ``ChannelStallError`` names it and its last frame (a stopped or
     hung process; an idle endpoint sends HEARTBEAT); None or 0 = wait for ever.
+
+    ``tls_ca``: a PEM file of the CA (or CAs) that signed the endpoints' TLS certificates, for a job
+    run with ``--channel-tls-cert``/``--channel-tls-key`` (registry ``"tls": true``); the chain and
+    the host name (the registry's ``host``) are verified, and the token still goes in HELLO, inside
+    TLS. ``ssl_context``: a ready ``ssl.SSLContext`` instead. A TLS endpoint without either, a
+    certificate that does not verify, or an endpoint that is plain although a CA was given raises
+    ``ChannelError`` naming the endpoint. With ``endpoints``, a CA means every endpoint serves TLS.
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
                  token: str = "", as_torch: bool = False, pin_memory: bool = False,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
                  log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
-                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False):
+                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False, tls_ca=None,
+                 ssl_context: ssl.SSLContext | None = None):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -82,6 +92,8 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
         if as_torch or as_pyg:
             from ..torch_support import _import_torch
             _import_torch()  # fail now, not at the first message
+        self._tls_context = _client_context(tls_ca, ssl_context)
+        self.tls_ca = Path(tls_ca) if tls_ca is not None else None
         self.registry = Path(registry) if registry is not None else None
         self.prefetch = int(prefetch)
         self.prefetch_bytes = int(prefetch_bytes)

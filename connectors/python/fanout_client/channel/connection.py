@@ -18,6 +18,7 @@ from .errors import ChannelError, ChannelTimeoutError, _ServerRefused
 from .frames import ERROR, FRAME_NAMES, HELLO, PROTOCOL_VERSION, WELCOME, _FrameStream, _read_frame, _send_frame, \
     _WELCOME
 from .liveness import _set_receive_timeout
+from .tls import _check_mode, _looks_like_tls, _shutdown, _wrap
 
 log = logging.getLogger("fanout_client.channel")
 
@@ -65,7 +66,9 @@ class _Connecting:
             if self.registry is not None:
                 self._endpoints = self._wait_for_registry(deadline)
             else:
-                self._endpoints = [_Endpoint(index=None, address=a, token=self.token) for a in self._addresses]
+                tls = self._tls_context is not None  # a host:port list is as the caller says
+                self._endpoints = [_Endpoint(index=None, address=a, token=self.token, tls=tls)
+                                   for a in self._addresses]
             self._connect_all(deadline)
         except BaseException:
             self._close_sockets()
@@ -116,7 +119,7 @@ class _Connecting:
             raise ValueError(f"{path}: the endpoint needs protocol version {version!r}, this client speaks "
                              f"{PROTOCOL_VERSION}")
         ep = _Endpoint(index=index, address=f"{info.get('host')}:{info.get('port')}", registry_file=path,
-                       token=self.token or info.get("token") or "")
+                       token=self.token or info.get("token") or "", tls=info.get("tls") is True)
         ep.done = info.get("state") == "finished"
         return ep
 
@@ -128,6 +131,7 @@ class _Connecting:
             if not self.token and info.get("token"):
                 ep.token = info["token"]
             ep.done = info.get("state") == "finished"
+            ep.tls = info.get("tls") is True  # checked again on connecting: no downgrade on a restart
 
     def _connect_all(self, deadline: float) -> None:
         pending = [ep for ep in self._endpoints if not ep.done]
@@ -156,7 +160,9 @@ class _Connecting:
 
     def _try_connect(self, ep: _Endpoint, deadline: float) -> bool:
         """One connection + handshake attempt: True when WELCOMEd, False to retry later; raises
-        _ServerRefused(ChannelError) when the endpoint answered with ERROR or nonsense."""
+        _ServerRefused(ChannelError) when the endpoint answered with ERROR or nonsense, its TLS
+        certificate does not verify, or it does not serve what the client expects (TLS or plain)."""
+        _check_mode(ep, self._tls_context)
         try:
             host, port = _parse_address(ep.address)
         except ValueError as e:
@@ -168,17 +174,33 @@ class _Connecting:
         except OSError as e:
             ep.last_error = f"connect failed: {e.strerror or e}"
             return False
+        if self._tls_context is not None:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock = _wrap(sock, self._tls_context, host, ep)
+            except OSError as e:
+                ep.last_error = f"TLS handshake failed: {e}"
+                return False
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.settimeout(max(deadline - time.monotonic(), 0.05))
-            token = ep.token.encode("utf-8")
+            token = ep.token.encode("utf-8")  # inside TLS when the endpoint serves it
             _send_frame(sock, HELLO, struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token
                         + struct.pack("<Q", ep.session))
-            frame_type, body = _read_frame(sock, self.max_frame_bytes)
+            tls_answer = self._tls_context is None and _looks_like_tls(sock.recv(3, socket.MSG_PEEK))
+            if not tls_answer:
+                frame_type, body = _read_frame(sock, self.max_frame_bytes)
         except (OSError, EOFError, ValueError) as e:
             sock.close()
             ep.last_error = f"handshake failed: {e}"
+            if isinstance(e, (EOFError, ConnectionResetError)) and self._tls_context is None \
+                    and ep.registry_file is None:
+                ep.last_error += " (if the endpoint serves TLS, pass tls_ca)"
             return False
+        if tls_answer:
+            sock.close()
+            raise _ServerRefused(ChannelError(ep.label(), "answered HELLO with TLS: the endpoint serves TLS; pass "
+                                                          "tls_ca=CA_FILE (CLI --tls-ca) or ssl_context"))
         if frame_type == ERROR:
             sock.close()
             text = body.decode("utf-8", "replace")
@@ -221,7 +243,7 @@ class _Connecting:
     def _close_endpoint(self, ep: _Endpoint) -> None:
         if ep.sock is not None:
             try:
-                ep.sock.shutdown(socket.SHUT_RDWR)  # wakes a consumer blocked in recv
+                _shutdown(ep.sock)  # wakes a consumer blocked in recv
             except OSError:
                 pass
             try:

@@ -28,7 +28,8 @@ class _Credits:
             ep.granted += credits
             sock = ep.sock
         try:
-            _send_frame(sock, FETCH, _FETCH.pack(credits, ack, self._epoch_limit))
+            with ep.send_lock:
+                _send_frame(sock, FETCH, _FETCH.pack(credits, ack, self._epoch_limit))
         except (OSError, AttributeError):
             pass  # the endpoint went away; the next read of it reconnects or reports how
 
@@ -42,7 +43,8 @@ class _Credits:
 
     def _send_epoch_limit(self, ep: _Endpoint) -> None:
         try:
-            _send_frame(ep.sock, FETCH, _FETCH.pack(0, 0, self._epoch_limit))
+            with ep.send_lock:
+                _send_frame(ep.sock, FETCH, _FETCH.pack(0, 0, self._epoch_limit))
         except (OSError, AttributeError):
             pass  # the endpoint went away; its reconnect sends the limit
 
@@ -106,7 +108,8 @@ class _Credits:
             sock = ep.sock
         if frames:
             try:
-                sock.sendall(b"".join(frames))
+                with ep.send_lock:
+                    sock.sendall(b"".join(frames))
             except (OSError, AttributeError):
                 pass  # the endpoint went away; the next read of it reconnects or reports how
 

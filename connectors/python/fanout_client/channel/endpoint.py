@@ -18,6 +18,7 @@ class _Endpoint:
     address: str                 # "host:port"
     registry_file: Path | None = None
     token: str = ""
+    tls: bool = False            # serves TLS ("tls": true in the registry, or a CA given for a host:port list)
     sock: socket.socket | None = None
     session: int = 0             # 0 = none yet
     generation: int = 0          # bumped on every reconnect: older queued messages are stale
@@ -36,6 +37,9 @@ class _Endpoint:
     stream: "_FrameStream | None" = None  # consumer side: the connection being read, None while away
     pending: collections.deque = field(default_factory=collections.deque)  # consumer side: events read ahead
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Held while writing to sock: a reconnecting thread's FETCH and the consumer's acks may meet on a
+    # new connection, and a TLS connection must not be written by two threads at once.
+    send_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def label(self) -> str:
         if self.index is None:

@@ -5,6 +5,7 @@ or through a reused read-ahead buffer (``_FrameStream``, the per-message path)."
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 
 import numpy as np
@@ -68,10 +69,11 @@ class _FrameStream:
     bytes are copied once, from the socket into that buffer, and a large blob is received straight
     into it."""
 
-    __slots__ = ("sock", "max_frame_bytes", "buf", "view", "start", "end")
+    __slots__ = ("sock", "tls", "max_frame_bytes", "buf", "view", "start", "end")
 
     def __init__(self, sock: socket.socket, max_frame_bytes: int):
         self.sock = sock
+        self.tls = isinstance(sock, ssl.SSLSocket)
         self.max_frame_bytes = max_frame_bytes
         self.buf = bytearray(_READ_AHEAD)
         self.view = memoryview(self.buf)
@@ -107,6 +109,8 @@ class _FrameStream:
         """Take whatever the socket holds without waiting (the buffer is empty); True when there
         was something, or EOF or an error that the next read reports."""
         self.start = self.end = 0
+        if self.tls:
+            return self._fill_now_tls()
         try:
             k = self.sock.recv_into(self.view, 0, socket.MSG_DONTWAIT)
         except (BlockingIOError, InterruptedError):
@@ -114,6 +118,23 @@ class _FrameStream:
         except OSError:
             return True
         self.end = k
+        return True
+
+    def _fill_now_tls(self) -> bool:
+        """``fill_now`` of a TLS connection: it takes no MSG_DONTWAIT, and readable bytes on the
+        socket may be a record without data (a session ticket), so read in non-blocking mode;
+        this also takes data already decrypted and buffered in the TLS layer."""
+        sock = self.sock
+        timeout = sock.gettimeout()
+        sock.settimeout(0)
+        try:
+            self.end = sock.recv_into(self.view)
+        except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        finally:
+            sock.settimeout(timeout)
         return True
 
     def read(self):

@@ -1,12 +1,13 @@
 """Liveness (connectors/CHANNEL.md, "Liveness"): a version 3 endpoint sends HEARTBEAT when idle,
 so an endpoint that sends nothing at all for ``stall_timeout`` seconds while the client waits on it
 is stopped or hung: ``ChannelStallError`` names it and the last frame it sent. A blocking receive
-gives up after ``stall_timeout`` without a byte (``SO_RCVTIMEO``); the wait loop checks how long ago
+gives up after ``stall_timeout`` without a byte (``SO_RCVTIMEO``, or a socket timeout for TLS); the wait loop checks how long ago
 each endpoint was heard from (``_Endpoint.heard``)."""
 
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import time
 
@@ -21,7 +22,12 @@ DEFAULT_STALL_TIMEOUT = 30.0
 
 def _set_receive_timeout(sock: socket.socket, stall_timeout: float) -> None:
     """A blocking recv (a frame in flight, or waiting on the only endpoint) gives up after
-    ``stall_timeout`` without a byte; MSG_DONTWAIT reads are unaffected, unlike settimeout()."""
+    ``stall_timeout`` without a byte (BlockingIOError); MSG_DONTWAIT reads are unaffected, unlike
+    settimeout(). A TLS socket retries a read that SO_RCVTIMEO ends, so it gets settimeout() instead
+    (TimeoutError); its non-blocking reads switch the timeout off and back."""
+    if isinstance(sock, ssl.SSLSocket):
+        sock.settimeout(stall_timeout)
+        return
     seconds = int(stall_timeout)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
                     struct.pack("ll", seconds, int((stall_timeout - seconds) * 1e6)))

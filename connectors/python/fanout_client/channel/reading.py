@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import queue
 import select
+import ssl
 import time
 
 from ..message import Message
@@ -84,14 +85,15 @@ class _Reading:
         except ValueError as e:  # protocol violation: tell the server, then fail
             ep.stream = None
             try:
-                _send_frame(ep.sock, ERROR, f"protocol error: {e}".encode("utf-8"))
+                with ep.send_lock:
+                    _send_frame(ep.sock, ERROR, f"protocol error: {e}".encode("utf-8"))
             except OSError:
                 pass
             return "error", ep, None, ChannelError(ep.label(), f"protocol error: {e}")
-        except BlockingIOError:  # SO_RCVTIMEO: not a byte for stall_timeout in the middle of a frame
-            ep.stream = None
+        except (BlockingIOError, TimeoutError):  # SO_RCVTIMEO (TLS: the socket timeout): not a byte for
+            ep.stream = None                    # stall_timeout in the middle of a frame
             return "error", ep, None, _stall_error(ep, self.stall_timeout)
-        except EOFError as e:
+        except (EOFError, ssl.SSLEOFError) as e:  # a TLS endpoint closed without close_notify
             if ep.registry_file is not None:
                 self._refresh_from_registry(ep)
                 if ep.done:
