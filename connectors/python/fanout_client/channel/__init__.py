@@ -23,6 +23,7 @@ One module per concern, each readable alone:
 - ``liveness``: heartbeats and the stall timeout.
 - ``reading``: the consuming thread's loop over every endpoint's frames.
 - ``epoch_order``: ``Epoch``, parking early messages, dropping copies.
+- ``tls``: the TLS context (``tls_ca``/``ssl_context``), the no-downgrade check, the handshake.
 - ``client``: ``ChannelClient`` itself (options, hand-out, shutdown), made of the parts above.
 """
 
