@@ -1,6 +1,7 @@
 """ChannelClient over TLS (CHANNEL.md, "TLS") against the in-test endpoint server serving TLS with a
 certificate made by the openssl command line (tests/tls_certs.py): real sockets, real handshakes."""
 
+import json
 import os
 import re
 import signal
@@ -196,3 +197,36 @@ def test_the_pull_command_takes_tls_ca(tmp_path, servers, certs, capsys):
     assert cli_main(["pull", "--registry", str(registry), "--tls-ca", str(certs.ca), "--output", str(out),
                      "--timeout", "10"]) == 0
     assert "pulled 6 messages from 2 endpoints" in capsys.readouterr().out
+
+
+JAVA_HAS_TLS = "fanout.channel.tls.cert" in (
+    TESTS.parents[2] / "job" / "src" / "main" / "java" / "io" / "fanout" / "config" / "FanoutOptions.java").read_text()
+
+
+@pytest.mark.skipif(not JAVA_HAS_TLS, reason="the job's --channel-tls-cert/--channel-tls-key (branch wt/channel-java)")
+def test_the_real_job_serves_tls_and_every_batch_is_read_once(tmp_path, certs):
+    from test_job_end_to_end import CORA, JOB, LOCAL, check_messages, cora_edges
+    if not CORA.exists():
+        pytest.skip("../shared/data/cora is missing")
+    registry = tmp_path / "registry"
+    job = subprocess.Popen([str(LOCAL), *JOB, "--serve", "--registry", str(registry), "--channel-tls-cert",
+                            str(certs.server_cert), "--channel-tls-key", str(certs.server_key)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with pytest.raises(ChannelError, match=r"endpoint \d \(127\.0\.0\.1:\d+\): serves TLS .*pass tls_ca"):
+            ChannelClient(registry=registry, connect_timeout=120).connect()
+        with pytest.raises(ChannelError, match=r"endpoint \d \(127\.0\.0\.1:\d+\): TLS certificate verification "
+                                               r"failed"):
+            ChannelClient(registry=registry, tls_ca=certs.other_ca, connect_timeout=120).connect()
+        with ChannelClient(registry=registry, tls_ca=certs.ca, prefetch=2, connect_timeout=120) as client:
+            pulled = list(client)
+        stdout, stderr = job.communicate(timeout=120)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.communicate()
+    assert job.returncode == 0, stderr[-4000:]
+    check_messages(pulled, cora_edges())  # every batch of both epochs exactly once, real edges
+    assert client.duplicates == 0
+    infos = [json.loads(p.read_text()) for p in sorted(registry.glob("endpoint-*.json"))]
+    assert len(infos) == 2 and all(info["tls"] is True for info in infos)
