@@ -202,6 +202,20 @@ class ManifestsTest {
         }
         assertThat(channelPorts).containsExactlyElementsOf(expected);
         assertThat(options).containsEntry("fanout.channel.bind-host", "0.0.0.0");
+
+        // Bound to every interface, so TLS only: both files from the mounted Secret, in every pod
+        // (the JobManager checks them when the job starts, each TaskManager loads them).
+        String cert = options.get("fanout.channel.tls.cert");
+        String key = options.get("fanout.channel.tls.key");
+        assertThat(cert).as("--channel-tls-cert").isNotNull();
+        assertThat(key).as("--channel-tls-key").isNotNull();
+        Map<String, Object> podSpec = map(at(map(spec.get("podTemplate")), "spec"));
+        Map<String, Object> mount = list(map(list(podSpec.get("containers")).get(0)).get("volumeMounts")).stream().map(m -> map(m))
+                .filter(m -> cert.startsWith(m.get("mountPath") + "/") && key.startsWith(m.get("mountPath") + "/")).findFirst()
+                .orElseThrow(() -> new AssertionError("no volume mounted where " + cert + " and " + key + " are"));
+        Map<String, Object> volume = list(podSpec.get("volumes")).stream().map(v -> map(v))
+                .filter(v -> v.get("name").equals(mount.get("name"))).findFirst().orElseThrow();
+        assertThat(volume).containsKey("secret");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.fanout.config;
 
+import io.fanout.connectors.channel.sink.ChannelOptions;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
@@ -241,6 +242,15 @@ public final class FanoutOptions {
             .defaultValue(false)
             .withDescription("Serve messages to trainers over the channel: every sink subtask is a TCP"
                     + " endpoint announced in --registry.");
+
+    /**
+     * {@code --channel-tls-cert PATH}: with {@link #CHANNEL_TLS_KEY}, every channel endpoint serves TLS only. The
+     * connectors' {@link ChannelOptions#TLS_CERT} itself (listed with the channel options), named here for the job.
+     */
+    public static final ConfigOption<String> CHANNEL_TLS_CERT = ChannelOptions.TLS_CERT;
+
+    /** {@code --channel-tls-key PATH}: the PEM PKCS#8 key of {@link #CHANNEL_TLS_CERT} ({@link ChannelOptions#TLS_KEY}). */
+    public static final ConfigOption<String> CHANNEL_TLS_KEY = ChannelOptions.TLS_KEY;
 
     public static final ConfigOption<Integer> PARALLELISM = ConfigOptions.key("fanout.parallelism")
             .intType()

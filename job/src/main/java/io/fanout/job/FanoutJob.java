@@ -74,7 +74,8 @@ public final class FanoutJob {
         List<ConfigOption<?>> options = new ArrayList<>(FanoutOptions.jobOptions());
         options.addAll(ChannelOptions.all());
         options.addAll(ShmOptions.all());
-        return new CommandLine(options, Map.of("registry", ChannelOptions.REGISTRY.key()));
+        return new CommandLine(options, Map.of("registry", ChannelOptions.REGISTRY.key(),
+                "channel-tls-cert", FanoutOptions.CHANNEL_TLS_CERT.key(), "channel-tls-key", FanoutOptions.CHANNEL_TLS_KEY.key()));
     }
 
     /**

@@ -7,6 +7,9 @@ import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedSet;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.channel.client.ChannelReader;
+import io.fanout.connectors.channel.registry.EndpointInfo;
+import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.channel.tls.TestCertificates;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedSample;
@@ -249,6 +252,40 @@ class ChannelJobITCase {
         }
         assertThat(values).as(name).hasSize(1);
         return values.get(0);
+    }
+
+    @Test
+    void theRealJobServesTlsAndATrustingReaderGetsEveryBatchOnce() throws Exception {
+        Path graph = SharedData.graph("cora");
+        Path registry = tmp.resolve("registry");
+        TestCertificates certs = TestCertificates.create(tmp.resolve("certs"), "Fanout Test CA");
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
+                "--fanout", "10,5", "--batch-size", "64", "--epochs", "2", "--parallelism", "2", "--serve", "--registry",
+                registry.toString(), "--channel-tls-cert", certs.chain.toString(), "--channel-tls-key", certs.key.toString(),
+                "-Dfanout.channel.linger=500ms"}).configuration);
+        assertThat(config.channel.tls()).isTrue();
+        CompletableFuture<JobSummary> job = runInBackground(config);
+        int numBatches = (2708 + 63) / 64;
+        Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();
+        try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2)
+                .tlsCa(certs.ca))) {
+            ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                List<Integer> ids = batchesPerEpoch.computeIfAbsent(epoch.epoch(), k -> new ArrayList<>());
+                while (epoch.hasNext()) {
+                    EncodedSample s = epoch.next();
+                    assertThat(SafetensorsCodec.decode(s.payload).names()).isNotEmpty();
+                    ids.add(s.batchId);
+                }
+            }
+        }
+        job.get(120, TimeUnit.SECONDS);
+        assertThat(new EndpointRegistry(registry).readAll()).hasSize(2).allMatch(EndpointInfo::servesTls);
+        assertThat(batchesPerEpoch.keySet()).containsExactly(0, 1);
+        for (int e = 0; e < 2; e++) {
+            assertThat(batchesPerEpoch.get(e)).as("epoch %d: every batch once over TLS", e).doesNotHaveDuplicates()
+                    .hasSize(numBatches);
+        }
     }
 
     @Test

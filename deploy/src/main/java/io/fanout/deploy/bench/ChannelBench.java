@@ -1,7 +1,7 @@
 package io.fanout.deploy.bench;
 
 import io.fanout.connectors.channel.shm.ShmRing;
-import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;

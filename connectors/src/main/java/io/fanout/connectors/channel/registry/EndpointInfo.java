@@ -17,10 +17,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param state serving or finished
  * @param jobId Flink job id of the writer, informational (may be null)
  * @param token access token clients send in HELLO (may be null: then clients need it from elsewhere)
+ * @param tls true when the endpoint serves TLS only; written only then (absent or false = plain TCP)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"version", "index", "num_endpoints", "host", "port", "state", "job_id", "token"})
+@JsonPropertyOrder({"version", "index", "num_endpoints", "host", "port", "state", "job_id", "token", "tls"})
 public record EndpointInfo(
         @JsonProperty("version") int version,
         @JsonProperty("index") int index,
@@ -29,7 +30,18 @@ public record EndpointInfo(
         @JsonProperty("port") int port,
         @JsonProperty("state") State state,
         @JsonProperty("job_id") String jobId,
-        @JsonProperty("token") String token) {
+        @JsonProperty("token") String token,
+        @JsonProperty("tls") Boolean tls) {
+
+    public EndpointInfo {
+        // Plain endpoints leave the field out, as files written before TLS existed do.
+        tls = Boolean.TRUE.equals(tls) ? Boolean.TRUE : null;
+    }
+
+    /** A plain-TCP endpoint. */
+    public EndpointInfo(int version, int index, int numEndpoints, String host, int port, State state, String jobId, String token) {
+        this(version, index, numEndpoints, host, port, state, jobId, token, null);
+    }
 
     /** Lifecycle of an endpoint as seen by clients. */
     public enum State {
@@ -43,7 +55,12 @@ public record EndpointInfo(
 
     /** The same endpoint in another state. */
     public EndpointInfo withState(State newState) {
-        return new EndpointInfo(version, index, numEndpoints, host, port, newState, jobId, token);
+        return new EndpointInfo(version, index, numEndpoints, host, port, newState, jobId, token, tls);
+    }
+
+    /** Whether the endpoint serves TLS only (clients must verify it with the CA of its certificate). */
+    public boolean servesTls() {
+        return Boolean.TRUE.equals(tls);
     }
 
     /** {@code host:port}, for logs and errors. */

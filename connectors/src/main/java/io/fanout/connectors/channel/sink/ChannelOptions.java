@@ -69,9 +69,22 @@ public final class ChannelOptions {
                     + "HEARTBEAT, so the client can tell an idle endpoint from a stalled one (its stall timeout, "
                     + "30 s by default, should be several intervals).");
 
+    public static final ConfigOption<String> TLS_CERT = ConfigOptions.key("fanout.channel.tls.cert")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("PEM certificate chain (leaf first) of the endpoints; with " + "fanout.channel.tls.key every "
+                    + "endpoint serves TLS only (TLSv1.3/TLSv1.2) and its registry file says \"tls\": true. Both or neither; "
+                    + "checked when the job starts. Default: none (plain TCP).");
+
+    public static final ConfigOption<String> TLS_KEY = ConfigOptions.key("fanout.channel.tls.key")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Unencrypted PEM PKCS#8 private key (RSA or EC, \"-----BEGIN PRIVATE KEY-----\") of the "
+                    + "certificate of fanout.channel.tls.cert.");
+
     /** Every channel option, in --help order. */
     public static java.util.List<ConfigOption<?>> all() {
         return java.util.List.of(REGISTRY, BIND_HOST, PORT, CAPACITY, BUFFER_BYTES, LINGER, MAX_FRAME_BYTES, TOKEN,
-                SESSION_TIMEOUT, HEARTBEAT_INTERVAL);
+                SESSION_TIMEOUT, HEARTBEAT_INTERVAL, TLS_CERT, TLS_KEY);
     }
 }

@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.sink;
 
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.message.EncodedSample;
 import java.io.IOException;
 import java.util.Collection;

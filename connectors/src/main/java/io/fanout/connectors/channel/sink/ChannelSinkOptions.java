@@ -22,8 +22,13 @@ public final class ChannelSinkOptions implements Serializable {
     private final String token;
     private final Duration sessionTimeout;
     private final Duration heartbeatInterval;
+    /** PEM certificate chain and PKCS#8 key paths; both null = plain TCP. */
+    private final String tlsCert;
+    private final String tlsKey;
 
     private ChannelSinkOptions(Builder b) {
+        this.tlsCert = b.tlsCert;
+        this.tlsKey = b.tlsKey;
         this.token = b.token;
         this.sessionTimeout = b.sessionTimeout;
         this.heartbeatInterval = b.heartbeatInterval;
@@ -50,6 +55,7 @@ public final class ChannelSinkOptions implements Serializable {
                 .token(config.getOptional(ChannelOptions.TOKEN).orElse(null))
                 .sessionTimeout(config.get(ChannelOptions.SESSION_TIMEOUT))
                 .heartbeatInterval(config.get(ChannelOptions.HEARTBEAT_INTERVAL))
+                .tls(config.getOptional(ChannelOptions.TLS_CERT).orElse(null), config.getOptional(ChannelOptions.TLS_KEY).orElse(null))
                 .build();
     }
 
@@ -101,6 +107,32 @@ public final class ChannelSinkOptions implements Serializable {
         return heartbeatInterval;
     }
 
+    /** Whether the endpoints serve TLS only ({@link ChannelOptions#TLS_CERT} and {@link ChannelOptions#TLS_KEY} set). */
+    public boolean tls() {
+        return tlsCert != null;
+    }
+
+    /** The PEM certificate chain file, or null (plain TCP). */
+    public String tlsCert() {
+        return tlsCert;
+    }
+
+    /** The PEM PKCS#8 key file, or null (plain TCP). */
+    public String tlsKey() {
+        return tlsKey;
+    }
+
+    /**
+     * The endpoints' TLS context, loaded from the files (again on each task manager: the files must be
+     * there too); null for plain TCP.
+     *
+     * @throws IllegalArgumentException naming the option and the file
+     */
+    public javax.net.ssl.SSLContext tlsContext() {
+        return tlsCert == null ? null : io.fanout.connectors.channel.tls.ChannelTls.serverContext(
+                java.nio.file.Paths.get(tlsCert), ChannelOptions.TLS_CERT.key(), java.nio.file.Paths.get(tlsKey), ChannelOptions.TLS_KEY.key());
+    }
+
     /** A random 128-bit token in hex. */
     static String randomToken() {
         byte[] b = new byte[16];
@@ -116,19 +148,21 @@ public final class ChannelSinkOptions implements Serializable {
         ChannelSinkOptions x = (ChannelSinkOptions) o;
         return registryDir.equals(x.registryDir) && bindHost.equals(x.bindHost) && port == x.port && capacity == x.capacity
                 && bufferBytes == x.bufferBytes && linger.equals(x.linger) && maxFrameBytes == x.maxFrameBytes
-                && token.equals(x.token) && sessionTimeout.equals(x.sessionTimeout) && heartbeatInterval.equals(x.heartbeatInterval);
+                && token.equals(x.token) && sessionTimeout.equals(x.sessionTimeout) && heartbeatInterval.equals(x.heartbeatInterval)
+                && Objects.equals(tlsCert, x.tlsCert) && Objects.equals(tlsKey, x.tlsKey);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(registryDir, bindHost, port, capacity, bufferBytes, linger, maxFrameBytes, token, sessionTimeout, heartbeatInterval);
+        return Objects.hash(registryDir, bindHost, port, capacity, bufferBytes, linger, maxFrameBytes, token, sessionTimeout, heartbeatInterval, tlsCert,
+                tlsKey);
     }
 
     @Override
     public String toString() {
         return "ChannelSinkOptions{registry=" + registryDir + ", bind=" + bindHost + ":" + port + ", capacity=" + capacity
                 + ", bufferBytes=" + bufferBytes + ", linger=" + linger + ", maxFrameBytes=" + maxFrameBytes + ", sessionTimeout=" + sessionTimeout
-                + ", heartbeatInterval=" + heartbeatInterval + "}";
+                + ", heartbeatInterval=" + heartbeatInterval + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "}";
     }
 
     /** Builder of {@link ChannelSinkOptions}; {@link #build()} validates. */
@@ -143,6 +177,8 @@ public final class ChannelSinkOptions implements Serializable {
         private String token;
         private Duration sessionTimeout = ChannelOptions.SESSION_TIMEOUT.defaultValue();
         private Duration heartbeatInterval = ChannelOptions.HEARTBEAT_INTERVAL.defaultValue();
+        private String tlsCert;
+        private String tlsKey;
 
         private Builder(String registryDir) {
             this.registryDir = registryDir;
@@ -194,6 +230,13 @@ public final class ChannelSinkOptions implements Serializable {
             return this;
         }
 
+        /** TLS with the PEM certificate chain {@code cert} and PKCS#8 key {@code key}; both null = plain TCP. */
+        public Builder tls(String cert, String key) {
+            this.tlsCert = cert;
+            this.tlsKey = key;
+            return this;
+        }
+
         public ChannelSinkOptions build() {
             if (token == null) {
                 token = randomToken();
@@ -229,7 +272,20 @@ public final class ChannelSinkOptions implements Serializable {
             if (maxFrameBytes < MIN_FRAME_BYTES || maxFrameBytes > Integer.MAX_VALUE - 8) {
                 throw invalid(ChannelOptions.MAX_FRAME_BYTES.key(), maxFrameBytes + " bytes", "between " + MIN_FRAME_BYTES + " bytes and 2 GiB");
             }
-            return new ChannelSinkOptions(this);
+            if ((tlsCert == null) != (tlsKey == null)) {
+                String given = tlsCert != null ? ChannelOptions.TLS_CERT.key() : ChannelOptions.TLS_KEY.key();
+                String missing = tlsCert != null ? ChannelOptions.TLS_KEY.key() : ChannelOptions.TLS_CERT.key();
+                throw new IllegalArgumentException("option " + given + " is set but " + missing + " is not: TLS needs both "
+                        + "the certificate chain and its private key (or neither, for plain TCP)");
+            }
+            if (tlsCert != null && (tlsCert.isBlank() || tlsKey.isBlank())) {
+                throw invalid(tlsCert.isBlank() ? ChannelOptions.TLS_CERT.key() : ChannelOptions.TLS_KEY.key(), "(empty)", "a PEM file path");
+            }
+            ChannelSinkOptions built = new ChannelSinkOptions(this);
+            // Load once now so an unreadable file, a bad PEM or a key of another certificate fails the
+            // job up front, naming the option and the file, not on the first task manager.
+            built.tlsContext();
+            return built;
         }
 
         private static IllegalArgumentException invalid(String key, Object value, String expected) {

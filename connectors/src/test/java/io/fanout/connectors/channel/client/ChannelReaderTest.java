@@ -9,7 +9,7 @@ import io.fanout.connectors.channel.protocol.FrameReader;
 import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
-import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;

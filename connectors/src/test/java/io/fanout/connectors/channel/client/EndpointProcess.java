@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.client;
 
-import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static io.fanout.connectors.channel.source.SourceTestSupport.sample;
 import static io.fanout.connectors.channel.source.SourceTestSupport.writeFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedSample;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static io.fanout.connectors.channel.source.SourceTestSupport.writeFile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.connectors.channel.sink.ChannelEndpoint;
+import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.message.EncodedSample;
