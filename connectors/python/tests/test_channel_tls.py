@@ -199,11 +199,6 @@ def test_the_pull_command_takes_tls_ca(tmp_path, servers, certs, capsys):
     assert "pulled 6 messages from 2 endpoints" in capsys.readouterr().out
 
 
-JAVA_HAS_TLS = "fanout.channel.tls.cert" in (
-    TESTS.parents[2] / "job" / "src" / "main" / "java" / "io" / "fanout" / "config" / "FanoutOptions.java").read_text()
-
-
-@pytest.mark.skipif(not JAVA_HAS_TLS, reason="the job's --channel-tls-cert/--channel-tls-key (branch wt/channel-java)")
 def test_the_real_job_serves_tls_and_every_batch_is_read_once(tmp_path, certs):
     from test_job_end_to_end import CORA, JOB, LOCAL, check_messages, cora_edges
     if not CORA.exists():
