@@ -213,6 +213,11 @@ def test_the_real_job_serves_tls_and_every_batch_is_read_once(tmp_path, certs):
         with pytest.raises(ChannelError, match=r"endpoint \d \(127\.0\.0\.1:\d+\): TLS certificate verification "
                                                r"failed"):
             ChannelClient(registry=registry, tls_ca=certs.other_ca, connect_timeout=120).connect()
+        # Given the address alone, a plain client's HELLO gets the endpoint's plain ERROR.
+        info = json.loads((registry / "endpoint-0.json").read_text())
+        with pytest.raises(ChannelError, match=r"refused the connection: .*serves TLS only"):
+            ChannelClient(endpoints=[f"{info['host']}:{info['port']}"], token=info["token"],
+                          connect_timeout=30).connect()
         with ChannelClient(registry=registry, tls_ca=certs.ca, prefetch=2, connect_timeout=120) as client:
             pulled = list(client)
         stdout, stderr = job.communicate(timeout=120)
