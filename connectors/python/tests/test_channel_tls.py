@@ -180,7 +180,9 @@ def test_a_stopped_tls_endpoint_process_raises_a_stall_error_naming_it(tmp_path,
             with pytest.raises(ChannelStallError) as stalled:
                 next(messages)
             waited = time.monotonic() - started
-        assert 2.5 + 0.9 <= waited < 2.5 + 3.0  # idle 2.5 s without a stall, then ~1 s after the stop
+        # Idle 2.5 s without a stall, then a stall 1 s after the last heartbeat, which came up to one
+        # heartbeat interval (0.2 s) before the stop.
+        assert 2.5 + 1.0 - 0.2 - 0.05 <= waited < 2.5 + 3.0
         assert re.fullmatch(r"endpoint 0 \(127\.0\.0\.1:\d+\)", stalled.value.endpoint)
         assert stalled.value.last_frame == "HEARTBEAT" and 1.0 <= stalled.value.seconds < 2.0
     finally:

@@ -177,6 +177,7 @@ class _Connecting:
         if self._tls_context is not None:
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.settimeout(max(deadline - time.monotonic(), 0.05))  # as long as HELLO may take
                 sock = _wrap(sock, self._tls_context, host, ep)
             except OSError as e:
                 ep.last_error = f"TLS handshake failed: {e}"
