@@ -59,7 +59,8 @@ def cmd_pull(args) -> int:
     writers: dict[object, SamplesWriter] = {}
     count = 0
     client = ChannelClient(registry=args.registry, endpoints=args.endpoint or None, prefetch=args.prefetch,
-                           prefetch_bytes=args.prefetch_bytes, connect_timeout=args.timeout, token=args.token)
+                           prefetch_bytes=args.prefetch_bytes, connect_timeout=args.timeout, token=args.token,
+                           tls_ca=args.tls_ca)
     try:
         with client:
             for msg in client:
@@ -109,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("--timeout", metavar="S", type=float, default=30.0,
                       help="seconds to wait for the registry and every endpoint to answer (default: %(default)s)")
     pull.add_argument("--token", default="", help="access token sent in HELLO (default: the token in the registry files)")
+    pull.add_argument("--tls-ca", metavar="FILE", default=None,
+                      help="PEM CA certificate(s) to verify the endpoints' TLS certificates with, for a job run "
+                           "with --channel-tls-cert/--channel-tls-key (registry \"tls\": true); required then")
     pull.add_argument("--overwrite", action="store_true", help="replace existing endpoint-<i>.samples files")
     pull.set_defaults(func=cmd_pull)
 

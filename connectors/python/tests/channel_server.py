@@ -15,6 +15,7 @@ import json
 import os
 import select
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -41,12 +42,14 @@ def sample_blob(epoch: int, batch_id: int, endpoint: int = 0) -> bytes:
 
 
 def write_registry_file(registry: Path, index: int, num_endpoints: int, port: int, state: str,
-                        token: str = "") -> None:
+                        token: str = "", tls: bool = False) -> None:
     """Atomically (temp + rename) write registry/endpoint-<index>.json, as the sink does."""
     registry = Path(registry)
     registry.mkdir(parents=True, exist_ok=True)
     info = {"version": 2, "index": index, "num_endpoints": num_endpoints, "host": "127.0.0.1",
             "port": port, "state": state, "token": token}
+    if tls:
+        info["tls"] = True
     temp = registry / f".endpoint-{index}.json.tmp"
     temp.write_text(json.dumps(info))
     os.replace(temp, registry / f"endpoint-{index}.json")
@@ -69,8 +72,14 @@ def _recv_exact(sock, n):
     return data
 
 
+# The endpoint's limit for client frames (a HELLO with the longest token), as in CHANNEL.md.
+MAX_CLIENT_FRAME = 65548
+
+
 def read_frame(sock):
     (length,) = struct.unpack("<I", _recv_exact(sock, 4))
+    if length > MAX_CLIENT_FRAME:  # e.g. a TLS ClientHello sent to a plain endpoint
+        raise ValueError(f"frame of {length} bytes exceeds the {MAX_CLIENT_FRAME}-byte limit")
     body = _recv_exact(sock, length)
     return body[0], body[1:]
 
@@ -95,15 +104,17 @@ class EndpointServer:
     acknowledged), ``heartbeat`` (seconds: HEARTBEAT whenever nothing was sent that long; None =
     never, a server that stalls when idle), ``pauses`` ({position: seconds}: stay idle that long
     before sending message ``position`` for the first time, heartbeats going on),
-    ``ignore_epoch_limit`` (misbehave: send messages of later epochs than the FETCH max_epoch).
-    Records ``limits`` (max_epoch of each FETCH).
+    ``ignore_epoch_limit`` (misbehave: send messages of later epochs than the FETCH max_epoch),
+    ``tls`` ((cert file, key file): serve TLS only, ``"tls": true`` in the registry; handshakes that
+    fail are recorded in ``tls_failures``), ``host`` (the address to listen on). Records ``limits`` (max_epoch of each FETCH).
     """
 
     SESSION = 0x5E55
 
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
                  error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
-                 linger=2.0, epoch_ends=None, heartbeat=None, pauses=None, ignore_epoch_limit=False):
+                 linger=2.0, epoch_ends=None, heartbeat=None, pauses=None, ignore_epoch_limit=False, tls=None,
+                 host="127.0.0.1"):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
@@ -126,15 +137,21 @@ class EndpointServer:
         self.hellos: list[tuple[int, str, int]] = []
         self.connections = 0
         self.finished = threading.Event()
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.tls_context = None
+        if tls is not None:
+            self.tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self.tls_context.load_cert_chain(*map(str, tls))
+        self.tls_failures: list[str] = []
+        self._listener = socket.create_server((host, 0))
         self.port = self._listener.getsockname()[1]
-        self.address = f"127.0.0.1:{self.port}"
+        self.address = f"{host}:{self.port}"
         self._closed = False
         self._thread = threading.Thread(target=self._serve, daemon=True)
 
     def start(self) -> "EndpointServer":
         if self.registry is not None:
-            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "serving", self.token)
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "serving", self.token,
+                                self.tls_context is not None)
         self._thread.start()
         return self
 
@@ -161,11 +178,22 @@ class EndpointServer:
                 continue
             except OSError:
                 break
+            if self.tls_context is not None:
+                try:
+                    conn.settimeout(5)
+                    conn = self.tls_context.wrap_socket(conn, server_side=True)
+                    conn.settimeout(None)
+                except (ssl.SSLError, OSError) as e:  # e.g. the client refused the certificate
+                    self.tls_failures.append(str(e))
+                    conn.close()
+                    continue
             with conn:
                 try:
                     self._conversation(conn)
                 except (EOFError, OSError):
                     pass
+                except ValueError as e:  # garbage: ERROR and close, as the endpoint does
+                    send_frame(conn, ERROR, f"protocol error: {e}".encode())
         self.close()
 
     def _send(self, conn, frame_type, body=b""):
@@ -193,7 +221,9 @@ class EndpointServer:
     def _poll_frames(self, conn, block):
         """Read FETCH/ERROR frames; block until one arrives when ``block`` (heartbeating meanwhile)."""
         while True:
-            ready, _, _ = select.select([conn], [], [], self._beat(conn) if block else 0)
+            # Bytes already decrypted by TLS are not seen by select.
+            buffered = isinstance(conn, ssl.SSLSocket) and conn.pending() > 0
+            ready = buffered or select.select([conn], [], [], self._beat(conn) if block else 0)[0]
             if not ready:
                 if block:
                     continue
@@ -292,7 +322,8 @@ class EndpointServer:
         self._send_epoch_ends(conn, told)
         send_frame(conn, END_OF_STREAM)
         if self.registry is not None:
-            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "finished", self.token)
+            write_registry_file(self.registry, self.index, self.num_endpoints, self.port, "finished", self.token,
+                                self.tls_context is not None)
         self.finished.set()
         # Keep reading until the client hangs up, recording late FETCH frames.
         try:
@@ -325,10 +356,13 @@ def main():
     parser.add_argument("--heartbeat", type=float, default=None)
     parser.add_argument("--pause", action="append", default=[], metavar="POSITION:SECONDS",
                         help="stay idle (heartbeats only) before message POSITION")
+    parser.add_argument("--tls-cert", help="serve TLS with this PEM certificate chain (and --tls-key)")
+    parser.add_argument("--tls-key", help="the PEM private key of --tls-cert")
     args = parser.parse_args()
     pauses = {int(p): float(s) for p, s in (x.split(":") for x in args.pause)}
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
     server = EndpointServer(batches(0, args.count), registry=Path(args.registry), heartbeat=args.heartbeat,
-                            pauses=pauses).start()
+                            pauses=pauses, tls=tls).start()
     server._thread.join()
 
 

@@ -467,7 +467,9 @@ def test_an_endpoint_process_stopped_mid_epoch_raises_a_stall_error_naming_it(tm
             with pytest.raises(ChannelStallError) as stalled:
                 next(messages)
             waited = time.monotonic() - started
-        assert 2.5 + 0.9 <= waited < 2.5 + 3.0  # idle 2.5 s without a stall, then ~1 s after the stop
+        # Idle 2.5 s without a stall, then a stall 1 s after the last heartbeat, which came up to one
+        # heartbeat interval (0.2 s) before the stop.
+        assert 2.5 + 1.0 - 0.2 - 0.05 <= waited < 2.5 + 3.0
         assert stalled.value.endpoint == f"endpoint 0 (127.0.0.1:{server_port(registry)})"
         assert stalled.value.last_frame == "HEARTBEAT" and 1.0 <= stalled.value.seconds < 2.0
         assert re.search(r"endpoint 0 \(127\.0\.0\.1:\d+\): sent nothing for 1\.\ds .*the last frame it sent "
