@@ -4,7 +4,6 @@ import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -29,11 +28,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
  * so the operator holds requests back instead of not reading them).
  *
- * <p>No state value grows with a node's degree: while loading, each edge is one map entry under its (edge-file
- * part, index within the part) slot (a part's edges of a node arrive in row order, one upstream channel each);
- * at the node's first request the list is cut, parts in file order, into buckets of {@code bucketSize}
- * neighbours ({@link NeighborBuckets}), one map entry each, and a request reads only the buckets its picks fall
- * in. State per node: 8 bytes per edge plus a bucket entry per {@code bucketSize} edges once cut.
+ * <p>No state value grows with a node's degree: while loading, each edge is one map entry under its order key
+ * (file index << 40 | row: one put, no read); at the node's first request the list is cut in key order (RocksDB
+ * iterates a map in key order, so the cut streams) into buckets of {@code bucketSize} neighbours
+ * ({@link NeighborBuckets}), one map entry each, and a request reads only the buckets its picks fall in. State
+ * per node once cut: 8 bytes per edge plus a bucket entry per {@code bucketSize} edges.
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
         implements TwoInputStreamOperator<EdgeRecord, HopRequest, HopAnswer>, BoundedMultiInput {
@@ -45,9 +44,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     private final long seed;
     private final int bucketSize;
 
-    /** Loading: per edge-file part, the node's edges from it so far. */
-    private transient MapState<Integer, Integer> partCounts;
-    /** Loading: neighbour per load slot ({@link NeighborBuckets#loadSlot}). */
+    /** Loading: neighbour per edge order key (file index << 40 | row). */
     private transient MapState<Long, Long> loading;
     private transient ListState<HopRequest> waiting;
     /** Once cut: the node's degree (absent until its first request). */
@@ -74,7 +71,6 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     @Override
     public void open() throws Exception {
         super.open();
-        partCounts = getRuntimeContext().getMapState(new MapStateDescriptor<>("part-counts", Types.INT, Types.INT));
         loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("edges", Types.LONG, Types.LONG));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(HopRequest.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
@@ -109,11 +105,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     @Override
     public void processElement1(StreamRecord<EdgeRecord> element) throws Exception {
         EdgeRecord edge = element.getValue();
-        int part = (int) (edge.order >>> 40);
-        Integer count = partCounts.get(part);
-        int index = count == null ? 0 : count;
-        loading.put(NeighborBuckets.loadSlot(part, index), edge.neighbor);
-        partCounts.put(part, index + 1);
+        loading.put(edge.order, edge.neighbor);
     }
 
     @Override
@@ -133,30 +125,18 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
         output.collect(new StreamRecord<>(new HopAnswer(request.batchKey, request.position, sampled)));
     }
 
-    /**
-     * The current node's degree; at its first request its loaded edges are cut into buckets, parts in file order
-     * and each part's edges in row order (the in-memory store's list), holding one bucket in heap at a time.
-     */
+    /** The current node's degree; at its first request its loaded edges are cut into buckets, in list order. */
     private int cutBuckets() throws Exception {
         Integer known = degree.value();
         if (known != null) {
             return known;
         }
-        List<int[]> parts = new ArrayList<>(); // (part, count), a few per node
-        for (Map.Entry<Integer, Integer> e : partCounts.entries()) {
-            parts.add(new int[] {e.getKey(), e.getValue()});
-        }
-        if (parts.isEmpty()) {
+        Iterable<java.util.Map.Entry<Long, Long>> loaded = loading.entries();
+        int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
+        if (d == 0) {
             return 0; // no edges: nothing stored for the node
         }
-        int d;
-        try {
-            d = layout.cut(parts, loading::get, buckets::put);
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException("node " + getCurrentKey() + ": " + e.getMessage(), e);
-        }
         loading.clear();
-        partCounts.clear();
         degree.update(d);
         return d;
     }

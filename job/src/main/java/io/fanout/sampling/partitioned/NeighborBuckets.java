@@ -3,15 +3,15 @@ package io.fanout.sampling.partitioned;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where a node's neighbours live when its list is cut into fixed-size buckets, so no stored value grows with the
  * node's degree: position {@code p} of the list (the in-memory store's order) is entry {@code p % size} of bucket
  * {@code p / size}; every bucket but the last holds exactly {@code size} neighbours.
  *
- * <p>While edges load, a node's edges of one edge-file part arrive in row order but parts interleave, so each
- * loaded edge is kept under its (part, index within that part) slot ({@link #loadSlot}) and the buckets are cut
- * once, walking the parts in file order ({@link #cut}).
+ * <p>While edges load (in any order), each is kept under its order key (file index, row), and the buckets are
+ * cut once, in key order ({@link #cut}).
  *
  * <p>A request's picks ({@link NeighborPicks#positions}) are read bucket by bucket ({@link #bucketsOf}), each
  * bucket once, so a hop reads at most {@code min(picks, buckets)} buckets of a hot node, never its whole list,
@@ -57,11 +57,6 @@ public final class NeighborBuckets {
         return (int) Math.min(size, degree - first);
     }
 
-    /** The load slot of the {@code index}-th edge (0-based, in row order) a node has in edge-file part {@code part}. */
-    public static long loadSlot(int part, int index) {
-        return ((long) part << 32) | (index & 0xffffffffL);
-    }
-
     /**
      * The distinct buckets {@code positions} fall in, ascending: the buckets a request reads, each once.
      * {@code positions} may repeat (with replacement) and come in draw order.
@@ -81,12 +76,6 @@ public final class NeighborBuckets {
         return Arrays.copyOf(buckets, distinct);
     }
 
-    /** Reads the neighbour loaded under one slot (e.g. from keyed state); null when nothing is there. */
-    @FunctionalInterface
-    public interface SlotReader {
-        Long read(long slot) throws Exception;
-    }
-
     /** Stores one cut bucket. */
     @FunctionalInterface
     public interface BucketWriter {
@@ -94,41 +83,45 @@ public final class NeighborBuckets {
     }
 
     /**
-     * Cuts a node's loaded edges into buckets: parts in ascending part order, each part's edges in row order
-     * (slots {@code (part, 0..count-1)}), so position {@code p} lands where {@link #bucket}/{@link #offset} say.
-     * Holds one bucket at a time. Returns the node's degree.
-     *
-     * @param parts (part, count) pairs, in any order
-     * @throws IllegalStateException when a counted slot is empty (edges of a part arrived out of row order or
-     *     were lost)
+     * Cuts a node's loaded edges into buckets in list order: {@code loaded} maps each edge's order key (file
+     * index << 40 | row, {@link io.fanout.graph.GraphLoader.EdgeConsumer}) to its neighbour, so ascending keys are
+     * the in-memory store's list. When {@code loaded} iterates in ascending key order (RocksDB map state does,
+     * big-endian keys) the cut streams, holding one bucket; otherwise (a heap map) the entries are sorted first.
+     * Returns the node's degree.
      */
-    public int cut(List<int[]> parts, SlotReader in, BucketWriter out) throws Exception {
-        List<int[]> ordered = new ArrayList<>(parts);
-        ordered.sort((a, b) -> Integer.compare(a[0], b[0]));
-        long total = 0;
-        for (int[] p : ordered) {
-            total += p[1];
+    public int cut(Iterable<Map.Entry<Long, Long>> loaded, BucketWriter out) throws Exception {
+        long count = 0;
+        long previous = Long.MIN_VALUE;
+        boolean ascending = true;
+        for (Map.Entry<Long, Long> e : loaded) {
+            count++;
+            ascending &= e.getKey() > previous;
+            previous = e.getKey();
         }
-        int degree = Math.toIntExact(total);
+        int degree = Math.toIntExact(count);
         if (degree == 0) {
             return 0;
+        }
+        Iterable<Map.Entry<Long, Long>> inOrder = loaded;
+        if (!ascending) {
+            List<Map.Entry<Long, Long>> sorted = new ArrayList<>(degree);
+            loaded.forEach(sorted::add);
+            sorted.sort(Map.Entry.comparingByKey());
+            inOrder = sorted;
         }
         int bucket = 0;
         long[] fill = new long[bucketLength(degree, 0)];
         int at = 0;
-        for (int[] p : ordered) {
-            for (int i = 0; i < p[1]; i++) {
-                Long neighbor = in.read(loadSlot(p[0], i));
-                if (neighbor == null) {
-                    throw new IllegalStateException("edge " + i + " of part " + p[0] + " is missing (" + p[1]
-                            + " counted)");
-                }
-                fill[at++] = neighbor;
-                if (at == fill.length) {
-                    out.write(bucket++, fill);
-                    at = 0;
-                    fill = bucket < bucketCount(degree) ? new long[bucketLength(degree, bucket)] : null;
-                }
+        int seen = 0;
+        for (Map.Entry<Long, Long> e : inOrder) {
+            if (++seen > degree) {
+                throw new IllegalStateException("the loaded edges changed while they were cut");
+            }
+            fill[at++] = e.getValue();
+            if (at == fill.length) {
+                out.write(bucket++, fill);
+                at = 0;
+                fill = bucket < bucketCount(degree) ? new long[bucketLength(degree, bucket)] : null;
             }
         }
         return degree;
