@@ -43,6 +43,8 @@ public final class FanoutJobConfig {
     public final long seed;
     public final SamplerType sampler;
     public final StoreType store;
+    /** --store partitioned: neighbours per stored bucket of a node's list. */
+    public final int partitionedBucketSize;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
     public final int[] fanouts;
     /** The options of a typed graph, or null for a homogeneous graph. */
@@ -131,6 +133,7 @@ public final class FanoutJobConfig {
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
+        this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
@@ -249,14 +252,13 @@ public final class FanoutJobConfig {
         if (store == StoreType.PARTITIONED) {
             String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
                     : typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
-                    : nodeFeatures != null ? name(FanoutOptions.NODE_FEATURES)
                     : withEdge ? name(FanoutOptions.WITH_EDGE)
                     : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
                     : disjoint ? name(FanoutOptions.DISJOINT)
                     : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
-                        + ": the partitioned store samples uniform homogeneous k-hop without node features or edge ids for now,"
+                        + ": the partitioned store samples uniform homogeneous k-hop (with node features) without edge ids for now,"
                         + " not with "
                         + unsupported + " (use --store memory)");
             }

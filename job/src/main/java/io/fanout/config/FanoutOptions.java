@@ -93,7 +93,15 @@ public final class FanoutOptions {
             .withDescription("Where the graph lives: memory (each TaskManager loads the whole graph into its heap, the"
                     + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB, loaded by the"
                     + " TaskManagers in parallel; k-hop runs as one keyed lookup per hop: for graphs larger than one"
-                    + " TaskManager). partitioned supports k-hop without node features or edge ids for now.");
+                    + " TaskManager). partitioned supports uniform k-hop, with node features and labels, without edge ids for now.");
+
+    public static final ConfigOption<Integer> PARTITIONED_BUCKET_SIZE = ConfigOptions.key("fanout.partitioned.bucket-size")
+            .intType()
+            .defaultValue(4096)
+            .withDescription("--store partitioned: neighbours per stored bucket of a node's list (>= 1). A node's"
+                    + " neighbours are kept in buckets of this many, one keyed-state entry each, so no state value"
+                    + " grows with a node's degree and a hop reads only the buckets its picks fall in. Does not"
+                    + " change the samples.");
 
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
@@ -338,8 +346,8 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING, NEG_AMOUNT, ABLP_POSITIVE_TYPE,
-                ABLP_NEGATIVE_TYPE, REPLACE,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
+                NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,

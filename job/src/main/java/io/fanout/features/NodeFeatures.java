@@ -132,6 +132,54 @@ public final class NodeFeatures {
         }
     }
 
+    /**
+     * One row of feature values as stored and shipped: little-endian {@code dtype} values, the bytes
+     * {@link NodeFileReader.NodeRows#build} stores for the same values (uint8: {@code q = round((v - offset) /
+     * scale)} clamped to [0, 255], 0 where the scale is 0, with the per-column {@code scale} and {@code offset}
+     * of the whole file; null for other dtypes).
+     */
+    public static byte[] encodeRow(float[] values, FeatureDType dtype, float[] scale, float[] offset) {
+        byte[] out = new byte[values.length * dtype.bytes()];
+        int k = 0;
+        for (int c = 0; c < values.length; c++) {
+            float v = values[c];
+            switch (dtype) {
+                case FLOAT16: {
+                    short h = Float16.fromFloat(v);
+                    out[k++] = (byte) h;
+                    out[k++] = (byte) (h >> 8);
+                    break;
+                }
+                case UINT8: {
+                    int q = scale[c] == 0f ? 0 : Math.round((v - offset[c]) / scale[c]);
+                    out[k++] = (byte) Math.max(0, Math.min(255, q));
+                    break;
+                }
+                case FLOAT32:
+                default: {
+                    int bits = Float.floatToRawIntBits(v);
+                    out[k++] = (byte) bits;
+                    out[k++] = (byte) (bits >> 8);
+                    out[k++] = (byte) (bits >> 16);
+                    out[k++] = (byte) (bits >> 24);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The uint8 per-column scale of a file whose columns span {@code [min, max]}: {@code (max - min) / 255}, as
+     * {@link NodeFileReader.NodeRows#build} computes it (the offset is {@code min}).
+     */
+    public static float[] uint8Scale(float[] min, float[] max) {
+        float[] scale = new float[min.length];
+        for (int c = 0; c < min.length; c++) {
+            scale[c] = (max[c] - min[c]) / 255f;
+        }
+        return scale;
+    }
+
     /** Bytes per stored feature value. */
     public int bytesPerValue() {
         return dtype.bytes();

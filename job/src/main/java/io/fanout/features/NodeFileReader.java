@@ -63,6 +63,63 @@ public final class NodeFileReader {
         return rows.size;
     }
 
+    /** One node-file row as streamed. */
+    @FunctionalInterface
+    public interface RowConsumer {
+        /**
+         * @param label the row's label, -1 = unlabelled
+         * @param features the row's {@code dim} feature values; reused for the next row
+         */
+        void accept(long id, int label, float[] features) throws IOException;
+    }
+
+    /** The node-file parts at {@code path} ({@code nodes*.tsv[.gz]} of a directory, or the one file), in read order. */
+    public static List<Path> parts(Path path) throws IOException {
+        return GraphFiles.parts(path, "nodes", "node");
+    }
+
+    /**
+     * Streams the rows of part {@code part} of the node file(s) at {@code path} (see {@link #parts}) to
+     * {@code out}, validating every row as {@link #read} does (file and line named), keeping nothing: how a
+     * partitioned store loads node data on the TaskManagers. Checks across rows of several parts (the same
+     * number of columns, an id given twice, a row for every node) are {@link #scanIds}'s. Returns the rows read.
+     */
+    public static long streamRows(Path path, int part, RowConsumer out) throws IOException {
+        List<Path> files = parts(path);
+        NodeRows rows = new NodeRows(files, id -> {});
+        rows.sink = out;
+        new Parser(files.get(part), part, rows).parse();
+        return rows.size;
+    }
+
+    /**
+     * Per feature column, the minimum ({@code [0]}) and maximum ({@code [1]}) over every row of the node file(s)
+     * at {@code path}, streamed (heap: the two arrays): the uint8 quantisation's offset and range, as
+     * {@link NodeRows#build} computes them from the rows it holds.
+     */
+    public static float[][] columnRanges(Path path) throws IOException {
+        float[][] range = new float[2][];
+        int numParts = parts(path).size();
+        for (int part = 0; part < numParts; part++) {
+            streamRows(path, part, (id, label, features) -> {
+                if (range[0] == null) {
+                    range[0] = new float[features.length];
+                    range[1] = new float[features.length];
+                    Arrays.fill(range[0], Float.POSITIVE_INFINITY);
+                    Arrays.fill(range[1], Float.NEGATIVE_INFINITY);
+                }
+                for (int c = 0; c < features.length && c < range[0].length; c++) {
+                    range[0][c] = Math.min(range[0][c], features[c]);
+                    range[1][c] = Math.max(range[1][c], features[c]);
+                }
+            });
+        }
+        if (range[0] == null) {
+            throw new GraphFormatException(path, "no node rows (expected id<TAB>label[<TAB>f0...] lines)");
+        }
+        return range;
+    }
+
     /**
      * Fails unless the node file at {@code path}, whose ids are {@code fileIds}, has a row for every node of
      * {@code graph} (which holds every file id too).
@@ -126,6 +183,10 @@ public final class NodeFileReader {
         private float[] scratch;
         private long line;
         private int part;
+        /** In a stream: where each parsed row goes (with the scan's validation, nothing kept). */
+        private RowConsumer sink;
+        private long lastId;
+        private int lastLabel;
 
         NodeRows(List<Path> files, LongConsumer idsOnly) {
             this.files = files;
@@ -290,6 +351,8 @@ public final class NodeFileReader {
                 this.line = line;
                 size++;
                 idsOnly.accept(id);
+                lastId = id;
+                lastLabel = label;
                 if (scratch == null) {
                     scratch = new float[dim];
                 }
@@ -310,6 +373,13 @@ public final class NodeFileReader {
             }
             size++;
             return pages.get(page);
+        }
+
+        /** Ends a row whose features are parsed: a stream hands it on. */
+        void endRow() throws IOException {
+            if (sink != null) {
+                sink.accept(lastId, lastLabel, scratch);
+            }
         }
 
         int rowOffset() {
@@ -372,7 +442,7 @@ public final class NodeFileReader {
             return true;
         }
 
-        private void parseRow() throws GraphFormatException {
+        private void parseRow() throws IOException {
             int fields = countFields();
             if (fields == 0) {
                 throw error("empty line (expected id<TAB>label[<TAB>f0...]; only '#' lines may be skipped)");
@@ -399,6 +469,7 @@ public final class NodeFileReader {
                 end = fieldEnd(p);
                 page[at + c] = parseFeature(p, end, c);
             }
+            rows.endRow();
         }
 
         private int countFields() {

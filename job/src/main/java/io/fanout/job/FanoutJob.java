@@ -176,7 +176,7 @@ public final class FanoutJob {
                 .uid("seed-batches");
         DataStream<EncodedSample> samples = config.store == StoreType.PARTITIONED
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        nodes == null ? null : nodes.idsOrNull())
+                        nodes == null ? null : nodes.idsOrNull(), config.partitionedBucketSize)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))

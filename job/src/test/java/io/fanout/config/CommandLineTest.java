@@ -109,6 +109,22 @@ class CommandLineTest {
     }
 
     @Test
+    void partitionedBucketSizeFromYamlOrFlagIsValidatedUpFront() throws Exception {
+        Path yaml = tmp.resolve("buckets.yaml");
+        Files.writeString(yaml, "fanout:\n  graph: " + cora + "\n  store: partitioned\n  partitioned.bucket-size: 7\n");
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--config", yaml.toString()}).configuration)
+                .partitionedBucketSize).isEqualTo(7);
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--partitioned.bucket-size", "2"})
+                .configuration).partitionedBucketSize).isEqualTo(2);
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).partitionedBucketSize)
+                .as("default").isEqualTo(4096);
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora,
+                "--partitioned.bucket-size", "-3"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '-3' for option fanout.partitioned.bucket-size (--partitioned.bucket-size):"
+                        + " must be >= 1");
+    }
+
+    @Test
     void unknownFanoutKeysInYamlOrDashDAreRefusedNamingTheNearestValidOne() throws Exception {
         Path yaml = tmp.resolve("job.yaml");
         Files.writeString(yaml, "graph: " + cora + "\nbatchsize: 100\n");

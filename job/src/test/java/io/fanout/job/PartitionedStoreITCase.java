@@ -88,6 +88,81 @@ class PartitionedStoreITCase {
         return (1L << 61) + Long.parseLong(id) * 1_000_003L;
     }
 
+    @ParameterizedTest(name = "{0} {1} bucket size {2}")
+    @CsvSource({"cora, '15,10', 2", "cora, '-1,3', 7", "pubmed, '10,5', 7", "ego_twitter_u, '10,5', 7"})
+    void tinyBucketsSampleAsTheMemoryStore(String dataset, String fanouts, int bucketSize) throws Exception {
+        Path graph = SharedData.graph(dataset);
+        Path seeds = hubsAndSome(dataset, graph);
+        String[] options = {"--fanout", fanouts, "--batch-size", "100", "--seeds", seeds.toString(), "--shuffle"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        String[] bucketed = java.util.Arrays.copyOf(options, options.length + 2);
+        bucketed[options.length] = "--partitioned.bucket-size";
+        bucketed[options.length + 1] = String.valueOf(bucketSize);
+        assertSameMessages(memory, run("partitioned", 1, graph, bucketed));
+        assertSameMessages(memory, run("partitioned", 2, graph, bucketed));
+    }
+
+    /**
+     * A seed file of the graph's 20 highest-degree nodes (hot nodes, many buckets each) and 280 others: enough
+     * batches to cross bucket boundaries everywhere, few enough for a test.
+     */
+    private Path hubsAndSome(String dataset, Path graph) throws Exception {
+        io.fanout.graph.CsrGraph csr = io.fanout.graph.GraphLoader.load(graph, io.fanout.graph.EdgeDirection.OUT);
+        Integer[] byDegree = new Integer[csr.numNodes()];
+        for (int v = 0; v < byDegree.length; v++) {
+            byDegree[v] = v;
+        }
+        java.util.Arrays.sort(byDegree, (a, b) -> Integer.compare(csr.degree(b), csr.degree(a)));
+        java.util.Set<Integer> picked = new java.util.LinkedHashSet<>(java.util.Arrays.asList(byDegree).subList(0, 20));
+        java.util.Random random = new java.util.Random(7);
+        while (picked.size() < 300) {
+            picked.add(random.nextInt(csr.numNodes()));
+        }
+        StringBuilder text = new StringBuilder();
+        picked.forEach(v -> text.append(v).append('\n'));
+        // The graphs here have ids 0..n-1, so node indices are node ids.
+        return Files.writeString(tmp.resolve(dataset + "-seeds.txt"), text);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"cora, float32", "cora, float16", "cora, uint8", "pubmed, float32", "citeseer, float16"})
+    void nodeFeaturesAndLabelsAsTheMemoryStore(String dataset, String dtype) throws Exception {
+        Path graph = SharedData.graph(dataset);
+        Path nodes = Files.exists(graph.resolve("nodes.tsv")) ? graph.resolve("nodes.tsv") : graph.resolve("nodes.tsv.gz");
+        String[] options = {"--fanout", "10,5", "--batch-size", "500", "--shuffle", "--node-features", nodes.toString(),
+                "--feature-dtype", dtype, "--partitioned.bucket-size", "3"};
+        TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
+        io.fanout.connectors.message.SampleMessage first = io.fanout.connectors.message.SafetensorsCodec.decode(
+                memory.firstEntry().getValue());
+        assertThat(first.get(io.fanout.connectors.message.MessageKeys.NLABELS)).isNotNull(); // node data compared
+        assertSameMessages(memory, run("partitioned", 1, graph, options));
+        assertSameMessages(memory, run("partitioned", 2, graph, options));
+    }
+
+    @Test
+    void aBadNodeFileIsRefusedNamingFileAndLineAsByTheMemoryStore() throws Exception {
+        Path cora = SharedData.graph("cora");
+        Path nodes = tmp.resolve("nodes.tsv");
+        Files.writeString(nodes, "0\t1\t0.5\n1\t2\t0.25\n2\tx\t1\n");
+        Throwable partitioned = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", cora.toString(),
+                "--store", "partitioned", "--node-features", nodes.toString()));
+        Throwable memory = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", cora.toString(),
+                "--node-features", nodes.toString()));
+        assertThat(partitioned).isInstanceOf(io.fanout.graph.GraphFormatException.class)
+                .hasMessageContaining(nodes.toString()).hasMessageContaining("line 3")
+                .hasMessage(memory.getMessage());
+    }
+
+    @Test
+    void aBucketSizeBelowOneIsRefusedNamingTheOption() {
+        Path cora = SharedData.graph("cora");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned",
+                "--partitioned.bucket-size", "0"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '0' for option fanout.partitioned.bucket-size (--partitioned.bucket-size):"
+                        + " must be >= 1");
+    }
+
     @Test
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
@@ -95,9 +170,8 @@ class PartitionedStoreITCase {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
                 .hasMessageContaining("fanout.sampler (--sampler) ppr");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--node-features",
-                cora.resolve("nodes.tsv.gz").toString()))
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.node-features (--node-features)");
+                .hasMessageContaining("fanout.with-edge (--with-edge)");
     }
 }

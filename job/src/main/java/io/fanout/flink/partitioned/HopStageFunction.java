@@ -18,7 +18,8 @@ import org.apache.flink.util.OutputTag;
  * Hop {@code h} of the batches, keyed by batch: input 1 is a batch after hop {@code h-1}, input 2 the answers
  * of its frontier nodes at hop {@code h}. Both wait in keyed state until every frontier node answered; then
  * the answers are applied in frontier order ({@link BatchAssembly}), the batch goes on to hop {@code h+1} and
- * the new frontier's requests go out on {@link #requests} (unless {@code h} is the last hop).
+ * the new frontier's requests go out on {@link #requests} (after the last hop, with a node file, the requests
+ * for every node's features and label on {@link #NODE_DATA_REQUESTS}).
  */
 public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch, HopAnswer, PartialBatch> {
     private static final long serialVersionUID = 1L;
@@ -28,8 +29,13 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         return new OutputTag<>("hop-" + hop + "-requests", TypeInformation.of(HopRequest.class));
     }
 
+    /** Side output of the last hop: one request per node of the batch for its features and label. */
+    public static final OutputTag<NodeDataRequest> NODE_DATA_REQUESTS = new OutputTag<>("node-data-requests",
+            TypeInformation.of(NodeDataRequest.class));
+
     private final int hop;
     private final boolean last;
+    private final boolean nodeData;
 
     private transient ValueState<PartialBatch> batch;
     private transient ListState<HopAnswer> answers;
@@ -38,10 +44,12 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     /**
      * @param hop the hop this stage applies (1 = the hop from the seeds)
      * @param last whether it is the last hop (no requests after it)
+     * @param nodeData whether the last hop asks for its nodes' features and labels ({@link #NODE_DATA_REQUESTS})
      */
-    public HopStageFunction(int hop, boolean last) {
+    public HopStageFunction(int hop, boolean last, boolean nodeData) {
         this.hop = hop;
         this.last = last;
+        this.nodeData = nodeData;
     }
 
     @Override
@@ -93,6 +101,10 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         if (!last) {
             OutputTag<HopRequest> tag = requests(hop + 1);
             forEachRequest(next, hop + 1, assembly.frontier(), r -> ctx.output(tag, r));
+        } else if (nodeData) {
+            for (int i = 0; i < next.ids.length; i++) {
+                ctx.output(NODE_DATA_REQUESTS, new NodeDataRequest(next.ids[i], next.batchKey, i));
+            }
         }
         out.collect(next);
     }

@@ -1,10 +1,12 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.EncodedSample;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SampleMessage;
 import io.fanout.connectors.message.Tensor;
+import io.fanout.features.FeatureDType;
 import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -12,12 +14,29 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
  * A batch after its last hop as its message: the keys and bytes the in-memory store's k-hop operator writes for
- * the same batch ({@link io.fanout.flink.operator.KHopSamplingFunction}), counted in the job's metrics.
+ * the same batch ({@link io.fanout.flink.operator.KHopSamplingFunction}), node features and labels included,
+ * counted in the job's metrics.
  */
 public class MessageFunction extends RichMapFunction<PartialBatch, EncodedSample> {
     private static final long serialVersionUID = 1L;
 
+    /** The node file's dtype, or null without one. */
+    private final FeatureDType dtype;
+    /** uint8: the per-column scale and offset messages carry; else null. */
+    private final float[] scale;
+    private final float[] offset;
+
     private transient SamplingCounters counters;
+
+    /**
+     * @param dtype the node features' dtype, or null without a node file
+     * @param scale uint8 only: per-column scale (and {@code offset}) of the whole node file; else null
+     */
+    public MessageFunction(FeatureDType dtype, float[] scale, float[] offset) {
+        this.dtype = dtype;
+        this.scale = scale;
+        this.offset = offset;
+    }
 
     @Override
     public void open(OpenContext openContext) {
@@ -32,6 +51,19 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedSample
                 .putInt64(MessageKeys.COLS, batch.cols)
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, batch.numSampledNodes)
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, batch.numSampledEdges);
+        if (batch.nlabels != null) { // the in-memory store's withNodeData, same keys in the same order
+            int n = batch.ids.length;
+            int dim = batch.nfeats.length / n / dtype.bytes();
+            if (dim > 0) {
+                message.put(MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
+                        new long[] {n, dim}, batch.nfeats));
+                if (dtype == FeatureDType.UINT8) {
+                    message.putFloat32(MessageKeys.META_NFEATS_SCALE, scale, dim);
+                    message.putFloat32(MessageKeys.META_NFEATS_OFFSET, offset, dim);
+                }
+            }
+            message.putInt64(MessageKeys.NLABELS, batch.nlabels);
+        }
         GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
                 batch.batchId, batch.numBatches);
         byte[] payload = SafetensorsCodec.encode(message);

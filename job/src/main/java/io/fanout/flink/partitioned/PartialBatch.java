@@ -17,6 +17,9 @@ public class PartialBatch {
     public int[] cols;
     public int[] numSampledNodes;
     public int[] numSampledEdges;
+    /** With a node file, after the node-data stage: the {@code nfeats} body ({@code ids} order) and labels; else null. */
+    public byte[] nfeats;
+    public long[] nlabels;
 
     public PartialBatch() {}
 

@@ -3,6 +3,10 @@
  * state by node ({@link io.fanout.flink.partitioned.EdgeFileFunction}), one keyed neighbour lookup per hop over
  * that state ({@link io.fanout.flink.partitioned.NeighborLookupOperator}) and per-batch assembly stages keyed by
  * batch ({@link io.fanout.flink.partitioned.HopStageFunction}): TF-GNN's and GiGL's per-hop join, unrolled for
- * the configured hops. The algorithms are {@link io.fanout.sampling.partitioned}'s.
+ * the configured hops. A node's list is stored in fixed-size buckets. With a node file, its rows are streamed into
+ * keyed state by node too ({@link io.fanout.flink.partitioned.NodeFileFunction},
+ * {@link io.fanout.flink.partitioned.NodeDataLookupOperator}) and gathered per batch after the last hop
+ * ({@link io.fanout.flink.partitioned.NodeDataStageFunction}). The algorithms are
+ * {@link io.fanout.sampling.partitioned}'s.
  */
 package io.fanout.flink.partitioned;

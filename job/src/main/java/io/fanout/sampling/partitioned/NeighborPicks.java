@@ -1,6 +1,7 @@
 package io.fanout.sampling.partitioned;
 
 import io.fanout.random.SplitMix64;
+import it.unimi.dsi.fastutil.ints.IntOpenHashSet;
 
 /**
  * The neighbour positions k-hop sampling draws for one node at one hop of one batch, from that node's neighbour
@@ -52,13 +53,14 @@ public final class NeighborPicks {
             }
             return out;
         }
-        java.util.BitSet taken = new java.util.BitSet(d);
+        // A set of the f picks, not a bit per neighbour: a hot node's request costs O(f), not O(degree).
+        IntOpenHashSet taken = new IntOpenHashSet(f);
         for (int c = 0, j = d - f; j < d; j++, c++) {
             int r = rng.nextInt(j + 1);
-            if (taken.get(r)) {
+            if (!taken.add(r)) {
                 r = j;
+                taken.add(r);
             }
-            taken.set(r);
             out[c] = r;
         }
         return out;

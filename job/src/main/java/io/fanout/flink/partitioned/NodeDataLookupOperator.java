@@ -1,0 +1,83 @@
+package io.fanout.flink.partitioned;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedMultiInput;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Node features and labels in keyed state (keyed by node id, RocksDB): input 1 loads the node-file rows, input 2
+ * asks for a node's row for a batch's message. As in {@link NeighborLookupOperator}, a request that arrives while
+ * rows are loading waits in keyed state until the row input ends. State per node: its label and encoded row.
+ */
+public class NodeDataLookupOperator extends AbstractStreamOperator<NodeDataAnswer>
+        implements TwoInputStreamOperator<NodeRecord, NodeDataRequest, NodeDataAnswer>, BoundedMultiInput {
+    private static final long serialVersionUID = 1L;
+    private static final String WAITING = "waiting-node-requests";
+
+    private transient ValueState<NodeRecord> row;
+    private transient ListState<NodeDataRequest> waiting;
+    private transient boolean rowsDone;
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        row = getRuntimeContext().getState(new ValueStateDescriptor<>("node-row", TypeInformation.of(NodeRecord.class)));
+        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING,
+                TypeInformation.of(NodeDataRequest.class)));
+    }
+
+    @Override
+    public void endInput(int inputId) throws Exception {
+        if (inputId != 1) {
+            return;
+        }
+        rowsDone = true;
+        List<Object> keys = new ArrayList<>();
+        try (var stream = getKeyedStateBackend().getKeys(WAITING, VoidNamespace.INSTANCE)) {
+            stream.forEach(keys::add);
+        }
+        for (Object key : keys) {
+            setCurrentKey(key);
+            Iterable<NodeDataRequest> requests = waiting.get();
+            if (requests != null) {
+                for (NodeDataRequest request : requests) {
+                    answer(request);
+                }
+            }
+            waiting.clear();
+        }
+    }
+
+    @Override
+    public void processElement1(StreamRecord<NodeRecord> element) throws Exception {
+        row.update(element.getValue());
+    }
+
+    @Override
+    public void processElement2(StreamRecord<NodeDataRequest> element) throws Exception {
+        if (rowsDone) {
+            answer(element.getValue());
+        } else {
+            waiting.add(element.getValue());
+        }
+    }
+
+    private void answer(NodeDataRequest request) throws Exception {
+        NodeRecord stored = row.value();
+        if (stored == null) {
+            // The client's scan checked that every node has a row; this is a node file changed since.
+            throw new IllegalStateException("node " + request.node + " has no row in the node file");
+        }
+        output.collect(new StreamRecord<>(new NodeDataAnswer(request.batchKey, request.position, stored.label,
+                stored.row)));
+    }
+}

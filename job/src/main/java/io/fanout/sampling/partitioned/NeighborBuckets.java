@@ -1,0 +1,156 @@
+package io.fanout.sampling.partitioned;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a node's neighbours live when its list is cut into fixed-size buckets, so no stored value grows with the
+ * node's degree: position {@code p} of the list (the in-memory store's order) is entry {@code p % size} of bucket
+ * {@code p / size}; every bucket but the last holds exactly {@code size} neighbours.
+ *
+ * <p>While edges load (in any order), each is kept under its order key (file index, row), and the buckets are
+ * cut once, in key order ({@link #cut}).
+ *
+ * <p>A request's picks ({@link NeighborPicks#positions}) are read bucket by bucket ({@link #bucketsOf}), each
+ * bucket once, so a hop reads at most {@code min(picks, buckets)} buckets of a hot node, never its whole list,
+ * and the answer keeps the draw order: the same neighbours as the in-memory sampler.
+ */
+public final class NeighborBuckets {
+    private final int size;
+
+    /** @param size neighbours per bucket, {@code >= 1} */
+    public NeighborBuckets(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("bucket size must be >= 1, got " + size);
+        }
+        this.size = size;
+    }
+
+    /** Neighbours per bucket. */
+    public int size() {
+        return size;
+    }
+
+    /** The bucket holding list position {@code position}. */
+    public int bucket(long position) {
+        return Math.toIntExact(position / size);
+    }
+
+    /** The entry of list position {@code position} within its bucket. */
+    public int offset(long position) {
+        return (int) (position % size);
+    }
+
+    /** Buckets of a node of degree {@code degree}. */
+    public int bucketCount(long degree) {
+        return Math.toIntExact((degree + size - 1) / size);
+    }
+
+    /** Neighbours in bucket {@code bucket} of a node of degree {@code degree}. */
+    public int bucketLength(long degree, int bucket) {
+        long first = (long) bucket * size;
+        if (bucket < 0 || first >= degree) {
+            throw new IllegalArgumentException("bucket " + bucket + " of a node of degree " + degree);
+        }
+        return (int) Math.min(size, degree - first);
+    }
+
+    /**
+     * The distinct buckets {@code positions} fall in, ascending: the buckets a request reads, each once.
+     * {@code positions} may repeat (with replacement) and come in draw order.
+     */
+    public int[] bucketsOf(int[] positions) {
+        int[] buckets = new int[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            buckets[i] = bucket(positions[i]);
+        }
+        Arrays.sort(buckets);
+        int distinct = 0;
+        for (int i = 0; i < buckets.length; i++) {
+            if (i == 0 || buckets[i] != buckets[i - 1]) {
+                buckets[distinct++] = buckets[i];
+            }
+        }
+        return Arrays.copyOf(buckets, distinct);
+    }
+
+    /** Stores one cut bucket. */
+    @FunctionalInterface
+    public interface BucketWriter {
+        void write(int bucket, long[] neighbors) throws Exception;
+    }
+
+    /**
+     * Cuts a node's loaded edges into buckets in list order: {@code loaded} maps each edge's order key (file
+     * index << 40 | row, {@link io.fanout.graph.GraphLoader.EdgeConsumer}) to its neighbour, so ascending keys are
+     * the in-memory store's list. When {@code loaded} iterates in ascending key order (RocksDB map state does,
+     * big-endian keys) the cut streams, holding one bucket; otherwise (a heap map) the entries are sorted first.
+     * Returns the node's degree.
+     */
+    public int cut(Iterable<Map.Entry<Long, Long>> loaded, BucketWriter out) throws Exception {
+        long count = 0;
+        long previous = Long.MIN_VALUE;
+        boolean ascending = true;
+        for (Map.Entry<Long, Long> e : loaded) {
+            count++;
+            ascending &= e.getKey() > previous;
+            previous = e.getKey();
+        }
+        int degree = Math.toIntExact(count);
+        if (degree == 0) {
+            return 0;
+        }
+        Iterable<Map.Entry<Long, Long>> inOrder = loaded;
+        if (!ascending) {
+            List<Map.Entry<Long, Long>> sorted = new ArrayList<>(degree);
+            loaded.forEach(sorted::add);
+            sorted.sort(Map.Entry.comparingByKey());
+            inOrder = sorted;
+        }
+        int bucket = 0;
+        long[] fill = new long[bucketLength(degree, 0)];
+        int at = 0;
+        int seen = 0;
+        for (Map.Entry<Long, Long> e : inOrder) {
+            if (++seen > degree) {
+                throw new IllegalStateException("the loaded edges changed while they were cut");
+            }
+            fill[at++] = e.getValue();
+            if (at == fill.length) {
+                out.write(bucket++, fill);
+                at = 0;
+                fill = bucket < bucketCount(degree) ? new long[bucketLength(degree, bucket)] : null;
+            }
+        }
+        return degree;
+    }
+
+    /** Reads one bucket's neighbours (e.g. from keyed state). */
+    @FunctionalInterface
+    public interface BucketReader {
+        long[] read(int bucket) throws Exception;
+    }
+
+    /**
+     * The neighbours at {@code positions}, in the order given, reading each bucket they fall in once through
+     * {@code reader}.
+     */
+    public long[] gather(int[] positions, BucketReader reader) throws Exception {
+        long[] out = new long[positions.length];
+        if (positions.length == 0) {
+            return out;
+        }
+        int[] buckets = bucketsOf(positions);
+        long[][] read = new long[buckets.length][];
+        for (int b = 0; b < buckets.length; b++) {
+            read[b] = reader.read(buckets[b]);
+        }
+        for (int i = 0; i < positions.length; i++) {
+            int at = Arrays.binarySearch(buckets, bucket(positions[i]));
+            out[i] = read[at][offset(positions[i])];
+        }
+        return out;
+    }
+}

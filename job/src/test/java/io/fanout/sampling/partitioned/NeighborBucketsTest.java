@@ -1,0 +1,121 @@
+package io.fanout.sampling.partitioned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.GraphLoader;
+import io.fanout.testing.SharedData;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The bucket layout of a node's neighbour list: positions map to (bucket, offset), a list loaded under its
+ * edges' order keys is cut back into the in-memory store's order whatever the iteration order, and a request's picks read through
+ * buckets are exactly the list's entries at those positions, reading each bucket once, on ego_twitter_u's
+ * hottest nodes.
+ */
+class NeighborBucketsTest {
+    private static CsrGraph twitter;
+
+    @BeforeAll
+    static void load() throws Exception {
+        twitter = GraphLoader.load(SharedData.graph("ego_twitter_u"), EdgeDirection.OUT);
+    }
+
+    @Test
+    void positionsMapToBucketAndOffset() {
+        NeighborBuckets b = new NeighborBuckets(7);
+        assertThat(b.bucketCount(0)).isZero();
+        assertThat(b.bucketCount(7)).isEqualTo(1);
+        assertThat(b.bucketCount(20)).isEqualTo(3);
+        assertThat(new int[] {b.bucketLength(20, 0), b.bucketLength(20, 1), b.bucketLength(20, 2)})
+                .containsExactly(7, 7, 6);
+        assertThat(b.bucket(13)).isEqualTo(1);
+        assertThat(b.offset(13)).isEqualTo(6);
+        assertThat(b.bucket(14)).isEqualTo(2);
+        assertThat(b.offset(14)).isZero();
+        assertThat(b.bucketsOf(new int[] {19, 0, 13, 3, 19})).containsExactly(0, 1, 2);
+        assertThatThrownBy(() -> b.bucketLength(20, 3)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new NeighborBuckets(0)).hasMessageContaining("bucket size must be >= 1, got 0");
+    }
+
+    @ParameterizedTest(name = "bucket size {0}")
+    @ValueSource(ints = {1, 2, 7, 4096})
+    void loadedPartsCutAndGatheredGiveTheListsEntries(int size) throws Exception {
+        NeighborBuckets layout = new NeighborBuckets(size);
+        Random random = new Random(size);
+        for (int v : hottest(5)) {
+            long[] list = neighbors(v);
+            // Each edge under its order key (file index << 40 | row), as loaded: a part boundary in the middle, rows
+            // with gaps (other nodes' rows between). Iterated ascending (RocksDB) and in hash order (heap).
+            Map<Long, Long> ascending = new TreeMap<>();
+            Map<Long, Long> hashed = new HashMap<>();
+            for (int i = 0; i < list.length; i++) {
+                long key = i < list.length / 2 ? 3L * i + 1 : (1L << 40) | (5L * i);
+                ascending.put(key, list[i]);
+                hashed.put(key, list[i]);
+            }
+            Map<Integer, long[]> fromHashed = new HashMap<>();
+            assertThat(layout.cut(hashed.entrySet(), fromHashed::put)).isEqualTo(list.length);
+            Map<Integer, long[]> buckets = new HashMap<>();
+            int degree = layout.cut(ascending.entrySet(), buckets::put);
+            assertThat(fromHashed.keySet()).isEqualTo(buckets.keySet());
+            buckets.forEach((b, n) -> assertThat(fromHashed.get(b)).containsExactly(n));
+            assertThat(degree).isEqualTo(list.length);
+            assertThat(buckets).hasSize(layout.bucketCount(degree));
+            for (long[] bucket : buckets.values()) {
+                assertThat(bucket.length).isLessThanOrEqualTo(size);
+            }
+
+            for (int fanout : new int[] {15, -1}) {
+                for (boolean replace : new boolean[] {false, true}) {
+                    int[] picks = NeighborPicks.positions(42, 1, random.nextInt(100), 2, v, degree, fanout, replace);
+                    int[] reads = {0};
+                    long[] got = layout.gather(picks, b -> {
+                        reads[0]++;
+                        return buckets.get(b);
+                    });
+                    long[] expected = new long[picks.length];
+                    for (int i = 0; i < picks.length; i++) {
+                        expected[i] = list[picks[i]];
+                    }
+                    assertThat(got).containsExactly(expected);
+                    assertThat(reads[0]).isEqualTo(layout.bucketsOf(picks).length)
+                            .isLessThanOrEqualTo(Math.min(picks.length, layout.bucketCount(degree)));
+                }
+            }
+        }
+    }
+
+    private static long[] neighbors(int v) {
+        int start = twitter.start(v);
+        long[] out = new long[twitter.degree(v)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = twitter.targets()[start + i];
+        }
+        return out;
+    }
+
+    private static int[] hottest(int k) {
+        Integer[] nodes = new Integer[twitter.numNodes()];
+        for (int v = 0; v < nodes.length; v++) {
+            nodes[v] = v;
+        }
+        Arrays.sort(nodes, (a, b) -> Integer.compare(twitter.degree(b), twitter.degree(a)));
+        int[] out = new int[k];
+        for (int i = 0; i < k; i++) {
+            out[i] = nodes[i];
+        }
+        assertThat(twitter.degree(out[0])).isGreaterThan(1000); // hot indeed
+        return out;
+    }
+}
