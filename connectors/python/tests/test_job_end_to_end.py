@@ -139,3 +139,20 @@ def test_shared_memory_channel_delivers_the_same_messages(tmp_path):
         for key in m:
             assert np.array_equal(m[key], twin[key]) and m[key].dtype == twin[key].dtype, key
     assert not list(rings.iterdir()), "ring files are removed when the job ends"
+
+
+def test_partitioned_store_runs_locally_without_a_checkpoint_dir(tmp_path):
+    # ego_twitter_u's keyed graph (about 7 MB a subtask) is over the 5 MB the JobManager's in-heap checkpoint
+    # storage takes: without a file checkpoint directory every checkpoint failed and the file sink, which
+    # commits on checkpoints, never finished. fanout-local now checkpoints to a temporary directory.
+    twitter = ROOT.parent / "shared" / "data" / "ego_twitter_u"
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("\n".join(map(str, range(300))) + "\n")
+    out = tmp_path / "samples"
+    proc = run_local("--graph", str(twitter), "--store", "partitioned", "--fanout", "10,5", "--batch-size", "64",
+                     "--seeds", str(seeds), "--parallelism", "2", "--checkpoint-interval", "500ms",
+                     "--output", str(out), timeout=240)
+    assert "checkpoints go to" in proc.stdout + proc.stderr
+    messages = list(fanout_client.read_samples(out))
+    assert sorted(m.batch_id for m in messages) == list(range(5))
+    assert sorted(np.concatenate([m["batch"] for m in messages]).tolist()) == list(range(300))

@@ -42,8 +42,11 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.execution.DetachedJobExecutionResult;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Fanout job: seed batches -> keyed sampler -> offline files and/or the channel to trainers.
@@ -52,6 +55,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * ({@code deploy/bin/fanout-local}); run with {@code --help} for the options.
  */
 public final class FanoutJob {
+    private static final Logger LOG = LoggerFactory.getLogger(FanoutJob.class);
     static final String USAGE = "Usage: fanout --graph PATH [options]\n"
             + "Samples subgraphs around batches of seed nodes for GNN training and writes one message per batch"
             + " to --output files and/or serves them to trainers (--serve --registry DIR).";
@@ -86,7 +90,20 @@ public final class FanoutJob {
      * Returns the summary, or null for a detached submission.
      */
     public static JobSummary run(FanoutJobConfig config) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConfiguration(config));
+        Configuration flinkConf = flinkConfiguration(config);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConf);
+        if (config.store == StoreType.PARTITIONED && env instanceof LocalStreamEnvironment
+                && !flinkConf.contains(CheckpointingOptions.CHECKPOINTS_DIRECTORY)) {
+            // Locally Flink would keep checkpoints in the JobManager's heap, which refuses a subtask state over
+            // 5 MB: the keyed graph of any real graph is larger, every checkpoint would fail and the file sink,
+            // which commits on checkpoints, would never finish. Checkpoint to a temporary directory instead.
+            java.nio.file.Path dir = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                    "fanout-checkpoints-" + java.util.UUID.randomUUID()); // created by Flink at the first checkpoint
+            LOG.info("--store partitioned without {}: checkpoints go to {}", FanoutOptions.CHECKPOINT_DIR.key(), dir);
+            flinkConf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            flinkConf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
+            env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConf);
+        }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
