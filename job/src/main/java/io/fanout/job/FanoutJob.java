@@ -11,7 +11,7 @@ import io.fanout.connectors.channel.shm.ShmChannelSink;
 import io.fanout.connectors.channel.shm.ShmOptions;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.HeteroKHopSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
@@ -153,7 +153,7 @@ public final class FanoutJob {
         // Without object reuse Flink deep-copies every record between chained operators: each encoded
         // message (about 1 MB for ego_twitter_u [15,10] batch 512) would be copied once per sink. Safe
         // here because every operator emits a fresh record and no operator mutates or keeps its input
-        // beyond processElement (sink writers keep the EncodedSample they are given, never a reused one).
+        // beyond processElement (sink writers keep the EncodedMessage they are given, never a reused one).
         if (!conf.contains(PipelineOptions.OBJECT_REUSE)) {
             conf.set(PipelineOptions.OBJECT_REUSE, true);
         }
@@ -191,13 +191,13 @@ public final class FanoutJob {
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
                 .uid("seed-batches");
-        DataStream<EncodedSample> samples = config.store == StoreType.PARTITIONED
+        DataStream<EncodedMessage> samples = config.store == StoreType.PARTITIONED
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
                         nodes == null ? null : nodes.idsOrNull(), config.partitionedBucketSize)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
-                .returns(TypeInformation.of(EncodedSample.class))
+                .returns(TypeInformation.of(EncodedMessage.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.ConfigException;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
@@ -51,7 +51,7 @@ class AblpJobITCase {
     }
 
     /** Row i of a [B, P] label tensor without its -1 padding. */
-    private static TreeSet<Long> row(SampleMessage m, String key, int i) {
+    private static TreeSet<Long> row(TensorMessage m, String key, int i) {
         long[] shape = m.get(key).shape();
         long[] values = m.get(key).asLongArray();
         TreeSet<Long> out = new TreeSet<>();
@@ -72,7 +72,7 @@ class AblpJobITCase {
         String posKey = "#META.gigl_positive_labels." + AblpGraphs.POSITIVE;
         String negKey = "#META.gigl_negative_labels." + AblpGraphs.NEGATIVE;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             // Only the message-passing types are reported; every sampled edge is one of theirs (the derived trusts
             // file no longer holds the label edges), with exactly min(f, deg) per expanded node.
             for (String key : m.names()) {
@@ -133,7 +133,7 @@ class AblpJobITCase {
         assertThat(messages).hasSize(1);
         checkMessages(messages, ref, EdgeDirection.IN, anchors);
         assertThat(anchors).containsExactlyInAnyOrder(7L, 1L, 40L, 3L);
-        SampleMessage m = SafetensorsCodec.decode(messages.firstEntry().getValue());
+        TensorMessage m = SafetensorsCodec.decode(messages.firstEntry().getValue());
         assertThat(row(m, "#META.gigl_positive_labels." + AblpGraphs.POSITIVE, 2)).isEmpty();
     }
 
@@ -152,7 +152,7 @@ class AblpJobITCase {
         String key = "#META.gigl_positive_labels." + hasWord;
         Set<Long> anchors = new TreeSet<>();
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             assertThat(m.contains("word__rev_has_word__paper.rows")).isFalse();
             HeteroMessageChecks.check(m, ref, Map.of(EdgeType.parse("paper__cites__paper"), new int[] {3, 2}),
                     EdgeDirection.OUT, false);

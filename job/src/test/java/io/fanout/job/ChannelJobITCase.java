@@ -12,7 +12,7 @@ import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.tls.TestCertificates;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.source.EpochWatermarks;
@@ -99,7 +99,7 @@ class ChannelJobITCase {
     }
 
     /** Fails the job once, after a checkpoint completed and {@code after} messages went through. */
-    static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedSample, EncodedSample> implements CheckpointListener {
+    static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedMessage, EncodedMessage> implements CheckpointListener {
         static final AtomicBoolean FAILED = new AtomicBoolean();
         static final AtomicInteger CHECKPOINTS = new AtomicInteger();
         static final AtomicInteger SEEN = new AtomicInteger();
@@ -110,7 +110,7 @@ class ChannelJobITCase {
         }
 
         @Override
-        public EncodedSample map(EncodedSample s) {
+        public EncodedMessage map(EncodedMessage s) {
             if (SEEN.incrementAndGet() >= after && CHECKPOINTS.get() > 0 && FAILED.compareAndSet(false, true)) {
                 throw new IllegalStateException("injected failure after " + SEEN.get() + " messages (test)");
             }
@@ -154,8 +154,8 @@ class ChannelJobITCase {
                 .map(new Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch, not after the last batch
                 .keyBy(new FanoutJob.BatchKey(), Types.LONG)
                 .process(new KHopSamplingFunction(GraphSpec.edges(graph, EdgeDirection.OUT), FANOUTS, false, SEED))
-                .returns(TypeInformation.of(EncodedSample.class))
-                .map(new FailOnceAfterCheckpoint(30)).returns(TypeInformation.of(EncodedSample.class))
+                .returns(TypeInformation.of(EncodedMessage.class))
+                .map(new FailOnceAfterCheckpoint(30)).returns(TypeInformation.of(EncodedMessage.class))
                 .sinkTo(new ChannelSink(options));
         JobClient job = env.executeAsync("channel-failover-it");
 
@@ -169,7 +169,7 @@ class ChannelJobITCase {
                 epochs.add(epoch.epoch());
                 int n = 0;
                 while (epoch.hasNext()) {
-                    EncodedSample s = epoch.next();
+                    EncodedMessage s = epoch.next();
                     assertThat(s.epoch).isEqualTo(epoch.epoch());
                     byte[] previous = got.put(((long) s.epoch << 32) | s.batchId, s.payload);
                     assertThat(previous).as("epoch %d batch %d handed out twice", s.epoch, s.batchId).isNull();
@@ -211,7 +211,7 @@ class ChannelJobITCase {
             ChannelReader.Epoch epoch;
             while ((epoch = reader.nextEpoch()) != null) {
                 while (epoch.hasNext()) {
-                    EncodedSample s = epoch.next();
+                    EncodedMessage s = epoch.next();
                     assertThat(served.put(((long) s.epoch << 32) | s.batchId, s.payload)).isNull();
                 }
             }
@@ -273,7 +273,7 @@ class ChannelJobITCase {
             while ((epoch = reader.nextEpoch()) != null) {
                 List<Integer> ids = batchesPerEpoch.computeIfAbsent(epoch.epoch(), k -> new ArrayList<>());
                 while (epoch.hasNext()) {
-                    EncodedSample s = epoch.next();
+                    EncodedMessage s = epoch.next();
                     assertThat(SafetensorsCodec.decode(s.payload).names()).isNotEmpty();
                     ids.add(s.batchId);
                 }

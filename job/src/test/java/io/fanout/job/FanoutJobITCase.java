@@ -7,7 +7,7 @@ import io.fanout.config.ConfigException;
 import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
@@ -45,7 +45,7 @@ class FanoutJobITCase {
     static TreeMap<Long, byte[]> readMessages(Path dir) throws Exception {
         TreeMap<Long, byte[]> byKey = new TreeMap<>();
         for (byte[] blob : SamplesFile.readAll(dir)) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long epoch = m.get(MessageKeys.META_EPOCH).asLongArray()[0];
             long batch = m.get(MessageKeys.META_BATCH_ID).asLongArray()[0];
             byte[] previous = byKey.put((epoch << 32) | batch, blob);
@@ -91,7 +91,7 @@ class FanoutJobITCase {
         assertThat(messages).hasSize(expectedBatches * epochs);
         Map<Long, int[]> seenPerEpoch = new HashMap<>();
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long epoch = m.get(MessageKeys.META_EPOCH).asLongArray()[0];
             assertThat(m.get(MessageKeys.META_NUM_BATCHES).asLongArray()).containsExactly(expectedBatches);
             assertThat(m.get(MessageKeys.IS_HETERO).asLongArray()).containsExactly(0L);
@@ -179,7 +179,7 @@ class FanoutJobITCase {
         assertThat(summary.seeds).isEqualTo((n / 50) * 50L);
         CsrGraph in = GraphLoader.load(graphDir, EdgeDirection.IN);
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] ids = m.get(MessageKeys.IDS).asLongArray();
             long[] rows = m.get(MessageKeys.ROWS).asLongArray();
             long[] cols = m.get(MessageKeys.COLS).asLongArray();

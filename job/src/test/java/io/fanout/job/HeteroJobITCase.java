@@ -6,7 +6,7 @@ import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
@@ -49,7 +49,7 @@ class HeteroJobITCase {
         Map<Long, Set<Long>> seedsPerEpoch = new TreeMap<>();
         long edges = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             edges += HeteroMessageChecks.check(m, ref, fanouts, EdgeDirection.OUT, true);
             // GLT's reversed name for the paper -> word edges walked out; the paper labels only (the input type).
             assertThat(m.contains("word__rev_has_word__paper.rows")).isTrue();
@@ -78,7 +78,7 @@ class HeteroJobITCase {
         Map<EdgeType, int[]> fanouts = Map.of(EdgeType.parse("user__trusts__user"), new int[] {10, -1},
                 EdgeType.parse("user__distrusts__user"), new int[] {10, -1});
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             HeteroMessageChecks.check(m, ref, fanouts, EdgeDirection.IN, true);
             // Weights 1..10 as edge features, one per edge.
             float[] w = m.get("user__distrusts__user.efeats").asFloatArray();
@@ -110,7 +110,7 @@ class HeteroJobITCase {
         TreeMap<Long, byte[]> messages = readMessages(out);
         assertThat(messages).hasSize(3);
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             assertThat(m.contains("word.nfeats")).isFalse();
             long[] ids = m.get("paper.ids").asLongArray();
             assertThat(m.get("paper.nfeats").shape()).containsExactly(ids.length, 1433);

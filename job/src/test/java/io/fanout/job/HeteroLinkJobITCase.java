@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.ConfigException;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroMessageChecks;
@@ -64,7 +64,7 @@ class HeteroLinkJobITCase {
         int positives = 0;
         int negatives = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             HeteroMessageChecks.check(m, ref, Map.of(trusts, new int[] {5, 2},
                     EdgeType.parse("user__distrusts__user"), new int[] {5, 2}), EdgeDirection.OUT, false);
             long[] ids = m.get("user.ids").asLongArray();
@@ -106,7 +106,7 @@ class HeteroLinkJobITCase {
                 "paper__cites__paper:4,2;paper__has_word__word:3,3", "--batch-size", "200", "--with-edge");
         int positives = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             HeteroMessageChecks.check(m, ref, Map.of(EdgeType.parse("paper__cites__paper"), new int[] {4, 2},
                     hasWord, new int[] {3, 3}), EdgeDirection.OUT, true);
             long[] papers = m.get("paper.ids").asLongArray();

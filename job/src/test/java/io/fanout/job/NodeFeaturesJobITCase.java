@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.features.Float16;
 import io.fanout.features.NodeFileReaderTest;
@@ -55,7 +55,7 @@ class NodeFeaturesJobITCase {
     }
 
     /** The nfeats tensor of a message as floats, dequantised as the client does. */
-    private static float[] features(SampleMessage m) {
+    private static float[] features(TensorMessage m) {
         Tensor t = m.require(MessageKeys.NFEATS);
         ByteBuffer bytes = ByteBuffer.wrap(t.asByteArray()).order(ByteOrder.LITTLE_ENDIAN);
         int n = (int) t.shape()[0];
@@ -86,7 +86,7 @@ class NodeFeaturesJobITCase {
             DType dtype) {
         assertThat(messages).isNotEmpty();
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] ids = m.get(MessageKeys.IDS).asLongArray();
             long[] labels = m.get(MessageKeys.NLABELS).asLongArray();
             assertThat(labels).hasSameSizeAs(ids);
@@ -127,7 +127,7 @@ class NodeFeaturesJobITCase {
         assertNodeDataMatches(runs.get(0), referenceNodes(nodes), 1433, DType.F32);
         // input_id: the seeds' positions in the seed list; with every node a seed, position = id.
         for (byte[] blob : runs.get(0).values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             assertThat(m.get(MessageKeys.META_INPUT_ID).asLongArray()).containsExactly(m.get(MessageKeys.BATCH).asLongArray());
         }
     }
@@ -173,7 +173,7 @@ class NodeFeaturesJobITCase {
         TreeMap<Long, byte[]> messages = readMessages(out);
         int checked = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] ids = m.get(MessageKeys.IDS).asLongArray();
             long[] r = m.get(MessageKeys.ROWS).asLongArray();
             long[] c = m.get(MessageKeys.COLS).asLongArray();
@@ -241,7 +241,7 @@ class NodeFeaturesJobITCase {
         assertNodeDataMatches(runs.get(0), reference, 4, DType.F32);
         Set<Long> seeded = new HashSet<>();
         for (byte[] blob : runs.get(0).values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] ids = m.get(MessageKeys.IDS).asLongArray();
             long[] r = m.get(MessageKeys.ROWS).asLongArray();
             long[] c = m.get(MessageKeys.COLS).asLongArray();
@@ -258,7 +258,7 @@ class NodeFeaturesJobITCase {
         Path one = tmp.resolve("one");
         runJob("--graph", dir.resolve("edges.tsv").toString(), "--seeds", sparse(0) + "," + sparse(2707),
                 "--output", one.toString(), "--parallelism", "1");
-        SampleMessage m = SafetensorsCodec.decode(readMessages(one).firstEntry().getValue());
+        TensorMessage m = SafetensorsCodec.decode(readMessages(one).firstEntry().getValue());
         assertThat(m.get(MessageKeys.BATCH).asLongArray()).containsExactly(sparse(0), sparse(2707));
     }
 

@@ -132,7 +132,7 @@ class PartitionedStoreITCase {
         String[] options = {"--fanout", "10,5", "--batch-size", "500", "--shuffle", "--node-features", nodes.toString(),
                 "--feature-dtype", dtype, "--partitioned.bucket-size", "3"};
         TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
-        io.fanout.connectors.message.SampleMessage first = io.fanout.connectors.message.SafetensorsCodec.decode(
+        io.fanout.connectors.message.TensorMessage first = io.fanout.connectors.message.SafetensorsCodec.decode(
                 memory.firstEntry().getValue());
         assertThat(first.get(io.fanout.connectors.message.MessageKeys.NLABELS)).isNotNull(); // node data compared
         assertSameMessages(memory, run("partitioned", 1, graph, options));

@@ -7,7 +7,7 @@ import io.fanout.config.ConfigException;
 import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
@@ -58,7 +58,7 @@ class PprJobITCase {
         PprSampler reference = new PprSampler(graph, 0.5, 1e-4, 50, 1000, true, 7);
         int[] seenPerEpoch = new int[2];
         for (byte[] blob : runs.get(0).values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             seenPerEpoch[(int) m.get(MessageKeys.META_EPOCH).asLongArray()[0]] += checkLayout(m, 50);
             assertThat(m.get(MessageKeys.META_NUM_BATCHES).asLongArray()).containsExactly(22L);
             assertMatchesSampler(m, reference);
@@ -80,7 +80,7 @@ class PprJobITCase {
         PprSampler reference = new PprSampler(GraphLoader.load(graphDir, EdgeDirection.IN), 0.25, 1e-5, 12, 3,
                 false, 11);
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             checkLayout(m, 12);
             assertMatchesSampler(m, reference);
         }
@@ -104,7 +104,7 @@ class PprJobITCase {
     }
 
     /** Checks GiGL's PPR layout; returns the number of seeds in the batch. */
-    private static int checkLayout(SampleMessage m, int maxPprNodes) {
+    private static int checkLayout(TensorMessage m, int maxPprNodes) {
         assertThat(m.names()).isEqualTo(PPR_KEYS);
         for (String key : PPR_KEYS) {
             assertThat(m.get(key).dtype()).as(key).isEqualTo(key.equals(MessageKeys.META_EDGE_ATTR) ? DType.F64 : DType.I64);
@@ -151,7 +151,7 @@ class PprJobITCase {
         return batch.length;
     }
 
-    private static void assertMatchesSampler(SampleMessage m, PprSampler reference) {
+    private static void assertMatchesSampler(TensorMessage m, PprSampler reference) {
         long[] ids = m.get(MessageKeys.IDS).asLongArray();
         long[] ei = m.get(MessageKeys.META_EDGE_INDEX).asLongArray();
         double[] attr = m.get(MessageKeys.META_EDGE_ATTR).asDoubleArray();

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.config.ConfigException;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphFormatException;
@@ -53,7 +53,7 @@ class PygSamplingJobITCase {
                     "--seed", "3", "--with-edge", "--replace", String.valueOf(replace));
             assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 256, 1, 2);
             for (byte[] blob : messages.values()) {
-                SampleMessage m = SafetensorsCodec.decode(blob);
+                TensorMessage m = SafetensorsCodec.decode(blob);
                 for (float w : m.get(MessageKeys.EFEATS).asFloatArray()) {
                     assertThat(w).isBetween(1f, 21f); // the shifted ratings
                 }
@@ -69,7 +69,7 @@ class PygSamplingJobITCase {
                 "--disjoint", "--fanout", "5,3", "--batch-size", "200", "--seed", "4");
         assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 200, 1, 2);
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] tree = m.get(MessageKeys.META_BATCH).asLongArray();
             long[] rows = m.get(MessageKeys.ROWS).asLongArray();
             long[] cols = m.get(MessageKeys.COLS).asLongArray();
@@ -100,7 +100,7 @@ class PygSamplingJobITCase {
             assertEpochsCoverSeeds(messages, graph, graph.numNodes(), 300, 1, 2);
             long edges = 0;
             for (byte[] blob : messages.values()) {
-                SampleMessage m = SafetensorsCodec.decode(blob);
+                TensorMessage m = SafetensorsCodec.decode(blob);
                 assertThat(m.get(MessageKeys.META_SEED_TIME).asLongArray()).containsOnly(seedTime);
                 long[] edgeTimes = m.get(MessageKeys.META_EDGE_TIME).asLongArray();
                 assertThat(edgeTimes).hasSameSizeAs(m.get(MessageKeys.ROWS).asLongArray());
@@ -140,7 +140,7 @@ class PygSamplingJobITCase {
                 "--shuffle", "--with-edge");
         long edges = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long[] inputIds = m.get(MessageKeys.META_INPUT_ID).asLongArray();
             long[] seedTimes = m.get(MessageKeys.META_SEED_TIME).asLongArray();
             for (int i = 0; i < inputIds.length; i++) {
@@ -169,7 +169,7 @@ class PygSamplingJobITCase {
             TreeMap<Long, byte[]> messages = sameAtParallelismOneAndTwo(type, "--graph", graphDir.toString(),
                     "--subgraph-type", type, "--fanout", "5,3", "--batch-size", "500");
             for (byte[] blob : messages.values()) {
-                SampleMessage m = SafetensorsCodec.decode(blob);
+                TensorMessage m = SafetensorsCodec.decode(blob);
                 assertThat(m.contains(MessageKeys.NUM_SAMPLED_EDGES)).as("no per-hop edge counts (%s)", type).isFalse();
                 long[] ids = m.get(MessageKeys.IDS).asLongArray();
                 long[] rows = m.get(MessageKeys.ROWS).asLongArray();

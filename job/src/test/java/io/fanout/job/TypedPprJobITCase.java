@@ -4,12 +4,12 @@ import static io.fanout.job.FanoutJobITCase.runAtParallelismOneAndTwo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.ppr.PprChannels;
-import io.fanout.sampling.ppr.TypedPprSample;
+import io.fanout.sampling.ppr.TypedPprSubgraph;
 import io.fanout.sampling.ppr.TypedPprSampler;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.TypedGraphStore;
@@ -49,7 +49,7 @@ class TypedPprJobITCase {
                 PprChannels.parse(CHANNELS, store.adjacency().keySet()), 0.5, 1e-4, 20, 1000, true, true, 5);
         long pprEdges = 0;
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             assertThat(m.get("#IS_HETERO").asLongArray()).containsExactly(1L);
             String toWord = TypedPprSamplingFunction.PPR_WEIGHT + "('paper', 'ppr', 'word')";
             assertThat(m.names()).contains("paper.ids", "word.ids", "paper.batch", "paper.nlabels",
@@ -58,7 +58,7 @@ class TypedPprJobITCase {
                     "paper__cites__paper.rows", "word__rev_has_word__paper.cols");
             assertThat(m.get(toWord).shape()[1]).isEqualTo(2 + 3 * 2);
             int[] seeds = m.get("paper.batch").asIntArray(); // cora_hetero's paper ids are their indices
-            SampleMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
+            TensorMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
             for (String name : expected.names()) {
                 assertThat(m.get(name)).as(name).isEqualTo(expected.get(name));
             }
@@ -79,13 +79,13 @@ class TypedPprJobITCase {
         TypedPprSampler reference = new TypedPprSampler(store.adjacency(), store.nodeIds(), "user", null, 0.3, 1e-4, 10,
                 5, true, false, 42);
         for (byte[] blob : messages.values()) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             assertThat(m.names()).noneMatch(n -> n.endsWith(".rows"));
-            String weight = TypedPprSamplingFunction.PPR_WEIGHT + TypedPprSample.pprEdgeType("user", "user");
+            String weight = TypedPprSamplingFunction.PPR_WEIGHT + TypedPprSubgraph.pprEdgeType("user", "user");
             assertThat(m.get(weight).shape()[1]).isEqualTo(2);
             int[] seeds = store.nodeIds("user").isIdentity() ? m.get("user.batch").asIntArray() : null;
             assertThat(seeds).isNotNull();
-            SampleMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
+            TensorMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
             for (String name : expected.names()) {
                 assertThat(m.get(name)).as(name).isEqualTo(expected.get(name));
             }

@@ -6,10 +6,10 @@ import io.fanout.batch.BatchPlan;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.file.SamplesFileSink;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.store.TypedGraphStore;
@@ -96,9 +96,9 @@ class TypedRestartITCase {
                 .map(new ChannelJobITCase.Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch
                 .keyBy(new FanoutJob.BatchKey(), Types.LONG)
                 .process(FanoutJob.samplingFunction(config))
-                .returns(TypeInformation.of(EncodedSample.class))
+                .returns(TypeInformation.of(EncodedMessage.class))
                 .map(new ChannelJobITCase.FailOnceAfterCheckpoint(expected.size() / 2))
-                .returns(TypeInformation.of(EncodedSample.class))
+                .returns(TypeInformation.of(EncodedMessage.class))
                 .sinkTo(SamplesFileSink.create(out.toAbsolutePath().toString()));
         env.execute("typed-restart-it");
         assertThat(ChannelJobITCase.FailOnceAfterCheckpoint.FAILED).as("the failure was injected").isTrue();
@@ -107,7 +107,7 @@ class TypedRestartITCase {
         TreeMap<Long, byte[]> got = new TreeMap<>();
         int copies = 0;
         for (byte[] blob : SamplesFile.readAll(out)) {
-            SampleMessage m = SafetensorsCodec.decode(blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
             long key = (m.get(MessageKeys.META_EPOCH).asLongArray()[0] << 32)
                     | m.get(MessageKeys.META_BATCH_ID).asLongArray()[0];
             byte[] previous = got.put(key, blob);

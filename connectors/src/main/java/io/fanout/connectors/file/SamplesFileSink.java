@@ -1,6 +1,6 @@
 package io.fanout.connectors.file;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.fs.Path;
@@ -19,7 +19,7 @@ public final class SamplesFileSink {
      * A FileSink into {@code directory} (any Flink file system URI or local path). Part files become
      * visible (lose their in-progress name) when a checkpoint or the end of input commits them.
      */
-    public static FileSink<EncodedSample> create(String directory) {
+    public static FileSink<EncodedMessage> create(String directory) {
         return FileSink.forRowFormat(new Path(directory), new SamplesFileEncoder())
                 .withBucketAssigner(new BasePathBucketAssigner<>())
                 .withOutputFileConfig(OutputFileConfig.builder().withPartPrefix("part").withPartSuffix(SUFFIX).build())

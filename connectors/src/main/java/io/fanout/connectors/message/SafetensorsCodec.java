@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Encodes a {@link SampleMessage} as a safetensors blob and decodes one back.
+ * Encodes a {@link TensorMessage} as a safetensors blob and decodes one back.
  *
  * <p>Layout: u64 little-endian header length N; N bytes of compact UTF-8 JSON
  * {@code {"name":{"dtype":"I64","shape":[3],"data_offsets":[0,24]},...}} padded with spaces so
@@ -42,7 +42,7 @@ public final class SafetensorsCodec {
     private SafetensorsCodec() {}
 
     /** Encodes {@code message} into one freshly allocated byte array. */
-    public static byte[] encode(SampleMessage message) {
+    public static byte[] encode(TensorMessage message) {
         String[] names = message.names().toArray(new String[0]);
         Arrays.sort(names);
         Tensor[] tensors = new Tensor[names.length];
@@ -125,12 +125,12 @@ public final class SafetensorsCodec {
     }
 
     /** Decodes a whole blob; the tensors are read-only views of {@code blob} (do not modify it afterwards). */
-    public static SampleMessage decode(byte[] blob) {
+    public static TensorMessage decode(byte[] blob) {
         return decode(blob, 0, blob.length);
     }
 
     /** Decodes the blob at {@code blob[offset..offset+length)}. */
-    public static SampleMessage decode(byte[] blob, int offset, int length) {
+    public static TensorMessage decode(byte[] blob, int offset, int length) {
         if (offset < 0 || length < 0 || offset + length > blob.length || offset + length < 0) {
             throw new IndexOutOfBoundsException("range [" + offset + ", " + offset + "+" + length + ") of a " + blob.length + "-byte array");
         }
@@ -141,7 +141,7 @@ public final class SafetensorsCodec {
      * Decodes the blob between {@code buffer}'s position and limit (the buffer's position is not
      * changed); {@code IllegalArgumentException} with the reason when it is not a valid safetensors blob.
      */
-    public static SampleMessage decode(ByteBuffer buffer) {
+    public static TensorMessage decode(ByteBuffer buffer) {
         ByteBuffer blob = buffer.slice().order(ByteOrder.LITTLE_ENDIAN);
         int size = blob.remaining();
         if (size < 8) {
@@ -231,7 +231,7 @@ public final class SafetensorsCodec {
         if (expected != dataLength) {
             throw new IllegalArgumentException("safetensors blob has " + dataLength + " data bytes but its tensors cover " + expected);
         }
-        SampleMessage message = new SampleMessage();
+        TensorMessage message = new TensorMessage();
         tensors.forEach(message::put);
         return message;
     }

@@ -15,7 +15,7 @@ public final class SamplingErrors {
 
     /** The blob of a sampling-error message: uint8 UTF-8 {@code text} plus the batch's metadata keys. */
     public static byte[] encode(int epoch, int batchId, int numBatches, String text) {
-        return SafetensorsCodec.encode(new SampleMessage()
+        return SafetensorsCodec.encode(new TensorMessage()
                 .putString(MessageKeys.SAMPLING_ERROR, text)
                 .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
                 .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * One named tensor of a {@link SampleMessage}: a dtype, a shape and little-endian element data.
+ * One named tensor of a {@link TensorMessage}: a dtype, a shape and little-endian element data.
  *
  * <p>A tensor built by the sampler keeps the sampler's primitive array (no copy) and writes it
  * straight into the encoded blob; {@link #ofInt64(int[])} keeps an {@code int[]} and widens it to

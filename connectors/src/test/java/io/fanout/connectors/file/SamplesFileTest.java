@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SafetensorsCodecTest;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -28,7 +28,7 @@ class SamplesFileTest {
         Path f = dir.resolve("part-0.samples");
         List<byte[]> blobs = new ArrayList<>();
         for (int b = 0; b < 5; b++) {
-            blobs.add(SafetensorsCodec.encode(new SampleMessage().putInt64(MessageKeys.META_BATCH_ID, b).putInt64("ids", new long[b])));
+            blobs.add(SafetensorsCodec.encode(new TensorMessage().putInt64(MessageKeys.META_BATCH_ID, b).putInt64("ids", new long[b])));
         }
         try (OutputStream out = Files.newOutputStream(f)) {
             for (byte[] blob : blobs) {

@@ -21,7 +21,7 @@ public class SafetensorsCodecTest {
     @Test
     void goldenBlobDecodesToKnownValues() {
         byte[] blob = HexFormat.of().parseHex(GOLDEN_HEX);
-        SampleMessage m = SafetensorsCodec.decode(blob);
+        TensorMessage m = SafetensorsCodec.decode(blob);
         assertThat(m.names()).containsExactly("#IS_HETERO", "ids");
         assertThat(m.get("ids").dtype()).isEqualTo(DType.I64);
         assertThat(m.get("ids").shape()).containsExactly(2);
@@ -31,13 +31,13 @@ public class SafetensorsCodecTest {
 
     @Test
     void goldenBlobIsWhatTheEncoderWrites() {
-        SampleMessage m = new SampleMessage().putInt64(MessageKeys.IDS, new int[] {7, 42}).putInt64(MessageKeys.IS_HETERO, 0);
+        TensorMessage m = new TensorMessage().putInt64(MessageKeys.IDS, new int[] {7, 42}).putInt64(MessageKeys.IS_HETERO, 0);
         assertThat(HexFormat.of().formatHex(SafetensorsCodec.encode(m))).isEqualTo(GOLDEN_HEX);
     }
 
     @Test
     void roundTripsEveryDtypeIncludingEmptyAndScalarTensors() {
-        SampleMessage m = new SampleMessage()
+        TensorMessage m = new TensorMessage()
                 .putInt64("i64", new long[] {Long.MIN_VALUE, -1, 0, Long.MAX_VALUE}, 2, 2)
                 .putInt64("i64_from_int", new int[] {Integer.MIN_VALUE, -5, Integer.MAX_VALUE})
                 .putInt32("i32", new int[] {-3, 0, 1 << 30})
@@ -59,7 +59,7 @@ public class SafetensorsCodecTest {
                 .put("empty_u8_scalarless", Tensor.ofBytes(DType.U8, new long[] {0}, new byte[0]));
         byte[] blob = SafetensorsCodec.encode(m);
         assertThat((8 + ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).getLong(0)) % 8).isZero();
-        SampleMessage back = SafetensorsCodec.decode(blob);
+        TensorMessage back = SafetensorsCodec.decode(blob);
 
         assertThat(back).isEqualTo(m);
         for (DType t : DType.values()) {
@@ -92,7 +92,7 @@ public class SafetensorsCodecTest {
 
     @Test
     void int64FromIntIsWidenedNotTruncated() {
-        byte[] blob = SafetensorsCodec.encode(new SampleMessage().putInt64("x", new int[] {-1}));
+        byte[] blob = SafetensorsCodec.encode(new TensorMessage().putInt64("x", new int[] {-1}));
         // -1 as int64 little-endian is eight 0xff bytes, not four.
         assertThat(blob).endsWith((byte) -1, (byte) -1, (byte) -1, (byte) -1, (byte) -1, (byte) -1, (byte) -1, (byte) -1);
         assertThat(SafetensorsCodec.decode(blob).get("x").byteSize()).isEqualTo(8);
@@ -100,7 +100,7 @@ public class SafetensorsCodecTest {
 
     @Test
     void asIntArrayRejectsValuesThatDoNotFit() {
-        Tensor t = SafetensorsCodec.decode(SafetensorsCodec.encode(new SampleMessage().putInt64("x", new long[] {1L << 40}))).get("x");
+        Tensor t = SafetensorsCodec.decode(SafetensorsCodec.encode(new TensorMessage().putInt64("x", new long[] {1L << 40}))).get("x");
         assertThat(t.asLongArray()).containsExactly(1L << 40);
         assertThatThrownBy(t::asIntArray).isInstanceOf(ArithmeticException.class).hasMessageContaining("1099511627776");
     }
@@ -108,9 +108,9 @@ public class SafetensorsCodecTest {
     @Test
     void encodingIsDeterministicWhateverThePutOrder() {
         long[] ids = {5, 6, 7};
-        SampleMessage a = new SampleMessage().putInt64("ids", ids).putInt64("#META.epoch", 3).putFloat64("w", new double[] {1, 2})
+        TensorMessage a = new TensorMessage().putInt64("ids", ids).putInt64("#META.epoch", 3).putFloat64("w", new double[] {1, 2})
                 .putInt64("batch", new int[] {5});
-        SampleMessage b = new SampleMessage().putInt64("batch", new long[] {5}).putFloat64("w", new double[] {1, 2})
+        TensorMessage b = new TensorMessage().putInt64("batch", new long[] {5}).putFloat64("w", new double[] {1, 2})
                 .putInt64("#META.epoch", 3).putInt64("ids", new int[] {5, 6, 7});
         byte[] ea = SafetensorsCodec.encode(a);
         assertThat(SafetensorsCodec.encode(b)).isEqualTo(ea);
@@ -122,7 +122,7 @@ public class SafetensorsCodecTest {
     @Test
     void namesNeedingJsonEscapesRoundTrip() {
         String odd = "quote\" back\\slash\nnewline\u0001ctl é ✓ paper__cites__paper";
-        SampleMessage m = new SampleMessage().putInt64(odd, new long[] {1});
+        TensorMessage m = new TensorMessage().putInt64(odd, new long[] {1});
         byte[] blob = SafetensorsCodec.encode(m);
         String header = new String(blob, 8, (int) ByteBuffer.wrap(blob).order(ByteOrder.LITTLE_ENDIAN).getLong(0), StandardCharsets.UTF_8);
         assertThat(header).contains("quote\\\" back\\\\slash\\nnewline\\u0001ctl é ✓");
@@ -142,15 +142,15 @@ public class SafetensorsCodecTest {
 
     @Test
     void reservedAndEmptyNamesAreRefused() {
-        assertThatThrownBy(() -> new SampleMessage().putInt64("__metadata__", 1)).hasMessageContaining("reserved");
-        assertThatThrownBy(() -> new SampleMessage().putInt64("", 1)).hasMessageContaining("empty");
-        assertThatThrownBy(() -> new SampleMessage().putInt64("x", new long[] {1, 2, 3}, 2, 2)).hasMessageContaining("needs 4 elements");
+        assertThatThrownBy(() -> new TensorMessage().putInt64("__metadata__", 1)).hasMessageContaining("reserved");
+        assertThatThrownBy(() -> new TensorMessage().putInt64("", 1)).hasMessageContaining("empty");
+        assertThatThrownBy(() -> new TensorMessage().putInt64("x", new long[] {1, 2, 3}, 2, 2)).hasMessageContaining("needs 4 elements");
     }
 
     @Test
     void stringTensorsCarryUtf8() {
-        SampleMessage m = new SampleMessage().putString(MessageKeys.SAMPLING_ERROR, "boom: ✗");
-        SampleMessage back = SafetensorsCodec.decode(SafetensorsCodec.encode(m));
+        TensorMessage m = new TensorMessage().putString(MessageKeys.SAMPLING_ERROR, "boom: ✗");
+        TensorMessage back = SafetensorsCodec.decode(SafetensorsCodec.encode(m));
         assertThat(back.get(MessageKeys.SAMPLING_ERROR).dtype()).isEqualTo(DType.U8);
         assertThat(back.getString(MessageKeys.SAMPLING_ERROR)).isEqualTo("boom: ✗");
     }

@@ -44,7 +44,7 @@ class SafetensorsPythonInteropTest {
     @Test
     void officialReaderLoadsOurBlobsAndWeDecodeItsOutput() throws Exception {
         assumeTrue(safetensorsAvailable(), "python3 with safetensors not available");
-        SampleMessage m = new SampleMessage()
+        TensorMessage m = new TensorMessage()
                 .putInt64(MessageKeys.IDS, new int[] {7, 42, -1})
                 .putInt64(MessageKeys.IS_HETERO, 0)
                 .putInt64(MessageKeys.META_EDGE_INDEX, new long[] {0, 0, 0, 1, 2, 0}, 2, 3)
@@ -79,7 +79,7 @@ class SafetensorsPythonInteropTest {
         Path fromPython = dir.resolve("python.safetensors");
         assertThat(run(script, blob.toString(), fromPython.toString())).contains("ok 11");
 
-        SampleMessage back = SafetensorsCodec.decode(Files.readAllBytes(fromPython));
+        TensorMessage back = SafetensorsCodec.decode(Files.readAllBytes(fromPython));
         assertThat(back.names()).containsExactly("rows", "w", "z");
         assertThat(back.get("rows").shape()).containsExactly(2, 2);
         assertThat(back.get("rows").asLongArray()).containsExactly(1, 2, 3, 4);

@@ -3,10 +3,10 @@ package io.fanout.deploy.bench;
 import io.fanout.connectors.channel.shm.ShmRing;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -113,7 +113,7 @@ public final class ChannelBench {
         for (int i = 0; i < x.length; i++) {
             x[i] = i * 0.5f;
         }
-        return SafetensorsCodec.encode(new SampleMessage().putFloat32("x", x, x.length).putInt64(MessageKeys.META_EPOCH, 0)
+        return SafetensorsCodec.encode(new TensorMessage().putFloat32("x", x, x.length).putInt64(MessageKeys.META_EPOCH, 0)
                 .putInt64(MessageKeys.META_BATCH_ID, 0).putInt64(MessageKeys.META_NUM_BATCHES, 1));
     }
 
@@ -215,7 +215,7 @@ public final class ChannelBench {
                 CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
                     try {
                         for (int i = 0; i < count; i++) {
-                            endpoint.put(new EncodedSample(0, i, count, blob));
+                            endpoint.put(new EncodedMessage(0, i, count, blob));
                         }
                         endpoint.finishAndDrain();
                     } catch (Exception e) {

@@ -7,10 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.features.FeatureDType;
@@ -43,7 +43,7 @@ import org.apache.flink.util.Collector;
  * (GiGL's behaviour: the trainer gets the traceback instead of waiting forever); with
  * {@link #onSamplingError onSamplingError(true, ...)} the job fails instead.
  */
-public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, EncodedSample> {
+public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(GraphSamplingFunction.class);
 
@@ -72,10 +72,10 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     }
 
     /** Samples one batch and emits its message (through {@link #emit}). */
-    protected abstract void sample(SeedBatch batch, Collector<EncodedSample> out);
+    protected abstract void sample(SeedBatch batch, Collector<EncodedMessage> out);
 
     @Override
-    public final void processElement(SeedBatch batch, Context ctx, Collector<EncodedSample> out) {
+    public final void processElement(SeedBatch batch, Context ctx, Collector<EncodedMessage> out) {
         try {
             for (long key : injectedErrors) {
                 if (key == batch.key()) {
@@ -92,7 +92,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
             StringWriter trace = new StringWriter();
             e.printStackTrace(new PrintWriter(trace));
-            out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches,
+            out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches,
                     SamplingErrors.encode(batch.epoch, batch.batchId, batch.numBatches, trace.toString())));
         }
     }
@@ -121,13 +121,13 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * Adds the keys every Fanout message carries: {@code #IS_HETERO}, the batch's epoch/id/count, the seed ids
      * ({@code batch}) and their input positions ({@code #META.input_id}).
      */
-    static SampleMessage withBatchMetadata(SampleMessage message, SeedBatch batch, NodeIdMap ids) {
+    static TensorMessage withBatchMetadata(TensorMessage message, SeedBatch batch, NodeIdMap ids) {
         return withBatchMetadata(message, nodeIds(ids, batch.seeds, batch.seeds.length), batch.inputIds, batch.epoch,
                 batch.batchId, batch.numBatches);
     }
 
     /** As above, for a batch whose seed ids are already a tensor (any store). */
-    public static SampleMessage withBatchMetadata(SampleMessage message, Tensor seedIds, int[] inputIds, int epoch,
+    public static TensorMessage withBatchMetadata(TensorMessage message, Tensor seedIds, int[] inputIds, int epoch,
             int batchId, int numBatches) {
         return withBatchMetadata(message, MessageKeys.BATCH, false, seedIds, inputIds, epoch, batchId, numBatches);
     }
@@ -136,7 +136,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * As above, with the seed ids under {@code batchKey} and {@code #IS_HETERO} = [{@code hetero}]: a typed message
      * puts them under {@code {ntype}.batch}; a link message has no seed nodes ({@code batchKey} null).
      */
-    static SampleMessage withBatchMetadata(SampleMessage message, String batchKey, boolean hetero, Tensor seedIds,
+    static TensorMessage withBatchMetadata(TensorMessage message, String batchKey, boolean hetero, Tensor seedIds,
             int[] inputIds, int epoch, int batchId, int numBatches) {
         if (batchKey != null) {
             message.put(batchKey, seedIds);
@@ -169,7 +169,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * {@code #META.nfeats_offset}) and {@code nlabels} (int64 [n]) of node indices {@code nodes[0..n)}, rows
      * aligned with {@code ids}, when the graph has a node file.
      */
-    static SampleMessage withNodeData(SampleMessage message, NodeFeatures features, int[] nodes, int n) {
+    static TensorMessage withNodeData(TensorMessage message, NodeFeatures features, int[] nodes, int n) {
         return withNodeData(message, features, nodes, n, "", true);
     }
 
@@ -178,7 +178,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * message; {@code prefix} is empty or ends with a dot); labels only when {@code labels} (GLT's typed messages
      * carry the seed type's labels only).
      */
-    static SampleMessage withNodeData(SampleMessage message, NodeFeatures features, int[] nodes, int n, String prefix,
+    static TensorMessage withNodeData(TensorMessage message, NodeFeatures features, int[] nodes, int n, String prefix,
             boolean labels) {
         if (features == null) {
             return message;
@@ -206,7 +206,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * of the edges at CSR positions {@code positions[0..m)}, keys prefixed by {@code prefix}; nothing when the
      * graph kept no edge ids.
      */
-    static SampleMessage withEdgeData(SampleMessage message, CsrGraph graph, int[] positions, int m, String prefix) {
+    static TensorMessage withEdgeData(TensorMessage message, CsrGraph graph, int[] positions, int m, String prefix) {
         if (positions == null || !graph.hasEdgeIds()) {
             return message;
         }
@@ -228,12 +228,12 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     }
 
     /** Encodes message, counts the batch and emits it. */
-    protected void emit(SeedBatch batch, SampleMessage message, int numNodes, int numEdges,
-            Collector<EncodedSample> out) {
+    protected void emit(SeedBatch batch, TensorMessage message, int numNodes, int numEdges,
+            Collector<EncodedMessage> out) {
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
         emitting = true;
-        out.collect(new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload));
+        out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload));
         emitting = false;
     }
 

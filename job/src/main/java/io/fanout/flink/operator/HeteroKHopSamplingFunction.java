@@ -1,14 +1,14 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.hetero.HeteroKHopSampler;
-import io.fanout.sampling.hetero.HeteroSample;
+import io.fanout.sampling.hetero.HeteroSubgraph;
 import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkSeeds;
@@ -118,7 +118,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
+    protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
         if (links != null) {
             sampleLinks(batch, out);
             return;
@@ -127,9 +127,9 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             sampleAnchors(batch, out);
             return;
         }
-        HeteroSample sub = sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
+        HeteroSubgraph sub = sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
         Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
-        SampleMessage message = withBatchMetadata(toMessage(sub, typed), seedType + "." + MessageKeys.BATCH, true,
+        TensorMessage message = withBatchMetadata(toMessage(sub, typed), seedType + "." + MessageKeys.BATCH, true,
                 seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
@@ -138,7 +138,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      * A link batch: the positives' endpoints plus the negatives' are the seeds (one list when both ends are of one
      * node type); the metadata gives each pair as local indices, as GLT's {@code sample_from_edges} does.
      */
-    private void sampleLinks(SeedBatch batch, Collector<EncodedSample> out) {
+    private void sampleLinks(SeedBatch batch, Collector<EncodedMessage> out) {
         int p = batch.seeds.length;
         int[] src = new int[p];
         int[] dst = new int[p];
@@ -160,8 +160,8 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         Map<String, int[]> seeds = type.src().equals(type.dst())
                 ? Map.of(type.src(), concat(allSrc, allDst))
                 : Map.of(type.src(), allSrc, type.dst(), allDst);
-        HeteroSample sub = sampler.sample(seeds, seed, batch.epoch, batch.batchId);
-        SampleMessage message = toMessage(sub, typed);
+        HeteroSubgraph sub = sampler.sample(seeds, seed, batch.epoch, batch.batchId);
+        TensorMessage message = toMessage(sub, typed);
         int[] localSrc = sub.localIndices(type.src(), allSrc);
         int[] localDst = sub.localIndices(type.dst(), allDst);
         if (negatives == NegativeSampling.TRIPLET) {
@@ -189,10 +189,10 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      * type}.batch} holds the anchors only; {@code #META.gigl_positive_labels.<type>} (and negative) are each anchor's
      * label node ids, [anchors, P] padded with -1, row i = the batch's i-th anchor.
      */
-    private void sampleAnchors(SeedBatch batch, Collector<EncodedSample> out) {
+    private void sampleAnchors(SeedBatch batch, Collector<EncodedMessage> out) {
         AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
-        HeteroSample sub = sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId);
-        SampleMessage message = toMessage(sub, typed);
+        HeteroSubgraph sub = sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId);
+        TensorMessage message = toMessage(sub, typed);
         NodeIdMap labelIds = typed.nodeIds(ablpPositive.dst());
         message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + ablpPositive,
                 labelIds(labelIds, labels.positive, batch.seeds.length, labels.positiveWidth));
@@ -227,20 +227,20 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      * {@code rows}, {@code cols}, {@code num_sampled_edges} and, with edge ids, {@code eids}/{@code efeats}. Every
      * type of the graph is present, empty when nothing of it was sampled, so every message has the same keys.
      */
-    public static SampleMessage toMessage(HeteroSample sub, TypedGraphStore store) {
-        SampleMessage message = new SampleMessage();
-        for (Map.Entry<String, HeteroSample.Nodes> e : sub.nodes.entrySet()) {
+    public static TensorMessage toMessage(HeteroSubgraph sub, TypedGraphStore store) {
+        TensorMessage message = new TensorMessage();
+        for (Map.Entry<String, HeteroSubgraph.Nodes> e : sub.nodes.entrySet()) {
             String prefix = e.getKey() + ".";
-            HeteroSample.Nodes nodes = e.getValue();
+            HeteroSubgraph.Nodes nodes = e.getValue();
             NodeIdMap ids = store.nodeIds(e.getKey());
             message.put(prefix + MessageKeys.IDS, nodeIds(ids, nodes.indices, nodes.indices.length))
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, nodes.numSampledNodes);
             withNodeData(message, store.features(e.getKey()), nodes.indices, nodes.indices.length, prefix,
                     sub.seedTypes.contains(e.getKey()));
         }
-        for (Map.Entry<EdgeType, HeteroSample.Edges> e : sub.edges.entrySet()) {
+        for (Map.Entry<EdgeType, HeteroSubgraph.Edges> e : sub.edges.entrySet()) {
             String prefix = e.getKey() + ".";
-            HeteroSample.Edges edges = e.getValue();
+            HeteroSubgraph.Edges edges = e.getValue();
             message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(edges.rows))
                     .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols))
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);

@@ -1,10 +1,10 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
 import io.fanout.sampling.DisjointKHopSampler;
@@ -91,7 +91,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
+    protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         long[] times = null;
         if (seedTimesByInput != null) {
@@ -108,7 +108,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         if (inducer != null) {
             sub = subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
         }
-        SampleMessage message = toMessage(batch, sub, store());
+        TensorMessage message = toMessage(batch, sub, store());
         if (times != null) {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
         }
@@ -116,11 +116,11 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     }
 
     /**
-     * The GLT SampleMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
+     * The GLT TensorMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
      * and labels, edge ids and features when the store kept edge ids, plus Fanout's batch metadata.
      */
-    public static SampleMessage toMessage(SeedBatch batch, SampledSubgraph sub, GraphStore store) {
-        SampleMessage message = new SampleMessage()
+    public static TensorMessage toMessage(SeedBatch batch, SampledSubgraph sub, GraphStore store) {
+        TensorMessage message = new TensorMessage()
                 .put(MessageKeys.IDS, nodeIds(store.ids(), sub.idsBuffer(), sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))

@@ -1,13 +1,13 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
-import io.fanout.sampling.ppr.PprSample;
+import io.fanout.sampling.ppr.PprSubgraph;
 import io.fanout.sampling.ppr.PprSampler;
 import org.apache.flink.util.Collector;
 
@@ -47,16 +47,16 @@ public class PprSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
-        PprSample sample = sampler.sample(batch.seeds);
+    protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
+        PprSubgraph sample = sampler.sample(batch.seeds);
         emit(batch, toMessage(batch, sample, store()), sample.numNodes(), sample.numEdges(), out);
     }
 
     /** GiGL's homogeneous PPR keys (node ids, features and labels aligned with them) plus the batch metadata. */
-    static SampleMessage toMessage(SeedBatch batch, PprSample sample, GraphStore store) {
+    static TensorMessage toMessage(SeedBatch batch, PprSubgraph sample, GraphStore store) {
         long n = sample.numEdges();
         int[] nodes = sample.ids();
-        SampleMessage message = new SampleMessage()
+        TensorMessage message = new TensorMessage()
                 .put(MessageKeys.IDS, nodeIds(store.ids(), nodes, nodes.length));
         withNodeData(message, store.features(), nodes, nodes.length);
         return withBatchMetadata(message

@@ -1,14 +1,14 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.ppr.PprChannels;
-import io.fanout.sampling.ppr.TypedPprSample;
+import io.fanout.sampling.ppr.TypedPprSubgraph;
 import io.fanout.sampling.ppr.TypedPprSampler;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
@@ -75,10 +75,10 @@ public class TypedPprSamplingFunction extends GraphSamplingFunction {
     }
 
     @Override
-    protected void sample(SeedBatch batch, Collector<EncodedSample> out) {
-        TypedPprSample sample = sampler.sample(batch.seeds);
+    protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
+        TypedPprSubgraph sample = sampler.sample(batch.seeds);
         Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
-        SampleMessage message = withBatchMetadata(toMessage(sample, typed), seedType + "." + MessageKeys.BATCH, true,
+        TensorMessage message = withBatchMetadata(toMessage(sample, typed), seedType + "." + MessageKeys.BATCH, true,
                 seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sample.numNodes(), sample.numEdges(), out);
     }
@@ -90,8 +90,8 @@ public class TypedPprSamplingFunction extends GraphSamplingFunction {
      * {@code rows}, {@code cols}, {@code num_sampled_edges} and edge ids. Every type is present, empty when
      * nothing of it was sampled, so every message has the same keys.
      */
-    public static SampleMessage toMessage(TypedPprSample sample, TypedGraphStore store) {
-        SampleMessage message = new SampleMessage();
+    public static TensorMessage toMessage(TypedPprSubgraph sample, TypedGraphStore store) {
+        TensorMessage message = new TensorMessage();
         for (Map.Entry<String, int[]> e : sample.nodes.entrySet()) {
             String prefix = e.getKey() + ".";
             int[] nodes = e.getValue();
@@ -101,15 +101,15 @@ public class TypedPprSamplingFunction extends GraphSamplingFunction {
             withNodeData(message, store.features(e.getKey()), nodes, nodes.length, prefix,
                     e.getKey().equals(sample.seedType));
         }
-        for (Map.Entry<String, TypedPprSample.PprEdges> e : sample.pprEdges.entrySet()) {
-            String type = TypedPprSample.pprEdgeType(sample.seedType, e.getKey());
+        for (Map.Entry<String, TypedPprSubgraph.PprEdges> e : sample.pprEdges.entrySet()) {
+            String type = TypedPprSubgraph.pprEdgeType(sample.seedType, e.getKey());
             long n = e.getValue().numEdges();
             message.put(PPR_EDGE_INDEX + type, Tensor.ofInt64(e.getValue().edgeIndex, new long[] {2, n}))
                     .put(PPR_WEIGHT + type, Tensor.ofFloat64(e.getValue().weights, new long[] {n, sample.columns}));
         }
-        for (Map.Entry<EdgeType, TypedPprSample.SampledEdges> e : sample.sampledEdges.entrySet()) {
+        for (Map.Entry<EdgeType, TypedPprSubgraph.SampledEdges> e : sample.sampledEdges.entrySet()) {
             String prefix = e.getKey() + ".";
-            TypedPprSample.SampledEdges edges = e.getValue();
+            TypedPprSubgraph.SampledEdges edges = e.getValue();
             message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(edges.rows))
                     .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols))
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, new long[] {edges.rows.length});

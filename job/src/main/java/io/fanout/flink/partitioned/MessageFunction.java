@@ -1,10 +1,10 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.connectors.message.DType;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.features.FeatureDType;
 import io.fanout.flink.operator.GraphSamplingFunction;
@@ -17,7 +17,7 @@ import org.apache.flink.api.common.functions.RichMapFunction;
  * the same batch ({@link io.fanout.flink.operator.KHopSamplingFunction}), node features and labels included,
  * counted in the job's metrics.
  */
-public class MessageFunction extends RichMapFunction<PartialBatch, EncodedSample> {
+public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
 
     /** The node file's dtype, or null without one. */
@@ -44,8 +44,8 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedSample
     }
 
     @Override
-    public EncodedSample map(PartialBatch batch) {
-        SampleMessage message = new SampleMessage()
+    public EncodedMessage map(PartialBatch batch) {
+        TensorMessage message = new TensorMessage()
                 .putInt64(MessageKeys.IDS, batch.ids)
                 .putInt64(MessageKeys.ROWS, batch.rows)
                 .putInt64(MessageKeys.COLS, batch.cols)
@@ -68,6 +68,6 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedSample
                 batch.batchId, batch.numBatches);
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
-        return new EncodedSample(batch.epoch, batch.batchId, batch.numBatches, payload);
+        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
 }

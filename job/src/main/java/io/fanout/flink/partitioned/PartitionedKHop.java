@@ -1,7 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
@@ -33,7 +33,7 @@ public final class PartitionedKHop {
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
      */
-    public static DataStream<EncodedSample> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
             throws IOException {
         int parts = GraphLoader.edgeFiles(spec.edges()).size();
@@ -88,7 +88,7 @@ public final class PartitionedKHop {
                     .name("node-data-gather").uid("node-data-gather");
         }
         return stage.map(new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset))
-                .returns(TypeInformation.of(EncodedSample.class))
+                .returns(TypeInformation.of(EncodedMessage.class))
                 .name("khop-messages").uid("khop-messages");
     }
 

@@ -170,7 +170,7 @@ public final class HeteroKHopSampler {
      * @param seeds node indices of the seed type (duplicates allowed; each is expanded once)
      * @throws IllegalArgumentException if a seed is not a node of the seed type
      */
-    public HeteroSample sample(int[] seeds, long seed, int epoch, int batchId) {
+    public HeteroSubgraph sample(int[] seeds, long seed, int epoch, int batchId) {
         return sample(Map.of(seedType, seeds), seed, epoch, batchId);
     }
 
@@ -181,7 +181,7 @@ public final class HeteroKHopSampler {
      * @param seeds node type -> node indices of that type (duplicates allowed)
      * @throws IllegalArgumentException if a seed is not a node of its type
      */
-    public HeteroSample sample(Map<String, int[]> seeds, long seed, int epoch, int batchId) {
+    public HeteroSubgraph sample(Map<String, int[]> seeds, long seed, int epoch, int batchId) {
         Map<String, IntArrayList> nodes = new TreeMap<>();
         Map<String, int[]> counts = new TreeMap<>();
         for (String type : ids.keySet()) {
@@ -202,7 +202,7 @@ public final class HeteroKHopSampler {
         }
     }
 
-    private HeteroSample sampleBatch(Map<String, int[]> seeds, long seed, int epoch, int batchId,
+    private HeteroSubgraph sampleBatch(Map<String, int[]> seeds, long seed, int epoch, int batchId,
             Map<String, IntArrayList> nodes, Map<String, int[]> counts) {
         for (Map.Entry<String, int[]> e : seeds.entrySet()) {
             String type = e.getKey();
@@ -281,15 +281,15 @@ public final class HeteroKHopSampler {
                 range[1] = size;
             }
         }
-        Map<String, HeteroSample.Nodes> outNodes = new TreeMap<>();
+        Map<String, HeteroSubgraph.Nodes> outNodes = new TreeMap<>();
         for (String type : ids.keySet()) {
-            outNodes.put(type, new HeteroSample.Nodes(nodes.get(type).toIntArray(), counts.get(type)));
+            outNodes.put(type, new HeteroSubgraph.Nodes(nodes.get(type).toIntArray(), counts.get(type)));
         }
-        Map<EdgeType, HeteroSample.Edges> outEdges = new TreeMap<>();
+        Map<EdgeType, HeteroSubgraph.Edges> outEdges = new TreeMap<>();
         for (int t = 0; t < types; t++) {
-            outEdges.put(reported.get(t), new HeteroSample.Edges(adjacency.get(t), rows[t].toIntArray(),
+            outEdges.put(reported.get(t), new HeteroSubgraph.Edges(adjacency.get(t), rows[t].toIntArray(),
                     cols[t].toIntArray(), trackEdges ? positions[t].toIntArray() : null, perHop[t]));
         }
-        return new HeteroSample(seeds.keySet(), outNodes, outEdges);
+        return new HeteroSubgraph(seeds.keySet(), outNodes, outEdges);
     }
 }

@@ -155,7 +155,7 @@ public final class PprSampler {
      * @param seeds the batch's seed nodes (a repeated seed is sampled once)
      * @throws IllegalArgumentException if a seed is not a node of the graph
      */
-    public PprSample sample(int[] seeds) {
+    public PprSubgraph sample(int[] seeds) {
         Objects.requireNonNull(seeds, "seeds");
         final int numNodes = slots.length;
         final int stamp = nextStamp();
@@ -220,7 +220,7 @@ public final class PprSampler {
             edgeAttr[2 * e] = value[e];
             edgeAttr[2 * e + 1] = proximity[e];
         }
-        return new PprSample(Arrays.copyOf(ids, nids), seeds.clone(), numSeeds, edgeIndex, edgeAttr, pushes);
+        return new PprSubgraph(Arrays.copyOf(ids, nids), seeds.clone(), numSeeds, edgeIndex, edgeAttr, pushes);
     }
 
     /** A fresh batch stamp; when the counter would wrap, clear the slots once so stale ones cannot match. */

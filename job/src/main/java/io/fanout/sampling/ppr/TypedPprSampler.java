@@ -540,7 +540,7 @@ public final class TypedPprSampler {
      *
      * @throws IllegalArgumentException if a seed is not a node of the seed type
      */
-    public TypedPprSample sample(int[] seeds) {
+    public TypedPprSubgraph sample(int[] seeds) {
         Objects.requireNonNull(seeds, "seeds");
         if (++stamp == Integer.MAX_VALUE) {
             Arrays.fill(slots, 0L);
@@ -614,23 +614,23 @@ public final class TypedPprSampler {
             }
         }
         Map<String, int[]> nodes = new LinkedHashMap<>();
-        Map<String, TypedPprSample.PprEdges> ppr = new LinkedHashMap<>();
+        Map<String, TypedPprSubgraph.PprEdges> ppr = new LinkedHashMap<>();
         for (int i = 0; i < t; i++) {
             nodes.put(nodeTypes.get(i), local[i].toIntArray());
             int n = src[i].size();
             int[] edgeIndex = new int[2 * n];
             src[i].getElements(0, edgeIndex, 0, n);
             dst[i].getElements(0, edgeIndex, n, n);
-            ppr.put(nodeTypes.get(i), new TypedPprSample.PprEdges(edgeIndex, weights[i].toDoubleArray(),
+            ppr.put(nodeTypes.get(i), new TypedPprSubgraph.PprEdges(edgeIndex, weights[i].toDoubleArray(),
                     channel[i].toIntArray()));
         }
-        Map<EdgeType, TypedPprSample.SampledEdges> sampled = new TreeMap<>();
+        Map<EdgeType, TypedPprSubgraph.SampledEdges> sampled = new TreeMap<>();
         if (includeSampledEdges) {
             for (int e = 0; e < adjacency.length; e++) {
                 sampled.put(reported[e], sampledEdges(e));
             }
         }
-        return new TypedPprSample(seedType, numSeeds, nodes, ppr, w, sampled, pushCount);
+        return new TypedPprSubgraph(seedType, numSeeds, nodes, ppr, w, sampled, pushCount);
     }
 
     /** Records the rows the last seed's pushes read (nodes pushed in a channel, per edge type of the channel). */
@@ -657,7 +657,7 @@ public final class TypedPprSampler {
         }
     }
 
-    private TypedPprSample.SampledEdges sampledEdges(int e) {
+    private TypedPprSubgraph.SampledEdges sampledEdges(int e) {
         IntArrayList rows = new IntArrayList();
         IntArrayList cols = new IntArrayList();
         IntArrayList positions = new IntArrayList();
@@ -681,7 +681,7 @@ public final class TypedPprSampler {
                 }
             }
         }
-        return new TypedPprSample.SampledEdges(adjacency[e], rows.toIntArray(), cols.toIntArray(),
+        return new TypedPprSubgraph.SampledEdges(adjacency[e], rows.toIntArray(), cols.toIntArray(),
                 positions.toIntArray());
     }
 

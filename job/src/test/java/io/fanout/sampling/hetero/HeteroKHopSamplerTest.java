@@ -59,16 +59,16 @@ class HeteroKHopSamplerTest {
         TypedGraphStore store = cora(EdgeDirection.OUT);
         Map<String, int[]> fanouts = TypedFanouts.parse("3,2").resolve(store.adjacency().keySet());
         int[] seeds = {0, 5, 9, 5, 2000};
-        HeteroSample a = new HeteroKHopSampler(store.adjacency(), store.nodeIds(), fanouts, "paper", false, false)
+        HeteroSubgraph a = new HeteroKHopSampler(store.adjacency(), store.nodeIds(), fanouts, "paper", false, false)
                 .sample(seeds, 7, 0, 3);
         HeteroKHopSampler other = new HeteroKHopSampler(store.adjacency(), store.nodeIds(), fanouts, "paper", false,
                 false);
         other.sample(new int[] {1, 2, 3}, 7, 0, 2); // an earlier batch leaves nothing behind
-        HeteroSample b = other.sample(seeds, 7, 0, 3);
+        HeteroSubgraph b = other.sample(seeds, 7, 0, 3);
         assertThat(b.nodes.get("paper").indices).containsExactly(a.nodes.get("paper").indices);
         assertThat(b.nodes.get("word").indices).containsExactly(a.nodes.get("word").indices);
         assertThat(a.nodes.get("paper").numSampledNodes[0]).isEqualTo(4); // duplicates expanded once
-        HeteroSample c = other.sample(seeds, 8, 0, 3);
+        HeteroSubgraph c = other.sample(seeds, 8, 0, 3);
         assertThat(c.nodes.get("word").indices).isNotEqualTo(a.nodes.get("word").indices);
         assertThatThrownBy(() -> other.sample(new int[] {2708}, 7, 0, 0)).hasMessageContaining("type paper");
     }

@@ -2,7 +2,7 @@ package io.fanout.sampling.hetero;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import java.util.HashMap;
@@ -24,7 +24,7 @@ public final class HeteroMessageChecks {
      * @param withEdgeIds the message carries {etype}.eids
      * @return the number of edges checked
      */
-    public static long check(SampleMessage m, TypedReference ref, Map<EdgeType, int[]> fanouts,
+    public static long check(TensorMessage m, TypedReference ref, Map<EdgeType, int[]> fanouts,
             EdgeDirection direction, boolean withEdgeIds) {
         assertThat(m.get("#IS_HETERO").asLongArray()).containsExactly(1L);
         long checked = 0;

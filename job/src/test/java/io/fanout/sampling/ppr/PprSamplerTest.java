@@ -76,7 +76,7 @@ class PprSamplerTest {
         CsrGraph cora = GraphLoader.load(SharedData.graph("cora"), EdgeDirection.OUT);
         PprSampler sampler = new PprSampler(cora, 0.15, 1e-4, 8, -1, true, 1);
         int[] seeds = {5, 1358, 5, 77, 2707};
-        PprSample sample = sampler.sample(seeds);
+        PprSubgraph sample = sampler.sample(seeds);
         assertThat(sample.batch()).containsExactly(seeds);
         assertThat(sample.numSeeds()).isEqualTo(4);
         assertThat(Arrays.copyOf(sample.ids(), 4)).containsExactly(5, 1358, 77, 2707);
@@ -108,7 +108,7 @@ class PprSamplerTest {
         }
         assertThat(e).isEqualTo(n);
         // a second instance gives identical arrays
-        PprSample again = new PprSampler(cora, 0.15, 1e-4, 8, -1, true, 1).sample(seeds);
+        PprSubgraph again = new PprSampler(cora, 0.15, 1e-4, 8, -1, true, 1).sample(seeds);
         assertThat(again.ids()).containsExactly(sample.ids());
         assertThat(again.edgeIndex()).containsExactly(ei);
         assertThat(again.edgeAttr()).containsExactly(attr);

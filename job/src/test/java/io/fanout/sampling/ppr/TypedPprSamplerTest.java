@@ -207,14 +207,14 @@ class TypedPprSamplerTest {
         TypedGraphStore g = load("cora_hetero", EdgeDirection.OUT);
         TypedPprSampler s = sampler(g, "paper", "paper__cites__paper:0.5,paper__has_word__word:0.5", 16, 1e-4, true,
                 true);
-        TypedPprSample sample = s.sample(new int[] {5, 9, 5, 1200, 33});
+        TypedPprSubgraph sample = s.sample(new int[] {5, 9, 5, 1200, 33});
         assertThat(sample.numSeeds).isEqualTo(4);
         assertThat(sample.columns).isEqualTo(8);
         assertThat(sample.nodes.keySet()).containsExactly("paper", "word");
         assertThat(sample.nodes.get("paper")).startsWith(5, 9, 1200, 33);
         assertThat(sample.pprEdges.get("paper").numEdges() + sample.pprEdges.get("word").numEdges()).isEqualTo(4 * 16);
-        for (Map.Entry<String, TypedPprSample.PprEdges> e : sample.pprEdges.entrySet()) {
-            TypedPprSample.PprEdges edges = e.getValue();
+        for (Map.Entry<String, TypedPprSubgraph.PprEdges> e : sample.pprEdges.entrySet()) {
+            TypedPprSubgraph.PprEdges edges = e.getValue();
             int n = edges.numEdges();
             for (int i = 0; i < n; i++) {
                 double[] row = java.util.Arrays.copyOfRange(edges.weights, i * 8, i * 8 + 8);
@@ -230,8 +230,8 @@ class TypedPprSamplerTest {
         assertThat(sample.sampledEdges.keySet()).containsExactly(EdgeType.parse("paper__cites__paper"),
                 EdgeType.parse("word__rev_has_word__paper"));
         int total = 0;
-        for (Map.Entry<EdgeType, TypedPprSample.SampledEdges> e : sample.sampledEdges.entrySet()) {
-            TypedPprSample.SampledEdges edges = e.getValue();
+        for (Map.Entry<EdgeType, TypedPprSubgraph.SampledEdges> e : sample.sampledEdges.entrySet()) {
+            TypedPprSubgraph.SampledEdges edges = e.getValue();
             TypedAdjacency a = edges.adjacency;
             int[] valueNodes = sample.nodes.get(e.getKey().src());
             int[] keyNodes = sample.nodes.get(e.getKey().dst());

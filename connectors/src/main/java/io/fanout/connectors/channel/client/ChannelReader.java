@@ -4,7 +4,7 @@ import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.tls.ChannelTls;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.SamplingErrors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * (credits, acks and the epoch told in FETCH), {@link EpochOrdering} (parking later epochs, dropping
  * copies) and {@link ReaderEvent} (what the reading threads hand the consumer).
  */
-public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseable {
+public final class ChannelReader implements Iterator<EncodedMessage>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelReader.class);
     private static final long POLL_MS = 50;
     /** Default {@link Options#prefetchBytes()}, the Python client's too. */
@@ -371,7 +371,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     }
 
     @Override
-    public EncodedSample next() {
+    public EncodedMessage next() {
         if (!hasNext()) {
             throw new NoSuchElementException("every channel endpoint sent END_OF_STREAM");
         }
@@ -383,7 +383,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
     // ---- epoch iteration ---------------------------------------------------------------------
 
     /** The messages of one epoch, in arrival order. */
-    public final class Epoch implements Iterator<EncodedSample> {
+    public final class Epoch implements Iterator<EncodedMessage> {
         private final int epoch;
         private ReaderEvent.Item next;
         private boolean over;
@@ -430,7 +430,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         }
 
         @Override
-        public EncodedSample next() {
+        public EncodedMessage next() {
             if (!hasNext()) {
                 throw new NoSuchElementException("epoch " + epoch + " is over");
             }
@@ -558,7 +558,7 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
      */
     private boolean accept(ReaderEvent.Item item) {
         EndpointConnection c = item.from();
-        EncodedSample s = item.sample();
+        EncodedMessage s = item.sample();
         if (item.generation() != c.generation) {
             heldBytes.addAndGet(-s.payload.length);
             return false; // unacknowledged: the endpoint sends it again on the new connection
@@ -574,8 +574,8 @@ public final class ChannelReader implements Iterator<EncodedSample>, AutoCloseab
         return true;
     }
 
-    private EncodedSample handOut(ReaderEvent.Item item) {
-        EncodedSample s = item.sample();
+    private EncodedMessage handOut(ReaderEvent.Item item) {
+        EncodedMessage s = item.sample();
         order.handedOut(s);
         received++;
         heldBytes.addAndGet(-s.payload.length);

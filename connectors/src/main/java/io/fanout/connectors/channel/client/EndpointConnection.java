@@ -4,7 +4,7 @@ import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.FrameReader;
 import io.fanout.connectors.channel.protocol.FrameType;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
@@ -153,7 +153,7 @@ final class EndpointConnection {
                 }
                 owner.countHeld(m.payload().length);
                 owner.post(new ReaderEvent.Item(this, gen, sess, m.seq(),
-                        new EncodedSample(m.epoch(), m.batchId(), m.numBatches(), m.payload())));
+                        new EncodedMessage(m.epoch(), m.batchId(), m.numBatches(), m.payload())));
             } else if (f instanceof Frame.EndOfEpoch e) {
                 LOG.info("channel {} end of epoch {}", describe(), e.epoch());
                 owner.post(new ReaderEvent.EpochEnd(this, e.epoch()));

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.client;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -62,12 +62,12 @@ final class EpochOrdering {
     }
 
     /** Whether {@code s} was handed out before (or its epoch is over everywhere): a copy. */
-    boolean isCopy(EncodedSample s) {
+    boolean isCopy(EncodedMessage s) {
         return s.epoch <= closedEpoch || seen.getOrDefault(s.epoch, Set.of()).contains(s.batchId);
     }
 
     /** {@code s} is handed out: later copies of it are dropped. */
-    void handedOut(EncodedSample s) {
+    void handedOut(EncodedMessage s) {
         seen.computeIfAbsent(s.epoch, k -> new HashSet<>()).add(s.batchId);
     }
 

@@ -1,12 +1,12 @@
 package io.fanout.connectors.channel.client;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 
 /** What an endpoint's reading thread tells the consumer, in arrival order through one queue. */
 sealed interface ReaderEvent permits ReaderEvent.Item, ReaderEvent.EpochEnd, ReaderEvent.Done, ReaderEvent.Failed {
     /** A message, with the connection generation and session it came on (for de-dup and ack). */
-    record Item(EndpointConnection from, int generation, long session, long seq, EncodedSample sample) implements ReaderEvent {}
+    record Item(EndpointConnection from, int generation, long session, long seq, EncodedMessage sample) implements ReaderEvent {}
 
     /** END_OF_EPOCH from one endpoint. */
     record EpochEnd(EndpointConnection from, int epoch) implements ReaderEvent {}

@@ -4,7 +4,7 @@ import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +54,7 @@ public final class ChannelEndpoint implements AutoCloseable {
     }
 
     /** What a checkpoint keeps: the completed-epoch watermark and every message not yet acknowledged. */
-    public record Snapshot(int watermarkEpoch, List<EncodedSample> messages) {}
+    public record Snapshot(int watermarkEpoch, List<EncodedMessage> messages) {}
 
     private final ChannelSinkOptions options;
     private final String name;
@@ -175,7 +175,7 @@ public final class ChannelEndpoint implements AutoCloseable {
      * @throws IllegalArgumentException if the message would exceed the frame limit
      * @throws IllegalStateException if the endpoint is closed or its input already ended
      */
-    public void put(EncodedSample sample) throws InterruptedException {
+    public void put(EncodedMessage sample) throws InterruptedException {
         long frame = 1L + ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + sample.payload.length;
         if (frame > options.maxFrameBytes()) {
             throw new IllegalArgumentException("message epoch " + sample.epoch + " batch " + sample.batchId + " of " + sample.payload.length
@@ -240,7 +240,7 @@ public final class ChannelEndpoint implements AutoCloseable {
             return null;
         }
         int watermark = Integer.MAX_VALUE;
-        List<EncodedSample> all = new ArrayList<>();
+        List<EncodedMessage> all = new ArrayList<>();
         for (Snapshot p : parts) {
             watermark = Math.min(watermark, p.watermarkEpoch());
             all.addAll(p.messages());

@@ -8,7 +8,7 @@ import io.fanout.connectors.channel.protocol.ProtocolException;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.channel.tls.ChannelTls;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -189,7 +189,7 @@ final class ClientConnection {
                 }
                 case MESSAGE -> {
                     ClientSession.Sent msg = out.message();
-                    EncodedSample m = msg.sample();
+                    EncodedMessage m = msg.sample();
                     synchronized (this) {
                         writer.writeMessage(msg.seq(), m.epoch, m.batchId, m.numBatches, m.payload);
                     }

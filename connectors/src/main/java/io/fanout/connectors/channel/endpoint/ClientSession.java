@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.endpoint;
 
 import io.fanout.connectors.channel.protocol.ChannelProtocol;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -13,7 +13,7 @@ import java.util.List;
  */
 final class ClientSession {
     /** A message sent in a session: its seq and the sample. */
-    record Sent(long seq, EncodedSample sample) {
+    record Sent(long seq, EncodedMessage sample) {
         int epoch() {
             return sample.epoch;
         }
@@ -45,7 +45,7 @@ final class ClientSession {
     }
 
     /** Numbers a fresh message of this session. */
-    Sent number(EncodedSample sample) {
+    Sent number(EncodedMessage sample) {
         return new Sent(nextSeq++, sample);
     }
 
@@ -68,15 +68,15 @@ final class ClientSession {
      * Drops the acknowledged message {@code seq} and returns its sample; null for seq 0 (no ack) and
      * for a message no longer held (acknowledged twice: harmless).
      */
-    EncodedSample ack(long seq) {
+    EncodedMessage ack(long seq) {
         if (seq == 0) {
             return null;
         }
-        EncodedSample s = removeSeq(unacked, seq);
+        EncodedMessage s = removeSeq(unacked, seq);
         return s != null ? s : removeSeq(resend, seq);
     }
 
-    private static EncodedSample removeSeq(ArrayDeque<Sent> q, long seq) {
+    private static EncodedMessage removeSeq(ArrayDeque<Sent> q, long seq) {
         for (Iterator<Sent> it = q.iterator(); it.hasNext();) {
             Sent p = it.next();
             if (p.seq == seq) {
@@ -114,8 +114,8 @@ final class ClientSession {
     }
 
     /** Removes and returns every unacknowledged message: to be re-sent first, then the unacked, in order. */
-    List<EncodedSample> takeAll() {
-        List<EncodedSample> all = new ArrayList<>(resend.size() + unacked.size());
+    List<EncodedMessage> takeAll() {
+        List<EncodedMessage> all = new ArrayList<>(resend.size() + unacked.size());
         addHeld(all);
         resend.clear();
         unacked.clear();
@@ -123,7 +123,7 @@ final class ClientSession {
     }
 
     /** Adds every unacknowledged message to {@code out}: to be re-sent first, then the unacked. */
-    void addHeld(List<EncodedSample> out) {
+    void addHeld(List<EncodedMessage> out) {
         for (Sent p : resend) {
             out.add(p.sample);
         }

@@ -5,7 +5,7 @@ import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.ProtocolException;
 import io.fanout.connectors.channel.sink.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,7 +62,7 @@ final class EndpointDelivery {
         lock.lock();
         try {
             epochs.advance(restored.watermarkEpoch());
-            for (EncodedSample s : restored.messages()) {
+            for (EncodedMessage s : restored.messages()) {
                 held.add(s);
                 epochs.added(s.epoch);
             }
@@ -73,7 +73,7 @@ final class EndpointDelivery {
     }
 
     /** See {@link ChannelEndpoint#put}. */
-    void put(EncodedSample sample) throws InterruptedException {
+    void put(EncodedMessage sample) throws InterruptedException {
         lock.lockInterruptibly();
         try {
             while (!closed && !endOfInput) {
@@ -151,7 +151,7 @@ final class EndpointDelivery {
     ChannelEndpoint.Snapshot snapshot() {
         lock.lock();
         try {
-            List<EncodedSample> all = new ArrayList<>(held.count());
+            List<EncodedMessage> all = new ArrayList<>(held.count());
             for (ClientSession s : sessions.all()) {
                 s.addHeld(all);
             }
@@ -273,7 +273,7 @@ final class EndpointDelivery {
                 if (s.credits.available()) {
                     msg = s.nextResend();
                     if (msg == null) {
-                        EncodedSample sample = held.takeForSending(s.maxEpoch);
+                        EncodedMessage sample = held.takeForSending(s.maxEpoch);
                         if (sample != null) {
                             msg = s.number(sample);
                         }
@@ -320,7 +320,7 @@ final class EndpointDelivery {
                         + " but only " + s.lastSeq() + " messages were sent in this session");
             }
             // An ack of a message no longer held (acknowledged twice) is harmless.
-            EncodedSample acked = s.ack(fetch.ackedSeq());
+            EncodedMessage acked = s.ack(fetch.ackedSeq());
             if (acked != null) {
                 held.acknowledged(acked);
                 epochs.acknowledged(acked.epoch);
@@ -375,7 +375,7 @@ final class EndpointDelivery {
 
     /** Caller holds the lock. Everything {@code s} holds back to the front of the buffer, in order. */
     private int requeue(ClientSession s) {
-        List<EncodedSample> back = s.takeAll();
+        List<EncodedMessage> back = s.takeAll();
         held.requeueFront(back);
         changed.signalAll();
         return back.size();

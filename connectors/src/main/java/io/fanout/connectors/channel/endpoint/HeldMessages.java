@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.endpoint;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -10,14 +10,14 @@ import java.util.List;
  * what the capacity and byte bounds limit. Guarded by the endpoint lock.
  */
 final class HeldMessages {
-    private final ArrayDeque<EncodedSample> buffer = new ArrayDeque<>();
+    private final ArrayDeque<EncodedMessage> buffer = new ArrayDeque<>();
     private long bufferedBytes;
     private int unackedCount;
     private long unackedBytes;
     private long peakBytes;
 
     /** Appends a message to the buffer. */
-    void add(EncodedSample s) {
+    void add(EncodedMessage s) {
         buffer.addLast(s);
         bufferedBytes += s.payload.length;
         peakBytes = Math.max(peakBytes, bufferedBytes + unackedBytes);
@@ -30,8 +30,8 @@ final class HeldMessages {
     }
 
     /** Takes the next buffered message a client reading {@code maxEpoch} may get; it is unacknowledged from now on. */
-    EncodedSample takeForSending(int maxEpoch) {
-        EncodedSample s = EpochQueues.pollEligible(buffer, m -> m.epoch, maxEpoch);
+    EncodedMessage takeForSending(int maxEpoch) {
+        EncodedMessage s = EpochQueues.pollEligible(buffer, m -> m.epoch, maxEpoch);
         if (s != null) {
             bufferedBytes -= s.payload.length;
             unackedCount++;
@@ -41,15 +41,15 @@ final class HeldMessages {
     }
 
     /** An unacknowledged message was acknowledged: it is no longer held. */
-    void acknowledged(EncodedSample s) {
+    void acknowledged(EncodedMessage s) {
         unackedCount--;
         unackedBytes -= s.payload.length;
     }
 
     /** Unacknowledged messages (in order) go back to the front of the buffer, for any client. */
-    void requeueFront(List<EncodedSample> messages) {
+    void requeueFront(List<EncodedMessage> messages) {
         for (int i = messages.size() - 1; i >= 0; i--) {
-            EncodedSample s = messages.get(i);
+            EncodedMessage s = messages.get(i);
             buffer.addFirst(s);
             bufferedBytes += s.payload.length;
             unackedCount--;
@@ -93,7 +93,7 @@ final class HeldMessages {
     }
 
     /** The buffered messages in order (for a snapshot). */
-    List<EncodedSample> bufferedMessages() {
+    List<EncodedMessage> bufferedMessages() {
         return List.copyOf(buffer);
     }
 }

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.shm;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -12,7 +12,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * shared-memory rings: subtask i writes {@code <shm-dir>/<name>-<i>.ring} (connectors/SHM_RING.md),
  * read in place by {@code fanout_client.ShmRingReader} / {@code ShmClient}.
  */
-public final class ShmChannelSink implements Sink<EncodedSample> {
+public final class ShmChannelSink implements Sink<EncodedMessage> {
     private static final long serialVersionUID = 1L;
 
     private final ShmSinkOptions options;
@@ -26,7 +26,7 @@ public final class ShmChannelSink implements Sink<EncodedSample> {
     }
 
     @Override
-    public SinkWriter<EncodedSample> createWriter(WriterInitContext context) throws IOException {
+    public SinkWriter<EncodedMessage> createWriter(WriterInitContext context) throws IOException {
         TaskInfo task = context.getTaskInfo();
         ShmChannelWriter writer = new ShmChannelWriter(options, task.getIndexOfThisSubtask(), task.getNumberOfParallelSubtasks());
         writer.registerMetrics(context.metricGroup());

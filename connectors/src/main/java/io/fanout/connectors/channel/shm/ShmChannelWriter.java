@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.shm;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.metrics.MetricGroup;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * {@code write} blocks while the ring is full (back-pressure); {@code flush(true)} marks the end of
  * the stream and blocks until the trainer read everything; {@code close} deletes the ring file.
  */
-public final class ShmChannelWriter implements SinkWriter<EncodedSample> {
+public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
     private static final Logger LOG = LoggerFactory.getLogger(ShmChannelWriter.class);
 
     private final ShmSinkOptions options;
@@ -47,7 +47,7 @@ public final class ShmChannelWriter implements SinkWriter<EncodedSample> {
 
     /** Copies {@code sample} into the ring, blocking while it is full; {@code context} may be null. */
     @Override
-    public void write(EncodedSample sample, Context context) throws InterruptedException {
+    public void write(EncodedMessage sample, Context context) throws InterruptedException {
         if (sample == null || sample.payload == null) {
             throw new IllegalArgumentException("shared-memory channel sink got a sample without payload: " + sample);
         }

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.shm;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandles;
@@ -228,7 +228,7 @@ public final class ShmRing implements AutoCloseable {
     }
 
     /** Copies {@code sample} into the ring, blocking while there is no room. */
-    public void write(EncodedSample sample) throws InterruptedException {
+    public void write(EncodedMessage sample) throws InterruptedException {
         write(sample.epoch, sample.batchId, sample.numBatches, sample.payload, 0, sample.payload.length);
     }
 

@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.sink;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.util.Collection;
 import org.apache.flink.api.common.TaskInfo;
@@ -16,7 +16,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * (connectors/CHANNEL.md): every subtask is one endpoint registered in the registry directory. Its
  * writer state keeps buffered and unacknowledged messages, so a restart from a checkpoint loses none.
  */
-public final class ChannelSink implements Sink<EncodedSample>, SupportsWriterState<EncodedSample, ChannelEndpoint.Snapshot> {
+public final class ChannelSink implements Sink<EncodedMessage>, SupportsWriterState<EncodedMessage, ChannelEndpoint.Snapshot> {
     private static final long serialVersionUID = 1L;
 
     private final ChannelSinkOptions options;
@@ -30,12 +30,12 @@ public final class ChannelSink implements Sink<EncodedSample>, SupportsWriterSta
     }
 
     @Override
-    public StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> createWriter(WriterInitContext context) throws IOException {
+    public StatefulSinkWriter<EncodedMessage, ChannelEndpoint.Snapshot> createWriter(WriterInitContext context) throws IOException {
         return restoreWriter(context, null);
     }
 
     @Override
-    public StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> restoreWriter(WriterInitContext context,
+    public StatefulSinkWriter<EncodedMessage, ChannelEndpoint.Snapshot> restoreWriter(WriterInitContext context,
             Collection<ChannelEndpoint.Snapshot> recoveredState) throws IOException {
         TaskInfo task = context.getTaskInfo();
         ChannelSinkWriter writer = new ChannelSinkWriter(options, task.getIndexOfThisSubtask(), task.getNumberOfParallelSubtasks(),

@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.sink;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.Watermark;
@@ -19,7 +19,7 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * keep buffered and unacknowledged messages; {@code flush(true)} blocks until everything is
  * delivered and marks the endpoint finished.
  */
-public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedSample, ChannelEndpoint.Snapshot> {
+public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedMessage, ChannelEndpoint.Snapshot> {
     private final ChannelEndpoint endpoint;
 
     /**
@@ -75,13 +75,13 @@ public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedSample
 
     /** Buffers {@code sample}, blocking while the buffer is full; {@code context} may be null. */
     @Override
-    public void write(EncodedSample sample, Context context) throws IOException, InterruptedException {
+    public void write(EncodedMessage sample, Context context) throws IOException, InterruptedException {
         if (sample == null || sample.payload == null) {
             throw new IllegalArgumentException("channel sink got a sample without payload: " + sample);
         }
-        // A fresh shell: with object reuse the caller may refill the same EncodedSample object (the
+        // A fresh shell: with object reuse the caller may refill the same EncodedMessage object (the
         // payload array itself must not be reused upstream; encoders allocate one per message).
-        endpoint.put(new EncodedSample(sample.epoch, sample.batchId, sample.numBatches, sample.payload));
+        endpoint.put(new EncodedMessage(sample.epoch, sample.batchId, sample.numBatches, sample.payload));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.sink;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -27,7 +27,7 @@ public final class ChannelWriterStateSerializer implements SimpleVersionedSerial
     @Override
     public byte[] serialize(ChannelEndpoint.Snapshot state) throws IOException {
         long size = 8;
-        for (EncodedSample s : state.messages()) {
+        for (EncodedMessage s : state.messages()) {
             size += 16 + s.payload.length;
         }
         if (size > Integer.MAX_VALUE - 16) {
@@ -37,7 +37,7 @@ public final class ChannelWriterStateSerializer implements SimpleVersionedSerial
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(state.watermarkEpoch());
         out.writeInt(state.messages().size());
-        for (EncodedSample s : state.messages()) {
+        for (EncodedMessage s : state.messages()) {
             out.writeInt(s.epoch);
             out.writeInt(s.batchId);
             out.writeInt(s.numBatches);
@@ -59,7 +59,7 @@ public final class ChannelWriterStateSerializer implements SimpleVersionedSerial
         if (n < 0) {
             throw new IOException("corrupt channel writer state: " + n + " messages");
         }
-        List<EncodedSample> messages = new ArrayList<>(n);
+        List<EncodedMessage> messages = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             int epoch = in.readInt();
             int batchId = in.readInt();
@@ -70,7 +70,7 @@ public final class ChannelWriterStateSerializer implements SimpleVersionedSerial
             }
             byte[] payload = new byte[len];
             in.readFully(payload);
-            messages.add(new EncodedSample(epoch, batchId, numBatches, payload));
+            messages.add(new EncodedMessage(epoch, batchId, numBatches, payload));
         }
         return new ChannelEndpoint.Snapshot(watermark, messages);
     }

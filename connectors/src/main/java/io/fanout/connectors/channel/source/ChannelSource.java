@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.source;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -27,12 +27,12 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *
  * <p>Use with {@code env.fromSource(ChannelSource.files(List.of(dir)), WatermarkStrategy.noWatermarks(), "samples")}.
  */
-public final class ChannelSource implements Source<EncodedSample, ChannelSplit, ChannelEnumeratorState>,
-        ResultTypeQueryable<EncodedSample> {
+public final class ChannelSource implements Source<EncodedMessage, ChannelSplit, ChannelEnumeratorState>,
+        ResultTypeQueryable<EncodedMessage> {
     private static final long serialVersionUID = 1L;
 
-    /** Flink's POJO type of {@link EncodedSample}. */
-    public static final TypeInformation<EncodedSample> TYPE = Types.POJO(EncodedSample.class);
+    /** Flink's POJO type of {@link EncodedMessage}. */
+    public static final TypeInformation<EncodedMessage> TYPE = Types.POJO(EncodedMessage.class);
 
     /** Where the splits come from. */
     public enum Mode {
@@ -136,7 +136,7 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
     }
 
     @Override
-    public SourceReader<EncodedSample, ChannelSplit> createReader(SourceReaderContext readerContext) {
+    public SourceReader<EncodedMessage, ChannelSplit> createReader(SourceReaderContext readerContext) {
         return new ChannelSourceReader(readerContext, this);
     }
 
@@ -162,7 +162,7 @@ public final class ChannelSource implements Source<EncodedSample, ChannelSplit, 
     }
 
     @Override
-    public TypeInformation<EncodedSample> getProducedType() {
+    public TypeInformation<EncodedMessage> getProducedType() {
         return TYPE;
     }
 }

@@ -4,10 +4,10 @@ import io.fanout.connectors.channel.client.ChannelReader;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.file.SamplesFile;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * its own thread through a {@link ChannelReader} into a small hand-off queue. Duplicates of keys an
  * endpoint split already emitted are dropped here, in the task thread, which alone owns the key sets.
  */
-final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSplit> {
+final class ChannelSourceReader implements SourceReader<EncodedMessage, ChannelSplit> {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelSourceReader.class);
     /** Messages pulled from endpoints and not yet emitted (each one still counts as a credit upstream). */
     private static final int HANDOFF_CAPACITY = 32;
@@ -55,7 +55,7 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
     private volatile boolean closed;
 
     /** What an endpoint thread hands over: a message, its end, or its failure. */
-    private record Item(Live from, EncodedSample sample, boolean end, RuntimeException error) {}
+    private record Item(Live from, EncodedMessage sample, boolean end, RuntimeException error) {}
 
     /** The access token for endpoint {@code index}: the source's, else the one in its registry file. */
     private String token(int index) {
@@ -144,7 +144,7 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<EncodedSample> output) throws IOException {
+    public InputStatus pollNext(ReaderOutput<EncodedMessage> output) throws IOException {
         Item item = handoff.poll();
         if (item != null) {
             return fromEndpoint(item, output);
@@ -168,7 +168,7 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
         return idleStatus();
     }
 
-    private InputStatus fromEndpoint(Item item, ReaderOutput<EncodedSample> output) {
+    private InputStatus fromEndpoint(Item item, ReaderOutput<EncodedMessage> output) {
         Live from = item.from();
         if (item.error() != null) {
             throw new RuntimeException("channel source: " + from.split.splitId() + " (" + from.split.host() + ":" + from.split.port()
@@ -179,7 +179,7 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
             LOG.info("channel source: {} ended after {} messages", from.split.splitId(), from.received.size());
             return InputStatus.MORE_AVAILABLE;
         }
-        EncodedSample s = item.sample();
+        EncodedMessage s = item.sample();
         if (from.received.add(s.epoch, s.batchId)) {
             output.collect(s);
         } else {
@@ -189,16 +189,16 @@ final class ChannelSourceReader implements SourceReader<EncodedSample, ChannelSp
     }
 
     /** Reads the keys a blob carries ({@code #META.epoch/batch_id/num_batches}); errors name file and byte. */
-    static EncodedSample decodeKeys(byte[] blob, String path, long offset) throws IOException {
+    static EncodedMessage decodeKeys(byte[] blob, String path, long offset) throws IOException {
         try {
-            SampleMessage m = SafetensorsCodec.decode(blob);
-            return new EncodedSample(meta(m, MessageKeys.META_EPOCH), meta(m, MessageKeys.META_BATCH_ID), meta(m, MessageKeys.META_NUM_BATCHES), blob);
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            return new EncodedMessage(meta(m, MessageKeys.META_EPOCH), meta(m, MessageKeys.META_BATCH_ID), meta(m, MessageKeys.META_NUM_BATCHES), blob);
         } catch (IllegalArgumentException e) {
             throw new IOException(path + ": record at byte " + offset + ": " + e.getMessage(), e);
         }
     }
 
-    private static int meta(SampleMessage m, String key) {
+    private static int meta(TensorMessage m, String key) {
         Tensor t = m.get(key);
         if (t == null || t.numElements() != 1) {
             throw new IllegalArgumentException("message has no one-element " + key + " tensor");

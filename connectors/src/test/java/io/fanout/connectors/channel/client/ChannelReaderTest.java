@@ -11,10 +11,10 @@ import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -39,9 +39,9 @@ class ChannelReaderTest {
         return ChannelSinkOptions.builder(registryDir.toString()).capacity(4).linger(Duration.ofMillis(100)).build();
     }
 
-    static EncodedSample sample(int batchId) {
-        SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[] {batchId}).putInt64(MessageKeys.META_BATCH_ID, batchId);
-        return new EncodedSample(1, batchId, 100, SafetensorsCodec.encode(m));
+    static EncodedMessage sample(int batchId) {
+        TensorMessage m = new TensorMessage().putInt64(MessageKeys.BATCH, new long[] {batchId}).putInt64(MessageKeys.META_BATCH_ID, batchId);
+        return new EncodedMessage(1, batchId, 100, SafetensorsCodec.encode(m));
     }
 
     /** Writes batches [from, to) into the endpoint, ends its input and closes it, in the background. */
@@ -74,7 +74,7 @@ class ChannelReaderTest {
     private static List<Integer> drain(ChannelReader r) {
         List<Integer> ids = new ArrayList<>();
         while (r.hasNext()) {
-            EncodedSample s = r.next();
+            EncodedMessage s = r.next();
             assertThat(SafetensorsCodec.decode(s.payload).get(MessageKeys.META_BATCH_ID).asLongArray()).containsExactly(s.batchId);
             assertThat(s.epoch).isEqualTo(1);
             assertThat(s.numBatches).isEqualTo(100);
@@ -145,10 +145,10 @@ class ChannelReaderTest {
      * A sample of epoch 0 whose payload is about {@code bytes} long (an int64 tensor of bytes/8
      * zeros); epoch 0, the epoch a reader asks for until it iterates, so it is prefetched at once.
      */
-    static EncodedSample sized(int batchId, int bytes) {
-        SampleMessage m = new SampleMessage().putInt64(MessageKeys.BATCH, new long[Math.max(1, bytes / 8)])
+    static EncodedMessage sized(int batchId, int bytes) {
+        TensorMessage m = new TensorMessage().putInt64(MessageKeys.BATCH, new long[Math.max(1, bytes / 8)])
                 .putInt64(MessageKeys.META_BATCH_ID, batchId);
-        return new EncodedSample(0, batchId, 100, SafetensorsCodec.encode(m));
+        return new EncodedMessage(0, batchId, 100, SafetensorsCodec.encode(m));
     }
 
     private static void awaitBuffered(ChannelEndpoint e, int n) throws InterruptedException {
@@ -243,7 +243,7 @@ class ChannelReaderTest {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
                 for (int i = 0; i < 20; i++) {
-                    EncodedSample m = sample(i);
+                    EncodedMessage m = sample(i);
                     out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
                 Thread.sleep(2_000); // keep the connection open while the reader judges it
@@ -297,9 +297,9 @@ class ChannelReaderTest {
         }
     }
 
-    static EncodedSample sample(int epoch, int batchId) {
-        SampleMessage m = new SampleMessage().putInt64(MessageKeys.META_EPOCH, epoch).putInt64(MessageKeys.META_BATCH_ID, batchId);
-        return new EncodedSample(epoch, batchId, 10, SafetensorsCodec.encode(m));
+    static EncodedMessage sample(int epoch, int batchId) {
+        TensorMessage m = new TensorMessage().putInt64(MessageKeys.META_EPOCH, epoch).putInt64(MessageKeys.META_BATCH_ID, batchId);
+        return new EncodedMessage(epoch, batchId, 10, SafetensorsCodec.encode(m));
     }
 
     @Test
@@ -361,7 +361,7 @@ class ChannelReaderTest {
                     epochs.add(ep.epoch());
                     List<Integer> ids = new ArrayList<>();
                     while (ep.hasNext()) {
-                        EncodedSample s = ep.next();
+                        EncodedMessage s = ep.next();
                         assertThat(s.epoch).isEqualTo(ep.epoch());
                         ids.add(s.batchId);
                     }
@@ -399,7 +399,7 @@ class ChannelReaderTest {
                 CompletableFuture<Void> end = finish(b, a);
                 do {
                     while (ep.hasNext()) {
-                        EncodedSample s = ep.next();
+                        EncodedMessage s = ep.next();
                         assertThat(s.epoch).isEqualTo(ep.epoch());
                         got.add(s.epoch + ":" + s.batchId);
                     }
@@ -445,7 +445,7 @@ class ChannelReaderTest {
                         Thread.sleep(1);
                     }
                     credits.decrementAndGet();
-                    EncodedSample m = i < 3 ? sample(0, i) : sample(1, i - 3);
+                    EncodedMessage m = i < 3 ? sample(0, i) : sample(1, i - 3);
                     out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                     if (i == 4) {
                         Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
@@ -466,7 +466,7 @@ class ChannelReaderTest {
                 ChannelReader.Epoch ep;
                 while ((ep = r.nextEpoch()) != null) {
                     while (ep.hasNext()) {
-                        EncodedSample s = ep.next();
+                        EncodedMessage s = ep.next();
                         got.add(s.epoch + ":" + s.batchId);
                     }
                 }
@@ -485,7 +485,7 @@ class ChannelReaderTest {
     void aSamplingErrorMessageIsThrownWithTheServerTextAndReadingGoesOn() throws Exception {
         try (ChannelEndpoint e = new ChannelEndpoint(endpointOptions().build(), 0, 1, null)) {
             e.put(sample(0, 0));
-            e.put(new EncodedSample(0, 1, 10, io.fanout.connectors.message.SamplingErrors.encode(0, 1, 10,
+            e.put(new EncodedMessage(0, 1, 10, io.fanout.connectors.message.SamplingErrors.encode(0, 1, 10,
                     "java.lang.IllegalStateException: boom\n\tat Sampler.sample")));
             e.put(sample(0, 2));
             CompletableFuture<Void> end = finish(e);

@@ -2,10 +2,10 @@ package io.fanout.connectors.channel.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,7 +44,7 @@ class ShmRingPythonReaderTest {
         for (int i = 0; i < numIds; i++) {
             ids[i] = batch + i;
         }
-        return SafetensorsCodec.encode(new SampleMessage().putInt64(MessageKeys.IDS, ids).putInt64(MessageKeys.META_EPOCH, epoch)
+        return SafetensorsCodec.encode(new TensorMessage().putInt64(MessageKeys.IDS, ids).putInt64(MessageKeys.META_EPOCH, epoch)
                 .putInt64(MessageKeys.META_BATCH_ID, batch).putInt64(MessageKeys.META_NUM_BATCHES, numBatches));
     }
 
@@ -97,7 +97,7 @@ class ShmRingPythonReaderTest {
         try (ShmRing ring = ShmRing.create(file, 64 << 10, 0, 1)) {
             for (int i = 0; i < n; i++) {
                 int k = 1 + (i * 37) % 2000;
-                ring.write(new EncodedSample(i / 100, i, 100, message(i / 100, i, 100, k)));
+                ring.write(new EncodedMessage(i / 100, i, 100, message(i / 100, i, 100, k)));
                 expectedTotal += (long) k * i + (long) k * (k - 1) / 2;
                 maxUsed = Math.max(maxUsed, ring.bytesUsed());
             }
@@ -127,8 +127,8 @@ class ShmRingPythonReaderTest {
                 "else:",
                 "    print('ended normally?', got)"), file.toString());
         try (ShmRing ring = ShmRing.create(file, 64 << 10, 0, 1)) {
-            ring.write(new EncodedSample(0, 0, 2, message(0, 0, 2, 3)));
-            ring.write(new EncodedSample(0, 1, 2, message(0, 1, 2, 3)));
+            ring.write(new EncodedMessage(0, 0, 2, message(0, 0, 2, 3)));
+            ring.write(new EncodedMessage(0, 1, 2, message(0, 1, 2, 3)));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (ring.read() < 1 && System.nanoTime() < deadline) { // the reader moved past message 0
                 Thread.sleep(10);
@@ -142,9 +142,9 @@ class ShmRingPythonReaderTest {
     @Test
     void flinkJobServesEveryMessageThroughShmChannelSinkToShmClient() throws Exception {
         int batches = 300;
-        List<EncodedSample> samples = new ArrayList<>();
+        List<EncodedMessage> samples = new ArrayList<>();
         for (int b = 0; b < batches; b++) {
-            samples.add(new EncodedSample(0, b, batches, message(0, b, batches, 1 + b % 64)));
+            samples.add(new EncodedMessage(0, b, batches, message(0, b, batches, 1 + b % 64)));
         }
         Process reader = python(String.join("\n",
                 "import sys",

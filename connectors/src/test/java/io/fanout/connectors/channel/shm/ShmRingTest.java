@@ -3,7 +3,7 @@ package io.fanout.connectors.channel.shm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -45,7 +45,7 @@ class ShmRingTest {
         }
 
         /** The next record (epoch, batch, numBatches, blob) or null when none is written. */
-        EncodedSample poll() {
+        EncodedMessage poll() {
             while (cursor < buf.getLong(ShmRing.OFF_WRITE_POS)) {
                 int at = ShmRing.HEADER_BYTES + (int) (cursor % cap);
                 int length = buf.getInt(at);
@@ -58,7 +58,7 @@ class ShmRingTest {
                 byte[] blob = new byte[length];
                 buf.get(at + ShmRing.RECORD_HEADER_BYTES, blob);
                 cursor += ShmRing.RECORD_HEADER_BYTES + ((length + 7) & ~7);
-                return new EncodedSample(buf.getInt(at + 8), buf.getInt(at + 12), buf.getInt(at + 16), blob);
+                return new EncodedMessage(buf.getInt(at + 8), buf.getInt(at + 12), buf.getInt(at + 16), blob);
             }
             return null;
         }
@@ -96,13 +96,13 @@ class ShmRingTest {
             assertThat(reader.buf.getInt(ShmRing.OFF_NUM_RINGS)).isEqualTo(3);
             assertThat(reader.buf.getLong(ShmRing.OFF_WRITER_PID)).isEqualTo(ProcessHandle.current().pid());
             assertThat(Files.size(file)).isEqualTo(ShmRing.HEADER_BYTES + CAP);
-            List<EncodedSample> sent = new ArrayList<>();
-            List<EncodedSample> got = new ArrayList<>();
+            List<EncodedMessage> sent = new ArrayList<>();
+            List<EncodedMessage> got = new ArrayList<>();
             for (int i = 0; i < 400; i++) {
-                EncodedSample s = new EncodedSample(i / 100, i % 100, 100, blob(i, 1 + (i * 7919) % 9000));
+                EncodedMessage s = new EncodedMessage(i / 100, i % 100, 100, blob(i, 1 + (i * 7919) % 9000));
                 ring.write(s); // never blocks: the reader below drains after every write
                 sent.add(s);
-                EncodedSample r = reader.poll();
+                EncodedMessage r = reader.poll();
                 got.add(r);
                 reader.releaseAll(1);
                 assertThat(ring.qsize()).isZero();
@@ -120,13 +120,13 @@ class ShmRingTest {
         try (ShmRing ring = ShmRing.create(file, CAP, 0, 1); ByteReader reader = new ByteReader(file)) {
             byte[] b = blob(1, 20_000); // 20,024-byte records: three fit in 64 KiB
             for (int i = 0; i < 3; i++) {
-                ring.write(new EncodedSample(0, i, 4, b));
+                ring.write(new EncodedMessage(0, i, 4, b));
             }
             assertThat(ring.qsize()).isEqualTo(3);
             assertThat(ring.bytesUsed()).isEqualTo(3 * 20_024L);
             CompletableFuture<Void> fourth = CompletableFuture.runAsync(() -> {
                 try {
-                    ring.write(new EncodedSample(0, 3, 4, b));
+                    ring.write(new EncodedMessage(0, 3, 4, b));
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
                 }
@@ -140,7 +140,7 @@ class ShmRingTest {
             fourth.get(10, TimeUnit.SECONDS);
             assertThat(ring.qsize()).isEqualTo(3);
             List<Integer> rest = new ArrayList<>();
-            for (EncodedSample s; (s = reader.poll()) != null; ) {
+            for (EncodedMessage s; (s = reader.poll()) != null; ) {
                 rest.add(s.batchId);
                 assertThat(s.payload).isEqualTo(b);
             }
@@ -156,10 +156,10 @@ class ShmRingTest {
         Path file = dir.resolve("r-0.ring");
         ShmRing ring = ShmRing.create(file, CAP, 0, 1);
         try (ByteReader reader = new ByteReader(file)) {
-            ring.write(new EncodedSample(0, 0, 1, blob(0, 100)));
+            ring.write(new EncodedMessage(0, 0, 1, blob(0, 100)));
             ring.finish();
             assertThat(reader.state()).isEqualTo(ShmRing.STATE_ENDED);
-            assertThatThrownBy(() -> ring.write(new EncodedSample(0, 1, 1, blob(0, 1)))).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> ring.write(new EncodedMessage(0, 1, 1, blob(0, 1)))).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("ended");
             assertThat(ring.awaitDrained(TimeUnit.MILLISECONDS.toNanos(100))).isFalse();
             CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> {
@@ -183,7 +183,7 @@ class ShmRingTest {
         Path file = dir.resolve("r-0.ring");
         ShmRing ring = ShmRing.create(file, CAP, 0, 1);
         try (ByteReader reader = new ByteReader(file)) {
-            ring.write(new EncodedSample(0, 0, 1, blob(0, 10)));
+            ring.write(new EncodedMessage(0, 0, 1, blob(0, 10)));
             ring.close();
             assertThat(reader.state()).isEqualTo(ShmRing.STATE_ABORTED);
             assertThat(file).doesNotExist();
@@ -234,7 +234,7 @@ class ShmRingTest {
     @Test
     void oversizedMessagesAndBadOptionsAreRejectedNamingTheOption() throws Exception {
         try (ShmRing ring = ShmRing.create(dir.resolve("r-0.ring"), CAP, 0, 1)) {
-            assertThatThrownBy(() -> ring.write(new EncodedSample(2, 5, 9, new byte[CAP])))
+            assertThatThrownBy(() -> ring.write(new EncodedMessage(2, 5, 9, new byte[CAP])))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("epoch 2 batch 5").hasMessageContaining("fanout.channel.shm-bytes");
         }

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.connectors.channel.client.ChannelReader;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,10 +40,10 @@ class ChannelSinkMiniClusterTest {
     void everyMessageReachesTheTrainerExactlyOnceAndTheJobFinishes() throws Exception {
         int epochs = 2;
         int batches = 150;
-        List<EncodedSample> samples = new ArrayList<>();
+        List<EncodedMessage> samples = new ArrayList<>();
         for (int epoch = 0; epoch < epochs; epoch++) {
             for (int b = 0; b < batches; b++) {
-                SampleMessage m = new SampleMessage()
+                TensorMessage m = new TensorMessage()
                         .putInt64(MessageKeys.IDS, new int[] {b, b + 1, b + 2})
                         .putInt64(MessageKeys.ROWS, new long[] {0, 0})
                         .putInt64(MessageKeys.COLS, new long[] {1, 2})
@@ -54,7 +54,7 @@ class ChannelSinkMiniClusterTest {
                         .putInt64(MessageKeys.META_EPOCH, epoch)
                         .putInt64(MessageKeys.META_BATCH_ID, b)
                         .putInt64(MessageKeys.META_NUM_BATCHES, batches);
-                samples.add(new EncodedSample(epoch, b, batches, SafetensorsCodec.encode(m)));
+                samples.add(new EncodedMessage(epoch, b, batches, SafetensorsCodec.encode(m)));
             }
         }
 
@@ -73,8 +73,8 @@ class ChannelSinkMiniClusterTest {
                 try (ChannelReader reader = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(3))) {
                     assertThat(reader.numEndpoints()).isEqualTo(2);
                     while (reader.hasNext()) {
-                        EncodedSample s = reader.next();
-                        SampleMessage m = SafetensorsCodec.decode(s.payload);
+                        EncodedMessage s = reader.next();
+                        TensorMessage m = SafetensorsCodec.decode(s.payload);
                         assertThat(m.get(MessageKeys.META_EPOCH).asLongArray()).containsExactly(s.epoch);
                         assertThat(m.get(MessageKeys.META_BATCH_ID).asLongArray()).containsExactly(s.batchId);
                         assertThat(m.get(MessageKeys.IDS).asLongArray()).containsExactly(s.batchId, s.batchId + 1, s.batchId + 2);

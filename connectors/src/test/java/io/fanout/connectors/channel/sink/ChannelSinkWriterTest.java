@@ -8,10 +8,10 @@ import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.FrameWriter;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -63,10 +63,10 @@ class ChannelSinkWriterTest {
         return c;
     }
 
-    static EncodedSample sample(int batchId) {
-        SampleMessage m = new SampleMessage().putInt64(MessageKeys.IDS, new long[] {batchId, batchId + 1L})
+    static EncodedMessage sample(int batchId) {
+        TensorMessage m = new TensorMessage().putInt64(MessageKeys.IDS, new long[] {batchId, batchId + 1L})
                 .putInt64(MessageKeys.META_BATCH_ID, batchId).putInt64(MessageKeys.IS_HETERO, 0);
-        return new EncodedSample(0, batchId, 1000, SafetensorsCodec.encode(m));
+        return new EncodedMessage(0, batchId, 1000, SafetensorsCodec.encode(m));
     }
 
     static int batchIdOf(Frame f) {
@@ -77,10 +77,10 @@ class ChannelSinkWriterTest {
     }
 
     /** Writes {@code samples} in order in a new (started) thread, which may block on the bound. */
-    private static Thread writeInBackground(ChannelSinkWriter w, EncodedSample... samples) {
+    private static Thread writeInBackground(ChannelSinkWriter w, EncodedMessage... samples) {
         Thread t = new Thread(() -> {
             try {
-                for (EncodedSample s : samples) {
+                for (EncodedMessage s : samples) {
                     w.write(s, null);
                 }
             } catch (Exception e) {
@@ -276,9 +276,9 @@ class ChannelSinkWriterTest {
     }
 
     /** A sample of epoch 1. */
-    private static EncodedSample later(int batchId) {
-        EncodedSample s = sample(batchId);
-        return new EncodedSample(1, batchId, s.numBatches, s.payload);
+    private static EncodedMessage later(int batchId) {
+        EncodedMessage s = sample(batchId);
+        return new EncodedMessage(1, batchId, s.numBatches, s.payload);
     }
 
     @Test
@@ -303,9 +303,9 @@ class ChannelSinkWriterTest {
 
     @Test
     void byteBoundBlocksButAcceptsOneOversizedMessageIntoAnEmptyBuffer() throws Exception {
-        EncodedSample small = sample(0);
+        EncodedMessage small = sample(0);
         ChannelSinkWriter w = writer(options().capacity(100).bufferBytes(small.payload.length + 10));
-        EncodedSample big = new EncodedSample(0, 7, 8, new byte[small.payload.length * 3]);
+        EncodedMessage big = new EncodedMessage(0, 7, 8, new byte[small.payload.length * 3]);
         w.write(big, null); // larger than the bound, buffer empty: accepted
         Thread producer = writeInBackground(w, small);
         awaitBlocked(producer);
@@ -322,7 +322,7 @@ class ChannelSinkWriterTest {
     @Test
     void messageLargerThanTheFrameLimitFailsClearly() throws Exception {
         ChannelSinkWriter w = writer(options().maxFrameBytes(1000));
-        assertThatThrownBy(() -> w.write(new EncodedSample(1, 2, 3, new byte[2000]), null)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> w.write(new EncodedMessage(1, 2, 3, new byte[2000]), null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("fanout.channel.max-frame-bytes").hasMessageContaining("2000 bytes");
     }
 
@@ -507,9 +507,9 @@ class ChannelSinkWriterTest {
     @Test
     void endOfEpochComesOnceTheEpochIsCompleteAndAcknowledgedAndAtOnceWithoutData() throws Exception {
         ChannelSinkWriter w = writer(options().capacity(20));
-        w.write(new EncodedSample(0, 0, 2, sample(0).payload), null);
-        w.write(new EncodedSample(0, 1, 2, sample(1).payload), null);
-        w.write(new EncodedSample(1, 0, 2, sample(0).payload), null);
+        w.write(new EncodedMessage(0, 0, 2, sample(0).payload), null);
+        w.write(new EncodedMessage(0, 1, 2, sample(1).payload), null);
+        w.write(new EncodedMessage(1, 0, 2, sample(0).payload), null);
         RawClient c = client(w);
         c.send(new Frame.Fetch(10));
         Frame.Message a = (Frame.Message) c.read();
@@ -570,7 +570,7 @@ class ChannelSinkWriterTest {
     void aWriterRestoredPastAnEpochEndAnnouncesItWithoutWaiting() throws Exception {
         // The state of a checkpoint taken after epoch 1's watermark, holding only epoch 2 messages: the
         // restored endpoint must end epochs 0 and 1 at once (a restore on a real cluster hit this path).
-        List<EncodedSample> held = List.of(new EncodedSample(2, 0, 4, new byte[] {1}), new EncodedSample(2, 1, 4, new byte[] {2}));
+        List<EncodedMessage> held = List.of(new EncodedMessage(2, 0, 4, new byte[] {1}), new EncodedMessage(2, 1, 4, new byte[] {2}));
         ChannelSinkWriter restored = new ChannelSinkWriter(options().build(), 0, 1, null,
                 new ChannelEndpoint.Snapshot(1, held));
         toClose.add(restored);

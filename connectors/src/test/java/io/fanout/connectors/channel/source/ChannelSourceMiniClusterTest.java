@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,25 +34,25 @@ class ChannelSourceMiniClusterTest {
     @TempDir
     Path dir;
 
-    private static List<EncodedSample> collect(DataStream<EncodedSample> stream) throws Exception {
-        List<EncodedSample> out = new ArrayList<>();
-        try (CloseableIterator<EncodedSample> it = stream.executeAndCollect("channel-source-it")) {
+    private static List<EncodedMessage> collect(DataStream<EncodedMessage> stream) throws Exception {
+        List<EncodedMessage> out = new ArrayList<>();
+        try (CloseableIterator<EncodedMessage> it = stream.executeAndCollect("channel-source-it")) {
             it.forEachRemaining(out::add);
         }
         return out;
     }
 
-    private static List<EncodedSample> sorted(List<EncodedSample> samples) {
-        List<EncodedSample> s = new ArrayList<>(samples);
+    private static List<EncodedMessage> sorted(List<EncodedMessage> samples) {
+        List<EncodedMessage> s = new ArrayList<>(samples);
         s.sort((x, y) -> x.epoch != y.epoch ? Integer.compare(x.epoch, y.epoch) : Integer.compare(x.batchId, y.batchId));
         return s;
     }
 
     @Test
     void readsEveryRecordOfEverySamplesFileOnce() throws Exception {
-        List<EncodedSample> all = new ArrayList<>();
+        List<EncodedMessage> all = new ArrayList<>();
         for (int part = 0; part < 3; part++) { // three subtasks' files, in nested bucket directories as FileSink writes them
-            List<EncodedSample> file = new ArrayList<>();
+            List<EncodedMessage> file = new ArrayList<>();
             for (int b = part; b < 60; b += 3) {
                 file.add(sample(part % 2, b, 60));
             }
@@ -62,7 +62,7 @@ class ChannelSourceMiniClusterTest {
         writeFile(dir.resolve("out/.part-9.inprogress.samples"), List.of(sample(9, 9, 9))); // skipped
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        DataStream<EncodedSample> stream = env.fromSource(ChannelSource.files(List.of(dir.resolve("out").toString())),
+        DataStream<EncodedMessage> stream = env.fromSource(ChannelSource.files(List.of(dir.resolve("out").toString())),
                 WatermarkStrategy.noWatermarks(), "samples");
         assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
     }
@@ -71,20 +71,20 @@ class ChannelSourceMiniClusterTest {
     void consumesEveryMessageFromLiveEndpointsFoundInTheRegistry() throws Exception {
         Path registry = dir.resolve("registry");
         ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(4).linger(Duration.ofSeconds(2)).build();
-        List<EncodedSample> all = new ArrayList<>();
+        List<EncodedMessage> all = new ArrayList<>();
         try (ChannelEndpoint e0 = new ChannelEndpoint(options, 0, 2, "producer");
                 ChannelEndpoint e1 = new ChannelEndpoint(options, 1, 2, "producer")) {
             List<CompletableFuture<Void>> producers = new ArrayList<>();
             for (ChannelEndpoint e : List.of(e0, e1)) {
                 int index = e.info().index();
-                List<EncodedSample> mine = new ArrayList<>();
+                List<EncodedMessage> mine = new ArrayList<>();
                 for (int b = index; b < 200; b += 2) {
                     mine.add(sample(0, b, 200));
                 }
                 all.addAll(mine);
                 producers.add(CompletableFuture.runAsync(() -> {
                     try {
-                        for (EncodedSample s : mine) {
+                        for (EncodedMessage s : mine) {
                             e.put(s); // blocks at 4 buffered: the source job must pull
                         }
                         e.finishAndDrain();
@@ -95,7 +95,7 @@ class ChannelSourceMiniClusterTest {
             }
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
-            DataStream<EncodedSample> stream = env.fromSource(ChannelSource.registry(registry.toString()).withPrefetch(2),
+            DataStream<EncodedMessage> stream = env.fromSource(ChannelSource.registry(registry.toString()).withPrefetch(2),
                     WatermarkStrategy.noWatermarks(), "channel");
             assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
             for (CompletableFuture<Void> p : producers) {

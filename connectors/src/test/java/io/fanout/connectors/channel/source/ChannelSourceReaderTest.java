@@ -8,9 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
 import io.fanout.connectors.file.SamplesFile;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,14 +44,14 @@ class ChannelSourceReaderTest {
         return InputStatus.MORE_AVAILABLE;
     }
 
-    static List<byte[]> payloads(List<EncodedSample> samples) {
+    static List<byte[]> payloads(List<EncodedMessage> samples) {
         return samples.stream().map(s -> s.payload).toList();
     }
 
     @Test
     void fileReaderResumesAtTheCheckpointedRecordAfterRestore() throws Exception {
-        List<EncodedSample> first = new ArrayList<>();
-        List<EncodedSample> second = new ArrayList<>();
+        List<EncodedMessage> first = new ArrayList<>();
+        List<EncodedMessage> second = new ArrayList<>();
         for (int b = 0; b < 10; b++) {
             first.add(sample(0, b, 10));
         }
@@ -93,9 +93,9 @@ class ChannelSourceReaderTest {
         assertThat(drain(again, after, 100)).isEqualTo(InputStatus.END_OF_INPUT);
         again.close();
 
-        List<EncodedSample> all = new ArrayList<>(first);
+        List<EncodedMessage> all = new ArrayList<>(first);
         all.addAll(second);
-        List<EncodedSample> replayed = new ArrayList<>(before.records);
+        List<EncodedMessage> replayed = new ArrayList<>(before.records);
         replayed.addAll(after.records);
         assertThat(replayed).isEqualTo(all); // keys decoded from #META, payload byte-identical, nothing twice
         assertThat(after.records.get(0)).isEqualTo(lost.records.get(0)); // the post-checkpoint records come again
@@ -106,7 +106,7 @@ class ChannelSourceReaderTest {
         Path f = dir.resolve("bad.samples");
         try (OutputStream out = Files.newOutputStream(f)) {
             SamplesFile.writeRecord(out, sample(0, 0, 1).payload);
-            SamplesFile.writeRecord(out, SafetensorsCodec.encode(new SampleMessage().putInt64("ids", new long[] {1})));
+            SamplesFile.writeRecord(out, SafetensorsCodec.encode(new TensorMessage().putInt64("ids", new long[] {1})));
         }
         ChannelSourceReader reader = new ChannelSourceReader(new SourceTestSupport.Context(), ChannelSource.files(List.of(f.toString())));
         reader.addSplits(List.of(ChannelSplit.file(f.toString(), 0, 0)));

@@ -1,10 +1,10 @@
 package io.fanout.connectors.channel.source;
 
 import io.fanout.connectors.file.SamplesFile;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.SampleMessage;
+import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -26,8 +26,8 @@ final class SourceTestSupport {
     private SourceTestSupport() {}
 
     /** A k-hop-like message carrying its keys in #META tensors, as KHopSamplingFunction encodes them. */
-    static EncodedSample sample(int epoch, int batch, int numBatches) {
-        SampleMessage m = new SampleMessage()
+    static EncodedMessage sample(int epoch, int batch, int numBatches) {
+        TensorMessage m = new TensorMessage()
                 .putInt64(MessageKeys.IDS, new int[] {batch, batch + 1, batch + 2})
                 .putInt64(MessageKeys.ROWS, new long[] {0, 0})
                 .putInt64(MessageKeys.COLS, new long[] {1, 2})
@@ -36,14 +36,14 @@ final class SourceTestSupport {
                 .putInt64(MessageKeys.META_EPOCH, epoch)
                 .putInt64(MessageKeys.META_BATCH_ID, batch)
                 .putInt64(MessageKeys.META_NUM_BATCHES, numBatches);
-        return new EncodedSample(epoch, batch, numBatches, SafetensorsCodec.encode(m));
+        return new EncodedMessage(epoch, batch, numBatches, SafetensorsCodec.encode(m));
     }
 
     /** Writes {@code samples} as one {@code .samples} file. */
-    static Path writeFile(Path file, List<EncodedSample> samples) throws IOException {
+    static Path writeFile(Path file, List<EncodedMessage> samples) throws IOException {
         Files.createDirectories(file.getParent());
         try (OutputStream out = Files.newOutputStream(file)) {
-            for (EncodedSample s : samples) {
+            for (EncodedMessage s : samples) {
                 SamplesFile.writeRecord(out, s.payload);
             }
         }
@@ -104,16 +104,16 @@ final class SourceTestSupport {
     }
 
     /** Collects what a reader emits. */
-    static final class Output implements ReaderOutput<EncodedSample> {
-        final List<EncodedSample> records = new ArrayList<>();
+    static final class Output implements ReaderOutput<EncodedMessage> {
+        final List<EncodedMessage> records = new ArrayList<>();
 
         @Override
-        public void collect(EncodedSample record) {
+        public void collect(EncodedMessage record) {
             records.add(record);
         }
 
         @Override
-        public void collect(EncodedSample record, long timestamp) {
+        public void collect(EncodedMessage record, long timestamp) {
             records.add(record);
         }
 
@@ -127,7 +127,7 @@ final class SourceTestSupport {
         public void markActive() {}
 
         @Override
-        public SourceOutput<EncodedSample> createOutputForSplit(String splitId) {
+        public SourceOutput<EncodedMessage> createOutputForSplit(String splitId) {
             return this;
         }
 

@@ -7,7 +7,7 @@ import io.fanout.connectors.channel.client.ChannelReader;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.sink.ChannelSinkOptions;
-import io.fanout.connectors.message.EncodedSample;
+import io.fanout.connectors.message.EncodedMessage;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,10 +45,10 @@ class ChannelTlsTest {
                 .tls(certs.chain.toString(), certs.key.toString()).build();
     }
 
-    static EncodedSample sample(int batchId) {
+    static EncodedMessage sample(int batchId) {
         byte[] payload = new byte[1000 + batchId * 37];
         Arrays.fill(payload, (byte) batchId);
-        return new EncodedSample(0, batchId, 100, payload);
+        return new EncodedMessage(0, batchId, 100, payload);
     }
 
     private static CompletableFuture<Void> produce(ChannelEndpoint e, int n) {
@@ -65,19 +65,19 @@ class ChannelTlsTest {
         });
     }
 
-    private static List<EncodedSample> readAll(ChannelReader r) {
-        List<EncodedSample> out = new ArrayList<>();
+    private static List<EncodedMessage> readAll(ChannelReader r) {
+        List<EncodedMessage> out = new ArrayList<>();
         while (r.hasNext()) {
             out.add(r.next());
         }
         return out;
     }
 
-    private static void assertEveryMessage(List<EncodedSample> got, int n) {
+    private static void assertEveryMessage(List<EncodedMessage> got, int n) {
         assertThat(got).hasSize(n);
         got.sort((a, b) -> Integer.compare(a.batchId, b.batchId));
         for (int i = 0; i < n; i++) {
-            EncodedSample want = sample(i);
+            EncodedMessage want = sample(i);
             assertThat(got.get(i).batchId).isEqualTo(i);
             assertThat(got.get(i).epoch).isEqualTo(0);
             assertThat(got.get(i).payload).isEqualTo(want.payload);

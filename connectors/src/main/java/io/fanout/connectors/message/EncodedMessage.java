@@ -9,7 +9,7 @@ import java.util.Arrays;
  * <p>A Flink POJO (public fields, no-arg constructor): serialized by Flink's PojoSerializer with a
  * primitive byte-array field, never by reflective Kryo.
  */
-public class EncodedSample {
+public class EncodedMessage {
     /** Epoch of the batch, from 0. */
     public int epoch;
     /** Batch index within the epoch, from 0. */
@@ -19,9 +19,9 @@ public class EncodedSample {
     /** The safetensors blob (see connectors/MESSAGE_FORMAT.md). */
     public byte[] payload;
 
-    public EncodedSample() {}
+    public EncodedMessage() {}
 
-    public EncodedSample(int epoch, int batchId, int numBatches, byte[] payload) {
+    public EncodedMessage(int epoch, int batchId, int numBatches, byte[] payload) {
         this.epoch = epoch;
         this.batchId = batchId;
         this.numBatches = numBatches;
@@ -30,10 +30,10 @@ public class EncodedSample {
 
     @Override
     public boolean equals(Object o) {
-        if (!(o instanceof EncodedSample)) {
+        if (!(o instanceof EncodedMessage)) {
             return false;
         }
-        EncodedSample s = (EncodedSample) o;
+        EncodedMessage s = (EncodedMessage) o;
         return epoch == s.epoch && batchId == s.batchId && numBatches == s.numBatches && Arrays.equals(payload, s.payload);
     }
 
@@ -44,7 +44,7 @@ public class EncodedSample {
 
     @Override
     public String toString() {
-        return "EncodedSample{epoch=" + epoch + ", batchId=" + batchId + "/" + numBatches + ", bytes="
+        return "EncodedMessage{epoch=" + epoch + ", batchId=" + batchId + "/" + numBatches + ", bytes="
                 + (payload == null ? 0 : payload.length) + "}";
     }
 }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One sampled subgraph as named tensors (GLT's {@code SampleMessage}): an insertion-ordered map of
+ * One sampled subgraph as named tensors (GLT's {@code TensorMessage}): an insertion-ordered map of
  * name to {@link Tensor}; keys are in {@link MessageKeys}.
  *
  * <p>The {@code put...} builders keep the caller's arrays without copying (do not modify them until
@@ -16,11 +16,11 @@ import java.util.Set;
  * 0-dimensional tensor. The encoded form does not depend on insertion order (see
  * {@link SafetensorsCodec}).
  */
-public final class SampleMessage {
+public final class TensorMessage {
     private final Map<String, Tensor> tensors = new LinkedHashMap<>();
 
     /** Adds or replaces tensor {@code name}. */
-    public SampleMessage put(String name, Tensor tensor) {
+    public TensorMessage put(String name, Tensor tensor) {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException("tensor name must not be empty");
         }
@@ -39,42 +39,42 @@ public final class SampleMessage {
     }
 
     /** int64 tensor; shape defaults to {@code [data.length]}. */
-    public SampleMessage putInt64(String name, long[] data, long... shape) {
+    public TensorMessage putInt64(String name, long[] data, long... shape) {
         return put(name, Tensor.ofInt64(data, shapeOr1d(shape, data.length)));
     }
 
     /** int64 tensor from an {@code int[]}, widened while encoding (no long[] copy); shape defaults to 1-D. */
-    public SampleMessage putInt64(String name, int[] data, long... shape) {
+    public TensorMessage putInt64(String name, int[] data, long... shape) {
         return put(name, Tensor.ofInt64(data, shapeOr1d(shape, data.length)));
     }
 
     /** One-element int64 tensor of shape {@code [1]}, e.g. {@code #IS_HETERO = [0]}, {@code #META.epoch}. */
-    public SampleMessage putInt64(String name, long value) {
+    public TensorMessage putInt64(String name, long value) {
         return put(name, Tensor.ofInt64(new long[] {value}));
     }
 
     /** int32 tensor; shape defaults to 1-D. */
-    public SampleMessage putInt32(String name, int[] data, long... shape) {
+    public TensorMessage putInt32(String name, int[] data, long... shape) {
         return put(name, Tensor.ofInt32(data, shapeOr1d(shape, data.length)));
     }
 
     /** float64 tensor; shape defaults to 1-D. */
-    public SampleMessage putFloat64(String name, double[] data, long... shape) {
+    public TensorMessage putFloat64(String name, double[] data, long... shape) {
         return put(name, Tensor.ofFloat64(data, shapeOr1d(shape, data.length)));
     }
 
     /** float32 tensor; shape defaults to 1-D. */
-    public SampleMessage putFloat32(String name, float[] data, long... shape) {
+    public TensorMessage putFloat32(String name, float[] data, long... shape) {
         return put(name, Tensor.ofFloat32(data, shapeOr1d(shape, data.length)));
     }
 
     /** uint8 tensor; shape defaults to 1-D. */
-    public SampleMessage putUInt8(String name, byte[] data, long... shape) {
+    public TensorMessage putUInt8(String name, byte[] data, long... shape) {
         return put(name, Tensor.ofUInt8(data, shapeOr1d(shape, data.length)));
     }
 
     /** UTF-8 text as a 1-D uint8 tensor, the way GiGL ships {@code #SAMPLING_ERROR}. */
-    public SampleMessage putString(String name, String text) {
+    public TensorMessage putString(String name, String text) {
         return putUInt8(name, text.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -119,7 +119,7 @@ public final class SampleMessage {
     /** Equal when both hold the same names with equal tensors, whatever the insertion order. */
     @Override
     public boolean equals(Object o) {
-        return o instanceof SampleMessage && tensors.equals(((SampleMessage) o).tensors);
+        return o instanceof TensorMessage && tensors.equals(((TensorMessage) o).tensors);
     }
 
     @Override
@@ -129,6 +129,6 @@ public final class SampleMessage {
 
     @Override
     public String toString() {
-        return "SampleMessage" + tensors;
+        return "TensorMessage" + tensors;
     }
 }

@@ -9,7 +9,7 @@ import java.util.Map;
  * node indices (seeds first, then each hop's new nodes) and per-hop counts; per reported edge type the edges as
  * local indices, {@code rows} into the edge type's source node type, {@code cols} into its destination type.
  */
-public final class HeteroSample {
+public final class HeteroSubgraph {
     /** The sampled nodes of one node type. */
     public static final class Nodes {
         /** Node indices within the type; the first {@code numSampledNodes[0]} are the seeds. */
@@ -52,7 +52,7 @@ public final class HeteroSample {
     /** Every reported edge type, in name order. */
     public final Map<EdgeType, Edges> edges;
 
-    HeteroSample(java.util.Set<String> seedTypes, Map<String, Nodes> nodes, Map<EdgeType, Edges> edges) {
+    HeteroSubgraph(java.util.Set<String> seedTypes, Map<String, Nodes> nodes, Map<EdgeType, Edges> edges) {
         this.seedTypes = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(seedTypes));
         this.nodes = nodes;
         this.edges = edges;

@@ -10,7 +10,7 @@ import java.util.Map;
  * ntype)} with their weight rows, and, with {@code include_sampled_edges}, the original edges read by the pushes
  * between selected nodes, in k-hop's reported orientation.
  */
-public final class TypedPprSample {
+public final class TypedPprSubgraph {
     /** The PPR edges from the seeds to the selected nodes of one node type. */
     public static final class PprEdges {
         /** int64 [2, N] row-major: seed local indices (into the seed type), then neighbour local indices. */
@@ -65,7 +65,7 @@ public final class TypedPprSample {
     /** Forward-push operations the batch took (all seeds, all channels). */
     public final long pushes;
 
-    TypedPprSample(String seedType, int numSeeds, Map<String, int[]> nodes, Map<String, PprEdges> pprEdges,
+    TypedPprSubgraph(String seedType, int numSeeds, Map<String, int[]> nodes, Map<String, PprEdges> pprEdges,
             int columns, Map<EdgeType, SampledEdges> sampledEdges, long pushes) {
         this.seedType = seedType;
         this.numSeeds = numSeeds;

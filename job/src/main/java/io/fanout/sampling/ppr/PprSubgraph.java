@@ -11,7 +11,7 @@ package io.fanout.sampling.ppr;
  * layout of {@code #META.edge_attr}. Edges are grouped by seed (in {@code ids} order), best score first,
  * ties by node id. The arrays are exact-length and owned by the caller.
  */
-public final class PprSample {
+public final class PprSubgraph {
     private final int[] ids;
     private final int[] batch;
     private final int numSeeds;
@@ -19,7 +19,7 @@ public final class PprSample {
     private final double[] edgeAttr;
     private final long pushes;
 
-    PprSample(int[] ids, int[] batch, int numSeeds, int[] edgeIndex, double[] edgeAttr, long pushes) {
+    PprSubgraph(int[] ids, int[] batch, int numSeeds, int[] edgeIndex, double[] edgeAttr, long pushes) {
         this.ids = ids;
         this.batch = batch;
         this.numSeeds = numSeeds;
