@@ -24,20 +24,6 @@ from fanout_client import (ChannelClient, ChannelError, ChannelStallError, Chann
                            encode)
 
 
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(*args, **kwargs):
-        server = EndpointServer(*args, **kwargs).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.close()
-
-
 def test_pulls_every_message_from_every_endpoint_of_a_registry(tmp_path, servers):
     registry = tmp_path / "registry"
     sent = {i: batches(i, 7) for i in range(3)}

@@ -28,20 +28,6 @@ def certs(tmp_path_factory):
     return make_certs(tmp_path_factory.mktemp("certs"))
 
 
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(*args, **kwargs):
-        server = EndpointServer(*args, **kwargs).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.close()
-
-
 def tls_registry(tmp_path, servers, certs, endpoints=2, count=6, **kwargs):
     registry = tmp_path / "registry"
     started = [servers(batches(i, count), index=i, num_endpoints=endpoints, registry=registry,

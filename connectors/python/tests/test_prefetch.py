@@ -1,32 +1,13 @@
 """prefetch(): a reader iterated on a background thread keeps the reader's stream, order, errors and bound."""
 
-import struct
 import threading
 import time
 
-import numpy as np
 import pytest
 
 from channel_server import EndpointServer, batches, wait_until
-from fanout_client import ChannelClient, Prefetcher, SamplingError, encode, prefetch, read_samples
-
-
-def blob(epoch, batch_id, num_batches):
-    return encode({"ids": np.array([epoch, batch_id], dtype=np.int64),
-                   "#META.epoch": np.array([epoch], dtype=np.int64),
-                   "#META.batch_id": np.array([batch_id], dtype=np.int64),
-                   "#META.num_batches": np.array([num_batches], dtype=np.int64)})
-
-
-def error_blob(epoch, batch_id, num_batches):
-    return encode({"#SAMPLING_ERROR": np.frombuffer(b"Traceback: boom", dtype=np.uint8),
-                   "#META.epoch": np.array([epoch], dtype=np.int64),
-                   "#META.batch_id": np.array([batch_id], dtype=np.int64),
-                   "#META.num_batches": np.array([num_batches], dtype=np.int64)})
-
-
-def write_records(path, blobs):
-    path.write_bytes(b"".join(struct.pack("<Q", len(b)) + b for b in blobs))
+from fanout_client import ChannelClient, Prefetcher, SamplingError, prefetch, read_samples
+from test_reader_contract import blob, error_blob, write_records
 
 
 def test_files_come_through_in_the_readers_order_on_another_thread(tmp_path):

@@ -217,16 +217,7 @@ public final class TypedGraphOptions {
             throw new ConfigException("Option " + name(FanoutOptions.LINK_TYPE) + " is required with "
                     + name(FanoutOptions.LINK_SEEDS) + ": the graph has edge types " + types);
         }
-        try {
-            EdgeType type = EdgeType.parse(value.trim());
-            if (!types.contains(type)) {
-                throw new IllegalArgumentException("not an edge type of the graph (its edge types: " + types + ")");
-            }
-            return type;
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.LINK_TYPE) + ": "
-                    + e.getMessage(), e);
-        }
+        return edgeType(FanoutOptions.LINK_TYPE, value, types);
     }
 
     /** The ABLP label edge types (positive, then negative when given), never traversed; empty without ABLP. */
@@ -256,6 +247,12 @@ public final class TypedGraphOptions {
             return null;
         }
         Set<EdgeType> types = files.edges().keySet();
+        return edgeType(option, value, types);
+    }
+
+    /** {@code value} of {@code option} as one of the graph's edge types ({@code src__rel__dst}). */
+    private static EdgeType edgeType(org.apache.flink.configuration.ConfigOption<String> option, String value,
+            Set<EdgeType> types) {
         try {
             EdgeType type = EdgeType.parse(value.trim());
             if (!types.contains(type)) {
