@@ -302,7 +302,7 @@ public final class RmatGenerator {
     }
 
     /** 100000000, 100M, 1.5G or 1e8. */
-    static long parseCount(String v) {
+    public static long parseCount(String v) {
         String t = v.trim().toUpperCase(Locale.ROOT).replace("_", "");
         double mult = 1;
         if (t.endsWith("K")) {
