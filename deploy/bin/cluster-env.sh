@@ -37,6 +37,15 @@ cluster_render_conf() {
     sed -e "s#@CLUSTER_DIR@#$FANOUT_CLUSTER_DIR#g" -e "s#@REST_PORT@#$FANOUT_REST_PORT#g" \
         -e "s#@RPC_PORT@#$FANOUT_RPC_PORT#g" -e "s#@PROM_PORTS@#$FANOUT_PROM_PORTS#g" \
         "$FANOUT_FLINK_DIST/conf/config.yaml" >"$CLUSTER_CONF/config.yaml"
+    # FANOUT_CONF_OVERRIDES: newline-separated "key: value" lines that replace (or add to) the template's
+    # settings, e.g. a TaskManager with a small heap for a test.
+    local line key
+    while IFS= read -r line; do
+        [ -n "$line" ] || continue
+        key="${line%%:*}"
+        sed -i "/^${key//./\\.}:/d" "$CLUSTER_CONF/config.yaml"
+        echo "$line" >>"$CLUSTER_CONF/config.yaml"
+    done <<<"${FANOUT_CONF_OVERRIDES:-}"
 }
 
 # The live PID in pid/NAME.pid if it is a process of this cluster (its command line names our conf),

@@ -30,6 +30,9 @@ fanout_build_if_needed() {
     fi
 }
 
+# This checkout's own classes first, never the io.fanout snapshot jars of ~/.m2 that classpath.txt names:
+# ~/.m2 is shared, and another checkout's `mvn install` replaces those jars at any time.
 fanout_classpath() {
-    echo "$FANOUT_ROOT/deploy/target/classes:$(cat "$FANOUT_CP_FILE")"
+    echo "$FANOUT_ROOT/deploy/target/classes:$FANOUT_ROOT/job/target/classes:$FANOUT_ROOT/connectors/target/classes:$(
+        tr ':' '\n' <"$FANOUT_CP_FILE" | grep -v '/io/fanout/' | paste -sd:)"
 }

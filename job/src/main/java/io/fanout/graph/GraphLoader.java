@@ -199,6 +199,9 @@ public final class GraphLoader {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
+        // Earlier parts are read for their headers only; with a row sink set nothing is staged (no sink would
+        // allocate staging arrays of a header's num_edges: gigabytes for a big part, on a TaskManager's heap).
+        settings.rows = (src, dst, weight, timestamp, row) -> { };
         for (int i = 0; i < fileIndex; i++) {
             new EdgeFileReader(files.get(i), settings).readHeader();
         }

@@ -125,7 +125,7 @@ public final class FanoutJob {
         return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0);
     }
 
-    /** The Flink settings the job needs on top of the user's: RocksDB, checkpoints, no Kryo fallback. */
+    /** The Flink settings the job needs on top of the user's: RocksDB (incremental checkpoints), checkpoints, no Kryo fallback. */
     static Configuration flinkConfiguration(FanoutJobConfig config) {
         Configuration conf = new Configuration(config.configuration);
         if (!conf.contains(StateBackendOptions.STATE_BACKEND)) {
@@ -143,6 +143,11 @@ public final class FanoutJob {
         if (!conf.contains(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER)) {
             conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
                     config.tolerableFailedCheckpoints < 0 ? Integer.MAX_VALUE : config.tolerableFailedCheckpoints);
+        }
+        // Incremental RocksDB checkpoints: --store partitioned keeps the whole adjacency in keyed state, which does
+        // not change once loaded, so each checkpoint uploads only the SST files written since the last one.
+        if (!conf.contains(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)) {
+            conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         }
         if (config.checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");

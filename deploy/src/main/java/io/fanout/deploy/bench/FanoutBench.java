@@ -33,15 +33,21 @@ public final class FanoutBench {
     private FanoutBench() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr"))) {
+        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr") || args[0].equals("partitioned"))) {
             System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
                     + " [--parallelism 1,2] [--weights synthetic|column]\n"
                     + "       fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]"
-                    + " [--batch-size N] [--seconds S] [--parallelism 1,2]");
+                    + " [--batch-size N] [--seconds S] [--parallelism 1,2]\n"
+                    + "       fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N] [--fanout 10,5]"
+                    + " [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]");
             System.exit(2);
         }
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         Path shared = root.resolve("../shared").normalize();
+        if (args[0].equals("partitioned")) {
+            PartitionedBench.run(args, root, shared);
+            System.exit(0);
+        }
         if (args[0].equals("ppr")) {
             PprBench.run(args, root, shared);
             System.exit(0);

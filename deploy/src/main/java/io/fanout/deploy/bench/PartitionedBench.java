@@ -1,0 +1,351 @@
+package io.fanout.deploy.bench;
+
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.deploy.generate.RmatGenerator;
+import io.fanout.job.FanoutJob;
+import io.fanout.job.JobSummary;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * Benchmark (not a test) of {@code --store partitioned} against {@code --store memory} in the same run, whole
+ * jobs in the embedded MiniCluster: load rate (edge rows/s into RocksDB), RocksDB bytes per stored edge
+ * (size of the checkpoint directory, incremental RocksDB checkpoints), sampled edges/s of both stores and
+ * their ratio, at each parallelism.
+ *
+ * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
+ * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]}. Without
+ * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
+ *
+ * <p>Per store and parallelism, two jobs: a load job (the whole graph loaded, one seed sampled: its run time is
+ * the load plus Flink's start-up of about 2 s) and a sampling job (every node a seed, {@code --epochs} shuffled
+ * epochs, output discarded). Sampled edges/s = the sampling job's sampled edges / (its run time - the load job's
+ * run time), so both stores are compared on sampling alone, without their very different load times.
+ */
+final class PartitionedBench {
+    private PartitionedBench() {}
+
+    static void run(String[] args, Path root, Path shared) throws Exception {
+        String graphArg = null;
+        int scale = 18;
+        int edgeFactor = 16;
+        long edges = -1;
+        String fanout = "10,5";
+        int batchSize = 512;
+        int epochs = 1;
+        String parallelisms = "1,2";
+        String stores = "memory,partitioned";
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--graph": graphArg = args[i + 1]; break;
+                case "--scale": scale = Integer.parseInt(args[i + 1]); break;
+                case "--edge-factor": edgeFactor = Integer.parseInt(args[i + 1]); break;
+                case "--edges": edges = RmatGenerator.parseCount(args[i + 1]); break;
+                case "--fanout": fanout = args[i + 1]; break;
+                case "--batch-size": batchSize = Integer.parseInt(args[i + 1]); break;
+                case "--epochs": epochs = Integer.parseInt(args[i + 1]); break;
+                case "--parallelism": parallelisms = args[i + 1]; break;
+                case "--stores": stores = args[i + 1]; break;
+                default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
+            }
+        }
+        Path workDir = root.resolve("deploy/target/bench");
+        Path graph = graphArg != null ? Path.of(graphArg) : generated(workDir, scale, edgeFactor, edges);
+        int hops = fanout.split(",").length;
+        System.out.printf(Locale.ROOT, "partitioned-store benchmark: %s, fanout [%s], batch %d, %d epoch(s), %d cores,"
+                + " %,d MB max heap%n", graph, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(),
+                Runtime.getRuntime().maxMemory() >> 20);
+        long rows = edgeRows(graph);
+
+        // Warm-up: the first job of a JVM pays class loading and JIT (about 10 s here), which would count as load.
+        // A checkpoint directory always: the default (JobManager) checkpoint storage refuses state over 5 MB, so a
+        // partitioned job of a larger graph would never complete a checkpoint, and a finishing job waits for one.
+        Path warmup = workDir.resolve("checkpoints-warmup");
+        for (String store : List.of("partitioned", "memory")) {
+            job(List.of("--graph", graph.toString(), "--store", store, "--fanout", fanout, "--parallelism", "1",
+                    "--checkpoint-interval", "2s", "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0",
+                    "--epochs", "1");
+        }
+        deleteTree(warmup);
+        List<Row> table = new ArrayList<>();
+        for (String ps : parallelisms.split(",")) {
+            int p = Integer.parseInt(ps.trim());
+            Row memory = null;
+            for (String store : stores.split(",")) {
+                store = store.trim();
+                Row r = new Row(store, p);
+                Path checkpoints = workDir.resolve("checkpoints-" + store + "-p" + p);
+                deleteTree(checkpoints);
+                List<String> common = List.of("--graph", graph.toString(), "--store", store, "--fanout", fanout,
+                        "--batch-size", String.valueOf(batchSize), "--parallelism", String.valueOf(p),
+                        "--checkpoint-interval", "2s", "--checkpoint-dir", checkpoints.toUri().toString());
+                JobSummary load = job(common, "--seeds", "0", "--epochs", "1");
+                r.loadSeconds = load.seconds;
+                DirectorySize size = new DirectorySize(checkpoints);
+                size.start();
+                JobSummary sample;
+                try {
+                    sample = job(common, "--epochs", String.valueOf(epochs), "--shuffle");
+                } finally {
+                    size.finish();
+                }
+                r.sampleSeconds = sample.seconds;
+                r.sampledEdges = sample.sampledEdges;
+                r.batches = sample.batches;
+                r.storedEdges = sample.graphEdges;
+                r.heapBytes = sample.graphHeapBytes;
+                r.checkpointBytes = size.last.get();
+                r.checkpointMaxBytes = size.max.get();
+                if (store.equals("memory")) {
+                    memory = r;
+                } else if (memory != null) {
+                    r.storedEdges = memory.storedEdges;
+                    r.ratio = r.samplingRate() / memory.samplingRate();
+                }
+                System.out.println("  " + r.line(rows, hops));
+                table.add(r);
+                deleteTree(checkpoints);
+            }
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%s: %,d edge rows, fanout [%s] (%d hops: the partitioned store keeps %d copies"
+                + " of the adjacency)%n", graph.getFileName(), rows, fanout, hops, hops);
+        System.out.println("| store | p | load job s | load rate (rows/s, incl. ~2 s start-up) | sampling job s"
+                + " | sampled edges/s (excl. load) | vs memory | checkpoint dir bytes / stored edge |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        StringBuilder json = new StringBuilder();
+        for (Row r : table) {
+            System.out.println(r.markdown(rows));
+            json.append(json.length() == 0 ? "" : ",").append(r.json(rows));
+        }
+        Files.createDirectories(workDir);
+        Path results = workDir.resolve("partitioned-" + graph.getFileName() + "-f" + fanout.replace(',', '_') + ".json");
+        Files.writeString(results, String.format(Locale.ROOT, "{\"benchmark\":\"partitioned\",\"graph\":\"%s\","
+                + "\"edge_rows\":%d,\"fanout\":\"%s\",\"batch_size\":%d,\"epochs\":%d,\"cores\":%d,\"runs\":[%s]}%n",
+                graph, rows, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(), json),
+                StandardCharsets.UTF_8);
+        System.out.println("  results: " + results);
+    }
+
+    /** One store at one parallelism. */
+    private static final class Row {
+        final String store;
+        final int parallelism;
+        double loadSeconds;
+        double sampleSeconds;
+        long sampledEdges;
+        long batches;
+        long storedEdges;
+        long heapBytes;
+        long checkpointBytes;
+        long checkpointMaxBytes;
+        double ratio = Double.NaN;
+
+        Row(String store, int parallelism) {
+            this.store = store;
+            this.parallelism = parallelism;
+        }
+
+        double samplingRate() {
+            return sampledEdges / Math.max(1e-3, sampleSeconds - loadSeconds);
+        }
+
+        double bytesPerStoredEdge() {
+            return storedEdges > 0 ? (double) checkpointBytes / storedEdges : Double.NaN;
+        }
+
+        String line(long rows, int hops) {
+            return String.format(Locale.ROOT, "%-11s p=%d: load job %.1f s (%,.0f rows/s)  sampling job %.1f s, %,d batches,"
+                    + " %,d sampled edges -> %,.0f sampled edges/s excl. load%s  checkpoint dir %,d bytes (max %,d)"
+                    + " = %.1f bytes per stored edge%s", store, parallelism, loadSeconds, rows / loadSeconds,
+                    sampleSeconds, batches, sampledEdges, samplingRate(),
+                    Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio), checkpointBytes,
+                    checkpointMaxBytes, bytesPerStoredEdge(),
+                    heapBytes > 0 ? String.format(Locale.ROOT, "  graph heap %,d bytes", heapBytes) : "");
+        }
+
+        String markdown(long rows) {
+            return String.format(Locale.ROOT, "| %s | %d | %.1f | %,.0f | %.1f | %,.0f | %s | %s |", store, parallelism,
+                    loadSeconds, rows / loadSeconds, sampleSeconds, samplingRate(),
+                    Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio),
+                    store.equals("memory") ? "- (heap " + String.format(Locale.ROOT, "%.1f", heapBytes / (double) storedEdges)
+                            + " B/edge)" : String.format(Locale.ROOT, "%.1f", bytesPerStoredEdge()));
+        }
+
+        String json(long rows) {
+            return String.format(Locale.ROOT, "{\"store\":\"%s\",\"parallelism\":%d,\"load_seconds\":%.3f,"
+                    + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
+                    + "\"sampled_edges_per_s\":%.1f,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
+                    + "\"checkpoint_bytes\":%d,\"checkpoint_max_bytes\":%d}", store, parallelism, loadSeconds,
+                    rows / loadSeconds, sampleSeconds, sampledEdges, batches, samplingRate(),
+                    Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
+                    checkpointBytes, checkpointMaxBytes);
+        }
+    }
+
+    private static JobSummary job(List<String> common, String... extra) throws Exception {
+        List<String> all = new ArrayList<>(common);
+        all.addAll(List.of(extra));
+        return FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
+    }
+
+    /** The R-MAT graph of these sizes under workDir, generated on first use (seed 1, 8 parts). */
+    private static Path generated(Path workDir, int scale, int edgeFactor, long edges) throws Exception {
+        RmatGenerator.Spec spec = new RmatGenerator.Spec();
+        spec.scale = scale;
+        spec.edgeFactor = edgeFactor;
+        spec.edges = edges;
+        Path dir = workDir.resolve(edges >= 0 ? String.format(Locale.ROOT, "rmat-s%d-n%d", scale, edges)
+                : String.format(Locale.ROOT, "rmat-s%d-e%d", scale, edgeFactor));
+        Path done = dir.resolve(".complete");
+        if (!Files.exists(done)) {
+            deleteTree(dir);
+            long start = System.nanoTime();
+            long rows = new RmatGenerator(spec).writeParts(dir, Runtime.getRuntime().availableProcessors());
+            double s = (System.nanoTime() - start) / 1e9;
+            System.out.printf(Locale.ROOT, "generated %,d R-MAT edges into %s in %.1f s (%,.0f edges/s)%n", rows, dir, s,
+                    rows / s);
+            Files.writeString(done, "");
+        }
+        return dir;
+    }
+
+    /** Edge rows of a graph: the headers' num_edges when every part declares it, else a count of data lines. */
+    static long edgeRows(Path graph) throws IOException {
+        long rows = 0;
+        for (Path part : io.fanout.graph.GraphLoader.edgeFiles(graph)) {
+            long declared = -1;
+            try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(open(part), StandardCharsets.UTF_8))) {
+                String first = reader.readLine();
+                if (first != null && first.startsWith("#")) {
+                    for (String kv : first.substring(1).trim().split("\\s+")) {
+                        if (kv.startsWith("num_edges=")) {
+                            declared = Long.parseLong(kv.substring("num_edges=".length()));
+                        }
+                    }
+                }
+                if (declared < 0) {
+                    long n = first != null && !first.startsWith("#") ? 1 : 0;
+                    for (String line; (line = reader.readLine()) != null; ) {
+                        n += line.startsWith("#") ? 0 : 1;
+                    }
+                    declared = n;
+                }
+            }
+            rows += declared;
+        }
+        return rows;
+    }
+
+    private static java.io.InputStream open(Path file) throws IOException {
+        java.io.InputStream in = new java.io.BufferedInputStream(Files.newInputStream(file), 1 << 16);
+        in.mark(2);
+        int b1 = in.read();
+        int b2 = in.read();
+        in.reset();
+        return b1 == 0x1f && b2 == 0x8b ? new java.util.zip.GZIPInputStream(in, 1 << 16) : in;
+    }
+
+    /**
+     * Polls the total size of a checkpoint directory while a job runs: the last size seen (the latest retained
+     * checkpoint of the graph's state, files of a finished job are deleted at its end) and the largest.
+     */
+    private static final class DirectorySize extends Thread {
+        final Path dir;
+        final AtomicLong last = new AtomicLong();
+        final AtomicLong max = new AtomicLong();
+        volatile boolean stop;
+
+        DirectorySize(Path dir) {
+            super("checkpoint-size");
+            setDaemon(true);
+            this.dir = dir;
+        }
+
+        @Override
+        public void run() {
+            while (!stop) {
+                long size = size(dir);
+                if (size > 0 && hasCompletedCheckpoint(dir)) {
+                    last.set(size);
+                    max.accumulateAndGet(size, Math::max);
+                }
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        void finish() throws InterruptedException {
+            stop = true;
+            join();
+        }
+
+        /** A chk-N/_metadata file exists: the directory holds at least one whole checkpoint. */
+        static boolean hasCompletedCheckpoint(Path dir) {
+            try (Stream<Path> files = Files.walk(dir, 3)) {
+                return files.anyMatch(f -> f.getFileName().toString().equals("_metadata"));
+            } catch (IOException | UncheckedIOException e) {
+                return false;
+            }
+        }
+
+        static long size(Path dir) {
+            if (!Files.isDirectory(dir)) {
+                return 0;
+            }
+            long total = 0;
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    try {
+                        if (Files.isRegularFile(f)) {
+                            total += Files.size(f);
+                        }
+                    } catch (NoSuchFileException gone) {
+                        // deleted between listing and sizing: a subsumed checkpoint's file
+                    }
+                }
+            } catch (IOException | UncheckedIOException e) {
+                return 0; // a directory vanished mid-walk: try again at the next poll
+            }
+            return total;
+        }
+    }
+
+    /** Deletes a directory tree; retried, because Flink may still be deleting a finished job's checkpoint files. */
+    private static void deleteTree(Path dir) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            if (!Files.exists(dir)) {
+                return;
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(f);
+                }
+                return;
+            } catch (IOException | UncheckedIOException e) {
+                if (attempt >= 20) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+}
