@@ -40,6 +40,8 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     private transient ValueState<PartialBatch> batch;
     private transient ListState<HopAnswer> answers;
     private transient ValueState<Integer> answered;
+    /** The waiting batch's frontier size: an answer is counted against it without reading the whole batch. */
+    private transient ValueState<Integer> expected;
 
     /**
      * @param hop the hop this stage applies (1 = the hop from the seeds)
@@ -57,11 +59,13 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("batch", TypeInformation.of(PartialBatch.class)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("answers", TypeInformation.of(HopAnswer.class)));
         answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
+        expected = getRuntimeContext().getState(new ValueStateDescriptor<>("expected", Integer.class));
     }
 
     @Override
     public void processElement1(PartialBatch partial, Context ctx, Collector<PartialBatch> out) throws Exception {
         batch.update(partial);
+        expected.update(partial.numSampledNodes[partial.numSampledNodes.length - 1]);
         completeIfAnswered(ctx, out);
     }
 
@@ -69,8 +73,14 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     public void processElement2(HopAnswer answer, Context ctx, Collector<PartialBatch> out) throws Exception {
         answers.add(answer);
         Integer count = answered.value();
-        answered.update(count == null ? 1 : count + 1);
-        completeIfAnswered(ctx, out);
+        int now = count == null ? 1 : count + 1;
+        answered.update(now);
+        // Reading the batch (its whole partial subgraph, from RocksDB) on every answer made a hop quadratic in
+        // the frontier: only the last answer, or the batch itself, completes the hop.
+        Integer frontier = expected.value();
+        if (frontier != null && now >= frontier) {
+            completeIfAnswered(ctx, out);
+        }
     }
 
     private void completeIfAnswered(Context ctx, Collector<PartialBatch> out) throws Exception {
@@ -98,6 +108,7 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         batch.clear();
         answers.clear();
         answered.clear();
+        expected.clear();
         if (!last) {
             OutputTag<HopRequest> tag = requests(hop + 1);
             forEachRequest(next, hop + 1, assembly.frontier(), r -> ctx.output(tag, r));
