@@ -215,10 +215,19 @@ class PrometheusScrape:
         with urllib.request.urlopen(self.url, timeout=5) as r:
             return r.read().decode()
 
-    def total(self, name: str, job_id: str) -> float:
-        """Sum of a metric over the job's subtasks on this TaskManager (0 if not reported yet)."""
+    def total(self, name: str, job_id: str, operator: str | None = None) -> float:
+        """Sum of a metric over the job's subtasks on this TaskManager, of one operator when given (its
+        ``operator_name`` label), 0 if not reported yet."""
         total = 0.0
         for line in self.text().splitlines():
-            if line.startswith(name + "{") and f'job_id="{job_id}"' in line:
+            if (line.startswith(name + "{") and f'job_id="{job_id}"' in line
+                    and (operator is None or f'operator_name="{operator}"' in line)):
                 total += float(line.rsplit(" ", 1)[1])
         return total
+
+
+def live_taskmanager(cluster: Cluster) -> str:
+    """The name of the cluster's one live TaskManager."""
+    names = [n for n in cluster.pids() if n.startswith("taskmanager-")]
+    assert len(names) == 1, f"expected one live TaskManager, found {names}"
+    return names[0]

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 import fanout_client
-from flink_cluster import Cluster, ClusterError, JOB_JAR, PrometheusScrape, pid_alive
+from flink_cluster import Cluster, ClusterError, JOB_JAR, PrometheusScrape, live_taskmanager, pid_alive
 from test_job_end_to_end import CORA, check_messages, cora_edges
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -172,12 +172,6 @@ def reference(cluster, tmp_path_factory):
     assert len(ref) == TOTAL_BATCHES
     shutil.rmtree(out.directory)
     return ref
-
-
-def live_taskmanager(cluster: Cluster) -> str:
-    names = [n for n in cluster.pids() if n.startswith("taskmanager-")]
-    assert len(names) == 1, f"expected one live TaskManager, found {names}"
-    return names[0]
 
 
 # ---- the walking skeleton on the cluster ---------------------------------------------------------

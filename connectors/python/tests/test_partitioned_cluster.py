@@ -20,13 +20,12 @@ from __future__ import annotations
 import re
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 import fanout_client
-from flink_cluster import Cluster, ClusterError, JOB_JAR, pid_alive
+from flink_cluster import Cluster, ClusterError, JOB_JAR, PrometheusScrape, live_taskmanager, pid_alive
 
 ROOT = Path(__file__).resolve().parents[3]
 DIST = ROOT / "deploy" / "target" / "flink-2.3.0"
@@ -80,32 +79,6 @@ def assert_identical(reference: dict, actual: dict):
     assert not differ, f"{len(differ)} batches differ from the reference, e.g. {sorted(differ)[:5]}"
 
 
-class OperatorMetrics:
-    """Live operator metrics of one TaskManager from its Prometheus reporter (current at each scrape)."""
-
-    def __init__(self, cluster: Cluster, taskmanager: str):
-        log = cluster.run_dir / "log" / f"{taskmanager}.log"
-        m = cluster.wait_for(f"the Prometheus port of {taskmanager}",
-                             lambda: re.search(r"Started PrometheusReporter HTTP server on port (\d+)",
-                                               log.read_text(errors="replace")), 60)
-        self.url = f"http://127.0.0.1:{m.group(1)}/metrics"
-
-    def total(self, name: str, job_id: str, operator: str) -> float:
-        with urllib.request.urlopen(self.url, timeout=5) as r:
-            text = r.read().decode()
-        total = 0.0
-        for line in text.splitlines():
-            if line.startswith(name + "{") and f'job_id="{job_id}"' in line and f'operator_name="{operator}"' in line:
-                total += float(line.rsplit(" ", 1)[1])
-        return total
-
-
-def live_taskmanager(cluster: Cluster) -> str:
-    names = [n for n in cluster.pids() if n.startswith("taskmanager-")]
-    assert len(names) == 1, f"expected one live TaskManager, found {names}"
-    return names[0]
-
-
 def completed_checkpoints(cluster: Cluster, job: str) -> int:
     return cluster.checkpoints(job)["counts"]["completed"]
 
@@ -157,7 +130,7 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     cluster.wait_for_free_slots(2)
     out = tmp_path / "samples"
     victim = live_taskmanager(cluster)
-    metrics = OperatorMetrics(cluster, victim)
+    metrics = PrometheusScrape(cluster, victim)
     # Mid-epoch: the source paced to 8 batches/s (the messages do not depend on pacing), so sampling outlasts
     # the load by tens of seconds; unpaced it ends within a checkpoint interval of the load.
     pace = ["--max-batches-per-second", "8"] if kill_point == "mid-epoch" else []
