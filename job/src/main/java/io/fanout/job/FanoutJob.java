@@ -216,7 +216,12 @@ public final class FanoutJob {
             samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm");
             anySink = true;
         } else if (config.serve) {
-            samples.sinkTo(new ChannelSink(config.channel))
+            // The partitioned store's messages complete in any epoch order; the memory store's samplers emit
+            // them in epoch order (GraphSamplingFunction), which lets an endpoint end an epoch without waiting
+            // for a watermark stuck behind its own full queue.
+            ChannelSink sink = config.store == StoreType.PARTITIONED ? new ChannelSink(config.channel)
+                    : new ChannelSink(config.channel).withEpochOrderedInput();
+            samples.sinkTo(sink)
                     .name("channel").uid("channel");
             anySink = true;
         }

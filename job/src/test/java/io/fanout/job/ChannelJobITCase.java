@@ -49,6 +49,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import io.fanout.testing.ThreadDumpOnTimeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +60,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and a job failure mid-epoch with a restart from a checkpoint while a ChannelReader reads.
  */
 @Timeout(120)
+@ExtendWith(ThreadDumpOnTimeout.class)
 class ChannelJobITCase {
     private static final Configuration CLUSTER = new Configuration();
 
@@ -303,12 +306,15 @@ class ChannelJobITCase {
         CompletableFuture<JobSummary> job = runInBackground(config);
         int numBatches = (2708 + 63) / 64;
         Map<Integer, List<Integer>> batchesPerEpoch = new HashMap<>();
+        long largest = 0;
         try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults().withPrefetch(2))) {
             ChannelReader.Epoch epoch;
             while ((epoch = reader.nextEpoch()) != null) {
                 List<Integer> ids = batchesPerEpoch.computeIfAbsent(epoch.epoch(), k -> new ArrayList<>());
                 while (epoch.hasNext()) {
-                    ids.add(epoch.next().batchId);
+                    EncodedMessage m = epoch.next();
+                    ids.add(m.batchId);
+                    largest = Math.max(largest, m.payload.length);
                     if (epoch.epoch() == 0 && ids.size() == 10) {
                         Thread.sleep(3_500); // the trainer pauses
                     }
@@ -321,6 +327,16 @@ class ChannelJobITCase {
         }
         assertThat(gauge("numberOfFailedCheckpoints")).as("the pause made checkpoints time out").isPositive();
         assertThat(gauge("numRestarts")).as("no failover, so no checkpoint restored").isZero();
+        // The samplers emit in epoch order, so an endpoint ends an epoch at the next one's first message and never
+        // has to go past its bound of 2 messages for a reader whose epoch it holds nothing of.
+        List<Long> peaks = new ArrayList<>();
+        for (Map.Entry<String, Metric> m : ChannelMetricsProbe.METRICS.entrySet()) {
+            if (m.getKey().endsWith(".channel.peakQueueBytes")) {
+                peaks.add(((Number) ((Gauge<?>) m.getValue()).getValue()).longValue());
+            }
+        }
+        long bound = 2 * largest;
+        assertThat(peaks).hasSize(2).allSatisfy(p -> assertThat(p).isLessThanOrEqualTo(bound));
         System.out.println("paused trainer: " + gauge("numberOfFailedCheckpoints") + " checkpoints timed out, "
                 + gauge("numberOfCompletedCheckpoints") + " completed, no restart");
     }

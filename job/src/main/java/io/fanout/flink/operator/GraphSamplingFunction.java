@@ -26,6 +26,9 @@ import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.accumulators.LongMaximum;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -42,6 +45,13 @@ import org.apache.flink.util.Collector;
  * <p>When sampling a batch throws, the default is to emit a {@code #SAMPLING_ERROR} message for it
  * (GiGL's behaviour: the trainer gets the traceback instead of waiting forever); with
  * {@link #onSamplingError onSamplingError(true, ...)} the job fails instead.
+ *
+ * <p>Output is ordered by epoch: a batch of epoch {@code e} that arrives before the input watermark says epoch
+ * {@code e - 1} is complete (a faster source reader is already in epoch {@code e}) waits in keyed state, with an
+ * event-time timer, and is sampled when the watermark passes. The channel sink relies on this order
+ * ({@code ChannelSink.withEpochOrderedInput}): otherwise its endpoint could fill with messages of epoch
+ * {@code e}, which a trainer still reading {@code e - 1} does not take, while a batch of {@code e - 1} waits
+ * behind them in this operator's input, and neither would ever move.
  */
 public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, SeedBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
@@ -56,6 +66,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     private transient boolean emitting;
     private transient SharedGraphs.Lease graph;
     private transient SamplingCounters counters;
+    /** A batch of a later epoch than the input watermark allows yet (at most one per key: the key is the batch). */
+    private transient ValueState<SeedBatch> early;
 
     protected GraphSamplingFunction(GraphSpec spec) {
         this.spec = spec;
@@ -75,7 +87,26 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     protected abstract void sample(SeedBatch batch, Collector<EncodedMessage> out);
 
     @Override
-    public final void processElement(SeedBatch batch, Context ctx, Collector<EncodedMessage> out) {
+    public final void processElement(SeedBatch batch, Context ctx, Collector<EncodedMessage> out) throws Exception {
+        if (batch.epoch > 0 && ctx.timerService().currentWatermark() < batch.epoch - 1) {
+            early.update(batch);
+            ctx.timerService().registerEventTimeTimer(batch.epoch - 1);
+            return;
+        }
+        sampleOrReport(batch, out);
+    }
+
+    /** The watermark says epoch {@code timestamp} is complete: sample the batch that waited for it. */
+    @Override
+    public final void onTimer(long timestamp, OnTimerContext ctx, Collector<EncodedMessage> out) throws Exception {
+        SeedBatch batch = early.value();
+        if (batch != null) {
+            early.clear();
+            sampleOrReport(batch, out);
+        }
+    }
+
+    private void sampleOrReport(SeedBatch batch, Collector<EncodedMessage> out) {
         try {
             for (long key : injectedErrors) {
                 if (key == batch.key()) {
@@ -109,6 +140,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     public void open(OpenContext openContext) throws Exception {
         graph = SharedGraphs.acquire(spec);
         counters = new SamplingCounters(getRuntimeContext(), graph.loaded());
+        early = getRuntimeContext().getState(new ValueStateDescriptor<>("early-batch", Types.POJO(SeedBatch.class)));
         openSampler(graph);
     }
 

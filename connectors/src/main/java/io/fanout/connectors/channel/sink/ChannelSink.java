@@ -20,9 +20,26 @@ public final class ChannelSink implements Sink<EncodedMessage>, SupportsWriterSt
     private static final long serialVersionUID = 1L;
 
     private final ChannelSinkOptions options;
+    private final boolean epochOrderedInput;
 
     public ChannelSink(ChannelSinkOptions options) {
+        this(options, false);
+    }
+
+    private ChannelSink(ChannelSinkOptions options, boolean epochOrderedInput) {
         this.options = options;
+        this.epochOrderedInput = epochOrderedInput;
+    }
+
+    /**
+     * This sink, told that each subtask's input is ordered by epoch (no message of epoch {@code e} after one
+     * of a later epoch), so a message of epoch {@code e} also says every message of epochs before {@code e}
+     * was written. Without it, an endpoint full of later-epoch messages, which a client reading the current
+     * epoch does not take, would block its writer before the watermark ending the current epoch could reach
+     * it: a deadlock. The job's samplers guarantee the order ({@code GraphSamplingFunction}).
+     */
+    public ChannelSink withEpochOrderedInput() {
+        return new ChannelSink(options, true);
     }
 
     public ChannelSinkOptions options() {
@@ -40,6 +57,7 @@ public final class ChannelSink implements Sink<EncodedMessage>, SupportsWriterSt
         TaskInfo task = context.getTaskInfo();
         ChannelSinkWriter writer = new ChannelSinkWriter(options, task.getIndexOfThisSubtask(), task.getNumberOfParallelSubtasks(),
                 context.getJobInfo().getJobId().toString(), ChannelEndpoint.merge(recoveredState));
+        writer.epochOrderedInput = epochOrderedInput;
         writer.registerMetrics(context.metricGroup());
         return writer;
     }

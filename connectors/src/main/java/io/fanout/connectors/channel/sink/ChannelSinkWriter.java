@@ -21,6 +21,8 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  */
 public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedMessage, ChannelEndpoint.Snapshot> {
     private final ChannelEndpoint endpoint;
+    /** Input ordered by epoch: a message of epoch e ends epoch e - 1 ({@link ChannelSink#withEpochOrderedInput()}). */
+    boolean epochOrderedInput;
 
     /**
      * Opens the endpoint of subtask {@code index} of {@code parallelism}: listens and registers.
@@ -81,6 +83,11 @@ public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedMessag
         }
         // A fresh shell: with object reuse the caller may refill the same EncodedMessage object (the
         // payload array itself must not be reused upstream; encoders allocate one per message).
+        if (epochOrderedInput && sample.epoch > 0) {
+            // Before put, which may block: a client that reads epoch e - 1 must learn it ended even while
+            // this endpoint is full of epoch-e messages it does not take yet.
+            endpoint.advanceWatermark(sample.epoch - 1);
+        }
         endpoint.put(new EncodedMessage(sample.epoch, sample.batchId, sample.numBatches, sample.payload));
     }
 

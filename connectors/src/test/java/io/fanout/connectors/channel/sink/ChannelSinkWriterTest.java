@@ -602,4 +602,68 @@ class ChannelSinkWriterTest {
         assertThat(w.endpoint().address().getPort()).isEqualTo(base);
         assertThat(new EndpointRegistry(registryDir).read(1).orElseThrow().port()).isEqualTo(base);
     }
+
+    static EncodedMessage sample(int epoch, int batchId) {
+        EncodedMessage m = sample(batchId);
+        return new EncodedMessage(epoch, batchId, m.numBatches, m.payload);
+    }
+
+    /** Reads every epoch through a real ChannelReader; returns "epoch:batch" in reading order. */
+    private List<String> readAll() throws Exception {
+        List<String> read = new ArrayList<>();
+        try (io.fanout.connectors.channel.client.ChannelReader reader = io.fanout.connectors.channel.client.ChannelReader
+                .fromRegistry(registryDir, io.fanout.connectors.channel.client.ChannelReader.Options.defaults().withPrefetch(1))) {
+            io.fanout.connectors.channel.client.ChannelReader.Epoch epoch;
+            while ((epoch = reader.nextEpoch()) != null) {
+                while (epoch.hasNext()) {
+                    read.add(epoch.epoch() + ":" + epoch.next().batchId);
+                }
+            }
+        }
+        return read;
+    }
+
+    @Test
+    void anOrderedInputEndsAnEpochAtTheNextEpochsFirstMessageAndStaysWithinItsCapacity() throws Exception {
+        // Capacity 1 and a reader of epoch 0, which does not take epoch-1 messages: the writer blocks on epoch 1
+        // before any watermark could say epoch 0 is complete. The ordered input says it instead, so the endpoint
+        // ends epoch 0 and never holds more than its capacity.
+        ChannelSinkWriter w = writer(options().capacity(1));
+        w.epochOrderedInput = true;
+        CompletableFuture<List<String>> read = readAllInBackground();
+        EncodedMessage[] messages = {sample(0, 0), sample(0, 1), sample(1, 0), sample(1, 1), sample(1, 2)};
+        for (EncodedMessage m : messages) {
+            w.write(m, null);
+        }
+        w.flush(true);
+        assertThat(read.get(30, TimeUnit.SECONDS)).containsExactly("0:0", "0:1", "1:0", "1:1", "1:2");
+        assertThat(w.endpoint().peakHeldBytes()).as("never more than one message held").isEqualTo(messages[0].payload.length);
+    }
+
+    @Test
+    void anUnorderedInputMustOverflowItsCapacityToLetTheReaderFinishAnEpoch() throws Exception {
+        // The same writes without the promise: the endpoint cannot know epoch 0 is complete until a watermark
+        // comes, and in a job that watermark queues behind the blocked write. Only the starvation rule (a client
+        // reads an epoch of which nothing is held here) unblocks the writer, past its bound.
+        ChannelSinkWriter w = writer(options().capacity(1));
+        CompletableFuture<List<String>> read = readAllInBackground();
+        EncodedMessage[] messages = {sample(0, 0), sample(0, 1), sample(1, 0), sample(1, 1), sample(1, 2)};
+        for (EncodedMessage m : messages) {
+            w.write(m, null);
+        }
+        w.writeWatermark(new org.apache.flink.api.common.eventtime.Watermark(0));
+        w.flush(true);
+        assertThat(read.get(30, TimeUnit.SECONDS)).containsExactly("0:0", "0:1", "1:0", "1:1", "1:2");
+        assertThat(w.endpoint().peakHeldBytes()).as("held beyond its capacity").isGreaterThan(messages[0].payload.length);
+    }
+
+    private CompletableFuture<List<String>> readAllInBackground() {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return readAll();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
 }
