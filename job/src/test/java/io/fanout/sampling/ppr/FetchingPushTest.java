@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * with every round it needs the result is bit for bit the memory store's; with fewer rounds every reported
  * value is within the forward-push bound of ../shared/oracles/ppr_oracle.py's exact PPR.
  */
-class FetchingPushTest {
+public class FetchingPushTest {
     private static final double ALPHA = 0.5;
     private static final double EPS = 1e-4;
     private static final int K = 50;
@@ -161,7 +161,7 @@ class FetchingPushTest {
     }
 
     /** Runs the rounds as the job does; returns how many fetch rounds the batch used. */
-    static int run(PprBatchPush batch, LongFunction<FetchedList> lists, int maxRounds) {
+    public static int run(PprBatchPush batch, LongFunction<FetchedList> lists, int maxRounds) {
         long[] missing = batch.advance(true);
         int rounds = 0;
         while (missing.length > 0) {
@@ -175,7 +175,7 @@ class FetchingPushTest {
     }
 
     /** The lists the partitioned store's fetch answers with, from the CSR graph (ids = indices). */
-    static LongFunction<FetchedList> lists(CsrGraph graph, int maxNeighbors) {
+    public static LongFunction<FetchedList> lists(CsrGraph graph, int maxNeighbors) {
         return id -> {
             int u = (int) id;
             int start = graph.start(u);
