@@ -73,6 +73,17 @@ class PartitionedPprITCase {
         assertSameMessages(memory, run("partitioned", 2, graph, options));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"float32", "uint8"})
+    void nodeFeaturesAndLabelsAsTheMemoryStore(String dtype) throws Exception {
+        Path graph = SharedData.graph("cora");
+        String[] options = {"--batch-size", "500", "--shuffle", "--ppr-max-fetch-iterations", "12",
+                "--node-features", graph.resolve("nodes.tsv.gz").toString(), "--feature-dtype", dtype};
+        TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
+        assertThat(SafetensorsCodec.decode(memory.firstEntry().getValue()).get(MessageKeys.NLABELS)).isNotNull();
+        assertSameMessages(memory, run("partitioned", 2, graph, options));
+    }
+
     @Test
     void defaultRoundsOnCoraAreWithinTheOracleBoundAtParallelismOneAndTwo() throws Exception {
         withinTheOracleBound("cora", "--max-ppr-nodes", "20");
