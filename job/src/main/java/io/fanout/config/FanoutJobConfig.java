@@ -70,6 +70,8 @@ public final class FanoutJobConfig {
     public final int maxPprNodes;
     /** Neighbours a PPR push reads per node; -1 = all. */
     public final int pprMaxNeighbors;
+    /** --store partitioned PPR: fetch rounds per batch (GiGL max_fetch_iterations), >= 1. */
+    public final int pprMaxFetchIterations;
     public final boolean residualTopUp;
     public final EdgeDirection edgeDirection;
     /** Offline output directory, or null. */
@@ -200,6 +202,7 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + pprMaxNeighbors + "' for option "
                     + name(FanoutOptions.PPR_MAX_NEIGHBORS) + ": must be >= 1, or -1 for all neighbours");
         }
+        this.pprMaxFetchIterations = atLeast(conf, FanoutOptions.PPR_MAX_FETCH_ITERATIONS, 1);
         this.residualTopUp = get(conf, FanoutOptions.RESIDUAL_TOPUP);
         String dir = get(conf, FanoutOptions.EDGE_DIR);
         try {
@@ -250,15 +253,14 @@ public final class FanoutJobConfig {
         this.tolerableFailedCheckpoints = atLeast(conf, FanoutOptions.TOLERABLE_FAILED_CHECKPOINTS, -1);
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
         if (store == StoreType.PARTITIONED) {
-            String unsupported = sampler != SamplerType.KHOP ? name(FanoutOptions.SAMPLER) + " " + sampler
-                    : typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
+            String unsupported = typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
                     : withEdge ? name(FanoutOptions.WITH_EDGE)
                     : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
                     : disjoint ? name(FanoutOptions.DISJOINT)
                     : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
             if (unsupported != null) {
                 throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
-                        + ": the partitioned store samples uniform homogeneous k-hop (with node features) without edge ids for now,"
+                        + ": the partitioned store samples uniform homogeneous k-hop and PPR (with node features) without edge ids for now,"
                         + " not with "
                         + unsupported + " (use --store memory)");
             }

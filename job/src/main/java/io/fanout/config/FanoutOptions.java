@@ -233,6 +233,16 @@ public final class FanoutOptions {
                     + " typed graph per node and edge type): a fixed seeded uniform sample of k positions for nodes"
                     + " of larger degree; -1 = all.");
 
+    public static final ConfigOption<Integer> PPR_MAX_FETCH_ITERATIONS = ConfigOptions
+            .key("fanout.ppr-max-fetch-iterations")
+            .intType()
+            .defaultValue(8)
+            .withDescription("ppr with --store partitioned: fetch rounds per batch (GiGL max_fetch_iterations), >= 1."
+                    + " Round r fetches the lists of the nodes the batch's pushes queued and lack; after the last"
+                    + " round the pushes finish with the lists fetched, and a queued node without one keeps its"
+                    + " residual. GiGL's default is no limit; the job's rounds are operators (a DataStream has no"
+                    + " cycles), so the default is 8 rounds. The memory store reads every list and ignores it.");
+
     public static final ConfigOption<Boolean> RESIDUAL_TOPUP = ConfigOptions.key("fanout.residual-topup")
             .booleanType()
             .defaultValue(true)
@@ -349,7 +359,7 @@ public final class FanoutOptions {
                 SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
-                MAX_PPR_NODES, PPR_MAX_NEIGHBORS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
+                MAX_PPR_NODES, PPR_MAX_NEIGHBORS, PPR_MAX_FETCH_ITERATIONS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);
     }

@@ -19,9 +19,11 @@ import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
+import io.fanout.config.SamplerType;
 import io.fanout.config.StoreType;
 import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
+import io.fanout.flink.partitioned.PartitionedPpr;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
@@ -196,9 +198,14 @@ public final class FanoutJob {
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
                 .uid("seed-batches");
-        DataStream<EncodedMessage> samples = config.store == StoreType.PARTITIONED
+        long[] seedIds = nodes == null ? null : nodes.idsOrNull();
+        DataStream<EncodedMessage> samples = config.store == StoreType.PARTITIONED && config.sampler == SamplerType.PPR
+                ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
+                        config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
+                        config.pprMaxFetchIterations)
+                : config.store == StoreType.PARTITIONED
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        nodes == null ? null : nodes.idsOrNull(), config.partitionedBucketSize)
+                        seedIds, config.partitionedBucketSize)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))

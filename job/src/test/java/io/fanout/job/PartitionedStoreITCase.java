@@ -166,10 +166,16 @@ class PartitionedStoreITCase {
     @Test
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--sampler", "ppr"))
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
-                .hasMessageContaining("fanout.sampler (--sampler) ppr");
+                .hasMessageContaining("fanout.disjoint (--disjoint)");
+        Path typed = SharedData.graph("cora_hetero");
+        assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--sampler", "ppr",
+                "--seed-type", "paper"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
+                .hasMessageContaining("a typed graph");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

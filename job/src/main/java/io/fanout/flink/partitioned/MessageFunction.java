@@ -45,12 +45,40 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
 
     @Override
     public EncodedMessage map(PartialBatch batch) {
+        if (batch.pprEdgeIndex != null) {
+            return pprMessage(batch);
+        }
         TensorMessage message = new TensorMessage()
                 .putInt64(MessageKeys.IDS, batch.ids)
                 .putInt64(MessageKeys.ROWS, batch.rows)
                 .putInt64(MessageKeys.COLS, batch.cols)
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, batch.numSampledNodes)
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, batch.numSampledEdges);
+        putNodeData(message, batch);
+        GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
+                batch.batchId, batch.numBatches);
+        byte[] payload = SafetensorsCodec.encode(message);
+        counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
+        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
+    }
+
+    /** The in-memory PPR operator's message ({@link io.fanout.flink.operator.PprSamplingFunction}): same keys, same order. */
+    private EncodedMessage pprMessage(PartialBatch batch) {
+        int n = batch.pprEdgeIndex.length / 2;
+        TensorMessage message = new TensorMessage().putInt64(MessageKeys.IDS, batch.ids);
+        putNodeData(message, batch);
+        message.put(MessageKeys.ROWS, Tensor.ofInt64(new long[0]))
+                .put(MessageKeys.COLS, Tensor.ofInt64(new long[0]))
+                .put(MessageKeys.META_EDGE_INDEX, Tensor.ofInt64(batch.pprEdgeIndex, new long[] {2, n}))
+                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(batch.pprEdgeAttr, new long[] {n, 2}));
+        GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
+                batch.batchId, batch.numBatches);
+        byte[] payload = SafetensorsCodec.encode(message);
+        counters.onBatch(batch.seeds.length, batch.ids.length, n, payload.length);
+        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
+    }
+
+    private void putNodeData(TensorMessage message, PartialBatch batch) {
         if (batch.nlabels != null) { // the in-memory store's withNodeData, same keys in the same order
             int n = batch.ids.length;
             int dim = batch.nfeats.length / n / dtype.bytes();
@@ -64,10 +92,5 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
             }
             message.putInt64(MessageKeys.NLABELS, batch.nlabels);
         }
-        GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
-                batch.batchId, batch.numBatches);
-        byte[] payload = SafetensorsCodec.encode(message);
-        counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
-        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
 }

@@ -20,6 +20,10 @@ public class PartialBatch {
     /** With a node file, after the node-data stage: the {@code nfeats} body ({@code ids} order) and labels; else null. */
     public byte[] nfeats;
     public long[] nlabels;
+    /** PPR ({@link PprFinishFunction}): GiGL's {@code edge_index} [2, E] (seed positions, node positions); else null. */
+    public int[] pprEdgeIndex;
+    /** PPR: per edge {@code [value, 1/(1+hop)]}; else null. */
+    public double[] pprEdgeAttr;
 
     public PartialBatch() {}
 

@@ -36,13 +36,7 @@ public final class PartitionedKHop {
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
             throws IOException {
-        int parts = GraphLoader.edgeFiles(spec.edges()).size();
-        DataStream<EdgeRecord> edges = env
-                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
-                .uid("edge-parts")
-                .flatMap(new EdgeFileFunction(spec)).returns(TypeInformation.of(EdgeRecord.class))
-                .name("edge-reader").uid("edge-reader");
-
+        DataStream<EdgeRecord> edges = edges(env, spec);
         boolean nodeData = spec.nodeFeatures() != null;
         SingleOutputStreamOperator<PartialBatch> stage = batches
                 .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
@@ -59,6 +53,26 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop);
         }
+        return withNodeData(env, spec, stage);
+    }
+
+    /** The graph's stored edges, read part by part by a parallel source (never on the client). */
+    static DataStream<EdgeRecord> edges(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
+        int parts = GraphLoader.edgeFiles(spec.edges()).size();
+        return env
+                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
+                .uid("edge-parts")
+                .flatMap(new EdgeFileFunction(spec)).returns(TypeInformation.of(EdgeRecord.class))
+                .name("edge-reader").uid("edge-reader");
+    }
+
+    /**
+     * The messages of sampled batches: with a node file, each batch's node rows (asked for on
+     * {@link HopStageFunction#NODE_DATA_REQUESTS} by {@code stage}) are gathered first.
+     */
+    static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
+            SingleOutputStreamOperator<PartialBatch> stage) throws IOException {
+        boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
         if (nodeData) {

@@ -7,6 +7,8 @@
  * keyed state by node too ({@link io.fanout.flink.partitioned.NodeFileFunction},
  * {@link io.fanout.flink.partitioned.NodeDataLookupOperator}) and gathered per batch after the last hop
  * ({@link io.fanout.flink.partitioned.NodeDataStageFunction}). The algorithms are
- * {@link io.fanout.sampling.partitioned}'s.
+ * {@link io.fanout.sampling.partitioned}'s. PPR ({@link io.fanout.flink.partitioned.PartitionedPpr}) is GiGL's
+ * distributed PPR unrolled the same way: fetch rounds instead of hops, the push ({@link io.fanout.sampling.ppr})
+ * in a stage keyed by batch.
  */
 package io.fanout.flink.partitioned;

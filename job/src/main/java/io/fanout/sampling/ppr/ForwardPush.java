@@ -81,6 +81,8 @@ public final class ForwardPush {
     /** Floyd's taken-position marks (stamped, never cleared), sized to the largest degree when sampling. */
     private final int[] taken;
     private int takenStamp;
+    /** The positions one capped push reads ({@link #readPositions}). */
+    private final int[] positions;
     /** Node ids by index, or null when they are equal. */
     private final long[] nodeIds;
 
@@ -154,6 +156,37 @@ public final class ForwardPush {
             }
         }
         this.taken = new int[maxDegree > maxNeighbors ? maxDegree : 0];
+        this.positions = new int[maxNeighbors > 0 && maxDegree > maxNeighbors ? maxNeighbors : 0];
+    }
+
+    /**
+     * The list positions a push of node {@code nodeId} (degree {@code d > k}) reads, in read order: k of the d,
+     * uniformly without replacement by Floyd's algorithm from the SplitMix64 stream
+     * {@code seed(neighborSeed, PPR_STREAM, nodeId)}. Both stores pick a capped list with this one method, so
+     * the partitioned store's fetched lists are exactly the positions the in-memory push reads.
+     *
+     * @param taken scratch of at least d entries; entries equal to {@code stamp} are taken (never cleared)
+     * @param out receives the k positions
+     */
+    static void readPositions(SplitMix64 rng, long neighborSeed, long nodeId, int d, int k, int[] taken, int stamp,
+            int[] out) {
+        rng.reset(SplitMix64.seed(neighborSeed, PPR_STREAM, nodeId));
+        int i = 0;
+        for (int j = d - k; j < d; j++) {
+            int r = rng.nextInt(j + 1);
+            if (taken[r] == stamp) {
+                r = j;
+            }
+            taken[r] = stamp;
+            out[i++] = r;
+        }
+    }
+
+    /** {@link #readPositions(SplitMix64, long, long, int, int, int[], int, int[])} with fresh scratch. */
+    public static int[] readPositions(long neighborSeed, long nodeId, int d, int k) {
+        int[] out = new int[k];
+        readPositions(new SplitMix64(0), neighborSeed, nodeId, d, k, new int[d], 1, out);
+        return out;
     }
 
     public CsrGraph graph() {
@@ -239,16 +272,11 @@ public final class ForwardPush {
             if (k > 0 && d > k) {
                 // Read k of the d positions (fixed per node), spread over those k.
                 final double share = keep * ru / k;
-                final int[] taken = this.taken;
-                final int stamp = nextTakenStamp();
-                rng.reset(SplitMix64.seed(neighborSeed, PPR_STREAM, nodeIds == null ? u : nodeIds[u]));
-                for (int j = d - k; j < d; j++) {
-                    int r = rng.nextInt(j + 1);
-                    if (taken[r] == stamp) {
-                        r = j;
-                    }
-                    taken[r] = stamp;
-                    final int w = targets[start + r];
+                final int[] positions = this.positions;
+                readPositions(rng, neighborSeed, nodeIds == null ? u : nodeIds[u], d, k, taken, nextTakenStamp(),
+                        positions);
+                for (int j = 0; j < k; j++) {
+                    final int w = targets[start + positions[j]];
                     final int hw = hop[w];
                     if (hw < 0) {
                         hop[w] = nextHop;

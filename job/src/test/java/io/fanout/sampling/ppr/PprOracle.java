@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * share one graph load through ppr_oracle_many.py, which calls the oracle's own functions; results are
  * cached per JVM so that test classes pay for each (graph, alpha, seeds, direction) once.
  */
-final class PprOracle {
+public final class PprOracle {
     private static final Map<String, double[][]> CACHE = new ConcurrentHashMap<>();
 
     private PprOracle() {
@@ -41,7 +41,7 @@ final class PprOracle {
     }
 
     /** {@code exact[i][u]} = PPR of node u for seeds[i], out-edges (or in-edges with reverse). */
-    static double[][] exact(String dataset, double alpha, int[] seeds, boolean reverse) throws Exception {
+    public static double[][] exact(String dataset, double alpha, int[] seeds, boolean reverse) throws Exception {
         String key = dataset + "|" + alpha + "|" + Arrays.toString(seeds) + "|" + reverse;
         double[][] cached = CACHE.get(key);
         if (cached != null) {

@@ -1,0 +1,113 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.SeedBatch;
+import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.store.GraphSpec;
+import java.io.IOException;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Wires the partitioned PPR dataflow, GiGL's distributed PPR unrolled: edge parts -> each neighbour's degree put on
+ * its edges (keyed, once) -> one keyed fetch operator per round holding its own copy of the adjacency; seed batches
+ * -> start -> round 1 .. R, each keyed by batch (push with the lists fetched, ask for the lists the pushes miss)
+ * -> selection -> (node data) -> messages. R is {@code --ppr-max-fetch-iterations}: a DataStream job has no cycles,
+ * so the rounds are operators, as the k-hop hops are ({@link PartitionedKHop}).
+ */
+public final class PartitionedPpr {
+    private PartitionedPpr() {}
+
+    /**
+     * The PPR messages of {@code batches} over the graph {@code spec} names.
+     *
+     * @param seedIds the seed list's node ids by index, or null when ids equal indices
+     * @param maxNeighbors neighbours a push reads per node (-1 = all)
+     * @param rounds fetch rounds per batch, >= 1
+     */
+    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+            GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
+            boolean residualTopUp, long seed, int rounds) throws IOException {
+        if (rounds < 1) {
+            throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
+        }
+        DataStream<EdgeRecord> edges = PartitionedKHop.edges(env, spec);
+        DataStream<PprEdge> pprEdges = edges.keyBy(new PartitionedKHop.EdgeNode(), Types.LONG)
+                .connect(edges.keyBy(new EdgeNeighbor(), Types.LONG))
+                .transform("ppr-neighbor-degrees", TypeInformation.of(PprEdge.class), new NeighborDegreeOperator())
+                .uid("ppr-neighbor-degrees");
+        SingleOutputStreamOperator<PprPartial> stage = batches
+                .process(new PprStartFunction(seedIds, alpha, eps)).returns(TypeInformation.of(PprPartial.class))
+                .name("ppr-start").uid("ppr-start");
+        for (int round = 1; round <= rounds; round++) {
+            DataStream<PprFetchAnswer> answers = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
+                    .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprFetchAnswer.class),
+                            new PprFetchOperator(maxNeighbors, seed))
+                    .uid("ppr-fetch-" + round);
+            stage = stage.keyBy(new PartialKey(), Types.LONG)
+                    .connect(answers.keyBy(new AnswerKey(), Types.LONG))
+                    .process(new PprRoundFunction(round, rounds))
+                    .returns(TypeInformation.of(PprPartial.class))
+                    .name("ppr-round-" + round).uid("ppr-round-" + round);
+        }
+        SingleOutputStreamOperator<PartialBatch> selected = stage
+                .process(new PprFinishFunction(maxPprNodes, residualTopUp, spec.nodeFeatures() != null))
+                .returns(TypeInformation.of(PartialBatch.class))
+                .name("ppr-select").uid("ppr-select");
+        return PartitionedKHop.withNodeData(env, spec, selected);
+    }
+
+    /** Keys an edge by its neighbour (whose degree it needs). */
+    static final class EdgeNeighbor implements KeySelector<EdgeRecord, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(EdgeRecord edge) {
+            return edge.neighbor;
+        }
+    }
+
+    /** Keys a degree-carrying edge by the node whose list it joins. */
+    static final class PprEdgeNode implements KeySelector<PprEdge, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprEdge edge) {
+            return edge.node;
+        }
+    }
+
+    /** Keys a fetch request by the node it asks about. */
+    static final class RequestNode implements KeySelector<PprFetchRequest, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprFetchRequest request) {
+            return request.node;
+        }
+    }
+
+    /** Keys a batch by (epoch, batch id). */
+    static final class PartialKey implements KeySelector<PprPartial, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprPartial batch) {
+            return batch.batchKey;
+        }
+    }
+
+    /** Keys an answer by its batch. */
+    static final class AnswerKey implements KeySelector<PprFetchAnswer, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprFetchAnswer answer) {
+            return answer.batchKey;
+        }
+    }
+}

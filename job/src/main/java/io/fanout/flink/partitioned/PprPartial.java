@@ -1,0 +1,19 @@
+package io.fanout.flink.partitioned;
+
+/** A batch between two PPR fetch rounds (a Flink POJO keyed by {@link #batchKey}): its {@code PprBatchPush} state. */
+public class PprPartial {
+    public long batchKey;
+    public int epoch;
+    public int batchId;
+    public int numBatches;
+    /** Seed ids as the batch gave them. */
+    public long[] seeds;
+    /** Positions of the seeds in the job's seed list (PyG input_id). */
+    public int[] inputIds;
+    /** {@code PprBatchPush.toBytes()}. */
+    public byte[] state;
+    /** Lists the batch asked for in the coming round (0 = its pushes are finished). */
+    public int pending;
+
+    public PprPartial() {}
+}

@@ -1,0 +1,105 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.ppr.PprBatchPush;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * PPR fetch round {@code r} of the batches, keyed by batch (GiGL's per-batch push loop, unrolled): input 1 is a
+ * batch after round {@code r-1}, input 2 the lists it asked for in round {@code r}. Both wait in keyed state
+ * (RocksDB) until every list arrived; then the batch's pushes go on with them ({@link PprBatchPush#advance}) and
+ * the lists they miss next go out on {@link #requests(int) requests(r+1)}. The last round allows no further fetch:
+ * every push finishes with the lists it has. A batch whose pushes finished earlier passes through.
+ */
+public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, PprFetchAnswer, PprPartial> {
+    private static final long serialVersionUID = 1L;
+
+    /** Side output of fetch round {@code round}'s requests. */
+    public static OutputTag<PprFetchRequest> requests(int round) {
+        return new OutputTag<>("ppr-round-" + round + "-requests", TypeInformation.of(PprFetchRequest.class));
+    }
+
+    private final int round;
+    private final int rounds;
+
+    private transient ValueState<PprPartial> batch;
+    private transient ListState<PprFetchAnswer> answers;
+    private transient ValueState<Integer> answered;
+    /** The waiting batch's request count: an answer is counted against it without reading the batch. */
+    private transient ValueState<Integer> expected;
+
+    /**
+     * @param round this stage's round, 1-based
+     * @param rounds the number of fetch rounds ({@code --ppr-max-fetch-iterations})
+     */
+    public PprRoundFunction(int round, int rounds) {
+        this.round = round;
+        this.rounds = rounds;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        batch = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-batch", TypeInformation.of(PprPartial.class)));
+        answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
+                TypeInformation.of(PprFetchAnswer.class)));
+        answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
+        expected = getRuntimeContext().getState(new ValueStateDescriptor<>("expected", Integer.class));
+    }
+
+    @Override
+    public void processElement1(PprPartial partial, Context ctx, Collector<PprPartial> out) throws Exception {
+        if (partial.pending == 0) {
+            out.collect(partial); // finished in an earlier round
+            return;
+        }
+        batch.update(partial);
+        expected.update(partial.pending);
+        completeIfAnswered(ctx, out);
+    }
+
+    @Override
+    public void processElement2(PprFetchAnswer answer, Context ctx, Collector<PprPartial> out) throws Exception {
+        answers.add(answer);
+        Integer count = answered.value();
+        int now = count == null ? 1 : count + 1;
+        answered.update(now);
+        Integer pending = expected.value();
+        if (pending != null && now >= pending) {
+            completeIfAnswered(ctx, out);
+        }
+    }
+
+    private void completeIfAnswered(Context ctx, Collector<PprPartial> out) throws Exception {
+        PprPartial partial = batch.value();
+        if (partial == null) {
+            return; // answers came first: wait for the batch
+        }
+        Integer count = answered.value();
+        if ((count == null ? 0 : count) < partial.pending) {
+            return;
+        }
+        PprBatchPush push = PprBatchPush.fromBytes(partial.state);
+        for (PprFetchAnswer a : answers.get()) {
+            push.addList(a.node, a.list());
+        }
+        long[] missing = push.advance(round < rounds);
+        batch.clear();
+        answers.clear();
+        answered.clear();
+        expected.clear();
+        partial.state = push.toBytes();
+        partial.pending = missing.length;
+        OutputTag<PprFetchRequest> tag = requests(round + 1);
+        for (long node : missing) {
+            ctx.output(tag, new PprFetchRequest(node, partial.batchKey));
+        }
+        out.collect(partial);
+    }
+}

@@ -1,0 +1,48 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.SeedBatch;
+import io.fanout.sampling.ppr.PprBatchPush;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Starts every seed batch of the partitioned PPR: one push per distinct seed, none able to move before its
+ * seed's list is known, so fetch round 1 asks for the seeds' lists ({@link PprRoundFunction#requests(int)}).
+ */
+public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
+    private static final long serialVersionUID = 1L;
+
+    /** The seed list's node ids by index (the client's id map), or null when ids equal indices. */
+    private final long[] nodeIds;
+    private final double alpha;
+    private final double eps;
+
+    public PprStartFunction(long[] nodeIds, double alpha, double eps) {
+        this.nodeIds = nodeIds;
+        this.alpha = alpha;
+        this.eps = eps;
+    }
+
+    @Override
+    public void processElement(SeedBatch batch, Context ctx, Collector<PprPartial> out) {
+        long[] seeds = new long[batch.seeds.length];
+        for (int i = 0; i < seeds.length; i++) {
+            seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
+        }
+        PprBatchPush push = new PprBatchPush(seeds, alpha, eps);
+        long[] missing = push.advance(true);
+        PprPartial start = new PprPartial();
+        start.batchKey = batch.key();
+        start.epoch = batch.epoch;
+        start.batchId = batch.batchId;
+        start.numBatches = batch.numBatches;
+        start.seeds = seeds;
+        start.inputIds = batch.inputIds;
+        start.state = push.toBytes();
+        start.pending = missing.length;
+        for (long node : missing) {
+            ctx.output(PprRoundFunction.requests(1), new PprFetchRequest(node, start.batchKey));
+        }
+        out.collect(start);
+    }
+}

@@ -1,0 +1,275 @@
+package io.fanout.sampling.ppr;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
+
+/**
+ * {@link ForwardPush}'s push for one seed over node ids, for a store that fetches neighbour lists on demand (the
+ * partitioned store): the same FIFO queue, the same push rule, the same arithmetic in the same order, so with
+ * every list it asks for it computes exactly what {@link ForwardPush} computes (FetchingPushTest checks every
+ * score, residual and hop on cora and pubmed).
+ *
+ * <p>The push pauses when the node at the head of the queue has no list yet ({@link #advance} returns false);
+ * the caller then fetches the lists of every queued node that lacks one ({@link #forEachMissing}), GiGL's
+ * per-round fetch of the drained queue, and resumes. When the caller may fetch no more ({@code mayFetch}
+ * false, after GiGL's {@code max_fetch_iterations}) a queued node without a list is dropped from the queue
+ * and keeps its residual (GiGL instead moves it into the node's score): the invariant
+ * {@code pi = p + Pi(r) / alpha} of {@link ForwardPush} still holds, so every score stays within
+ * {@code [pi - residualMass() / alpha, pi]}, and so does {@code p + r}.
+ *
+ * <p>State is per touched node (id, residual, score, hop, degree): it grows with the seed's neighbourhood, not
+ * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds.
+ */
+public final class FetchingPush {
+    private final double alpha;
+    private final double eps;
+    private final double alphaEps;
+
+    private final Map<Long, Integer> local = new HashMap<>();
+    private long[] ids;
+    private double[] residual;
+    private double[] score;
+    private int[] hop;
+    /** True degree of each touched node (for the queue threshold). */
+    private int[] degree;
+    private boolean[] inQueue;
+    private int numTouched;
+    /** FIFO: entries {@code [head, tail)} of {@code queue} (local indices). */
+    private int[] queue;
+    private int head;
+    private int tail;
+    private long pushes;
+
+    /**
+     * A push for {@code seed} that has not started: the seed (local 0) holds residual {@code alpha} and is queued,
+     * to be pushed once whatever its residual, as in {@link ForwardPush}.
+     *
+     * @param seedDegree the seed's true degree, or -1 if not known yet (it is taken from the seed's list)
+     */
+    public FetchingPush(long seed, double alpha, double eps, int seedDegree) {
+        this(alpha, eps, 16);
+        int s = touch(seed, seedDegree);
+        residual[s] = alpha;
+        hop[s] = 0;
+        enqueue(s);
+    }
+
+    private FetchingPush(double alpha, double eps, int capacity) {
+        if (!(alpha > 0 && alpha < 1)) {
+            throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
+        }
+        if (!(eps > 0) || Double.isInfinite(eps)) {
+            throw new IllegalArgumentException("eps must be a positive number, got " + eps);
+        }
+        this.alpha = alpha;
+        this.eps = eps;
+        this.alphaEps = alpha * eps;
+        ids = new long[capacity];
+        residual = new double[capacity];
+        score = new double[capacity];
+        hop = new int[capacity];
+        degree = new int[capacity];
+        inQueue = new boolean[capacity];
+        queue = new int[capacity];
+    }
+
+    /**
+     * Pushes from the head of the queue while the head node's list is known.
+     *
+     * @param lists a node's list, or null if it has not been fetched
+     * @param mayFetch whether the caller can still fetch: if so the push pauses at a node without a list; if not
+     *     such a node leaves the queue and keeps its residual
+     * @return true when the queue is empty (the push is finished), false when it paused for lists
+     */
+    public boolean advance(LongFunction<FetchedList> lists, boolean mayFetch) {
+        final double keep = 1 - alpha;
+        final double alphaEps = this.alphaEps;
+        while (head < tail) {
+            final int u = queue[head];
+            final FetchedList list = lists.apply(ids[u]);
+            if (list == null && mayFetch) {
+                return false;
+            }
+            head++;
+            inQueue[u] = false;
+            if (list == null) {
+                continue; // no more fetches: u keeps its residual
+            }
+            degree[u] = list.degree();
+            final double ru = residual[u];
+            score[u] += ru;
+            residual[u] = 0;
+            pushes++;
+            final long[] neighbors = list.neighbors();
+            final int[] neighborDegrees = list.neighborDegrees();
+            final int d = neighbors.length;
+            if (d == 0) {
+                // Dangling: the walk restarts at the seed (the oracle's convention), as in ForwardPush.
+                final double rs = residual[0] + keep * ru;
+                residual[0] = rs;
+                if (!inQueue[0] && rs >= alphaEps * Math.max(degree[0], 1)) {
+                    enqueue(0);
+                }
+                continue;
+            }
+            final int nextHop = hop[u] + 1;
+            final double share = keep * ru / d;
+            for (int i = 0; i < d; i++) {
+                final int w = touch(neighbors[i], neighborDegrees[i]);
+                final int hw = hop[w];
+                if (hw < 0) {
+                    hop[w] = nextHop;
+                } else if (hw > nextHop) {
+                    hop[w] = nextHop;
+                }
+                final double rw = residual[w] + share;
+                residual[w] = rw;
+                if (!inQueue[w] && rw >= alphaEps * Math.max(degree[w], 1)) {
+                    enqueue(w);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Every queued node whose list is missing, in queue order (each once: a node is queued at most once). */
+    public void forEachMissing(LongFunction<FetchedList> lists, LongConsumer out) {
+        for (int i = head; i < tail; i++) {
+            long id = ids[queue[i]];
+            if (lists.apply(id) == null) {
+                out.accept(id);
+            }
+        }
+    }
+
+    /** Local index of {@code id}, touching it (no score, no residual, hop -1) on first sight. */
+    private int touch(long id, int deg) {
+        Integer known = local.get(id);
+        if (known != null) {
+            return known;
+        }
+        int v = numTouched;
+        if (v == ids.length) {
+            int grown = v * 2;
+            ids = Arrays.copyOf(ids, grown);
+            residual = Arrays.copyOf(residual, grown);
+            score = Arrays.copyOf(score, grown);
+            hop = Arrays.copyOf(hop, grown);
+            degree = Arrays.copyOf(degree, grown);
+            inQueue = Arrays.copyOf(inQueue, grown);
+        }
+        ids[v] = id;
+        hop[v] = -1;
+        degree[v] = deg;
+        numTouched = v + 1;
+        local.put(id, v);
+        return v;
+    }
+
+    private void enqueue(int v) {
+        if (tail == queue.length) {
+            int queued = tail - head;
+            if (queued * 2 > queue.length) {
+                queue = Arrays.copyOf(queue, queue.length * 2);
+            }
+            System.arraycopy(queue, head, queue, 0, queued);
+            head = 0;
+            tail = queued;
+        }
+        queue[tail++] = v;
+        inQueue[v] = true;
+    }
+
+    /** The seed's id. */
+    public long seed() {
+        return ids[0];
+    }
+
+    /** Pushes made so far. */
+    public long pushes() {
+        return pushes;
+    }
+
+    /** Nodes touched so far (the seed included); local indices are {@code 0..numTouched()-1} in discovery order. */
+    public int numTouched() {
+        return numTouched;
+    }
+
+    public long id(int v) {
+        return ids[v];
+    }
+
+    public double score(int v) {
+        return score[v];
+    }
+
+    public double residual(int v) {
+        return residual[v];
+    }
+
+    public int hop(int v) {
+        return hop[v];
+    }
+
+    /** Local index of a node id, or -1 if the push never touched it. */
+    public int localIndex(long id) {
+        Integer v = local.get(id);
+        return v == null ? -1 : v;
+    }
+
+    /** Sum of the leftover residuals: {@code residualMass() / alpha} bounds every score's error. */
+    public double residualMass() {
+        double sum = 0;
+        for (int v = 0; v < numTouched; v++) {
+            sum += residual[v];
+        }
+        return sum;
+    }
+
+    /** Writes the whole state (for keyed state between rounds). */
+    public void write(DataOutput out) throws IOException {
+        out.writeDouble(alpha);
+        out.writeDouble(eps);
+        out.writeInt(numTouched);
+        for (int v = 0; v < numTouched; v++) {
+            out.writeLong(ids[v]);
+            out.writeDouble(residual[v]);
+            out.writeDouble(score[v]);
+            out.writeInt(hop[v]);
+            out.writeInt(degree[v]);
+        }
+        out.writeInt(tail - head);
+        for (int i = head; i < tail; i++) {
+            out.writeInt(queue[i]);
+        }
+        out.writeLong(pushes);
+    }
+
+    /** The state {@link #write} wrote. */
+    public static FetchingPush read(DataInput in) throws IOException {
+        double alpha = in.readDouble();
+        double eps = in.readDouble();
+        int n = in.readInt();
+        FetchingPush p = new FetchingPush(alpha, eps, Math.max(16, n));
+        for (int v = 0; v < n; v++) {
+            int t = p.touch(in.readLong(), 0);
+            p.residual[t] = in.readDouble();
+            p.score[t] = in.readDouble();
+            p.hop[t] = in.readInt();
+            p.degree[t] = in.readInt();
+        }
+        int queued = in.readInt();
+        p.queue = new int[Math.max(16, queued)];
+        for (int i = 0; i < queued; i++) {
+            p.enqueue(in.readInt());
+        }
+        p.pushes = in.readLong();
+        return p;
+    }
+}

@@ -1,0 +1,286 @@
+package io.fanout.sampling.ppr;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntPredicate;
+import java.util.function.IntToDoubleFunction;
+
+/**
+ * The PPR of one batch when neighbour lists are fetched in rounds (GiGL's distributed PPR): one
+ * {@link FetchingPush} per distinct seed and the lists fetched so far, shared by the seeds (GiGL's per-batch
+ * neighbour cache). Each round the caller adds the lists it fetched and {@link #advance advances} every push;
+ * what the pushes miss is the next round's fetch, one request per node whatever the number of seeds asking.
+ * Then {@link #select} picks each seed's PPR neighbours exactly as {@link PprSampler} does (top
+ * {@code maxPprNodes} pushed nodes by score, residual top-up, ties by node id) and lays them out as its
+ * {@link PprSubgraph} does, with node ids instead of indices.
+ *
+ * <p>Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) so a keyed operator
+ * can keep it between rounds. Everything depends only on the seeds and the lists, not on the order lists
+ * arrive in.
+ */
+public final class PprBatchPush {
+    private final long[] seeds;
+    private final FetchingPush[] pushes;
+    private final Map<Long, FetchedList> lists;
+
+    /** A batch before any list is known; a seed listed twice is pushed once (as {@link PprSampler} does). */
+    public PprBatchPush(long[] batchSeeds, double alpha, double eps) {
+        Set<Long> distinct = new LinkedHashSet<>();
+        for (long s : batchSeeds) {
+            distinct.add(s);
+        }
+        seeds = distinct.stream().mapToLong(Long::longValue).toArray();
+        pushes = new FetchingPush[seeds.length];
+        for (int i = 0; i < seeds.length; i++) {
+            pushes[i] = new FetchingPush(seeds[i], alpha, eps, -1);
+        }
+        lists = new HashMap<>();
+    }
+
+    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Map<Long, FetchedList> lists) {
+        this.seeds = seeds;
+        this.pushes = pushes;
+        this.lists = lists;
+    }
+
+    /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
+    public void addList(long node, FetchedList list) {
+        lists.putIfAbsent(node, list);
+    }
+
+    public int numFetched() {
+        return lists.size();
+    }
+
+    /**
+     * Advances every seed's push with the lists known so far.
+     *
+     * @param mayFetch whether another fetch round follows (if not, every push finishes with the lists it has)
+     * @return the nodes to fetch next, ascending and distinct; empty when every push is finished
+     */
+    public long[] advance(boolean mayFetch) {
+        TreeSet<Long> missing = new TreeSet<>();
+        for (FetchingPush push : pushes) {
+            if (!push.advance(lists::get, mayFetch)) {
+                push.forEachMissing(lists::get, missing::add);
+            }
+        }
+        return missing.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** The push of the i-th distinct seed. */
+    public FetchingPush push(int i) {
+        return pushes[i];
+    }
+
+    public int numSeeds() {
+        return seeds.length;
+    }
+
+    /**
+     * Each seed's PPR neighbours, as {@link PprSampler#sample}: node ids (distinct seeds first, then new nodes in
+     * order of selection), {@code edgeIndex = [seed positions..., node positions...]} and per edge
+     * {@code [value, 1/(1+hop)]}; a seed's edges best first.
+     */
+    public Result select(int maxPprNodes, boolean residualTopUp) {
+        if (maxPprNodes < 1) {
+            throw new IllegalArgumentException("maxPprNodes must be >= 1, got " + maxPprNodes);
+        }
+        Map<Long, Integer> position = new HashMap<>();
+        long[] ids = new long[Math.max(16, seeds.length * 2)];
+        int nids = 0;
+        for (long s : seeds) {
+            position.put(s, nids);
+            ids[nids++] = s;
+        }
+        int cap = Math.max(16, seeds.length * Math.min(maxPprNodes, 64));
+        int[] src = new int[cap];
+        int[] dst = new int[cap];
+        double[] attr = new double[2 * cap];
+        int ne = 0;
+        long pushCount = 0;
+        for (int si = 0; si < seeds.length; si++) {
+            FetchingPush push = pushes[si];
+            pushCount += push.pushes();
+            int[] selected = selectLocal(push, maxPprNodes, residualTopUp);
+            if (ne + selected.length > src.length) {
+                int grown = Math.max(src.length * 2, ne + selected.length);
+                src = Arrays.copyOf(src, grown);
+                dst = Arrays.copyOf(dst, grown);
+                attr = Arrays.copyOf(attr, 2 * grown);
+            }
+            for (int v : selected) {
+                long id = push.id(v);
+                Integer at = position.get(id);
+                if (at == null) {
+                    if (nids == ids.length) {
+                        ids = Arrays.copyOf(ids, nids * 2);
+                    }
+                    at = nids;
+                    position.put(id, at);
+                    ids[nids++] = id;
+                }
+                src[ne] = si;
+                dst[ne] = at;
+                attr[2 * ne] = residualTopUp ? push.score(v) + push.residual(v) : push.score(v);
+                attr[2 * ne + 1] = 1.0 / (1 + push.hop(v));
+                ne++;
+            }
+        }
+        int[] edgeIndex = new int[2 * ne];
+        System.arraycopy(src, 0, edgeIndex, 0, ne);
+        System.arraycopy(dst, 0, edgeIndex, ne, ne);
+        return new Result(Arrays.copyOf(ids, nids), seeds.length, edgeIndex, Arrays.copyOf(attr, 2 * ne), pushCount);
+    }
+
+    /** PprSampler's selection over one push's local indices, best first. */
+    static int[] selectLocal(FetchingPush push, int k, boolean residualTopUp) {
+        int[] pushed = best(push, k, push::score, candidates(push, v -> push.score(v) > 0));
+        if (!residualTopUp) {
+            return pushed;
+        }
+        int[] selected = pushed;
+        if (pushed.length < k) {
+            // Free slots: discovered nodes that were never pushed, by leftover residual.
+            int[] topUp = best(push, k - pushed.length, push::residual,
+                    candidates(push, v -> push.score(v) == 0 && push.residual(v) > 0));
+            selected = Arrays.copyOf(pushed, pushed.length + topUp.length);
+            System.arraycopy(topUp, 0, selected, pushed.length, topUp.length);
+        }
+        return best(push, selected.length, v -> push.score(v) + push.residual(v), selected);
+    }
+
+    private static int[] candidates(FetchingPush push, IntPredicate keep) {
+        int n = push.numTouched();
+        int[] out = new int[n];
+        int c = 0;
+        for (int v = 0; v < n; v++) {
+            if (keep.test(v)) {
+                out[c++] = v;
+            }
+        }
+        return Arrays.copyOf(out, c);
+    }
+
+    /** The k best of {@code candidates}: larger key first, ties to the smaller node id (as {@code TopK}). */
+    private static int[] best(FetchingPush push, int k, IntToDoubleFunction key, int[] candidates) {
+        Integer[] order = new Integer[candidates.length];
+        double[] keys = new double[candidates.length];
+        for (int i = 0; i < candidates.length; i++) {
+            order[i] = i;
+            keys[i] = key.applyAsDouble(candidates[i]);
+        }
+        Arrays.sort(order, (a, b) -> {
+            // TopK.better: a strictly larger key wins (no Double.compare: -0.0 and 0.0 tie as in TopK).
+            if (keys[a] > keys[b]) {
+                return -1;
+            }
+            if (keys[a] < keys[b]) {
+                return 1;
+            }
+            return Long.compare(push.id(candidates[a]), push.id(candidates[b]));
+        });
+        int m = Math.min(k, candidates.length);
+        int[] out = new int[m];
+        for (int i = 0; i < m; i++) {
+            out[i] = candidates[order[i]];
+        }
+        return out;
+    }
+
+    /** The whole state as bytes. */
+    public byte[] toBytes() {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(seeds.length);
+            for (FetchingPush push : pushes) {
+                push.write(out);
+            }
+            Long[] nodes = lists.keySet().toArray(new Long[0]);
+            Arrays.sort(nodes);
+            out.writeInt(nodes.length);
+            for (Long node : nodes) {
+                FetchedList list = lists.get(node);
+                out.writeLong(node);
+                out.writeInt(list.degree());
+                long[] nb = list.neighbors();
+                int[] nd = list.neighborDegrees();
+                out.writeInt(nb.length);
+                for (int i = 0; i < nb.length; i++) {
+                    out.writeLong(nb[i]);
+                    out.writeInt(nd[i]);
+                }
+            }
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The state {@link #toBytes} wrote. */
+    public static PprBatchPush fromBytes(byte[] state) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(state));
+            int numSeeds = in.readInt();
+            long[] seeds = new long[numSeeds];
+            FetchingPush[] pushes = new FetchingPush[numSeeds];
+            for (int i = 0; i < numSeeds; i++) {
+                pushes[i] = FetchingPush.read(in);
+                seeds[i] = pushes[i].seed();
+            }
+            int numLists = in.readInt();
+            Map<Long, FetchedList> lists = new HashMap<>(Math.max(16, numLists * 2));
+            for (int i = 0; i < numLists; i++) {
+                long node = in.readLong();
+                int degree = in.readInt();
+                int len = in.readInt();
+                long[] nb = new long[len];
+                int[] nd = new int[len];
+                for (int j = 0; j < len; j++) {
+                    nb[j] = in.readLong();
+                    nd[j] = in.readInt();
+                }
+                lists.put(node, new FetchedList(degree, nb, nd));
+            }
+            return new PprBatchPush(seeds, pushes, lists);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One batch's PPR neighbourhoods: {@link PprSubgraph}'s layout with node ids. */
+    public static final class Result {
+        /** Node ids: the distinct seeds, then the other selected nodes. */
+        public final long[] ids;
+        public final int numSeeds;
+        /** {@code [2 * numEdges]}: seed positions, then node positions. */
+        public final int[] edgeIndex;
+        /** {@code [numEdges * 2]}: per edge, value and hop proximity. */
+        public final double[] edgeAttr;
+        public final long pushes;
+
+        Result(long[] ids, int numSeeds, int[] edgeIndex, double[] edgeAttr, long pushes) {
+            this.ids = ids;
+            this.numSeeds = numSeeds;
+            this.edgeIndex = edgeIndex;
+            this.edgeAttr = edgeAttr;
+            this.pushes = pushes;
+        }
+
+        public int numEdges() {
+            return edgeIndex.length / 2;
+        }
+    }
+}
