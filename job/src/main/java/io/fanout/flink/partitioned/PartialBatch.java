@@ -20,6 +20,8 @@ public class PartialBatch {
     /** With a node file, after the node-data stage: the {@code nfeats} body ({@code ids} order) and labels; else null. */
     public byte[] nfeats;
     public long[] nlabels;
+    /** The graph version the batch is sampled at (with graph updates; 0 = the loaded graph). */
+    public long graphVersion;
 
     public PartialBatch() {}
 
@@ -47,6 +49,8 @@ public class PartialBatch {
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
     PartialBatch next(BatchAssembly assembly) {
-        return of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        next.graphVersion = graphVersion;
+        return next;
     }
 }
