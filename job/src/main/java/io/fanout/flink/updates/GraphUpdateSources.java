@@ -18,12 +18,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class GraphUpdateSources {
     private GraphUpdateSources() {}
 
-    /** The lines of every file in {@code dir}, present or added later, listed every {@code interval}. */
+    /**
+     * The lines of every file in {@code dir}, present or added later, listed every {@code interval}; the files
+     * found by one listing are read in name order ({@link NameOrderSplitAssigner}).
+     */
     public static DataStream<UpdateLine> directory(StreamExecutionEnvironment env, java.nio.file.Path dir,
             Duration interval) {
         FileSource<UpdateLine> source = FileSource
                 .forBulkFileFormat(new UpdateLineFormat(), new Path(dir.toAbsolutePath().toUri()))
                 .monitorContinuously(interval)
+                .setSplitAssigner(NameOrderSplitAssigner::new)
                 .build();
         return env.fromSource(source, WatermarkStrategy.noWatermarks(), "graph-updates")
                 .setParallelism(1).uid("graph-updates");

@@ -3,10 +3,9 @@ package io.fanout.flink.updates;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
-import java.util.NoSuchElementException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
@@ -18,7 +17,8 @@ import org.apache.flink.core.fs.FSDataInputStream;
 /**
  * Reads an update file for a {@link org.apache.flink.connector.file.src.FileSource} as {@link UpdateLine}s that
  * know their file and line (a text-line format does not say which file a line came from, and errors must), then
- * one end-of-file line. Files are read whole by one reader (not split); a restore skips the lines already read.
+ * one end-of-file line. A file is read whole into memory at once (keep update files small) by one reader, not
+ * split; a restore skips the lines already read.
  */
 public class UpdateLineFormat implements BulkFormat<UpdateLine, FileSourceSplit> {
     private static final long serialVersionUID = 1L;
@@ -64,48 +64,24 @@ public class UpdateLineFormat implements BulkFormat<UpdateLine, FileSourceSplit>
         }
 
         @Override
-        public BulkFormat.RecordIterator<UpdateLine> readBatch() {
+        public BulkFormat.RecordIterator<UpdateLine> readBatch() throws IOException {
             if (returned) {
                 return null;
             }
             returned = true;
-            Iterator<UpdateLine> lines = new Iterator<>() {
-                private long line = skipped;
-                private boolean ended;
-                private UpdateLine next = advance();
-
-                private UpdateLine advance() {
-                    if (ended) {
-                        return null;
-                    }
-                    try {
-                        String text = in.readLine();
-                        if (text == null) {
-                            ended = true;
-                            return new UpdateLine(file, line + 1, null);
-                        }
-                        return new UpdateLine(file, ++line, text);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException("cannot read " + file + " after line " + line, e);
-                    }
+            // Read whole here, in the fetcher thread: the records are consumed by the task thread, possibly after
+            // this reader is closed, so the iterator must not read the stream.
+            List<UpdateLine> lines = new ArrayList<>();
+            long line = skipped;
+            try {
+                for (String text; (text = in.readLine()) != null; ) {
+                    lines.add(new UpdateLine(file, ++line, text));
                 }
-
-                @Override
-                public boolean hasNext() {
-                    return next != null;
-                }
-
-                @Override
-                public UpdateLine next() {
-                    if (next == null) {
-                        throw new NoSuchElementException();
-                    }
-                    UpdateLine out = next;
-                    next = advance();
-                    return out;
-                }
-            };
-            return new IteratorResultIterator<>(lines, CheckpointedPosition.NO_OFFSET, skipped);
+            } catch (IOException e) {
+                throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
+            }
+            lines.add(new UpdateLine(file, line + 1, null));
+            return new IteratorResultIterator<>(lines.iterator(), CheckpointedPosition.NO_OFFSET, skipped);
         }
 
         @Override
