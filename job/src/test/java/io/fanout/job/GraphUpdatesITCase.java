@@ -50,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Graph updates in {@code --store partitioned}: every message's seeds have exactly the neighbour lists of the graph
- * at the message's {@code #META.graph_version} (fanout -1 takes every neighbour, so this is exact): the loaded
+ * at the message's {@code #META.graph_version}, at every hop (fanout -1 takes every neighbour, so this is exact): the loaded
  * list, then the additions, with the deletions up to that version, so updates are visible in later batches and
  * never in earlier ones, whatever the arrival interleaving; from a socket and from a watched directory.
  */
@@ -74,7 +74,7 @@ class GraphUpdatesITCase {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             server.setSoTimeout(60_000);
             CompletableFuture<JobSummary> job = runAsync("--graph", SharedData.graph("cora").toString(),
-                    "--store", "partitioned", "--fanout", "-1", "--batch-size", "100", "--epochs", "2", "--shuffle",
+                    "--store", "partitioned", "--fanout", "-1,-1", "--batch-size", "100", "--epochs", "2", "--shuffle",
                     "--max-batches-per-second", "5", "--parallelism", "2", "--checkpoint-interval", "1s",
                     "--graph-updates-socket", "127.0.0.1:" + server.getLocalPort(), "--output", out.toString(),
                     "-Drestart-strategy.type=none");
@@ -243,16 +243,22 @@ class GraphUpdatesITCase {
             long[] ids = m.get(MessageKeys.IDS).asLongArray();
             long[] rows = m.get(MessageKeys.ROWS).asLongArray();
             long[] cols = m.get(MessageKeys.COLS).asLongArray();
-            for (int s = 0; s < seeds.length; s++) {
+            long[] perHop = m.get(MessageKeys.NUM_SAMPLED_NODES).asLongArray();
+            long expanded = 0; // the nodes every hop but the last expanded: the seeds, then each hop's new nodes
+            for (int h = 0; h < perHop.length - 1; h++) {
+                expanded += perHop[h];
+            }
+            assertThat(expanded).isGreaterThanOrEqualTo(seeds.length);
+            for (int s = 0; s < expanded; s++) {
                 List<Long> sampled = new ArrayList<>();
                 for (int k = 0; k < rows.length; k++) {
                     if (rows[k] == s) {
                         sampled.add(ids[(int) cols[k]]);
                     }
                 }
-                List<Long> expected = lists.getOrDefault(seeds[s], List.of());
-                assertThat(sampled).as("neighbours of seed %d at version %d", seeds[s], version).isEqualTo(expected);
-                if (!expected.equals(base.getOrDefault(seeds[s], List.of()))) {
+                List<Long> expected = lists.getOrDefault(ids[s], List.of());
+                assertThat(sampled).as("neighbours of node %d at version %d", ids[s], version).isEqualTo(expected);
+                if (!expected.equals(base.getOrDefault(ids[s], List.of()))) {
                     changedSeedsChecked++;
                 }
             }
