@@ -92,6 +92,13 @@ public final class FanoutJobConfig {
     public final int tolerableFailedCheckpoints;
     /** Checkpoint storage URI, or null. */
     public final String checkpointDir;
+    /** --store partitioned: the directory of graph-update files to watch, or null. */
+    public final java.nio.file.Path graphUpdates;
+    /** How often {@link #graphUpdates} is listed. */
+    public final Duration graphUpdatesInterval;
+    /** --store partitioned: host and port of a graph-update line server, or null. */
+    public final String graphUpdatesHost;
+    public final int graphUpdatesPort;
     /** Cap on seed batches per second over the whole job; 0 for none. */
     public final int maxBatchesPerSecond;
     /** What the sampler does when sampling a batch throws. */
@@ -264,6 +271,52 @@ public final class FanoutJobConfig {
                         + " not with "
                         + unsupported + " (use --store memory)");
             }
+        }
+        String updatesDir = get(conf, FanoutOptions.GRAPH_UPDATES);
+        String updatesSocket = get(conf, FanoutOptions.GRAPH_UPDATES_SOCKET);
+        if ((updatesDir != null || updatesSocket != null) && store != StoreType.PARTITIONED) {
+            throw new ConfigException("Option " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
+                    : FanoutOptions.GRAPH_UPDATES_SOCKET) + " needs " + name(FanoutOptions.STORE)
+                    + " partitioned: graph updates change the partitioned store's keyed adjacency (the memory store's"
+                    + " graph is fixed once loaded)");
+        }
+        if ((updatesDir != null || updatesSocket != null) && sampler == SamplerType.PPR) {
+            throw new ConfigException("Option " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
+                    : FanoutOptions.GRAPH_UPDATES_SOCKET) + " is not supported with " + name(FanoutOptions.SAMPLER)
+                    + " ppr yet: graph updates apply to the partitioned k-hop lookups (use --sampler khop)");
+        }
+        if (updatesDir != null && updatesSocket != null) {
+            throw new ConfigException("Options " + name(FanoutOptions.GRAPH_UPDATES) + " and "
+                    + name(FanoutOptions.GRAPH_UPDATES_SOCKET) + " are both set: give one update source (versions"
+                    + " form one sequence)");
+        }
+        this.graphUpdates = updatesDir == null ? null : java.nio.file.Path.of(updatesDir);
+        if (graphUpdates != null && !java.nio.file.Files.isDirectory(graphUpdates)) {
+            throw new ConfigException("Invalid value '" + updatesDir + "' for option " + name(FanoutOptions.GRAPH_UPDATES)
+                    + ": not a directory");
+        }
+        this.graphUpdatesInterval = get(conf, FanoutOptions.GRAPH_UPDATES_INTERVAL);
+        if (graphUpdatesInterval.isZero() || graphUpdatesInterval.isNegative()) {
+            throw new ConfigException("Invalid value '" + graphUpdatesInterval + "' for option "
+                    + name(FanoutOptions.GRAPH_UPDATES_INTERVAL) + ": must be positive");
+        }
+        if (updatesSocket != null) {
+            int colon = updatesSocket.lastIndexOf(':');
+            int port = -1;
+            try {
+                port = colon > 0 ? Integer.parseInt(updatesSocket.substring(colon + 1)) : -1;
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new ConfigException("Invalid value '" + updatesSocket + "' for option "
+                        + name(FanoutOptions.GRAPH_UPDATES_SOCKET) + ": expected host:port with a port in 1..65535");
+            }
+            this.graphUpdatesHost = updatesSocket.substring(0, colon);
+            this.graphUpdatesPort = port;
+        } else {
+            this.graphUpdatesHost = null;
+            this.graphUpdatesPort = 0;
         }
         if (checkpointDir != null) {
             DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);

@@ -103,6 +103,25 @@ public final class FanoutOptions {
                     + " grows with a node's degree and a hop reads only the buckets its picks fall in. Does not"
                     + " change the samples.");
 
+    public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("--store partitioned: a directory of graph-update files to watch while sampling"
+                    + " continues (lines 'version op src dst', op + or -, or 'version' alone to commit it; see README"
+                    + " 'Graph updates'). New files are picked up every fanout.graph-updates-interval; each message"
+                    + " records the graph version it was sampled at (#META.graph_version).");
+
+    public static final ConfigOption<Duration> GRAPH_UPDATES_INTERVAL = ConfigOptions.key("fanout.graph-updates-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(1))
+            .withDescription("How often the fanout.graph-updates directory is listed for new files (> 0).");
+
+    public static final ConfigOption<String> GRAPH_UPDATES_SOCKET = ConfigOptions.key("fanout.graph-updates-socket")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("--store partitioned: read graph-update lines from a TCP server at host:port instead of"
+                    + " a directory (for tests; the updates end when the server closes the connection).");
+
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
             .defaultValue("15,10")
@@ -356,7 +375,8 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, PPR_MAX_FETCH_ITERATIONS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,

@@ -17,6 +17,13 @@ public class GraphFormatException extends IOException {
         this.line = line;
     }
 
+    /** A problem on one line of a stream that is not a file (e.g. {@code socket host:port}); {@code line} is 1-based. */
+    public GraphFormatException(String source, long line, String problem) {
+        super(source + " line " + line + ": " + problem);
+        this.file = source;
+        this.line = line;
+    }
+
     /** A problem with a file or directory as a whole (no single line to blame). */
     public GraphFormatException(Path file, String problem) {
         super(file + ": " + problem);

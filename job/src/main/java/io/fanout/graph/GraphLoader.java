@@ -218,6 +218,21 @@ public final class GraphLoader {
         return new EdgeFileReader(files.get(fileIndex), settings).read();
     }
 
+    /** What an update stream needs of a graph's edge files: whether rows are undirected, and the first part's id_base. */
+    public record HeaderFacts(boolean directed, long idBase) implements java.io.Serializable {}
+
+    /**
+     * The directedness and id_base of {@code graph}, from the first edge part's header (or the
+     * {@code fanout.directed} option {@code directed}), as a load would establish them; reads one line.
+     */
+    public static HeaderFacts headerFacts(Path graph, Boolean directed) throws IOException {
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        settings.rows = (src, dst, weight, timestamp, row) -> { };
+        new EdgeFileReader(edgeFiles(graph).get(0), settings).readHeader();
+        return new HeaderFacts(Boolean.TRUE.equals(settings.directed), settings.idBase);
+    }
+
     /** The edge rows of one graph as read, before they become a {@link CsrGraph}. */
     public static final class EdgeList {
         private final List<Path> files;

@@ -205,7 +205,7 @@ public final class FanoutJob {
                         config.pprMaxFetchIterations)
                 : config.store == StoreType.PARTITIONED
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        seedIds, config.partitionedBucketSize)
+                        seedIds, config.partitionedBucketSize, graphUpdateLines(env, config))
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
@@ -236,6 +236,18 @@ public final class FanoutJob {
             // No destination: sample and count only (a dry run that still reports throughput).
             samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
         }
+    }
+
+    /** The graph-update lines of --graph-updates or --graph-updates-socket, or null for a fixed graph. */
+    private static DataStream<io.fanout.flink.updates.UpdateLine> graphUpdateLines(StreamExecutionEnvironment env,
+            FanoutJobConfig config) {
+        if (config.graphUpdates != null) {
+            return io.fanout.flink.updates.GraphUpdateSources.directory(env, config.graphUpdates, config.graphUpdatesInterval);
+        }
+        if (config.graphUpdatesHost != null) {
+            return io.fanout.flink.updates.GraphUpdateSources.socket(env, config.graphUpdatesHost, config.graphUpdatesPort);
+        }
+        return null;
     }
 
     /** The k-hop operator gets the seed file's times (by input position) for temporal sampling. */

@@ -25,6 +25,10 @@ public final class JobSummary {
     public final long featureHeapBytes;
     /** Largest |stored - read| feature value (quantisation / rounding error). */
     public final double featureMaxError;
+    /** Graph-update rows read (--store partitioned with graph updates). */
+    public final long graphUpdates;
+    /** Graph-update deletions of an edge the graph did not have: counted, logged and ignored. */
+    public final long graphUpdatesMissingDeletes;
 
     /** The summary of a finished job from its accumulators (the graph as the TaskManagers loaded it). */
     JobSummary(Map<String, Object> accumulators, double seconds) {
@@ -44,6 +48,9 @@ public final class JobSummary {
         this.featureHeapBytes = count(accumulators, SamplingCounters.FEATURE_HEAP_BYTES);
         Object error = accumulators.get(SamplingCounters.FEATURE_MAX_ERROR);
         this.featureMaxError = error instanceof Number ? ((Number) error).doubleValue() : 0;
+        this.graphUpdates = count(accumulators, io.fanout.flink.partitioned.UpdateReaderOperator.UPDATES);
+        this.graphUpdatesMissingDeletes = count(accumulators,
+                io.fanout.flink.partitioned.VersionedNeighborLookupOperator.MISSING_DELETES);
     }
 
     private static long count(Map<String, Object> accumulators, String name) {
@@ -79,6 +86,9 @@ public final class JobSummary {
                         + "  job time        %.2f s (from submission to the end, start-up included)%n"
                         + "  throughput      %,.0f seeds/s, %,.0f sampled edges/s",
                 graphNodes, graphEdges, graphHeapBytes, bytesPerEdge(), features, batches, seeds, sampledNodes, sampledEdges,
-                messageBytes / 1e6, seconds, seedsPerSecond(), sampledEdgesPerSecond());
+                messageBytes / 1e6, seconds, seedsPerSecond(), sampledEdgesPerSecond())
+                + (graphUpdates == 0 && graphUpdatesMissingDeletes == 0 ? "" : String.format(Locale.ROOT,
+                        "%n  graph updates   %,d rows read, %,d deletions of missing edges (ignored)", graphUpdates,
+                        graphUpdatesMissingDeletes));
     }
 }

@@ -74,6 +74,11 @@ public final class MessageKeys {
     public static final String META_BATCH_ID = "#META.batch_id";
     /** int64 [1]: number of batches in the epoch. */
     public static final String META_NUM_BATCHES = "#META.num_batches";
+    /**
+     * int64 [1]: the graph version the batch was sampled at (--store partitioned with graph updates only): it sees
+     * every update up to this version and none after; 0 = the loaded graph.
+     */
+    public static final String META_GRAPH_VERSION = "#META.graph_version";
     /** int64 [2, N]: PPR virtual edges seed -> neighbour as local indices into {@link #IDS} (GiGL). */
     public static final String META_EDGE_INDEX = "#META.edge_index";
     /** float64 [N, 2]: per PPR edge [ppr_score, hop_proximity = 1/(1+hop)] (GiGL). */

@@ -22,6 +22,12 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
+        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
+        out.collect(start(batch, nodeIds, 0, r -> ctx.output(tag, r)));
+    }
+
+    /** The batch's hop-0 state, sampled at graph version {@code version}; its hop-1 requests go to {@code requests}. */
+    static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, java.util.function.Consumer<HopRequest> requests) {
         long[] seeds = new long[batch.seeds.length];
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
@@ -29,8 +35,8 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         BatchAssembly assembly = new BatchAssembly(seeds);
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);
-        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
-        HopStageFunction.forEachRequest(start, 1, assembly.frontier(), r -> ctx.output(tag, r));
-        out.collect(start);
+        start.graphVersion = version;
+        HopStageFunction.forEachRequest(start, 1, assembly.frontier(), requests);
+        return start;
     }
 }

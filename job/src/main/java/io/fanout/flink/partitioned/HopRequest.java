@@ -9,6 +9,8 @@ public class HopRequest {
     public int hop;
     /** The node's position in the batch's frontier for this hop: where the answer goes. */
     public int position;
+    /** The graph version to answer at (the batch's; 0 without graph updates). */
+    public long version;
 
     public HopRequest() {}
 

@@ -123,7 +123,9 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     /** The requests of {@code frontier} (the batch's nodes to expand) at {@code hop}. */
     static void forEachRequest(PartialBatch batch, int hop, long[] frontier, Consumer<HopRequest> out) {
         for (int i = 0; i < frontier.length; i++) {
-            out.accept(new HopRequest(frontier[i], batch.batchKey, batch.epoch, batch.batchId, hop, i));
+            HopRequest request = new HopRequest(frontier[i], batch.batchKey, batch.epoch, batch.batchId, hop, i);
+            request.version = batch.graphVersion;
+            out.accept(request);
         }
     }
 }

@@ -25,6 +25,8 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
     /** uint8: the per-column scale and offset messages carry; else null. */
     private final float[] scale;
     private final float[] offset;
+    /** With graph updates: messages carry {@code #META.graph_version}. */
+    private boolean graphVersions;
 
     private transient SamplingCounters counters;
 
@@ -36,6 +38,12 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
         this.dtype = dtype;
         this.scale = scale;
         this.offset = offset;
+    }
+
+    /** Messages carry the version their batch was sampled at ({@code #META.graph_version}). */
+    public MessageFunction withGraphVersions() {
+        this.graphVersions = true;
+        return this;
     }
 
     @Override
@@ -57,6 +65,9 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
         putNodeData(message, batch);
         GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
                 batch.batchId, batch.numBatches);
+        if (graphVersions) {
+            message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
+        }
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);

@@ -24,6 +24,8 @@ public class PartialBatch {
     public int[] pprEdgeIndex;
     /** PPR: per edge {@code [value, 1/(1+hop)]}; else null. */
     public double[] pprEdgeAttr;
+    /** The graph version the batch is sampled at (with graph updates; 0 = the loaded graph). */
+    public long graphVersion;
 
     public PartialBatch() {}
 
@@ -51,6 +53,8 @@ public class PartialBatch {
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
     PartialBatch next(BatchAssembly assembly) {
-        return of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        next.graphVersion = graphVersion;
+        return next;
     }
 }

@@ -5,6 +5,8 @@ import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
+import io.fanout.flink.updates.UpdateLine;
+import io.fanout.graph.EdgeUpdateParser;
 import io.fanout.graph.GraphLoader;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
@@ -36,16 +38,52 @@ public final class PartitionedKHop {
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
             throws IOException {
+        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, null);
+    }
+
+    /**
+     * As above, with {@code updateLines} (graph-update lines, {@link io.fanout.flink.updates.GraphUpdateSources}) or
+     * null for a fixed graph: then one update reader feeds every hop's lookup and the batch start the committed
+     * versions; each batch is sampled at the version committed when it starts ({@code #META.graph_version}).
+     */
+    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize,
+            DataStream<UpdateLine> updateLines) throws IOException {
         DataStream<EdgeRecord> edges = edges(env, spec);
+
         boolean nodeData = spec.nodeFeatures() != null;
-        SingleOutputStreamOperator<PartialBatch> stage = batches
-                .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
-                .name("batch-start").uid("batch-start");
+        SingleOutputStreamOperator<PartialBatch> stage;
+        DataStream<EdgeUpdate> adjacency = null;
+        if (updateLines == null) {
+            stage = batches
+                    .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
+                    .name("batch-start").uid("batch-start");
+        } else {
+            GraphLoader.HeaderFacts facts = GraphLoader.headerFacts(spec.edges(), spec.directed());
+            SingleOutputStreamOperator<EdgeUpdate> updates = updateLines
+                    .transform("graph-update-reader", TypeInformation.of(EdgeUpdate.class), new UpdateReaderOperator(
+                            new EdgeUpdateParser(facts.directed(), spec.direction(), facts.idBase())))
+                    .setParallelism(1).uid("graph-update-reader");
+            adjacency = edges.map(new LoadedEdge()).returns(TypeInformation.of(EdgeUpdate.class))
+                    .name("loaded-edges").uid("loaded-edges")
+                    .union(updates);
+            stage = batches.connect(updates.getSideOutput(UpdateReaderOperator.COMMITTED).broadcast())
+                    .transform("batch-start", TypeInformation.of(PartialBatch.class),
+                            new VersionedBatchStartOperator(seedIds))
+                    .uid("batch-start");
+        }
         for (int hop = 1; hop <= fanouts.length; hop++) {
-            DataStream<HopAnswer> answers = edges.keyBy(new EdgeNode(), Types.LONG)
-                    .connect(stage.getSideOutput(HopStageFunction.requests(hop)).keyBy(new RequestNode(), Types.LONG))
+            DataStream<HopRequest> requests = stage.getSideOutput(HopStageFunction.requests(hop));
+            DataStream<HopAnswer> answers = adjacency == null
+                    ? edges.keyBy(new EdgeNode(), Types.LONG)
+                    .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(HopAnswer.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize))
+                    .uid("neighbors-hop-" + hop)
+                    : adjacency.keyBy(new UpdateNode(), Types.LONG)
+                    .connect(requests.keyBy(new RequestNode(), Types.LONG))
+                    .transform("neighbors-hop-" + hop, TypeInformation.of(HopAnswer.class),
+                            new VersionedNeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, hop == 1))
                     .uid("neighbors-hop-" + hop);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
@@ -101,7 +139,8 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("node-data-gather").uid("node-data-gather");
         }
-        return stage.map(new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset))
+        MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset);
+        return stage.map(updateLines == null ? messages : messages.withGraphVersions())
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name("khop-messages").uid("khop-messages");
     }
@@ -113,6 +152,26 @@ public final class PartitionedKHop {
         @Override
         public Long getKey(EdgeRecord edge) {
             return edge.node;
+        }
+    }
+
+    /** Keys an edge update by the node whose list it changes. */
+    static final class UpdateNode implements KeySelector<EdgeUpdate, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(EdgeUpdate update) {
+            return update.node;
+        }
+    }
+
+    /** A loaded edge as a version-0 update. */
+    static final class LoadedEdge implements org.apache.flink.api.common.functions.MapFunction<EdgeRecord, EdgeUpdate> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public EdgeUpdate map(EdgeRecord edge) {
+            return EdgeUpdate.loaded(edge);
         }
     }
 

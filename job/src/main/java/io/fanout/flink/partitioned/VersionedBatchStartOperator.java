@@ -1,0 +1,81 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.SeedBatch;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * {@link BatchStartFunction} with graph updates: input 2 is every committed graph version (broadcast from the one
+ * update reader), and each batch is fixed at the highest version committed when it starts. The batches' watermarks
+ * (epoch ends) pass on untouched; the version stream's never count.
+ */
+public class VersionedBatchStartOperator extends AbstractStreamOperator<PartialBatch>
+        implements TwoInputStreamOperator<SeedBatch, Long, PartialBatch> {
+    private static final long serialVersionUID = 1L;
+
+    private final long[] nodeIds;
+
+    private transient long version;
+    private transient ListState<Long> checkpointed;
+
+    /** @param nodeIds the seed list's node ids by index, or null when ids equal indices */
+    public VersionedBatchStartOperator(long[] nodeIds) {
+        this.nodeIds = nodeIds;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        checkpointed = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("graph-version", Types.LONG));
+        for (Long v : checkpointed.get()) {
+            version = Math.max(version, v);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        checkpointed.update(java.util.List.of(version));
+    }
+
+    @Override
+    public void processElement1(StreamRecord<SeedBatch> element) {
+        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
+        PartialBatch start = BatchStartFunction.start(element.getValue(), nodeIds, version,
+                r -> output.collect(tag, element.hasTimestamp() ? new StreamRecord<>(r, element.getTimestamp())
+                        : new StreamRecord<>(r)));
+        output.collect(element.replace(start));
+    }
+
+    @Override
+    public void processElement2(StreamRecord<Long> element) {
+        version = Math.max(version, element.getValue());
+    }
+
+    @Override
+    public void processWatermark1(Watermark mark) {
+        output.emitWatermark(mark);
+    }
+
+    @Override
+    public void processWatermark2(Watermark mark) {
+        // Versions, not epochs.
+    }
+
+    @Override
+    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex) {
+        if (inputIndex == 0) {
+            output.emitWatermarkStatus(status);
+        }
+        // Input 2's idleness says nothing about epochs.
+    }
+}
