@@ -91,7 +91,7 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop);
         }
-        return withNodeData(env, spec, stage);
+        return withNodeData(env, spec, stage, updateLines != null);
     }
 
     /** The graph's stored edges, read part by part by a parallel source (never on the client). */
@@ -110,6 +110,12 @@ public final class PartitionedKHop {
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             SingleOutputStreamOperator<PartialBatch> stage) throws IOException {
+        return withNodeData(env, spec, stage, false);
+    }
+
+    /** As above; {@code graphVersions}: messages carry {@code #META.graph_version}. */
+    static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
+            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions) throws IOException {
         boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
@@ -140,7 +146,7 @@ public final class PartitionedKHop {
                     .name("node-data-gather").uid("node-data-gather");
         }
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset);
-        return stage.map(updateLines == null ? messages : messages.withGraphVersions())
+        return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name("khop-messages").uid("khop-messages");
     }
