@@ -179,6 +179,86 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     print(f"\nkilled {victim} {kill_point}; restored checkpoint {restored['id']}; {len(reference)} batches identical")
 
 
+# ---- a loaded graph kept in a savepoint ----------------------------------------------------------------
+
+def first_node_ids(graph: Path, count: int) -> list[str]:
+    """The first ``count`` distinct source ids of the graph's first part (ids present in the graph)."""
+    ids: list[str] = []
+    with open(sorted(graph.glob("edges*.tsv"))[0]) as f:
+        for line in f:
+            if not line.startswith("#"):
+                src = line.split()[0]
+                if src not in ids:
+                    ids.append(src)
+                    if len(ids) == count:
+                        break
+    return ids
+
+
+def test_a_loaded_graph_in_a_savepoint_starts_a_different_job_without_reading_the_edges(
+        cluster, kill_graph, tmp_path):
+    graph = tmp_path / "graph"
+    graph.mkdir()
+    for part in kill_graph.glob("edges*.tsv"):
+        (graph / part.name).write_bytes(part.read_bytes())
+    total_stored = stored_edges(graph)
+    cluster.wait_for_free_slots(2)
+
+    # Job 1 loads the graph (2 hops) and waits; stopped with a savepoint once the edge source has finished.
+    loader = cluster.submit("--graph", str(graph), "--store", "partitioned", "--fanout", "5,5", "--parallelism", "2",
+                            "--partitioned.load-only", "--checkpoint-interval", "2s")
+    cluster.wait_for("the edge parts loaded", lambda: cluster.vertex(loader, "edge-parts")["status"] == "FINISHED",
+                     600, interval=0.5)
+    cluster.wait_for("the load's record counts", lambda: cluster.vertex(loader, "edge-parts")["metrics"]
+                     ["write-records"] == total_stored, 60, interval=1)
+    savepoint = cluster.stop_with_savepoint(loader, tmp_path / "savepoints")
+
+    # Job 2: other seeds, epochs, batch size, fanouts and seed with the same number of hops.
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("".join(f"{i}\n" for i in first_node_ids(graph, 300)))
+    job2 = ["--graph", str(graph), "--store", "partitioned", "--fanout", "4,3", "--seeds", str(seeds),
+            "--batch-size", "32", "--epochs", "3", "--shuffle", "--seed", "7", "--parallelism", "2"]
+    restored_out = tmp_path / "restored"
+    started = time.time()
+    job = cluster.submit(*job2, "--output", str(restored_out), savepoint=savepoint, allow_non_restored=True)
+    cluster.wait_for_job(job, timeout=600)
+    restored_seconds = time.time() - started
+    restored = cluster.checkpoints(job)["latest"]["restored"]
+    assert restored and restored["is_savepoint"], f"job 2 did not start from the savepoint: {restored}"
+    edges = cluster.vertex(job, "edge-parts")
+    assert edges["metrics"]["write-records"] == 0, f"job 2 read edges: {edges}"
+
+    fresh_out = tmp_path / "fresh"
+    cluster.wait_for_free_slots(2)
+    started = time.time()
+    fresh = cluster.submit(*job2, "--output", str(fresh_out))
+    cluster.wait_for_job(fresh, timeout=600)
+    fresh_seconds = time.time() - started
+    assert cluster.vertex(fresh, "edge-parts")["metrics"]["write-records"] == total_stored
+    reference = by_key(fresh_out)
+    assert len(reference) == 3 * 10
+    assert_identical(reference, by_key(restored_out))
+
+    # Refused: another hop count, and another graph (one part's file changed) from the same savepoint.
+    for what, options in [("1 hop", [*job2[:4], "--fanout", "4", *job2[6:]]),
+                          ("3 hops", [*job2[:4], "--fanout", "4,3,2", *job2[6:]])]:
+        cluster.wait_for_free_slots(2)
+        refused = cluster.submit(*options, "--output", str(tmp_path / what.replace(" ", "-")), savepoint=savepoint,
+                                 allow_non_restored=True)
+        exceptions = cluster.wait_for_failure(refused)
+        assert "the savepoint holds a different loaded graph" in exceptions, exceptions[:3000]
+        assert f"{what}, bucket size" in exceptions, exceptions[:3000]
+    part = sorted(graph.glob("edges*.tsv"))[-1]
+    part.write_text(part.read_text())  # same rows, a new modification time: no longer the loaded files
+    cluster.wait_for_free_slots(2)
+    refused = cluster.submit(*job2, "--output", str(tmp_path / "changed"), savepoint=savepoint,
+                             allow_non_restored=True)
+    exceptions = cluster.wait_for_failure(refused)
+    assert "the savepoint holds a different loaded graph" in exceptions, exceptions[:3000]
+    print(f"\njob 2 from the savepoint {restored_seconds:.1f} s (0 edges read), fresh {fresh_seconds:.1f} s "
+          f"({total_stored} edges read); {len(reference)} batches identical; other hops and a changed part refused")
+
+
 # ---- a TaskManager heap smaller than the graph ----------------------------------------------------
 
 # A TaskManager JVM of 32 MiB heap (framework 24m + task 8m); RocksDB lives in its 256m managed memory.

@@ -19,6 +19,7 @@ import io.fanout.flink.operator.PprSamplingFunction;
 import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
+import io.fanout.flink.source.NoBatchesSource;
 import io.fanout.config.StoreType;
 import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
@@ -39,6 +40,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.execution.DetachedJobExecutionResult;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -193,12 +195,19 @@ public final class FanoutJob {
             env.setParallelism(config.parallelism);
         }
 
-        DataStream<SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
-                .uid("seed-batches");
-        DataStream<EncodedMessage> samples = config.store == StoreType.PARTITIONED
+        boolean partitioned = config.store == StoreType.PARTITIONED;
+        // A partitioned job's graph operators keep fixed uids (a later job can start from a savepoint of the
+        // loaded graph); its batch path's uids carry the run's fingerprint, so such a job starts its own seed
+        // plan fresh instead of continuing the saved one (an unchanged job still restores its own state).
+        String runTag = partitioned ? "@" + runFingerprint(config, plan) : "";
+        DataStream<SeedBatch> batches = config.partitionedLoadOnly
+                ? env.fromSource(new NoBatchesSource(), WatermarkStrategy.noWatermarks(), "load-only")
+                        .uid("load-only" + runTag)
+                : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
+                        "seed-batches").uid("seed-batches" + runTag);
+        DataStream<EncodedMessage> samples = partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        nodes == null ? null : nodes.idsOrNull(), config.partitionedBucketSize)
+                        nodes == null ? null : nodes.idsOrNull(), config.partitionedBucketSize, runTag)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
@@ -208,21 +217,34 @@ public final class FanoutJob {
 
         boolean anySink = false;
         if (config.output != null) {
-            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files");
+            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files" + runTag);
             anySink = true;
         }
         if (config.shm != null) {
             // Trainers on this host read memory-mapped rings instead of TCP (connectors/SHM_RING.md).
-            samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm");
+            samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm" + runTag);
             anySink = true;
         } else if (config.serve) {
             samples.sinkTo(new ChannelSink(config.channel))
-                    .name("channel").uid("channel");
+                    .name("channel").uid("channel" + runTag);
             anySink = true;
         }
         if (!anySink) {
             // No destination: sample and count only (a dry run that still reports throughput).
-            samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+            samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard" + runTag);
+        }
+    }
+
+    /** What decides a partitioned run's messages besides the graph: the batch plan, fanouts, replacement, seed. */
+    static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
+        String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
+                + "|" + config.seed + "|" + config.partitionedLoadOnly;
+        try {
+            byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(run.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(sha).substring(0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
         }
     }
 

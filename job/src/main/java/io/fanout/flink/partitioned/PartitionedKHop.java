@@ -32,9 +32,12 @@ public final class PartitionedKHop {
      *
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
+     * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
+     *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
+     *     but not another run's batches in flight, when its tag differs
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag)
             throws IOException {
         int parts = GraphLoader.edgeFiles(spec.edges()).size();
         DataStream<EdgeRecord> edges = env
@@ -45,8 +48,10 @@ public final class PartitionedKHop {
 
         boolean nodeData = spec.nodeFeatures() != null;
         SingleOutputStreamOperator<PartialBatch> stage = batches
+                .map(new SavedGraphCheck(SavedGraphCheck.describe(spec, fanouts.length, bucketSize)))
+                .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
-                .name("batch-start").uid("batch-start");
+                .name("batch-start").uid("batch-start" + runTag);
         for (int hop = 1; hop <= fanouts.length; hop++) {
             DataStream<HopAnswer> answers = edges.keyBy(new EdgeNode(), Types.LONG)
                     .connect(stage.getSideOutput(HopStageFunction.requests(hop)).keyBy(new RequestNode(), Types.LONG))
@@ -57,7 +62,7 @@ public final class PartitionedKHop {
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
                     .process(new HopStageFunction(hop, hop == fanouts.length, nodeData))
                     .returns(TypeInformation.of(PartialBatch.class))
-                    .name("hop-" + hop).uid("hop-" + hop);
+                    .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
         float[] scale = null;
         float[] offset = null;
@@ -85,11 +90,11 @@ public final class PartitionedKHop {
                     .connect(nodeAnswers.keyBy(new NodeAnswerKey(), Types.LONG))
                     .process(new NodeDataStageFunction())
                     .returns(TypeInformation.of(PartialBatch.class))
-                    .name("node-data-gather").uid("node-data-gather");
+                    .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         return stage.map(new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset))
                 .returns(TypeInformation.of(EncodedMessage.class))
-                .name("khop-messages").uid("khop-messages");
+                .name("khop-messages").uid("khop-messages" + runTag);
     }
 
     /** Keys an edge by the node whose list it joins. */
