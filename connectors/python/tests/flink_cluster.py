@@ -141,8 +141,10 @@ class Cluster:
         assert m, f"no job id in the output of flink run:\n{proc.stdout}\n{proc.stderr[-3000:]}"
         return m.group(1)
 
-    def stop_with_savepoint(self, job_id: str, directory: Path) -> str:
-        proc = self.flink("stop", "--savepointPath", directory.as_uri(), job_id, timeout=180)
+    def stop_with_savepoint(self, job_id: str, directory: Path, native: bool = False) -> str:
+        """`flink stop [--type native] --savepointPath DIR JOB`; the savepoint's path."""
+        kind = ["--type", "native"] if native else []
+        proc = self.flink("stop", *kind, "--savepointPath", directory.as_uri(), job_id, timeout=180)
         m = re.search(r"Savepoint completed\. Path: (\S+)", proc.stdout)
         assert m, f"no savepoint path in the output of flink stop:\n{proc.stdout}\n{proc.stderr[-3000:]}"
         return m.group(1)
