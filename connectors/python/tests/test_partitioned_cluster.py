@@ -5,6 +5,10 @@ submitted with `flink run` of job/target/fanout-job.jar), issue 11's proof tests
   and once mid-epoch, a new TaskManager started: the job restores its last (incremental RocksDB)
   checkpoint, and the committed offline files hold every (epoch, batch) exactly once, each message
   byte-identical to an uninterrupted run of the same options;
+- a graph loaded by a `--partitioned.load-only` job and kept in a (native) savepoint starts a job with other
+  seeds, epochs, batch size, fanouts and seed (`flink run -s ... --allowNonRestoredState`) whose edge source
+  reads nothing and whose messages are byte-identical to a fresh run's; the savepoint is refused, with a
+  clear error, by jobs with another number of hops or a changed edge part;
 - a TaskManager whose JVM heap (-Xmx) is smaller than the in-memory store of the graph samples it
   with `--store partitioned` (messages byte-identical to the memory store's, sampled by
   deploy/bin/fanout-local with a large heap), while `--store memory` on that TaskManager fails with
