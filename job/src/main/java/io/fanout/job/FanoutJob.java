@@ -106,6 +106,11 @@ public final class FanoutJob {
             flinkConf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
             env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConf);
         }
+        if (config.partitionedLoadOnly && env instanceof LocalStreamEnvironment) {
+            throw new ConfigException("Option " + FanoutJobConfig.name(FanoutOptions.PARTITIONED_LOAD_ONLY)
+                    + " runs until it is stopped with a savepoint: submit it to a cluster (flink run -d ...,"
+                    + " then flink stop --type native --savepointPath DIR JOB_ID); a local run would never end");
+        }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
