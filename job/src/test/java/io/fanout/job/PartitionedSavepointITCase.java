@@ -32,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A graph loaded by a {@code --partitioned.load-only} job and kept in a savepoint starts a job with other seeds,
+ * A graph (edges and node features) loaded by a {@code --partitioned.load-only} job and kept in a savepoint
+ * starts a job with other seeds,
  * epochs, batch size, fanouts and seed that reads no edge and sends the bytes of a fresh run; a job with another
  * number of hops is refused. (The standalone-cluster version is test_partitioned_cluster.py.)
  */
@@ -88,11 +89,12 @@ class PartitionedSavepointITCase {
         Path graph = SharedData.graph("cora");
         String checkpoints = tmp.resolve("checkpoints").toUri().toString();
         String[] graphOptions = {"--graph", graph.toString(), "--store", "partitioned", "--parallelism", "2",
+                "--node-features", graph.resolve("nodes.tsv.gz").toString(), "--feature-dtype", "float16",
                 "--checkpoint-dir", checkpoints, "--checkpoint-interval", "1s"};
 
         JobClient loader = submit(with(graphOptions, "--fanout", "5,5", "--partitioned.load-only"));
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (!finished(cluster, loader.getJobID(), "edge-parts")) {
+        while (!finished(cluster, loader.getJobID(), "edge-parts") || !finished(cluster, loader.getJobID(), "node-parts")) {
             assertThat(System.nanoTime()).as("edge source finished within 5 minutes").isLessThan(deadline);
             Thread.sleep(200);
         }
@@ -118,6 +120,8 @@ class PartitionedSavepointITCase {
         long freshEdges = records(cluster, fresh.getJobID(), "edge-parts", false);
         assertThat(freshEdges).isPositive();
         assertThat(records(cluster, restored.getJobID(), "edge-parts", false)).isZero();
+        assertThat(records(cluster, fresh.getJobID(), "node-parts", false)).isEqualTo(2708);
+        assertThat(records(cluster, restored.getJobID(), "node-parts", false)).isZero();
         assertThat(records(cluster, restored.getJobID(), "neighbors-hop-1", true))
                 .isEqualTo(records(cluster, fresh.getJobID(), "neighbors-hop-1", true) - freshEdges);
 
@@ -126,7 +130,7 @@ class PartitionedSavepointITCase {
                 "-D", "execution.state-recovery.ignore-unclaimed-state=true"));
         assertThatThrownBy(() -> threeHops.getJobExecutionResult().get()).rootCause()
                 .hasMessageContaining("the savepoint holds a different loaded graph")
-                .hasMessageContaining("2 hops, bucket size 4096, no node file. This job: ")
-                .hasMessageContaining("3 hops, bucket size 4096, no node file. Start this job without -s");
+                .hasMessageContaining("2 hops, bucket size 4096, node file ")
+                .hasMessageContaining("3 hops, bucket size 4096, node file ");
     }
 }
