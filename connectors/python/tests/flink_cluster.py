@@ -130,16 +130,21 @@ class Cluster:
                                f"{proc.stderr[-6000:]}\n{self.log_tails()}")
         return proc
 
-    def submit(self, *job_args: str, savepoint: str | None = None) -> str:
-        """`flink run -d [-s SAVEPOINT] fanout-job.jar ARGS` (no -c: the jar's Main-Class); the job id."""
+    def submit(self, *job_args: str, savepoint: str | None = None, allow_non_restored: bool = False) -> str:
+        """`flink run -d [-s SAVEPOINT [--allowNonRestoredState]] fanout-job.jar ARGS` (no -c: the jar's
+        Main-Class); the job id."""
         restore = ["-s", savepoint] if savepoint else []
+        if allow_non_restored:
+            restore.append("--allowNonRestoredState")
         proc = self.flink("run", "-d", *restore, str(JOB_JAR), *job_args)
         m = re.search(r"JobID ([0-9a-f]{32})", proc.stdout)
         assert m, f"no job id in the output of flink run:\n{proc.stdout}\n{proc.stderr[-3000:]}"
         return m.group(1)
 
-    def stop_with_savepoint(self, job_id: str, directory: Path) -> str:
-        proc = self.flink("stop", "--savepointPath", directory.as_uri(), job_id, timeout=180)
+    def stop_with_savepoint(self, job_id: str, directory: Path, native: bool = False) -> str:
+        """`flink stop [--type native] --savepointPath DIR JOB`; the savepoint's path."""
+        kind = ["--type", "native"] if native else []
+        proc = self.flink("stop", *kind, "--savepointPath", directory.as_uri(), job_id, timeout=180)
         m = re.search(r"Savepoint completed\. Path: (\S+)", proc.stdout)
         assert m, f"no savepoint path in the output of flink stop:\n{proc.stdout}\n{proc.stderr[-3000:]}"
         return m.group(1)
@@ -166,6 +171,22 @@ class Cluster:
                 return value
             time.sleep(interval)
         raise ClusterError(f"timed out after {timeout}s waiting for {what}\n{self.log_tails()}")
+
+    def vertex(self, job_id: str, name: str) -> dict:
+        """The job's vertex whose name contains ``name`` (REST: status and metrics such as write-records)."""
+        found = [v for v in self.job(job_id)["vertices"] if name in v["name"]]
+        assert len(found) == 1, f"{len(found)} vertices named like {name!r}: {[v['name'] for v in self.job(job_id)['vertices']]}"
+        return found[0]
+
+    def wait_for_failure(self, job_id: str, timeout: float = 300) -> str:
+        """Waits until the job is FAILED (any other terminal state is an error); its exception history as text."""
+        def failed():
+            state = self.job_state(job_id)
+            if state in ("FINISHED", "CANCELED"):
+                raise ClusterError(f"job {job_id} ended {state}, expected FAILED")
+            return state == "FAILED"
+        self.wait_for(f"job {job_id} to fail", failed, timeout, interval=0.25)
+        return json.dumps(self.rest(f"/jobs/{job_id}/exceptions"))
 
     def job_state(self, job_id: str) -> str:
         return self.job(job_id)["state"]

@@ -5,6 +5,10 @@ submitted with `flink run` of job/target/fanout-job.jar), issue 11's proof tests
   and once mid-epoch, a new TaskManager started: the job restores its last (incremental RocksDB)
   checkpoint, and the committed offline files hold every (epoch, batch) exactly once, each message
   byte-identical to an uninterrupted run of the same options;
+- a graph loaded by a `--partitioned.load-only` job and kept in a (native) savepoint starts a job with other
+  seeds, epochs, batch size, fanouts and seed (`flink run -s ... --allowNonRestoredState`) whose edge source
+  reads nothing and whose messages are byte-identical to a fresh run's; the savepoint is refused, with a
+  clear error, by jobs with another number of hops or a changed edge part;
 - a TaskManager whose JVM heap (-Xmx) is smaller than the in-memory store of the graph samples it
   with `--store partitioned` (messages byte-identical to the memory store's, sampled by
   deploy/bin/fanout-local with a large heap), while `--store memory` on that TaskManager fails with
@@ -85,8 +89,10 @@ def completed_checkpoints(cluster: Cluster, job: str) -> int:
 
 # ---- TaskManager kills ------------------------------------------------------------------------------
 
-# R-MAT 2^14 node ids, 8 x 2^14 undirected rows in 8 parts: the load takes several checkpoint intervals.
-KILL_GRAPH_ARGS = ["--scale", "14", "--edge-factor", "8", "--parts", "8", "--seed", "5"]
+# R-MAT 2^14 node ids, 16 x 2^14 undirected rows (524 k stored edges) in 64 parts of 4 k rows: the edge source
+# reaches a checkpoint barrier after every part, and the load outlasts the first checkpoints (a few seconds
+# each here) even on a quiet machine; with 8 parts of half the rows it ended before the first one completed.
+KILL_GRAPH_ARGS = ["--scale", "14", "--edge-factor", "16", "--parts", "64", "--seed", "5"]
 EPOCHS = 2
 
 
@@ -149,14 +155,21 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
         return metrics.total(OPERATOR_RECORDS_OUT, job, "khop_messages")
 
     if kill_point == "mid-load":
-        # Some parts read, then a checkpoint completed after that: the restore starts mid-load.
-        cluster.wait_for("the first edges read", lambda: (running(), loaded() > 0)[1], 300, interval=0.05)
-        first = completed_checkpoints(cluster, job)
-        cluster.wait_for("a checkpoint during the load",
-                         lambda: (running(), completed_checkpoints(cluster, job) > first)[1], 300, interval=0.05)
-        read, sent = loaded(), messages()
-        assert read < total_stored and sent == 0, \
-            f"the load ended before the kill point ({read:.0f} of {total_stored} edges read, {sent:.0f} messages)"
+        # Some parts read, then a checkpoint triggered after that completed while the edge source still reads.
+        first_read_ms = cluster.wait_for("the first edges read",
+                                         lambda: (running(), loaded() > 0)[1] and time.time() * 1000, 300, interval=0.05)
+
+        def checkpoint_after_first_read():
+            running()
+            latest = cluster.checkpoints(job)["latest"]["completed"]
+            return latest if latest and latest["trigger_timestamp"] > first_read_ms else None
+
+        checkpoint = cluster.wait_for("a checkpoint triggered after the first edges were read",
+                                      checkpoint_after_first_read, 300, interval=0.05)
+        read, sent, source = loaded(), messages(), cluster.vertex(job, "edge-parts")["status"]
+        assert read < total_stored and source == "RUNNING" and sent == 0, \
+            f"the load ended before the kill point ({read:.0f} of {total_stored} edges read, edge source {source}, " \
+            f"{sent:.0f} messages; checkpoint {checkpoint['id']})"
     else:
         total = len(reference)
         cluster.wait_for("40% of the batches", lambda: (running(), messages() >= 0.4 * total)[1], 900, interval=0.05)
@@ -171,12 +184,105 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
 
     restored = cluster.checkpoints(job)["latest"]["restored"]
     assert restored and not restored["is_savepoint"], f"the job did not restore a checkpoint: {restored}"
+    if kill_point == "mid-load":
+        # The restored edge source read only the parts its checkpoint had not: the restore was mid-load.
+        reread = cluster.vertex(job, "edge-parts")["metrics"]["write-records"]
+        assert 0 < reread < total_stored, f"after the restore the edge source read {reread} of {total_stored} edges"
     assert cluster.rest(f"/jobs/{job}/exceptions")["exceptionHistory"]["entries"], "no failure recorded"
     assert_identical(reference, by_key(out))
     # The checkpoints were RocksDB incremental ones: their SST files live in the job's shared/ folder.
     shared = cluster.run_dir / "checkpoints" / job / "shared"
     assert shared.is_dir(), f"no incremental checkpoint files in {shared}"
-    print(f"\nkilled {victim} {kill_point}; restored checkpoint {restored['id']}; {len(reference)} batches identical")
+    detail = f" ({read:.0f} of {total_stored} edges read at the kill, {reread} after the restore)" \
+        if kill_point == "mid-load" else ""
+    print(f"\nkilled {victim} {kill_point}; restored checkpoint {restored['id']}{detail}; "
+          f"{len(reference)} batches identical")
+
+
+# ---- a loaded graph kept in a savepoint ----------------------------------------------------------------
+
+def first_node_ids(graph: Path, count: int) -> list[str]:
+    """The first ``count`` distinct source ids of the graph's first part (ids present in the graph)."""
+    ids: list[str] = []
+    with open(sorted(graph.glob("edges*.tsv"))[0]) as f:
+        for line in f:
+            if not line.startswith("#"):
+                src = line.split()[0]
+                if src not in ids:
+                    ids.append(src)
+                    if len(ids) == count:
+                        break
+    return ids
+
+
+def test_a_loaded_graph_in_a_savepoint_starts_a_different_job_without_reading_the_edges(
+        cluster, kill_graph, tmp_path):
+    graph = tmp_path / "graph"
+    graph.mkdir()
+    for part in kill_graph.glob("edges*.tsv"):
+        (graph / part.name).write_bytes(part.read_bytes())
+    total_stored = stored_edges(graph)
+    cluster.wait_for_free_slots(2)
+
+    # Job 1 loads the graph (2 hops) and waits; stopped with a savepoint once the edge source has finished.
+    loader = cluster.submit("--graph", str(graph), "--store", "partitioned", "--fanout", "5,5", "--parallelism", "2",
+                            "--partitioned.load-only", "--checkpoint-interval", "2s")
+    cluster.wait_for("the edge parts loaded", lambda: cluster.vertex(loader, "edge-parts")["status"] == "FINISHED",
+                     600, interval=0.5)
+    cluster.wait_for("the load's record counts", lambda: cluster.vertex(loader, "edge-parts")["metrics"]
+                     ["write-records"] == total_stored, 60, interval=1)
+    # Native format: RocksDB's own files, restored as they are (a canonical savepoint is re-inserted key by key).
+    started = time.time()
+    savepoint = cluster.stop_with_savepoint(loader, tmp_path / "savepoints", native=True)
+    savepoint_seconds = time.time() - started
+
+    # Job 2: other seeds, epochs, batch size, fanouts and seed with the same number of hops.
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("".join(f"{i}\n" for i in first_node_ids(graph, 300)))
+    job2 = ["--graph", str(graph), "--store", "partitioned", "--fanout", "4,3", "--seeds", str(seeds),
+            "--batch-size", "32", "--epochs", "3", "--shuffle", "--seed", "7", "--parallelism", "2"]
+    restored_out = tmp_path / "restored"
+    started = time.time()
+    job = cluster.submit(*job2, "--output", str(restored_out), savepoint=savepoint, allow_non_restored=True)
+    cluster.wait_for_job(job, timeout=600)
+    restored_seconds = time.time() - started
+    restored = cluster.checkpoints(job)["latest"]["restored"]
+    assert restored and restored["is_savepoint"], f"job 2 did not start from the savepoint: {restored}"
+    edges = cluster.vertex(job, "edge-parts")
+    assert edges["metrics"]["write-records"] == 0, f"job 2 read edges: {edges}"
+
+    fresh_out = tmp_path / "fresh"
+    cluster.wait_for_free_slots(2)
+    started = time.time()
+    fresh = cluster.submit(*job2, "--output", str(fresh_out))
+    cluster.wait_for_job(fresh, timeout=600)
+    fresh_seconds = time.time() - started
+    assert cluster.vertex(fresh, "edge-parts")["metrics"]["write-records"] == total_stored
+    reference = by_key(fresh_out)
+    assert len(reference) == 3 * 10
+    assert_identical(reference, by_key(restored_out))
+
+    # Refused: another hop count, and another graph (one part's file changed) from the same savepoint.
+    for what, options in [("1 hop", [*job2[:4], "--fanout", "4", *job2[6:]]),
+                          ("3 hops", [*job2[:4], "--fanout", "4,3,2", *job2[6:]])]:
+        cluster.wait_for_free_slots(2)
+        refused = cluster.submit(*options, "--output", str(tmp_path / what.replace(" ", "-")), savepoint=savepoint,
+                                 allow_non_restored=True)
+        started = time.time()
+        exceptions = cluster.wait_for_failure(refused)
+        print(f"\n{what}: refused in {time.time() - started:.1f} s")
+        assert "the savepoint holds a different loaded graph" in exceptions, exceptions[:3000]
+        assert f"{what}, bucket size" in exceptions, exceptions[:3000]
+    part = sorted(graph.glob("edges*.tsv"))[-1]
+    part.write_text(part.read_text())  # same rows, a new modification time: no longer the loaded files
+    cluster.wait_for_free_slots(2)
+    refused = cluster.submit(*job2, "--output", str(tmp_path / "changed"), savepoint=savepoint,
+                             allow_non_restored=True)
+    exceptions = cluster.wait_for_failure(refused)
+    assert "the savepoint holds a different loaded graph" in exceptions, exceptions[:3000]
+    print(f"\nstop with a native savepoint {savepoint_seconds:.1f} s; "
+          f"job 2 from the savepoint {restored_seconds:.1f} s (0 edges read), fresh {fresh_seconds:.1f} s "
+          f"({total_stored} edges read); {len(reference)} batches identical; other hops and a changed part refused")
 
 
 # ---- a TaskManager heap smaller than the graph ----------------------------------------------------

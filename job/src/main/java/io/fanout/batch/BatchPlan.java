@@ -61,6 +61,49 @@ public final class BatchPlan implements Serializable {
         this.numBatches = batches;
     }
 
+    /**
+     * A short hash (16 hex digits) of everything that decides the batches: the seeds (and their times), batch
+     * size, shuffle, drop-last, epochs and seed. Two plans with the same fingerprint hand out the same batches;
+     * jobs use it in operator uids so a savepoint of another plan's source is not restored into this one.
+     */
+    public String fingerprint() {
+        java.security.MessageDigest sha;
+        try {
+            sha = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
+        }
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8192);
+        java.util.function.LongConsumer put = v -> {
+            if (buf.remaining() < Long.BYTES) {
+                sha.update(buf.flip());
+                buf.clear();
+            }
+            buf.putLong(v);
+        };
+        put.accept(batchSize);
+        put.accept(shuffle ? 1 : 0);
+        put.accept(dropLast ? 1 : 0);
+        put.accept(epochs);
+        put.accept(seed);
+        put.accept(seeds.isAllNodes() ? -1 : 1);
+        put.accept(seeds.size());
+        if (!seeds.isAllNodes()) {
+            for (int i = 0; i < seeds.size(); i++) {
+                put.accept(seeds.get(i));
+            }
+        }
+        long[] times = seeds.times();
+        put.accept(times == null ? -1 : times.length);
+        if (times != null) {
+            for (long t : times) {
+                put.accept(t);
+            }
+        }
+        sha.update(buf.flip());
+        return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+    }
+
     /** Batches in every epoch. */
     public int numBatches() {
         return numBatches;

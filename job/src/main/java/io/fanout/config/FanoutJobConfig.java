@@ -45,6 +45,8 @@ public final class FanoutJobConfig {
     public final StoreType store;
     /** --store partitioned: neighbours per stored bucket of a node's list. */
     public final int partitionedBucketSize;
+    /** --store partitioned: load the graph and wait for a savepoint, no batches. */
+    public final boolean partitionedLoadOnly;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
     public final int[] fanouts;
     /** The options of a typed graph, or null for a homogeneous graph. */
@@ -143,6 +145,7 @@ public final class FanoutJobConfig {
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
+        this.partitionedLoadOnly = get(conf, FanoutOptions.PARTITIONED_LOAD_ONLY);
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
@@ -317,6 +320,15 @@ public final class FanoutJobConfig {
         } else {
             this.graphUpdatesHost = null;
             this.graphUpdatesPort = 0;
+        }
+        if (partitionedLoadOnly && store != StoreType.PARTITIONED) {
+            throw new ConfigException("Option " + name(FanoutOptions.PARTITIONED_LOAD_ONLY) + " needs "
+                    + name(FanoutOptions.STORE) + " partitioned (a memory-store graph is not kept in keyed state)");
+        }
+        if (partitionedLoadOnly && (output != null || serve || shm != null)) {
+            throw new ConfigException("Option " + name(FanoutOptions.PARTITIONED_LOAD_ONLY) + " samples nothing: drop "
+                    + (output != null ? name(FanoutOptions.OUTPUT) : name(FanoutOptions.SERVE))
+                    + " (give it to the job started from the savepoint)");
         }
         if (checkpointDir != null) {
             DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);

@@ -122,6 +122,15 @@ public final class FanoutOptions {
             .withDescription("--store partitioned: read graph-update lines from a TCP server at host:port instead of"
                     + " a directory (for tests; the updates end when the server closes the connection).");
 
+    public static final ConfigOption<Boolean> PARTITIONED_LOAD_ONLY = ConfigOptions.key("fanout.partitioned.load-only")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("--store partitioned: load the graph (edges, and --node-features) into keyed state,"
+                    + " sample nothing and keep running until stopped with a savepoint (flink stop --savepointPath"
+                    + " DIR JOB_ID); later jobs with the same graph options and number of hops start from it"
+                    + " (flink run -s SAVEPOINT --allowNonRestoredState ...) instead of reading the edge files."
+                    + " No --output or --serve.");
+
     public static final ConfigOption<String> FANOUT = ConfigOptions.key("fanout.fanout")
             .stringType()
             .defaultValue("15,10")
@@ -375,7 +384,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,

@@ -20,6 +20,7 @@ import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.config.SamplerType;
+import io.fanout.flink.source.NoBatchesSource;
 import io.fanout.config.StoreType;
 import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
@@ -41,6 +42,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.core.execution.DetachedJobExecutionResult;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -105,6 +107,11 @@ public final class FanoutJob {
             flinkConf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
             flinkConf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.toUri().toString());
             env = StreamExecutionEnvironment.getExecutionEnvironment(flinkConf);
+        }
+        if (config.partitionedLoadOnly && env instanceof LocalStreamEnvironment) {
+            throw new ConfigException("Option " + FanoutJobConfig.name(FanoutOptions.PARTITIONED_LOAD_ONLY)
+                    + " runs until it is stopped with a savepoint: submit it to a cluster (flink run -d ...,"
+                    + " then flink stop --type native --savepointPath DIR JOB_ID); a local run would never end");
         }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
@@ -195,17 +202,24 @@ public final class FanoutJob {
             env.setParallelism(config.parallelism);
         }
 
-        DataStream<SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(), "seed-batches")
-                .uid("seed-batches");
+        boolean partitioned = config.store == StoreType.PARTITIONED;
+        // A partitioned job's graph operators keep fixed uids (a later job can start from a savepoint of the
+        // loaded graph); its batch path's uids carry the run's fingerprint, so such a job starts its own seed
+        // plan fresh instead of continuing the saved one (an unchanged job still restores its own state).
+        String runTag = partitioned ? "@" + runFingerprint(config, plan) : "";
+        DataStream<SeedBatch> batches = config.partitionedLoadOnly
+                ? env.fromSource(new NoBatchesSource(), WatermarkStrategy.noWatermarks(), "load-only")
+                        .uid("load-only" + runTag)
+                : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
+                        "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
-        DataStream<EncodedMessage> samples = config.store == StoreType.PARTITIONED && config.sampler == SamplerType.PPR
+        DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR
                 ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
-                        config.pprMaxFetchIterations)
-                : config.store == StoreType.PARTITIONED
+                        config.pprMaxFetchIterations, runTag)
+                : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        seedIds, config.partitionedBucketSize, graphUpdateLines(env, config))
+                        seedIds, config.partitionedBucketSize, runTag, graphUpdateLines(env, config))
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
@@ -215,26 +229,39 @@ public final class FanoutJob {
 
         boolean anySink = false;
         if (config.output != null) {
-            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files");
+            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files" + runTag);
             anySink = true;
         }
         if (config.shm != null) {
             // Trainers on this host read memory-mapped rings instead of TCP (connectors/SHM_RING.md).
-            samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm");
+            samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm" + runTag);
             anySink = true;
         } else if (config.serve) {
             // The partitioned store's messages complete in any epoch order; the memory store's samplers emit
             // them in epoch order (GraphSamplingFunction), which lets an endpoint end an epoch without waiting
             // for a watermark stuck behind its own full queue.
-            ChannelSink sink = config.store == StoreType.PARTITIONED ? new ChannelSink(config.channel)
+            ChannelSink sink = partitioned ? new ChannelSink(config.channel)
                     : new ChannelSink(config.channel).withEpochOrderedInput();
             samples.sinkTo(sink)
-                    .name("channel").uid("channel");
+                    .name("channel").uid("channel" + runTag);
             anySink = true;
         }
         if (!anySink) {
             // No destination: sample and count only (a dry run that still reports throughput).
-            samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard");
+            samples.sinkTo(new DiscardingSink<>()).name("discard").uid("discard" + runTag);
+        }
+    }
+
+    /** What decides a partitioned run's messages besides the graph: the batch plan, fanouts, replacement, seed. */
+    static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
+        String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
+                + "|" + config.seed + "|" + config.partitionedLoadOnly;
+        try {
+            byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(run.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(sha).substring(0, 16);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
         }
     }
 

@@ -174,4 +174,20 @@ class BatchPlanTest {
         assertThatThrownBy(() -> plan.seedsOf(2, 0)).isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("epoch 2");
         assertThatThrownBy(() -> plan.seedsOf(-1, 0)).isInstanceOf(IndexOutOfBoundsException.class);
     }
+
+    @Test
+    void fingerprintChangesWithEveryOptionThatChangesTheBatches() {
+        SeedSet seeds = SeedSet.of(100, 5, 9, 11, 42);
+        String base = new BatchPlan(seeds, 2, true, false, 3, 7L).fingerprint();
+        assertThat(new BatchPlan(SeedSet.of(100, 5, 9, 11, 42), 2, true, false, 3, 7L).fingerprint()).isEqualTo(base);
+        assertThat(List.of(
+                new BatchPlan(SeedSet.of(100, 5, 9, 42, 11), 2, true, false, 3, 7L).fingerprint(),
+                new BatchPlan(SeedSet.allNodes(5), 2, true, false, 3, 7L).fingerprint(),
+                new BatchPlan(seeds, 3, true, false, 3, 7L).fingerprint(),
+                new BatchPlan(seeds, 2, false, false, 3, 7L).fingerprint(),
+                new BatchPlan(seeds, 2, true, true, 3, 7L).fingerprint(),
+                new BatchPlan(seeds, 2, true, false, 4, 7L).fingerprint(),
+                new BatchPlan(seeds, 2, true, false, 3, 8L).fingerprint()))
+                .doesNotContain(base).doesNotHaveDuplicates();
+    }
 }

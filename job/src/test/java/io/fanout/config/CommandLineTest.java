@@ -125,6 +125,22 @@ class CommandLineTest {
     }
 
     @Test
+    void partitionedLoadOnlyNeedsThePartitionedStoreAndNoSink() throws Exception {
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--store", "partitioned",
+                "--partitioned.load-only"}).configuration).partitionedLoadOnly).isTrue();
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).partitionedLoadOnly)
+                .as("default").isFalse();
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora,
+                "--partitioned.load-only"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessage("Option fanout.partitioned.load-only (--partitioned.load-only) needs fanout.store (--store)"
+                        + " partitioned (a memory-store graph is not kept in keyed state)");
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--store", "partitioned",
+                "--partitioned.load-only", "--output", tmp.toString()}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.partitioned.load-only (--partitioned.load-only) samples nothing: drop"
+                        + " fanout.output (--output)");
+    }
+
+    @Test
     void unknownFanoutKeysInYamlOrDashDAreRefusedNamingTheNearestValidOne() throws Exception {
         Path yaml = tmp.resolve("job.yaml");
         Files.writeString(yaml, "graph: " + cora + "\nbatchsize: 100\n");

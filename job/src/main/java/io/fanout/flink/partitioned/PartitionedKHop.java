@@ -34,11 +34,21 @@ public final class PartitionedKHop {
      *
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
+     * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
+     *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
+     *     but not another run's batches in flight, when its tag differs
      */
+    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag)
+            throws IOException {
+        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, runTag, null);
+    }
+
+    /** As above, for one run (no savepoint reuse across runs: empty run tag) of a fixed graph. */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
             throws IOException {
-        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, null);
+        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, "", null);
     }
 
     /**
@@ -47,17 +57,23 @@ public final class PartitionedKHop {
      * versions; each batch is sampled at the version committed when it starts ({@code #META.graph_version}).
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize,
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag,
             DataStream<UpdateLine> updateLines) throws IOException {
         DataStream<EdgeRecord> edges = edges(env, spec);
 
         boolean nodeData = spec.nodeFeatures() != null;
+        // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
+        // state layout), so a savepoint of one kind never restores into the other.
+        String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize) + (updateLines == null ? "" : ", graph updates");
+        DataStream<SeedBatch> checked = batches
+                .map(new SavedGraphCheck(saved))
+                .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
         SingleOutputStreamOperator<PartialBatch> stage;
         DataStream<EdgeUpdate> adjacency = null;
         if (updateLines == null) {
-            stage = batches
+            stage = checked
                     .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
-                    .name("batch-start").uid("batch-start");
+                    .name("batch-start").uid("batch-start" + runTag);
         } else {
             GraphLoader.HeaderFacts facts = GraphLoader.headerFacts(spec.edges(), spec.directed());
             SingleOutputStreamOperator<EdgeUpdate> updates = updateLines
@@ -67,10 +83,10 @@ public final class PartitionedKHop {
             adjacency = edges.map(new LoadedEdge()).returns(TypeInformation.of(EdgeUpdate.class))
                     .name("loaded-edges").uid("loaded-edges")
                     .union(updates);
-            stage = batches.connect(updates.getSideOutput(UpdateReaderOperator.COMMITTED).broadcast())
+            stage = checked.connect(updates.getSideOutput(UpdateReaderOperator.COMMITTED).broadcast())
                     .transform("batch-start", TypeInformation.of(PartialBatch.class),
                             new VersionedBatchStartOperator(seedIds))
-                    .uid("batch-start");
+                    .uid("batch-start" + runTag);
         }
         for (int hop = 1; hop <= fanouts.length; hop++) {
             DataStream<HopRequest> requests = stage.getSideOutput(HopStageFunction.requests(hop));
@@ -89,9 +105,9 @@ public final class PartitionedKHop {
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
                     .process(new HopStageFunction(hop, hop == fanouts.length, nodeData))
                     .returns(TypeInformation.of(PartialBatch.class))
-                    .name("hop-" + hop).uid("hop-" + hop);
+                    .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, stage, updateLines != null);
+        return withNodeData(env, spec, stage, updateLines != null, runTag);
     }
 
     /** The graph's stored edges, read part by part by a parallel source (never on the client). */
@@ -109,13 +125,13 @@ public final class PartitionedKHop {
      * {@link HopStageFunction#NODE_DATA_REQUESTS} by {@code stage}) are gathered first.
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PartialBatch> stage) throws IOException {
-        return withNodeData(env, spec, stage, false);
+            SingleOutputStreamOperator<PartialBatch> stage, String runTag) throws IOException {
+        return withNodeData(env, spec, stage, false, runTag);
     }
 
     /** As above; {@code graphVersions}: messages carry {@code #META.graph_version}. */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions) throws IOException {
+            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, String runTag) throws IOException {
         boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
@@ -143,12 +159,12 @@ public final class PartitionedKHop {
                     .connect(nodeAnswers.keyBy(new NodeAnswerKey(), Types.LONG))
                     .process(new NodeDataStageFunction())
                     .returns(TypeInformation.of(PartialBatch.class))
-                    .name("node-data-gather").uid("node-data-gather");
+                    .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset);
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .returns(TypeInformation.of(EncodedMessage.class))
-                .name("khop-messages").uid("khop-messages");
+                .name("khop-messages").uid("khop-messages" + runTag);
     }
 
     /** Keys an edge by the node whose list it joins. */

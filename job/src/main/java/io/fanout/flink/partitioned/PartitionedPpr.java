@@ -27,10 +27,11 @@ public final class PartitionedPpr {
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param maxNeighbors neighbours a push reads per node (-1 = all)
      * @param rounds fetch rounds per batch, >= 1
+     * @param runTag appended to the batch path's uids ({@link PartitionedKHop#build}: savepoint reuse)
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
-            boolean residualTopUp, long seed, int rounds) throws IOException {
+            boolean residualTopUp, long seed, int rounds, String runTag) throws IOException {
         if (rounds < 1) {
             throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
         }
@@ -39,9 +40,15 @@ public final class PartitionedPpr {
                 .connect(edges.keyBy(new EdgeNeighbor(), Types.LONG))
                 .transform("ppr-neighbor-degrees", TypeInformation.of(PprEdge.class), new NeighborDegreeOperator())
                 .uid("ppr-neighbor-degrees");
+        // Each fetch round holds its own copy of the adjacency (uids ppr-fetch-N): a savepoint restores into a job
+        // with the same rounds and list cap only.
+        String saved = SavedGraphCheck.describe(spec, rounds, 0) + ", ppr fetch rounds " + rounds
+                + ", ppr-max-neighbors " + maxNeighbors;
         SingleOutputStreamOperator<PprPartial> stage = batches
+                .map(new SavedGraphCheck(saved)).returns(batches.getType())
+                .name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .process(new PprStartFunction(seedIds, alpha, eps)).returns(TypeInformation.of(PprPartial.class))
-                .name("ppr-start").uid("ppr-start");
+                .name("ppr-start").uid("ppr-start" + runTag);
         for (int round = 1; round <= rounds; round++) {
             DataStream<PprFetchAnswer> answers = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
@@ -52,13 +59,13 @@ public final class PartitionedPpr {
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
                     .process(new PprRoundFunction(round, rounds))
                     .returns(TypeInformation.of(PprPartial.class))
-                    .name("ppr-round-" + round).uid("ppr-round-" + round);
+                    .name("ppr-round-" + round).uid("ppr-round-" + round + runTag);
         }
         SingleOutputStreamOperator<PartialBatch> selected = stage
                 .process(new PprFinishFunction(maxPprNodes, residualTopUp, spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
-                .name("ppr-select").uid("ppr-select");
-        return PartitionedKHop.withNodeData(env, spec, selected);
+                .name("ppr-select").uid("ppr-select" + runTag);
+        return PartitionedKHop.withNodeData(env, spec, selected, runTag);
     }
 
     /** Keys an edge by its neighbour (whose degree it needs). */
