@@ -158,3 +158,13 @@ def test_a_live_channel_through_a_worker_process_gives_every_message_once(tmp_pa
     finally:
         for s in servers:
             s.close()
+
+
+def test_worker_cpus_pin_the_worker_only():
+    def affinity():
+        yield {"cpus": np.array(sorted(os.sched_getaffinity(0)), dtype=I64)}
+
+    mine = os.sched_getaffinity(0)
+    [msg] = prefetch(affinity, process=True, worker_cpus={min(mine)})
+    assert msg["cpus"].tolist() == [min(mine)]
+    assert os.sched_getaffinity(0) == mine  # the trainer's own affinity is untouched
