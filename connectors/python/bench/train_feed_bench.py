@@ -12,14 +12,19 @@ optimiser step per message) runs over the same messages five ways:
 - prefetched: the same through ``fanout_client.prefetch(client)``: receiving, decoding and ``to_pyg``
              on a background thread, overlapping the step (what a trainer should do);
 - shm:       prefetched from the job's shared-memory rings on this host (``ShmClient``), buffered;
-- live:      prefetched over TCP, with the clock started at the first message while the job samples: the
-             trainer also waits for the sampler whenever it is faster than it.
+- process, process-shm: as prefetched and shm, but through ``prefetch(open_client, process=True,
+             as_pyg=True)``: the reader runs in a worker process that dequantises into shared buffers,
+             the training process only wraps them (``ProcessPrefetcher``);
+- live, live-process: prefetched over TCP (thread, process), with the clock started at the first message
+             while the job samples: the trainer also waits for the sampler whenever it is faster than it.
 
 The trainer runs torch with ``--torch-threads`` (default 1) in every mode: on a small machine the job's
-JVM needs cores of its own. The modes alternate for ``--rounds`` rounds; printed are the steps/s
-(median), the ratios to in memory (goal >= 0.95: training does not wait for data) and the share of
-the wall time the training loop waited for its next batch. Flink's start-up is never counted. Also
-printed: message bytes per sampled node for each feature dtype.
+JVM needs cores of its own. The modes (``--modes``) alternate for ``--rounds`` rounds; printed are the
+steps/s (median), the ratios to in memory (goal >= 0.95: training does not wait for data), the CPU ms
+per step of the training thread alone (``time.thread_time``: what the feed adds to the loop itself) and
+of the whole training process (the worker process of the process modes not included), the share of
+the wall time the training loop waited for its next batch and the load average. Flink's start-up is
+never counted. Also printed: message bytes per sampled node for each feature dtype.
 
 Graphs: cora (1,433 real binary features, every node a seed) and pubmed (19,717 nodes). Pubmed
 ships labels only: ``--pubmed-features N`` writes N **synthetic** random features per node (default
@@ -32,6 +37,7 @@ Features ship as ``--feature-dtype`` (default uint8: exact for cora's 0/1 featur
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import json
 import statistics
@@ -98,38 +104,48 @@ def step(model, optimizer, data) -> None:
     optimizer.step()
 
 
-def loop_in_memory(batches, in_dim, classes) -> tuple[float, float]:
-    """Steps/s and CPU ms per step of the loop over Data already in memory."""
+def loop_in_memory(batches, in_dim, classes) -> dict:
+    """Steps/s and CPU ms per step (process, training thread) of the loop over Data already in memory."""
     model, optimizer = make_model(in_dim, classes)
-    started, cpu = time.perf_counter(), time.process_time()
+    started, cpu, thread = time.perf_counter(), time.process_time(), time.thread_time()
     for data in batches:
         step(model, optimizer, data)
-    return len(batches) / (time.perf_counter() - started), 1e3 * (time.process_time() - cpu) / len(batches)
+    n = len(batches)
+    return dict(rate=n / (time.perf_counter() - started), cpu_ms=1e3 * (time.process_time() - cpu) / n,
+                thread_ms=1e3 * (time.thread_time() - thread) / n, waiting=0.0, steps=n)
 
 
-def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, background: bool,
+def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, background,
                       feed: str = "tcp") -> dict:
     """The loop fed by a running job: ``feed`` "tcp" (``ChannelClient``) or "shm" (``ShmClient``, the
-    shared-memory rings on this host); ``background``: read through ``fanout_client.prefetch``. The clock
+    shared-memory rings on this host); ``background``: False (read between steps), "thread"
+    (``fanout_client.prefetch``) or "process" (``prefetch(..., process=True)``). The clock
     starts ``head_start`` seconds after the first message arrived (0: at once), the first one not
     counted, and stops at the last step (closing the client and the job's shutdown are not training).
     Returns steps/s, CPU ms per step (all threads of the trainer) and the share of the wall time the
     training loop spent waiting for its next batch."""
     model, optimizer = make_model(in_dim, classes)
-    steps, started, cpu, waited = 0, None, 0.0, 0.0
+    steps, started, cpu, thread, waited = 0, None, 0.0, 0.0, 0.0
+    as_pyg = background != "process"  # the process prefetcher converts in the trainer, from its buffers
     if feed == "tcp":
         registry = workdir / f"registry-{time.monotonic_ns()}"
         job = args + ["--serve", "--registry", str(registry)]
-        open_client = lambda: fanout_client.ChannelClient(registry=registry, connect_timeout=120, as_pyg=True)  # noqa: E731
+        open_client = functools.partial(fanout_client.ChannelClient, registry=registry, connect_timeout=120,
+                                        as_pyg=as_pyg)
     else:
         name = f"bench{time.monotonic_ns()}"
         job = args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]
-        open_client = lambda: fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True)  # noqa: E731
+        open_client = functools.partial(fanout_client.ShmClient, "/dev/shm", name, timeout=120, as_pyg=as_pyg)
     if FEED_CPUS:
         job = ["taskset", "-c", ",".join(map(str, sorted(FEED_CPUS)))] + job
     with trainer.RunningJob(job):
-        with open_client() as client:
+        if background == "process":
+            client = fanout_client.prefetch(open_client, process=True, as_pyg=True, worker_cpus=FEED_CPUS or None)
+            source = client
+        else:
+            client = open_client()
             source = iter(fanout_client.prefetch(pinned_feed(client)) if background else client)
+        with client:
             while True:
                 asked = time.perf_counter()
                 data = next(source, None)
@@ -141,10 +157,10 @@ def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, b
                 steps += 1
                 if started is None:
                     time.sleep(head_start)  # let the job sample ahead into its endpoint buffer
-                    started, cpu = time.perf_counter(), time.process_time()
-            ended, cpu = time.perf_counter(), time.process_time() - cpu
+                    started, cpu, thread = time.perf_counter(), time.process_time(), time.thread_time()
+            ended, cpu, thread = time.perf_counter(), time.process_time() - cpu, time.thread_time() - thread
     return dict(rate=(steps - 1) / (ended - started), cpu_ms=1e3 * cpu / (steps - 1), steps=steps,
-                waiting=waited / (ended - started))
+                thread_ms=1e3 * thread / (steps - 1), waiting=waited / (ended - started))
 
 
 def bytes_per_node(graph_dir: Path, nodes: Path, batch_size: int, workdir: Path) -> dict:
@@ -158,8 +174,14 @@ def bytes_per_node(graph_dir: Path, nodes: Path, batch_size: int, workdir: Path)
     return result
 
 
+# mode -> (head start in offline job times, reading between steps / "thread" / "process", feed)
+MODES = {"buffered": (1.5, False, "tcp"), "prefetched": (1.5, "thread", "tcp"), "shm": (1.5, "thread", "shm"),
+         "process": (1.5, "process", "tcp"), "process-shm": (1.5, "process", "shm"), "live": (0.0, "thread", "tcp"),
+         "live-process": (0.0, "process", "tcp")}
+
+
 def bench(name: str, graph_dir: Path, nodes: Path, epochs: int, batch_size: int, rounds: int, workdir: Path,
-          feature_dtype: str) -> dict:
+          feature_dtype: str, selected, with_bytes: bool = True) -> dict:
     args = job_args(graph_dir, nodes, epochs, batch_size, feature_dtype)
     out = workdir / f"{name}-samples"
     started = time.perf_counter()
@@ -168,42 +190,45 @@ def bench(name: str, graph_dir: Path, nodes: Path, epochs: int, batch_size: int,
     batches = [fanout_client.to_pyg(m) for m in fanout_client.read_samples(out)]
     in_dim = batches[0].x.shape[1]
     classes = int(max(int(d.y.max()) for d in batches)) + 1
-    rates = {"memory": [], "buffered": [], "prefetched": [], "shm": [], "live": []}
-    cpu_ms = {k: [] for k in rates}
-    waiting = {k: [] for k in rates}
-    modes = {"buffered": (1.5 * job_seconds, False, "tcp"), "prefetched": (1.5 * job_seconds, True, "tcp"),
-             "shm": (1.5 * job_seconds, True, "shm"), "live": (0.0, True, "tcp")}
+    modes = {k: v for k, v in MODES.items() if k in selected}
+    for k, (head, *_) in modes.items():
+        modes[k] = (head * job_seconds, *modes[k][1:])
+    runs = {k: [] for k in ["memory", *modes]}
     for r in range(rounds):
-        rate, ms = loop_in_memory(batches, in_dim, classes)
-        rates["memory"].append(rate)
-        cpu_ms["memory"].append(ms)
-        waiting["memory"].append(0.0)
+        # Each channel mode is compared with the in-memory loop run right before and right after it,
+        # so a change of the machine's load (other users) between modes does not count as the feed's.
+        before = loop_in_memory(batches, in_dim, classes)
+        runs["memory"].append(before)
         for mode, (head_start, background, feed) in modes.items():
+            load = os.getloadavg()[0]
             got = loop_from_channel(args, workdir, in_dim, classes, head_start, background, feed)
+            after = loop_in_memory(batches, in_dim, classes)
             assert got["steps"] == len(batches), f"{mode} gave {got['steps']} messages, files {len(batches)}"
-            rates[mode].append(got["rate"])
-            cpu_ms[mode].append(got["cpu_ms"])
-            waiting[mode].append(got["waiting"])
+            got.update(ratio=got["rate"] / ((before["rate"] + after["rate"]) / 2), load=load)
+            runs[mode].append(got)
+            runs["memory"].append(after)
+            before = after
         print(f"  {name} round {r}: " + ", ".join(
-            f"{k} {v[-1]:.1f} steps/s ({cpu_ms[k][-1]:.0f} CPU ms/step, {100 * waiting[k][-1]:.0f}% waiting)"
-            for k, v in rates.items()), flush=True)
+            f"{k} {v[-1]['rate']:.1f} steps/s" + (f" ({v[-1]['ratio']:.2f}x, load {v[-1]['load']:.1f})"
+                                                  if k != "memory" else "")
+            + f" {v[-1]['thread_ms']:.0f}/{v[-1]['cpu_ms']:.0f} CPU ms/step loop/process, "
+            f"{100 * v[-1]['waiting']:.0f}% waiting" for k, v in runs.items()), flush=True)
     nodes_per_batch = float(np.mean([d.num_nodes for d in batches]))
     result = dict(graph=name, batches=len(batches), batch_size=batch_size, features=in_dim,
                   feature_dtype=feature_dtype, nodes_per_batch=nodes_per_batch,
                   message_mb=float(np.mean([len(m.blob) for m in fanout_client.read_samples(out)])) / 1e6,
-                  offline_job_seconds=job_seconds, rounds=rates, cpu_ms_per_step=cpu_ms, waiting=waiting,
-                  **{f"{k}_steps_per_s": statistics.median(v) for k, v in rates.items()},
-                  **{f"{k}_ratio": statistics.median(c / m for c, m in zip(rates[k], rates["memory"]))
-                     for k in modes},
-                  bytes_per_node=bytes_per_node(graph_dir, nodes, batch_size, workdir))
+                  offline_job_seconds=job_seconds, runs=runs,
+                  **{f"{k}_steps_per_s": statistics.median(r["rate"] for r in v) for k, v in runs.items()},
+                  **{f"{k}_thread_ms": statistics.median(r["thread_ms"] for r in v) for k, v in runs.items()},
+                  **{f"{k}_ratio": statistics.median(r["ratio"] for r in runs[k]) for k in modes},
+                  bytes_per_node=bytes_per_node(graph_dir, nodes, batch_size, workdir) if with_bytes else None)
     print(f"{name}: {len(batches)} batches of {batch_size} seeds, {nodes_per_batch:.0f} nodes x {in_dim} "
-          f"{feature_dtype} features ({result['message_mb']:.1f} MB a message); steps/s in memory "
-          f"{result['memory_steps_per_s']:.1f}, channel buffered {result['buffered_steps_per_s']:.1f} "
-          f"({result['buffered_ratio']:.2f}x), prefetched {result['prefetched_steps_per_s']:.1f} "
-          f"({result['prefetched_ratio']:.2f}x), shm {result['shm_steps_per_s']:.1f} "
-          f"({result['shm_ratio']:.2f}x), live {result['live_steps_per_s']:.1f} "
-          f"({result['live_ratio']:.2f}x) (medians of {rounds}); bytes per sampled node "
-          + ", ".join(f"{k} {v:.0f}" for k, v in result["bytes_per_node"].items()), flush=True)
+          f"{feature_dtype} features ({result['message_mb']:.1f} MB a message); medians of {rounds}: in memory "
+          f"{result['memory_steps_per_s']:.1f} steps/s ({result['memory_thread_ms']:.1f} loop CPU ms/step), "
+          + ", ".join(f"{k} {result[k + '_steps_per_s']:.1f} ({result[k + '_ratio']:.2f}x, "
+                      f"{result[k + '_thread_ms']:.1f} ms)" for k in modes)
+          + ("; bytes per sampled node " + ", ".join(f"{k} {v:.0f}" for k, v in result["bytes_per_node"].items())
+             if with_bytes else ""), flush=True)
     return result
 
 
@@ -219,9 +244,15 @@ def main():
     parser.add_argument("--torch-threads", type=int, default=1,
                         help="torch intra-op threads of the trainer in every mode (default 1: the sampler's "
                              "JVM runs on this machine too and needs a core of its own; 0 = torch's default)")
+    parser.add_argument("--modes", default="prefetched,shm,process,process-shm,live,live-process",
+                        help=f"channel modes, each against the in-memory loop (of {', '.join(MODES)})")
+    parser.add_argument("--no-bytes", action="store_true", help="skip the bytes-per-node jobs")
     parser.add_argument("--pin", action="store_true",
-                        help="the training loop on CPU 0, the feed (prefetch thread, the job's JVM) on the others")
+                        help="the training loop on CPU 0, the feed (prefetch thread or worker process, the job's JVM) on the others")
     args = parser.parse_args()
+    unknown = set(args.modes.split(",")) - set(MODES)
+    if unknown:
+        parser.error(f"--modes: unknown {', '.join(sorted(unknown))} (known: {', '.join(MODES)})")
     if args.torch_threads:
         torch.set_num_threads(args.torch_threads)
     if args.pin:
@@ -243,11 +274,11 @@ def main():
             else:
                 nodes = next(p for p in (graph_dir / "nodes.tsv.gz", graph_dir / "nodes.tsv") if p.exists())
             results.append(bench(name, graph_dir, nodes, epochs, args.batch_size, args.rounds, workdir,
-                                 args.feature_dtype))
+                                 args.feature_dtype, args.modes.split(","), not args.no_bytes))
             results[-1]["synthetic_features"] = name == "pubmed" and not args.pubmed_nodes
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "train-feed.json").write_text(json.dumps(results, indent=1))
-    print(f"results in {OUT / 'train-feed.json'}")
+    (OUT / f"train-feed-{args.feature_dtype}.json").write_text(json.dumps(results, indent=1))
+    print(f"results in {OUT / f'train-feed-{args.feature_dtype}.json'}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@
   ``edge_index``, ``n_id``, ``batch_size``, ...), a typed message as ``HeteroData``; ``as_pyg=True`` on the
   readers does it for you.
 - ``prefetch(source)``: any of the readers iterated on a background thread, a few messages ahead, so
-  receiving, decoding and ``to_pyg`` overlap with the training step.
+  receiving, decoding and ``to_pyg`` overlap with the training step; ``prefetch(open_source, process=True)``
+  (``ProcessPrefetcher``) reads in a worker process and hands messages over in shared memory, dequantised.
 - ``to_hetero_data(msg)``: a typed-graph message (``#IS_HETERO`` = [1]) as PyG ``HeteroData`` (torch and
   PyG imported lazily), with GiGL's ``y_positive``/``y_negative`` for ABLP messages; ``ablp_labels(msg)``
   gives those labels as numpy.
@@ -34,6 +35,7 @@ from .torch_support import to_torch
 from .pyg import to_pyg
 from .hetero_pyg import ablp_labels, is_hetero, to_hetero_data
 from .prefetch import Prefetcher, prefetch
+from .prefetch_process import ProcessPrefetcher
 
 __version__ = "0.1.0"
 
@@ -44,5 +46,5 @@ __all__ = [
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "ablp_labels", "prefetch", "Prefetcher",
+    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "ablp_labels", "prefetch", "Prefetcher", "ProcessPrefetcher",
 ]

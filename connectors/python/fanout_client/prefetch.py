@@ -110,6 +110,15 @@ class Prefetcher(Iterator[T]):
         return self._queue.qsize()
 
 
-def prefetch(source: Iterable[T], depth: int = 2) -> Prefetcher[T]:
-    """``source`` iterated on a background thread, at most ``depth`` items ahead; see the module doc."""
+def prefetch(source, depth: int = 2, *, process: bool = False, **process_options):
+    """``source`` iterated on a background thread, at most ``depth`` items ahead; see the module doc.
+
+    ``process=True``: ``source`` is a callable opening a numpy reader, iterated in a worker process
+    (``ProcessPrefetcher(source, depth, **process_options)``: ``as_pyg``, ``x_dtype``, ``worker_cpus``,
+    ``start_method``), so the trainer's interpreter does none of the feed's work."""
+    if process:
+        from .prefetch_process import ProcessPrefetcher
+        return ProcessPrefetcher(source, depth, **process_options)
+    if process_options:
+        raise TypeError(f"{', '.join(sorted(process_options))}: only with process=True")
     return Prefetcher(source, depth)
