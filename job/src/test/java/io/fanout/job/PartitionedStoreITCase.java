@@ -103,10 +103,31 @@ class PartitionedStoreITCase {
     }
 
     /**
+     * ego_twitter_u (1,342,310 undirected rows, 2.7 M stored edges) with the default
+     * buckets: 3,000 seeds (its 20 hubs and random others) in 6 batches, partitioned at parallelism 1 and 2
+     * against the memory store, every message byte for byte.
+     */
+    @Test
+    void egoTwitterThousandsOfSeedsAsTheMemoryStoreAtParallelismOneAndTwo() throws Exception {
+        Path graph = SharedData.graph("ego_twitter_u");
+        Path seeds = hubsAndSome("ego_twitter_u", graph, 3000);
+        String[] options = {"--fanout", "10,5", "--batch-size", "512", "--seeds", seeds.toString(), "--shuffle"};
+        TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
+        assertThat(memory).hasSize(6);
+        assertSameMessages(memory, run("partitioned", 1, graph, options));
+        assertSameMessages(memory, run("partitioned", 2, graph, options));
+    }
+
+    /**
      * A seed file of the graph's 20 highest-degree nodes (hot nodes, many buckets each) and 280 others: enough
      * batches to cross bucket boundaries everywhere, few enough for a test.
      */
     private Path hubsAndSome(String dataset, Path graph) throws Exception {
+        return hubsAndSome(dataset, graph, 300);
+    }
+
+    /** As above, with {@code count} seeds in all. */
+    private Path hubsAndSome(String dataset, Path graph, int count) throws Exception {
         io.fanout.graph.CsrGraph csr = io.fanout.graph.GraphLoader.load(graph, io.fanout.graph.EdgeDirection.OUT);
         Integer[] byDegree = new Integer[csr.numNodes()];
         for (int v = 0; v < byDegree.length; v++) {
@@ -115,7 +136,7 @@ class PartitionedStoreITCase {
         java.util.Arrays.sort(byDegree, (a, b) -> Integer.compare(csr.degree(b), csr.degree(a)));
         java.util.Set<Integer> picked = new java.util.LinkedHashSet<>(java.util.Arrays.asList(byDegree).subList(0, 20));
         java.util.Random random = new java.util.Random(7);
-        while (picked.size() < 300) {
+        while (picked.size() < count) {
             picked.add(random.nextInt(csr.numNodes()));
         }
         StringBuilder text = new StringBuilder();

@@ -1,14 +1,11 @@
 package io.fanout.flink.partitioned;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -55,11 +52,7 @@ public class NeighborDegreeOperator extends AbstractStreamOperator<PprEdge>
         if (++ended < 2) {
             return;
         }
-        List<Object> keys = new ArrayList<>();
-        try (var stream = getKeyedStateBackend().getKeys(ASKERS, VoidNamespace.INSTANCE)) {
-            stream.forEach(keys::add);
-        }
-        for (Object key : keys) {
+        for (Object key : KeyedDrain.keysOf(this, ASKERS)) {
             setCurrentKey(key);
             Integer d = degree.value();
             int deg = d == null ? 0 : d;

@@ -2,8 +2,6 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -15,7 +13,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
@@ -85,21 +82,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
             return;
         }
         edgesDone = true;
-        // Answer the requests that waited for the whole graph (keys collected first: state is updated below).
-        List<Object> keys = new ArrayList<>();
-        try (var stream = getKeyedStateBackend().getKeys(WAITING, VoidNamespace.INSTANCE)) {
-            stream.forEach(keys::add);
-        }
-        for (Object key : keys) {
-            setCurrentKey(key);
-            Iterable<HopRequest> requests = waiting.get();
-            if (requests != null) {
-                for (HopRequest request : requests) {
-                    answer(request);
-                }
-            }
-            waiting.clear();
-        }
+        // Answer the requests that waited for the whole graph.
+        KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
 
     @Override

@@ -1,13 +1,10 @@
 package io.fanout.flink.partitioned;
 
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -41,20 +38,7 @@ public class NodeDataLookupOperator extends AbstractStreamOperator<NodeDataAnswe
             return;
         }
         rowsDone = true;
-        List<Object> keys = new ArrayList<>();
-        try (var stream = getKeyedStateBackend().getKeys(WAITING, VoidNamespace.INSTANCE)) {
-            stream.forEach(keys::add);
-        }
-        for (Object key : keys) {
-            setCurrentKey(key);
-            Iterable<NodeDataRequest> requests = waiting.get();
-            if (requests != null) {
-                for (NodeDataRequest request : requests) {
-                    answer(request);
-                }
-            }
-            waiting.clear();
-        }
+        KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
 
     @Override

@@ -13,7 +13,6 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -69,20 +68,7 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
             return;
         }
         edgesDone = true;
-        List<Object> keys = new ArrayList<>();
-        try (var stream = getKeyedStateBackend().getKeys(WAITING, VoidNamespace.INSTANCE)) {
-            stream.forEach(keys::add);
-        }
-        for (Object key : keys) {
-            setCurrentKey(key);
-            Iterable<PprFetchRequest> requests = waiting.get();
-            if (requests != null) {
-                for (PprFetchRequest request : requests) {
-                    answer(request);
-                }
-            }
-            waiting.clear();
-        }
+        KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
 
     @Override

@@ -18,7 +18,6 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -196,11 +195,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
     }
 
     private List<Object> keysOf(String state) throws Exception {
-        List<Object> keys = new ArrayList<>();
-        try (var stream = getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
-            stream.forEach(keys::add);
-        }
-        return keys;
+        return KeyedDrain.keysOf(this, state);
     }
 
     /** Applies an update to the current node's list (its loaded edges complete). */

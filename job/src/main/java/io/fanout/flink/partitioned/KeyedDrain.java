@@ -1,0 +1,37 @@
+package io.fanout.flink.partitioned;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.util.function.ThrowingConsumer;
+
+/** Walks the keys that hold a keyed state, for operators that act on every waiting key when an input ends. */
+final class KeyedDrain {
+    private KeyedDrain() {}
+
+    /** The keys with a value in {@code stateName}, collected first (the caller updates state while it walks them). */
+    static List<Object> keysOf(AbstractStreamOperator<?> operator, String stateName) throws Exception {
+        List<Object> keys = new ArrayList<>();
+        try (var stream = operator.getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
+            stream.forEach(keys::add);
+        }
+        return keys;
+    }
+
+    /** Hands every request that waited in {@code waiting} (list state {@code stateName}) to {@code answer}, key by key, and clears it. */
+    static <R> void drain(AbstractStreamOperator<?> operator, String stateName, ListState<R> waiting,
+            ThrowingConsumer<R, Exception> answer) throws Exception {
+        for (Object key : keysOf(operator, stateName)) {
+            operator.setCurrentKey(key);
+            Iterable<R> requests = waiting.get();
+            if (requests != null) {
+                for (R request : requests) {
+                    answer.accept(request);
+                }
+            }
+            waiting.clear();
+        }
+    }
+}
