@@ -248,6 +248,11 @@ class ProcessPrefetcher:
             data, fds, _, _ = socket.recv_fds(self._sock, _MAX_DESCRIPTOR, 1)
         except OSError as error:
             self._finish()
+            # A worker that dies with our acknowledgements unread resets the connection instead of closing
+            # it: the exit code, when there is one, is what the trainer needs to know.
+            if self._process.exitcode is not None:
+                raise RuntimeError(f"prefetch worker process exited (code {self._process.exitcode}) "
+                                   "without finishing the stream") from error
             raise RuntimeError(f"prefetch worker connection failed: {error}") from error
         if not data:
             self._finish()
