@@ -39,9 +39,8 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
 
     private transient ValueState<PartialBatch> batch;
     private transient ListState<HopAnswer> answers;
-    private transient ValueState<Integer> answered;
-    /** The waiting batch's frontier size: an answer is counted against it without reading the whole batch. */
-    private transient ValueState<Integer> expected;
+    /** Answers counted against the waiting batch's frontier size. */
+    private transient AnswerTally tally;
 
     /**
      * @param hop the hop this stage applies (1 = the hop from the seeds)
@@ -58,41 +57,29 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     public void open(OpenContext openContext) {
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("batch", TypeInformation.of(PartialBatch.class)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("answers", TypeInformation.of(HopAnswer.class)));
-        answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
-        expected = getRuntimeContext().getState(new ValueStateDescriptor<>("expected", Integer.class));
+        tally = new AnswerTally(getRuntimeContext());
     }
 
     @Override
     public void processElement1(PartialBatch partial, Context ctx, Collector<PartialBatch> out) throws Exception {
         batch.update(partial);
-        expected.update(partial.numSampledNodes[partial.numSampledNodes.length - 1]);
-        completeIfAnswered(ctx, out);
+        if (tally.expect(partial.numSampledNodes[partial.numSampledNodes.length - 1])) {
+            complete(ctx, out);
+        }
     }
 
     @Override
     public void processElement2(HopAnswer answer, Context ctx, Collector<PartialBatch> out) throws Exception {
         answers.add(answer);
-        Integer count = answered.value();
-        int now = count == null ? 1 : count + 1;
-        answered.update(now);
-        // Reading the batch (its whole partial subgraph, from RocksDB) on every answer made a hop quadratic in
-        // the frontier: only the last answer, or the batch itself, completes the hop.
-        Integer frontier = expected.value();
-        if (frontier != null && now >= frontier) {
-            completeIfAnswered(ctx, out);
+        if (tally.answer()) {
+            complete(ctx, out);
         }
     }
 
-    private void completeIfAnswered(Context ctx, Collector<PartialBatch> out) throws Exception {
+    /** Every answer of the stored batch is in: its hop is applied and it goes on. */
+    private void complete(Context ctx, Collector<PartialBatch> out) throws Exception {
         PartialBatch partial = batch.value();
-        if (partial == null) {
-            return; // answers came first: wait for the batch
-        }
         int frontier = partial.numSampledNodes[partial.numSampledNodes.length - 1];
-        Integer count = answered.value();
-        if ((count == null ? 0 : count) < frontier) {
-            return;
-        }
         long[][] inOrder = new long[frontier][];
         List<HopAnswer> received = new ArrayList<>();
         Iterable<HopAnswer> stored = answers.get();
@@ -107,8 +94,7 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         PartialBatch next = partial.next(assembly);
         batch.clear();
         answers.clear();
-        answered.clear();
-        expected.clear();
+        tally.clear();
         if (!last) {
             OutputTag<HopRequest> tag = requests(hop + 1);
             forEachRequest(next, hop + 1, assembly.frontier(), r -> ctx.output(tag, r));

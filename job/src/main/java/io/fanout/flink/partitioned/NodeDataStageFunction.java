@@ -19,40 +19,37 @@ public class NodeDataStageFunction extends KeyedCoProcessFunction<Long, PartialB
 
     private transient ValueState<PartialBatch> batch;
     private transient ListState<NodeDataAnswer> answers;
-    private transient ValueState<Integer> answered;
+    /** Answers counted against the waiting batch's node count. */
+    private transient AnswerTally tally;
 
     @Override
     public void open(OpenContext openContext) {
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("batch", TypeInformation.of(PartialBatch.class)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("node-answers",
                 TypeInformation.of(NodeDataAnswer.class)));
-        answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
+        tally = new AnswerTally(getRuntimeContext());
     }
 
     @Override
     public void processElement1(PartialBatch partial, Context ctx, Collector<PartialBatch> out) throws Exception {
         batch.update(partial);
-        completeIfAnswered(out);
+        if (tally.expect(partial.ids.length)) {
+            complete(out);
+        }
     }
 
     @Override
     public void processElement2(NodeDataAnswer answer, Context ctx, Collector<PartialBatch> out) throws Exception {
         answers.add(answer);
-        Integer count = answered.value();
-        answered.update(count == null ? 1 : count + 1);
-        completeIfAnswered(out);
+        if (tally.answer()) {
+            complete(out);
+        }
     }
 
-    private void completeIfAnswered(Collector<PartialBatch> out) throws Exception {
+    /** Every node of the stored batch answered: its rows and labels go in {@code ids} order. */
+    private void complete(Collector<PartialBatch> out) throws Exception {
         PartialBatch partial = batch.value();
-        if (partial == null) {
-            return;
-        }
         int n = partial.ids.length;
-        Integer count = answered.value();
-        if ((count == null ? 0 : count) < n) {
-            return;
-        }
         long[] labels = new long[n];
         byte[] rows = null;
         int rowBytes = -1;
@@ -68,7 +65,7 @@ public class NodeDataStageFunction extends KeyedCoProcessFunction<Long, PartialB
         partial.nlabels = labels;
         batch.clear();
         answers.clear();
-        answered.clear();
+        tally.clear();
         out.collect(partial);
     }
 }

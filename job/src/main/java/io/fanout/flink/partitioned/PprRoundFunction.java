@@ -31,9 +31,8 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
 
     private transient ValueState<PprPartial> batch;
     private transient ListState<PprFetchAnswer> answers;
-    private transient ValueState<Integer> answered;
-    /** The waiting batch's request count: an answer is counted against it without reading the batch. */
-    private transient ValueState<Integer> expected;
+    /** Answers counted against the waiting batch's request count. */
+    private transient AnswerTally tally;
 
     /**
      * @param round this stage's round, 1-based
@@ -49,8 +48,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-batch", TypeInformation.of(PprPartial.class)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
                 TypeInformation.of(PprFetchAnswer.class)));
-        answered = getRuntimeContext().getState(new ValueStateDescriptor<>("answered", Integer.class));
-        expected = getRuntimeContext().getState(new ValueStateDescriptor<>("expected", Integer.class));
+        tally = new AnswerTally(getRuntimeContext());
     }
 
     @Override
@@ -60,31 +58,22 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
             return;
         }
         batch.update(partial);
-        expected.update(partial.pending);
-        completeIfAnswered(ctx, out);
+        if (tally.expect(partial.pending)) {
+            complete(ctx, out);
+        }
     }
 
     @Override
     public void processElement2(PprFetchAnswer answer, Context ctx, Collector<PprPartial> out) throws Exception {
         answers.add(answer);
-        Integer count = answered.value();
-        int now = count == null ? 1 : count + 1;
-        answered.update(now);
-        Integer pending = expected.value();
-        if (pending != null && now >= pending) {
-            completeIfAnswered(ctx, out);
+        if (tally.answer()) {
+            complete(ctx, out);
         }
     }
 
-    private void completeIfAnswered(Context ctx, Collector<PprPartial> out) throws Exception {
+    /** Every list the stored batch asked for is in: its pushes go on. */
+    private void complete(Context ctx, Collector<PprPartial> out) throws Exception {
         PprPartial partial = batch.value();
-        if (partial == null) {
-            return; // answers came first: wait for the batch
-        }
-        Integer count = answered.value();
-        if ((count == null ? 0 : count) < partial.pending) {
-            return;
-        }
         PprBatchPush push = PprBatchPush.fromBytes(partial.state);
         for (PprFetchAnswer a : answers.get()) {
             push.addList(a.node, a.list());
@@ -92,8 +81,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         long[] missing = push.advance(round < rounds);
         batch.clear();
         answers.clear();
-        answered.clear();
-        expected.clear();
+        tally.clear();
         partial.state = push.toBytes();
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);
