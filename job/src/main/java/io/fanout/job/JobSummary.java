@@ -25,6 +25,11 @@ public final class JobSummary {
     public final long featureHeapBytes;
     /** Largest |stored - read| feature value (quantisation / rounding error). */
     public final double featureMaxError;
+    /**
+     * Seconds from the first message to the last (any subtask), 0 with fewer than two messages: sampling alone,
+     * without start-up or a partitioned store's load.
+     */
+    public final double samplingWindowSeconds;
     /** Graph-update rows read (--store partitioned with graph updates). */
     public final long graphUpdates;
     /** Graph-update deletions of an edge the graph did not have: counted, logged and ignored. */
@@ -38,6 +43,9 @@ public final class JobSummary {
         this.sampledEdges = count(accumulators, SamplingCounters.EDGES);
         this.messageBytes = count(accumulators, SamplingCounters.BYTES);
         this.seconds = seconds;
+        long first = count(accumulators, SamplingCounters.FIRST_MESSAGE_MS);
+        long last = count(accumulators, SamplingCounters.LAST_MESSAGE_MS);
+        this.samplingWindowSeconds = batches > 1 && last > first ? (last - first) / 1e3 : 0;
         this.graphNodes = (int) count(accumulators, SamplingCounters.GRAPH_NODES);
         this.graphEdges = count(accumulators, SamplingCounters.GRAPH_EDGES);
         this.graphHeapBytes = count(accumulators, SamplingCounters.GRAPH_HEAP_BYTES);
@@ -64,6 +72,14 @@ public final class JobSummary {
 
     public double sampledEdgesPerSecond() {
         return seconds > 0 ? sampledEdges / seconds : 0;
+    }
+
+    /**
+     * Sampled edges per second within the sampling window (the first message's batch not counted: the window
+     * starts when it is emitted), 0 when the window is empty.
+     */
+    public double windowSampledEdgesPerSecond() {
+        return samplingWindowSeconds > 0 ? sampledEdges * (batches - 1.0) / batches / samplingWindowSeconds : 0;
     }
 
     /** Graph store heap bytes per stored (directed) edge. */

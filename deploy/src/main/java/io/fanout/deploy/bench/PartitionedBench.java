@@ -24,15 +24,23 @@ import java.util.stream.Stream;
  * their ratio, at each parallelism.
  *
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
- * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]}. Without
+ * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]
+ * [--job-args "-D key=value ..."]} (the last: more job arguments for every job, e.g. RocksDB settings). Without
  * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
  *
  * <p>Per store and parallelism, two jobs: a load job (the whole graph loaded, one seed sampled: its run time is
  * the load plus Flink's start-up of about 2 s) and a sampling job (every node a seed, {@code --epochs} shuffled
- * epochs, output discarded). Sampled edges/s = the sampling job's sampled edges / (its run time - the load job's
- * run time), so both stores are compared on sampling alone, without their very different load times.
+ * epochs, output discarded). Sampled edges/s = the sampling job's sampled edges / its sampling window (first to
+ * last message, {@link JobSummary#samplingWindowSeconds}), so both stores are compared on sampling alone, without
+ * start-up or their very different load times. A window shorter than {@link #MIN_WINDOW_S} is too coarse to
+ * time: the sampling job is run again with more epochs (up to {@link #MAX_EPOCHS}) until it is not.
  */
 final class PartitionedBench {
+    /** Shortest sampling window (first to last message) timed; a shorter one is re-run with more epochs. */
+    static final double MIN_WINDOW_S = 4.0;
+    /** The most epochs a sampling job is given to reach {@link #MIN_WINDOW_S}. */
+    static final int MAX_EPOCHS = 2000;
+
     private PartitionedBench() {}
 
     static void run(String[] args, Path root, Path shared) throws Exception {
@@ -45,6 +53,7 @@ final class PartitionedBench {
         int epochs = 1;
         String parallelisms = "1,2";
         String stores = "memory,partitioned";
+        List<String> jobArgs = new ArrayList<>();
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
@@ -56,6 +65,7 @@ final class PartitionedBench {
                 case "--epochs": epochs = Integer.parseInt(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break;
                 case "--stores": stores = args[i + 1]; break;
+                case "--job-args": jobArgs.addAll(List.of(args[i + 1].trim().split("\\s+"))); break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
         }
@@ -86,20 +96,35 @@ final class PartitionedBench {
                 Row r = new Row(store, p);
                 Path checkpoints = workDir.resolve("checkpoints-" + store + "-p" + p);
                 deleteTree(checkpoints);
-                List<String> common = List.of("--graph", graph.toString(), "--store", store, "--fanout", fanout,
-                        "--batch-size", String.valueOf(batchSize), "--parallelism", String.valueOf(p),
-                        "--checkpoint-interval", "2s", "--checkpoint-dir", checkpoints.toUri().toString());
+                List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store", store,
+                        "--fanout", fanout, "--batch-size", String.valueOf(batchSize), "--parallelism",
+                        String.valueOf(p), "--checkpoint-interval", "2s", "--checkpoint-dir",
+                        checkpoints.toUri().toString()));
+                common.addAll(jobArgs);
                 JobSummary load = job(common, "--seeds", "0", "--epochs", "1");
                 r.loadSeconds = load.seconds;
                 DirectorySize size = new DirectorySize(checkpoints);
                 size.start();
                 JobSummary sample;
+                int runEpochs = epochs;
                 try {
-                    sample = job(common, "--epochs", String.valueOf(epochs), "--shuffle");
+                    sample = job(common, "--epochs", String.valueOf(runEpochs), "--shuffle");
+                    while (sample.samplingWindowSeconds < MIN_WINDOW_S && runEpochs < MAX_EPOCHS) {
+                        // Too short to time: enough epochs for about 1.5x the minimum window (from this rate).
+                        double perEpoch = Math.max(sample.samplingWindowSeconds, 0.01) / runEpochs;
+                        runEpochs = (int) Math.min(MAX_EPOCHS, Math.max(runEpochs * 2L,
+                                (long) Math.ceil(1.5 * MIN_WINDOW_S / perEpoch)));
+                        System.out.printf(Locale.ROOT, "  %s p=%d: sampling window %.2f s is too short to time, again"
+                                + " with %d epochs%n", store, p, sample.samplingWindowSeconds, runEpochs);
+                        sample = job(common, "--epochs", String.valueOf(runEpochs), "--shuffle");
+                    }
                 } finally {
                     size.finish();
                 }
+                r.epochs = runEpochs;
                 r.sampleSeconds = sample.seconds;
+                r.windowSeconds = sample.samplingWindowSeconds;
+                r.windowRate = sample.windowSampledEdgesPerSecond();
                 r.sampledEdges = sample.sampledEdges;
                 r.batches = sample.batches;
                 r.storedEdges = sample.graphEdges;
@@ -120,9 +145,9 @@ final class PartitionedBench {
         System.out.println();
         System.out.printf(Locale.ROOT, "%s: %,d edge rows, fanout [%s] (%d hops: the partitioned store keeps %d copies"
                 + " of the adjacency)%n", graph.getFileName(), rows, fanout, hops, hops);
-        System.out.println("| store | p | load job s | load rate (rows/s, incl. ~2 s start-up) | sampling job s"
-                + " | sampled edges/s (excl. load) | vs memory | checkpoint dir bytes / stored edge |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.println("| store | p | load job s | load rate (rows/s, incl. ~2 s start-up) | epochs | sampling window s"
+                + " | sampled edges/s | vs memory | checkpoint dir bytes / stored edge |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         StringBuilder json = new StringBuilder();
         for (Row r : table) {
             System.out.println(r.markdown(rows));
@@ -143,6 +168,9 @@ final class PartitionedBench {
         final int parallelism;
         double loadSeconds;
         double sampleSeconds;
+        int epochs;
+        double windowSeconds;
+        double windowRate;
         long sampledEdges;
         long batches;
         long storedEdges;
@@ -157,7 +185,7 @@ final class PartitionedBench {
         }
 
         double samplingRate() {
-            return sampledEdges / Math.max(1e-3, sampleSeconds - loadSeconds);
+            return windowRate;
         }
 
         double bytesPerStoredEdge() {
@@ -165,18 +193,18 @@ final class PartitionedBench {
         }
 
         String line(long rows, int hops) {
-            return String.format(Locale.ROOT, "%-11s p=%d: load job %.1f s (%,.0f rows/s)  sampling job %.1f s, %,d batches,"
-                    + " %,d sampled edges -> %,.0f sampled edges/s excl. load%s  checkpoint dir %,d bytes (max %,d)"
-                    + " = %.1f bytes per stored edge%s", store, parallelism, loadSeconds, rows / loadSeconds,
-                    sampleSeconds, batches, sampledEdges, samplingRate(),
+            return String.format(Locale.ROOT, "%-11s p=%d: load job %.1f s (%,.0f rows/s)  sampling job %.1f s, %d epochs,"
+                    + " %,d batches, %,d sampled edges, window %.2f s -> %,.0f sampled edges/s%s  checkpoint dir %,d"
+                    + " bytes (max %,d) = %.1f bytes per stored edge%s", store, parallelism, loadSeconds,
+                    rows / loadSeconds, sampleSeconds, epochs, batches, sampledEdges, windowSeconds, samplingRate(),
                     Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio), checkpointBytes,
                     checkpointMaxBytes, bytesPerStoredEdge(),
                     heapBytes > 0 ? String.format(Locale.ROOT, "  graph heap %,d bytes", heapBytes) : "");
         }
 
         String markdown(long rows) {
-            return String.format(Locale.ROOT, "| %s | %d | %.1f | %,.0f | %.1f | %,.0f | %s | %s |", store, parallelism,
-                    loadSeconds, rows / loadSeconds, sampleSeconds, samplingRate(),
+            return String.format(Locale.ROOT, "| %s | %d | %.1f | %,.0f | %d | %.2f | %,.0f | %s | %s |", store,
+                    parallelism, loadSeconds, rows / loadSeconds, epochs, windowSeconds, samplingRate(),
                     Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio),
                     store.equals("memory") ? "- (heap " + String.format(Locale.ROOT, "%.1f", heapBytes / (double) storedEdges)
                             + " B/edge)" : String.format(Locale.ROOT, "%.1f", bytesPerStoredEdge()));
@@ -184,10 +212,10 @@ final class PartitionedBench {
 
         String json(long rows) {
             return String.format(Locale.ROOT, "{\"store\":\"%s\",\"parallelism\":%d,\"load_seconds\":%.3f,"
-                    + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
+                    + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"epochs\":%d,\"window_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
                     + "\"sampled_edges_per_s\":%.1f,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
                     + "\"checkpoint_bytes\":%d,\"checkpoint_max_bytes\":%d}", store, parallelism, loadSeconds,
-                    rows / loadSeconds, sampleSeconds, sampledEdges, batches, samplingRate(),
+                    rows / loadSeconds, sampleSeconds, epochs, windowSeconds, sampledEdges, batches, samplingRate(),
                     Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
                     checkpointBytes, checkpointMaxBytes);
         }

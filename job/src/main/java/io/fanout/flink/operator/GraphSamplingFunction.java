@@ -24,6 +24,7 @@ import io.fanout.store.SharedGraphs;
 import org.apache.flink.api.common.accumulators.DoubleMaximum;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.accumulators.LongMaximum;
+import org.apache.flink.api.common.accumulators.LongMinimum;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
@@ -292,6 +293,12 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         public static final String FEATURE_VALUE_BYTES = "fanout.feature-value-bytes";
         public static final String FEATURE_HEAP_BYTES = "fanout.feature-heap-bytes";
         public static final String FEATURE_MAX_ERROR = "fanout.feature-max-error";
+        /**
+         * Wall-clock time (epoch ms) of the first and the last message any subtask emitted: the sampling window,
+         * which excludes start-up and a partitioned store's load (benchmarks compare stores on it).
+         */
+        public static final String FIRST_MESSAGE_MS = "fanout.first-message-ms";
+        public static final String LAST_MESSAGE_MS = "fanout.last-message-ms";
 
         private final LongCounter batches;
         private final LongCounter seeds;
@@ -301,6 +308,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         private final Counter batchesMetric;
         private final Counter edgesMetric;
         private final Counter bytesMetric;
+        private final LongMinimum firstMessage = new LongMinimum();
+        private final LongMaximum lastMessage = new LongMaximum();
 
         /** @param graph the store this subtask samples, or null when no subtask holds the whole graph */
         public SamplingCounters(RuntimeContext ctx, LoadedGraph graph) {
@@ -313,6 +322,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric = group.counter("batchesSampled");
             edgesMetric = group.counter("edgesSampled");
             bytesMetric = group.counter("messageBytes");
+            ctx.addAccumulator(FIRST_MESSAGE_MS, firstMessage);
+            ctx.addAccumulator(LAST_MESSAGE_MS, lastMessage);
             if (graph == null) {
                 return;
             }
@@ -344,6 +355,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             batchesMetric.inc();
             edgesMetric.inc(numEdges);
             bytesMetric.inc(numBytes);
+            long now = System.currentTimeMillis();
+            firstMessage.add(now);
+            lastMessage.add(now);
         }
     }
 }

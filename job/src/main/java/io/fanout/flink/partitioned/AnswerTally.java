@@ -27,7 +27,12 @@ final class AnswerTally {
 
     /** One more answer for the current key: true if it is the last one of a batch that already arrived. */
     boolean answer() throws IOException {
-        int now = count() + 1;
+        return answer(1);
+    }
+
+    /** {@code n} more answers (one answer group) for the current key: true if they complete a batch that arrived. */
+    boolean answer(int answers) throws IOException {
+        int now = count() + answers;
         answered.update(now);
         Integer n = expected.value();
         return n != null && now >= n;

@@ -22,12 +22,16 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
-        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
-        out.collect(start(batch, nodeIds, 0, r -> ctx.output(tag, r)));
+        OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
+        out.collect(start(batch, nodeIds, 0, getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
     }
 
-    /** The batch's hop-0 state, sampled at graph version {@code version}; its hop-1 requests go to {@code requests}. */
-    static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, java.util.function.Consumer<HopRequest> requests) {
+    /**
+     * The batch's hop-0 state, sampled at graph version {@code version}; its hop-1 requests go to {@code requests},
+     * grouped for the lookups of a job whose tasks run as {@code task} does ({@link RequestRouting}).
+     */
+    static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, org.apache.flink.api.common.TaskInfo task,
+            java.util.function.Consumer<RequestGroup> requests) {
         long[] seeds = new long[batch.seeds.length];
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
@@ -36,7 +40,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);
         start.graphVersion = version;
-        HopStageFunction.forEachRequest(start, 1, assembly.frontier(), requests);
+        RequestRouting.groups(start, 1, assembly.frontier(), task, requests);
         return start;
     }
 }

@@ -3,7 +3,6 @@ package io.fanout.flink.partitioned;
 import io.fanout.sampling.partitioned.BatchAssembly;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -16,17 +15,17 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * Hop {@code h} of the batches, keyed by batch: input 1 is a batch after hop {@code h-1}, input 2 the answers
- * of its frontier nodes at hop {@code h}. Both wait in keyed state until every frontier node answered; then
+ * of its frontier nodes at hop {@code h}, grouped per lookup subtask ({@link RequestRouting}). Both wait in keyed state until every frontier node answered; then
  * the answers are applied in frontier order ({@link BatchAssembly}), the batch goes on to hop {@code h+1} and
  * the new frontier's requests go out on {@link #requests} (after the last hop, with a node file, the requests
  * for every node's features and label on {@link #NODE_DATA_REQUESTS}).
  */
-public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch, HopAnswer, PartialBatch> {
+public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch, AnswerGroup, PartialBatch> {
     private static final long serialVersionUID = 1L;
 
     /** Side output of the next hop's requests. */
-    public static OutputTag<HopRequest> requests(int hop) {
-        return new OutputTag<>("hop-" + hop + "-requests", TypeInformation.of(HopRequest.class));
+    public static OutputTag<RequestGroup> requests(int hop) {
+        return new OutputTag<>("hop-" + hop + "-requests", TypeInformation.of(RequestGroup.class));
     }
 
     /** Side output of the last hop: one request per node of the batch for its features and label. */
@@ -38,7 +37,7 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     private final boolean nodeData;
 
     private transient ValueState<PartialBatch> batch;
-    private transient ListState<HopAnswer> answers;
+    private transient ListState<AnswerGroup> answers;
     /** Answers counted against the waiting batch's frontier size. */
     private transient AnswerTally tally;
 
@@ -56,7 +55,7 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     @Override
     public void open(OpenContext openContext) {
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("batch", TypeInformation.of(PartialBatch.class)));
-        answers = getRuntimeContext().getListState(new ListStateDescriptor<>("answers", TypeInformation.of(HopAnswer.class)));
+        answers = getRuntimeContext().getListState(new ListStateDescriptor<>("answer-groups", TypeInformation.of(AnswerGroup.class)));
         tally = new AnswerTally(getRuntimeContext());
     }
 
@@ -69,9 +68,9 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     }
 
     @Override
-    public void processElement2(HopAnswer answer, Context ctx, Collector<PartialBatch> out) throws Exception {
+    public void processElement2(AnswerGroup answer, Context ctx, Collector<PartialBatch> out) throws Exception {
         answers.add(answer);
-        if (tally.answer()) {
+        if (tally.answer(answer.size())) {
             complete(ctx, out);
         }
     }
@@ -81,13 +80,13 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         PartialBatch partial = batch.value();
         int frontier = partial.numSampledNodes[partial.numSampledNodes.length - 1];
         long[][] inOrder = new long[frontier][];
-        List<HopAnswer> received = new ArrayList<>();
-        Iterable<HopAnswer> stored = answers.get();
+        List<AnswerGroup> received = new ArrayList<>();
+        Iterable<AnswerGroup> stored = answers.get();
         if (stored != null) {
             stored.forEach(received::add);
         }
-        for (HopAnswer a : received) {
-            inOrder[a.position] = a.neighbors;
+        for (AnswerGroup a : received) {
+            a.scatter(inOrder);
         }
         BatchAssembly assembly = partial.assembly();
         assembly.addHop(inOrder);
@@ -96,22 +95,14 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         answers.clear();
         tally.clear();
         if (!last) {
-            OutputTag<HopRequest> tag = requests(hop + 1);
-            forEachRequest(next, hop + 1, assembly.frontier(), r -> ctx.output(tag, r));
+            OutputTag<RequestGroup> tag = requests(hop + 1);
+            RequestRouting.groups(next, hop + 1, assembly.frontier(), getRuntimeContext().getTaskInfo(),
+                    r -> ctx.output(tag, r));
         } else if (nodeData) {
             for (int i = 0; i < next.ids.length; i++) {
                 ctx.output(NODE_DATA_REQUESTS, new NodeDataRequest(next.ids[i], next.batchKey, i));
             }
         }
         out.collect(next);
-    }
-
-    /** The requests of {@code frontier} (the batch's nodes to expand) at {@code hop}. */
-    static void forEachRequest(PartialBatch batch, int hop, long[] frontier, Consumer<HopRequest> out) {
-        for (int i = 0; i < frontier.length; i++) {
-            HopRequest request = new HopRequest(frontier[i], batch.batchKey, batch.epoch, batch.batchId, hop, i);
-            request.version = batch.graphVersion;
-            out.accept(request);
-        }
     }
 }

@@ -20,18 +20,24 @@ final class KeyedDrain {
         return keys;
     }
 
-    /** Hands every request that waited in {@code waiting} (list state {@code stateName}) to {@code answer}, key by key, and clears it. */
+    /**
+     * Hands every request that waited in {@code waiting} (list state {@code stateName}) to {@code answer}, key by
+     * key, and clears it. A key's list is read and cleared before its requests are answered, so {@code answer}
+     * may switch the current key (a request group answers each of its nodes under its own).
+     */
     static <R> void drain(AbstractStreamOperator<?> operator, String stateName, ListState<R> waiting,
             ThrowingConsumer<R, Exception> answer) throws Exception {
         for (Object key : keysOf(operator, stateName)) {
             operator.setCurrentKey(key);
-            Iterable<R> requests = waiting.get();
-            if (requests != null) {
-                for (R request : requests) {
-                    answer.accept(request);
-                }
+            List<R> requests = new ArrayList<>();
+            Iterable<R> stored = waiting.get();
+            if (stored != null) {
+                stored.forEach(requests::add);
             }
             waiting.clear();
+            for (R request : requests) {
+                answer.accept(request);
+            }
         }
     }
 }

@@ -21,6 +21,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * edges, input 2 asks for a node's sampled neighbours at this hop of a batch and gets them back in draw order
  * ({@link NeighborPicks}, the in-memory sampler's draws).
  *
+ * <p>Requests come grouped per batch, hop and subtask ({@link RequestGroup}): each node is answered under its own
+ * key and the group's answers go back as one record.
+ *
  * <p>Every answer sees the whole graph: a request that arrives while edges are still loading waits in keyed
  * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
  * so the operator holds requests back instead of not reading them).
@@ -28,13 +31,14 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>No state value grows with a node's degree: while loading, each edge is one map entry under its order key
  * (file index << 40 | row: one put, no read); at the node's first request the list is cut in key order (RocksDB
  * iterates a map in key order, so the cut streams) into buckets of {@code bucketSize} neighbours
- * ({@link NeighborBuckets}), one map entry each, and a request reads only the buckets its picks fall in. State
- * per node once cut: 8 bytes per edge plus a bucket entry per {@code bucketSize} edges.
+ * ({@link NeighborBuckets}): bucket 0 with the degree in front as the node's head (one value: a request of a node
+ * of degree {@code <= bucketSize} is one state read), later buckets one map entry each, read only when a pick
+ * falls in them. State per node once cut: 8 bytes per edge plus an entry per {@code bucketSize} edges.
  */
-public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
-        implements TwoInputStreamOperator<EdgeRecord, HopRequest, HopAnswer>, BoundedMultiInput {
+public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
+        implements TwoInputStreamOperator<EdgeRecord, RequestGroup, AnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
-    private static final String WAITING = "waiting-requests";
+    private static final String WAITING = "waiting-request-groups";
 
     private final int fanout;
     private final boolean replace;
@@ -43,10 +47,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
 
     /** Loading: neighbour per edge order key (file index << 40 | row). */
     private transient MapState<Long, Long> loading;
-    private transient ListState<HopRequest> waiting;
-    /** Once cut: the node's degree (absent until its first request). */
-    private transient ValueState<Integer> degree;
-    /** Once cut: bucket index -> its neighbours, in the in-memory store's list order. */
+    private transient ListState<RequestGroup> waiting;
+    /** Once cut: {@code [degree, bucket 0's neighbours]} ({@link NeighborBuckets#head}; absent until the first request). */
+    private transient ValueState<long[]> head;
+    /** Once cut: bucket index (1 and up) -> its neighbours, in the in-memory store's list order. */
     private transient MapState<Integer, long[]> buckets;
     private transient NeighborBuckets layout;
     private transient boolean edgesDone;
@@ -69,8 +73,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     public void open() throws Exception {
         super.open();
         loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("edges", Types.LONG, Types.LONG));
-        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(HopRequest.class)));
-        degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
+        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
+        head = getRuntimeContext().getState(new ValueStateDescriptor<>("head",
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         layout = new NeighborBuckets(bucketSize);
@@ -93,7 +98,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
     }
 
     @Override
-    public void processElement2(StreamRecord<HopRequest> element) throws Exception {
+    public void processElement2(StreamRecord<RequestGroup> element) throws Exception {
         if (edgesDone) {
             answer(element.getValue());
         } else {
@@ -101,27 +106,39 @@ public class NeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
         }
     }
 
-    private void answer(HopRequest request) throws Exception {
-        int d = cutBuckets();
-        int[] picks = NeighborPicks.positions(seed, request.epoch, request.batchId, request.hop, request.node, d,
-                fanout, replace);
-        long[] sampled = layout.gather(picks, buckets::get);
-        output.collect(new StreamRecord<>(new HopAnswer(request.batchKey, request.position, sampled)));
+    /** Answers every node of the group, each under its own key, as one record. */
+    private void answer(RequestGroup group) throws Exception {
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(this, group, node -> {
+            long[] h = cutBuckets();
+            int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node,
+                    NeighborBuckets.degreeOf(h), fanout, replace);
+            return layout.gatherFromHead(picks, h, buckets::get);
+        })));
     }
 
-    /** The current node's degree; at its first request its loaded edges are cut into buckets, in list order. */
-    private int cutBuckets() throws Exception {
-        Integer known = degree.value();
+    /**
+     * The current node's head; at its first request its loaded edges are cut into buckets, in list order (a node
+     * without edges gets the head {@code [0]}, so its later requests do not look for edges again).
+     */
+    private long[] cutBuckets() throws Exception {
+        long[] known = head.value();
         if (known != null) {
             return known;
         }
+        long[][] first = {new long[0]};
         Iterable<java.util.Map.Entry<Long, Long>> loaded = loading.entries();
-        int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
-        if (d == 0) {
-            return 0; // no edges: nothing stored for the node
+        int d = loaded == null ? 0 : layout.cut(loaded, (bucket, neighbors) -> {
+            if (bucket == 0) {
+                first[0] = neighbors;
+            } else {
+                buckets.put(bucket, neighbors);
+            }
+        });
+        if (d > 0) {
+            loading.clear();
         }
-        loading.clear();
-        degree.update(d);
-        return d;
+        long[] cut = layout.head(d, first[0]);
+        head.update(cut);
+        return cut;
     }
 }

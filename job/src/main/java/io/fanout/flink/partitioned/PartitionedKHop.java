@@ -89,16 +89,16 @@ public final class PartitionedKHop {
                     .uid("batch-start" + runTag);
         }
         for (int hop = 1; hop <= fanouts.length; hop++) {
-            DataStream<HopRequest> requests = stage.getSideOutput(HopStageFunction.requests(hop));
-            DataStream<HopAnswer> answers = adjacency == null
+            DataStream<RequestGroup> requests = stage.getSideOutput(HopStageFunction.requests(hop));
+            DataStream<AnswerGroup> answers = adjacency == null
                     ? edges.keyBy(new EdgeNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
-                    .transform("neighbors-hop-" + hop, TypeInformation.of(HopAnswer.class),
+                    .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
-                    .transform("neighbors-hop-" + hop, TypeInformation.of(HopAnswer.class),
+                    .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new VersionedNeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, hop == 1))
                     .uid("neighbors-hop-" + hop);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
@@ -197,12 +197,12 @@ public final class PartitionedKHop {
         }
     }
 
-    /** Keys a request by the node it asks about. */
-    static final class RequestNode implements KeySelector<HopRequest, Long> {
+    /** Keys a request group by its first node (every node of a group has the same lookup subtask). */
+    static final class RequestNode implements KeySelector<RequestGroup, Long> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Long getKey(HopRequest request) {
+        public Long getKey(RequestGroup request) {
             return request.node;
         }
     }
@@ -247,12 +247,12 @@ public final class PartitionedKHop {
         }
     }
 
-    /** Keys an answer by its batch. */
-    static final class AnswerKey implements KeySelector<HopAnswer, Long> {
+    /** Keys an answer group by its batch. */
+    static final class AnswerKey implements KeySelector<AnswerGroup, Long> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Long getKey(HopAnswer answer) {
+        public Long getKey(AnswerGroup answer) {
             return answer.batchKey;
         }
     }

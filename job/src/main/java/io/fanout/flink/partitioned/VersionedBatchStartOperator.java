@@ -49,8 +49,8 @@ public class VersionedBatchStartOperator extends AbstractStreamOperator<PartialB
 
     @Override
     public void processElement1(StreamRecord<SeedBatch> element) {
-        OutputTag<HopRequest> tag = HopStageFunction.requests(1);
-        PartialBatch start = BatchStartFunction.start(element.getValue(), nodeIds, version,
+        OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
+        PartialBatch start = BatchStartFunction.start(element.getValue(), nodeIds, version, getRuntimeContext().getTaskInfo(),
                 r -> output.collect(tag, element.hasTimestamp() ? new StreamRecord<>(r, element.getTimestamp())
                         : new StreamRecord<>(r)));
         output.collect(element.replace(start));

@@ -36,10 +36,10 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * watermarks (epoch ends) go on only once no request waits, so an epoch's end never overtakes its answers, and
  * input 1's never go on: an idle update stream cannot hold back the epochs.
  */
-public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopAnswer>
-        implements TwoInputStreamOperator<EdgeUpdate, HopRequest, HopAnswer> {
+public class VersionedNeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
+        implements TwoInputStreamOperator<EdgeUpdate, RequestGroup, AnswerGroup> {
     private static final long serialVersionUID = 1L;
-    private static final String WAITING = "waiting-requests";
+    private static final String WAITING = "waiting-request-groups";
     private static final String EARLY = "early-updates";
 
     /** Accumulator: deletions of an edge the graph did not have (counted by hop 1's lookup only). */
@@ -52,7 +52,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
     private final boolean countMissing;
 
     private transient MapState<Long, Long> loading;
-    private transient ListState<HopRequest> waiting;
+    private transient ListState<RequestGroup> waiting;
     private transient ListState<EdgeUpdate> early;
     private transient ValueState<Integer> degree;
     private transient MapState<Integer, long[]> buckets;
@@ -99,7 +99,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
     public void open() throws Exception {
         super.open();
         loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("edges", Types.LONG, Types.LONG));
-        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(HopRequest.class)));
+        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
@@ -112,7 +112,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
         waitingCount = 0;
         for (Object key : keysOf(WAITING)) { // after a restore
             setCurrentKey(key);
-            for (HopRequest ignored : waiting.get()) {
+            for (RequestGroup ignored : waiting.get()) {
                 waitingCount++;
             }
         }
@@ -131,8 +131,8 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
     }
 
     @Override
-    public void processElement2(StreamRecord<HopRequest> element) throws Exception {
-        HopRequest request = element.getValue();
+    public void processElement2(StreamRecord<RequestGroup> element) throws Exception {
+        RequestGroup request = element.getValue();
         if (request.version <= passed) {
             answer(request);
         } else {
@@ -161,16 +161,16 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
         if (waitingCount > 0) {
             for (Object key : keysOf(WAITING)) {
                 setCurrentKey(key);
-                List<HopRequest> still = new ArrayList<>();
-                for (HopRequest request : waiting.get()) {
-                    if (request.version <= passed) {
-                        answer(request);
-                        waitingCount--;
-                    } else {
-                        still.add(request);
-                    }
+                List<RequestGroup> ready = new ArrayList<>();
+                List<RequestGroup> still = new ArrayList<>();
+                for (RequestGroup request : waiting.get()) {
+                    (request.version <= passed ? ready : still).add(request);
                 }
-                waiting.update(still);
+                waiting.update(still); // before answering: a group switches the current key to each of its nodes
+                for (RequestGroup request : ready) {
+                    answer(request);
+                    waitingCount--;
+                }
             }
         }
         emitHeldWatermark();
@@ -232,15 +232,17 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<HopA
         return -1;
     }
 
-    private void answer(HopRequest request) throws Exception {
-        int base = cutBuckets();
-        NeighborDelta delta = deltas.value();
-        int d = delta == null ? base : delta.degreeAt(base, request.version);
-        int[] picks = NeighborPicks.positions(seed, request.epoch, request.batchId, request.hop, request.node, d,
-                fanout, replace);
-        long[] sampled = delta == null ? layout.gather(picks, buckets::get)
-                : delta.gather(picks, base, request.version, layout, buckets::get);
-        output.collect(new StreamRecord<>(new HopAnswer(request.batchKey, request.position, sampled)));
+    /** Answers every node of the group at its version, each under its own key, as one record. */
+    private void answer(RequestGroup request) throws Exception {
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(this, request, node -> {
+            int base = cutBuckets();
+            NeighborDelta delta = deltas.value();
+            int d = delta == null ? base : delta.degreeAt(base, request.version);
+            int[] picks = NeighborPicks.positions(seed, request.epoch, request.batchId, request.hop, node, d,
+                    fanout, replace);
+            return delta == null ? layout.gather(picks, buckets::get)
+                    : delta.gather(picks, base, request.version, layout, buckets::get);
+        })));
     }
 
     /** The current node's loaded degree; at its first use its loaded edges are cut into buckets, in list order. */

@@ -15,8 +15,8 @@ import java.util.Arrays;
  */
 public final class BatchAssembly {
     private final long[] batch;
-    private final LongArrayList ids = new LongArrayList();
-    private final Long2IntOpenHashMap local = new Long2IntOpenHashMap();
+    private final LongArrayList ids;
+    private final Long2IntOpenHashMap local;
     private final IntArrayList rows = new IntArrayList();
     private final IntArrayList cols = new IntArrayList();
     private final IntArrayList nodesPerHop = new IntArrayList();
@@ -27,6 +27,8 @@ public final class BatchAssembly {
     /** Starts a batch: its unique seeds, in first-occurrence order, are hop 0. */
     public BatchAssembly(long[] seeds) {
         this.batch = seeds.clone();
+        ids = new LongArrayList(seeds.length);
+        local = new Long2IntOpenHashMap(seeds.length);
         local.defaultReturnValue(-1);
         for (long s : seeds) {
             localIndex(s);
@@ -41,6 +43,9 @@ public final class BatchAssembly {
      */
     public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges) {
         this.batch = seeds.clone();
+        // Sized for the ids it resumes with (rebuilding the index by rehashing dominated resuming a big batch).
+        this.ids = new LongArrayList(ids.length);
+        local = new Long2IntOpenHashMap(ids.length);
         local.defaultReturnValue(-1);
         for (long id : ids) {
             localIndex(id);

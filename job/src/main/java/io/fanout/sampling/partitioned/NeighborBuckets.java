@@ -138,18 +138,60 @@ public final class NeighborBuckets {
      * {@code reader}.
      */
     public long[] gather(int[] positions, BucketReader reader) throws Exception {
+        return gather(positions, null, reader);
+    }
+
+    /**
+     * A node's head: its degree, then bucket 0's neighbours ({@code [degree, n_0 .. n_min(degree,size)-1]}), so one
+     * read gives a request the degree its picks need and, for a node of degree {@code <= size} (most nodes), every
+     * neighbour too. Bounded by {@code size + 1} values like any bucket.
+     */
+    public long[] head(int degree, long[] bucket0) {
+        long[] head = new long[1 + bucket0.length];
+        head[0] = degree;
+        System.arraycopy(bucket0, 0, head, 1, bucket0.length);
+        return head;
+    }
+
+    /** The degree a {@link #head} records. */
+    public static int degreeOf(long[] head) {
+        return Math.toIntExact(head[0]);
+    }
+
+    /**
+     * {@link #gather(int[], BucketReader)} for a node whose bucket 0 is in its {@link #head}: {@code later} reads
+     * buckets 1 and up, only when a pick falls there.
+     */
+    public long[] gatherFromHead(int[] positions, long[] head, BucketReader later) throws Exception {
+        if (degreeOf(head) <= size) { // one bucket: no bucket bookkeeping
+            long[] out = new long[positions.length];
+            for (int i = 0; i < positions.length; i++) {
+                out[i] = head[1 + positions[i]];
+            }
+            return out;
+        }
+        return gather(positions, head, later);
+    }
+
+    private long[] gather(int[] positions, long[] head, BucketReader reader) throws Exception {
         long[] out = new long[positions.length];
         if (positions.length == 0) {
             return out;
         }
         int[] buckets = bucketsOf(positions);
         long[][] read = new long[buckets.length][];
+        int[] shift = new int[buckets.length];
         for (int b = 0; b < buckets.length; b++) {
-            read[b] = reader.read(buckets[b]);
+            if (head != null && buckets[b] == 0) {
+                read[b] = head;
+                shift[b] = 1;
+            } else {
+                read[b] = reader.read(buckets[b]);
+            }
         }
         for (int i = 0; i < positions.length; i++) {
             int at = Arrays.binarySearch(buckets, bucket(positions[i]));
-            out[i] = read[at][offset(positions[i])];
+            out[i] = read[at][offset(positions[i]) + shift[at]];
         }
         return out;
     }

@@ -91,9 +91,33 @@ class NeighborBucketsTest {
                     assertThat(got).containsExactly(expected);
                     assertThat(reads[0]).isEqualTo(layout.bucketsOf(picks).length)
                             .isLessThanOrEqualTo(Math.min(picks.length, layout.bucketCount(degree)));
+
+                    // Bucket 0 in the head with the degree: the same entries, buckets 1 and up read only when picked.
+                    long[] head = layout.head(degree, buckets.get(0));
+                    assertThat(NeighborBuckets.degreeOf(head)).isEqualTo(degree);
+                    java.util.List<Integer> later = new java.util.ArrayList<>();
+                    assertThat(layout.gatherFromHead(picks, head, b -> {
+                        later.add(b);
+                        return buckets.get(b);
+                    })).containsExactly(expected);
+                    int[] needed = layout.bucketsOf(picks);
+                    assertThat(later).containsExactlyElementsOf(Arrays.stream(needed).filter(b -> b > 0).boxed().toList());
                 }
             }
         }
+    }
+
+    @Test
+    void aSmallListIsAllInItsHead() throws Exception {
+        NeighborBuckets layout = new NeighborBuckets(8);
+        long[] head = layout.head(3, new long[] {30, 10, 20});
+        assertThat(head).containsExactly(3, 30, 10, 20);
+        assertThat(layout.gatherFromHead(new int[] {2, 0, 2}, head, b -> {
+            throw new AssertionError("read bucket " + b + " of a one-bucket list");
+        })).containsExactly(20, 30, 20);
+        long[] none = layout.head(0, new long[0]);
+        assertThat(NeighborBuckets.degreeOf(none)).isZero();
+        assertThat(layout.gatherFromHead(new int[0], none, b -> null)).isEmpty();
     }
 
     private static long[] neighbors(int v) {

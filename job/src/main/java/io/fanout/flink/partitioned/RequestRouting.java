@@ -1,0 +1,100 @@
+package io.fanout.flink.partitioned;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+
+/**
+ * Groups a batch's frontier into one {@link RequestGroup} per lookup subtask: the subtask that owns a node's key
+ * group (Flink's own assignment) gets all of the batch's nodes it owns in one record, keyed by the first of them.
+ * Per-record costs (serialisation, the network exchange, the answer's state writes) dominated a lookup per node.
+ * Senders and lookups run at the job's parallelism and max parallelism; the lookup checks every node it is asked
+ * about is its own ({@link #checkOwned}).
+ */
+final class RequestRouting {
+    /** At most this many nodes per group, so a huge frontier does not become one huge record. */
+    static final int MAX_GROUP = 4096;
+
+    private RequestRouting() {}
+
+    /**
+     * The requests of {@code frontier} (the batch's nodes to expand at {@code hop}) for lookups of
+     * {@code parallelism} subtasks over {@code maxParallelism} key groups, frontier order kept within each group.
+     */
+    static void groups(PartialBatch batch, int hop, long[] frontier, int maxParallelism, int parallelism,
+            Consumer<RequestGroup> out) {
+        LongArrayList[] nodes = new LongArrayList[parallelism];
+        IntArrayList[] positions = new IntArrayList[parallelism];
+        for (int i = 0; i < frontier.length; i++) {
+            int subtask = parallelism == 1 ? 0
+                    : KeyGroupRangeAssignment.assignKeyToParallelOperator(frontier[i], maxParallelism, parallelism);
+            if (nodes[subtask] == null) {
+                nodes[subtask] = new LongArrayList();
+                positions[subtask] = new IntArrayList();
+            }
+            nodes[subtask].add(frontier[i]);
+            positions[subtask].add(i);
+            if (nodes[subtask].size() == MAX_GROUP) {
+                emit(batch, hop, nodes[subtask], positions[subtask], out);
+            }
+        }
+        for (int s = 0; s < parallelism; s++) {
+            if (nodes[s] != null && !nodes[s].isEmpty()) {
+                emit(batch, hop, nodes[s], positions[s], out);
+            }
+        }
+    }
+
+    /** As above, for lookups at the parallelism and max parallelism of the sending task {@code task}. */
+    static void groups(PartialBatch batch, int hop, long[] frontier, TaskInfo task, Consumer<RequestGroup> out) {
+        groups(batch, hop, frontier, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), out);
+    }
+
+    /** Fails unless the lookup subtask {@code task} owns {@code node}: senders and lookups disagree on routing. */
+    static void checkOwned(long node, TaskInfo task) {
+        int parallelism = task.getNumberOfParallelSubtasks();
+        if (parallelism > 1 && KeyGroupRangeAssignment.assignKeyToParallelOperator(node,
+                task.getMaxNumberOfParallelSubtasks(), parallelism) != task.getIndexOfThisSubtask()) {
+            throw new IllegalStateException("node " + node + " was routed to lookup subtask "
+                    + task.getIndexOfThisSubtask() + " of " + parallelism + ", which does not own it: the partitioned"
+                    + " store's operators must all run at the job's parallelism and max parallelism");
+        }
+    }
+
+    /** One node's answer, computed under that node's key. */
+    @FunctionalInterface
+    interface NodeAnswer {
+        long[] sampled(long node) throws Exception;
+    }
+
+    /**
+     * The answers to {@code group} at the lookup {@code operator}: each node checked to be the subtask's own,
+     * made the current key, and answered by {@code answer}.
+     */
+    static AnswerGroup answerEach(AbstractStreamOperator<?> operator, RequestGroup group, NodeAnswer answer)
+            throws Exception {
+        TaskInfo task = operator.getRuntimeContext().getTaskInfo();
+        int[] ends = new int[group.nodes.length];
+        LongArrayList neighbors = new LongArrayList();
+        for (int i = 0; i < group.nodes.length; i++) {
+            long node = group.nodes[i];
+            checkOwned(node, task);
+            operator.setCurrentKey(node);
+            long[] sampled = answer.sampled(node);
+            neighbors.addElements(neighbors.size(), sampled);
+            ends[i] = neighbors.size();
+        }
+        return new AnswerGroup(group.batchKey, group.positions, ends, neighbors.toLongArray());
+    }
+
+    private static void emit(PartialBatch batch, int hop, LongArrayList nodes, IntArrayList positions,
+            Consumer<RequestGroup> out) {
+        out.accept(new RequestGroup(batch.batchKey, batch.epoch, batch.batchId, hop, batch.graphVersion,
+                nodes.toLongArray(), positions.toIntArray()));
+        nodes.clear();
+        positions.clear();
+    }
+}
