@@ -28,27 +28,31 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
  * so the operator holds requests back instead of not reading them).
  *
- * <p>No state value grows with a node's degree: while loading, each edge is one map entry under its order key
- * (file index << 40 | row: one put, no read); at the node's first request the list is cut in key order (RocksDB
- * iterates a map in key order, so the cut streams) into buckets of {@code bucketSize} neighbours
+ * <p>No state value grows with a node's degree: while loading, each {@link EdgeGroup} (a node's run of edges in
+ * one part, at most {@link EdgeGroupFunction#MAX_GROUP}) is one map entry under its first edge's order key (file
+ * index << 40 | row: one put, no read); when the edge input ends every node's list is cut in key order (RocksDB
+ * iterates a map in key order, so the cut streams, and the nodes are visited in key order, so each seek lands
+ * next to the last) into buckets of {@code bucketSize} neighbours
  * ({@link NeighborBuckets}): bucket 0 with the degree in front as the node's head (one value: a request of a node
  * of degree {@code <= bucketSize} is one state read), later buckets one map entry each, read only when a pick
  * falls in them. State per node once cut: 8 bytes per edge plus an entry per {@code bucketSize} edges.
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
-        implements TwoInputStreamOperator<EdgeRecord, RequestGroup, AnswerGroup>, BoundedMultiInput {
+        implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
+    private static final String EDGE_GROUPS = "edge-groups";
+    private static final long[] NO_EDGES = {0};
 
     private final int fanout;
     private final boolean replace;
     private final long seed;
     private final int bucketSize;
 
-    /** Loading: neighbour per edge order key (file index << 40 | row). */
-    private transient MapState<Long, Long> loading;
+    /** Loading: a group's neighbours under its first edge's order key ({@link EdgeGroup#order}). */
+    private transient MapState<Long, long[]> loading;
     private transient ListState<RequestGroup> waiting;
-    /** Once cut: {@code [degree, bucket 0's neighbours]} ({@link NeighborBuckets#head}; absent until the first request). */
+    /** Once cut: {@code [degree, bucket 0's neighbours]} ({@link NeighborBuckets#head}; absent for no edges). */
     private transient ValueState<long[]> head;
     /** Once cut: bucket index (1 and up) -> its neighbours, in the in-memory store's list order. */
     private transient MapState<Integer, long[]> buckets;
@@ -72,7 +76,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("edges", Types.LONG, Types.LONG));
+        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(EDGE_GROUPS, Types.LONG,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         head = getRuntimeContext().getState(new ValueStateDescriptor<>("head",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
@@ -87,14 +92,20 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             return;
         }
         edgesDone = true;
+        // Every loaded list is cut now, as part of the load, node by node in key order. (Again after a restore
+        // of a finished load: then no groups are left.)
+        for (Object node : KeyedDrain.keysOf(this, EDGE_GROUPS)) {
+            setCurrentKey(node);
+            cutBuckets();
+        }
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
 
     @Override
-    public void processElement1(StreamRecord<EdgeRecord> element) throws Exception {
-        EdgeRecord edge = element.getValue();
-        loading.put(edge.order, edge.neighbor);
+    public void processElement1(StreamRecord<EdgeGroup> element) throws Exception {
+        EdgeGroup group = element.getValue();
+        loading.put(group.order, group.neighbors);
     }
 
     @Override
@@ -117,25 +128,29 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     }
 
     /**
-     * The current node's head; at its first request its loaded edges are cut into buckets, in list order (a node
-     * without edges gets the head {@code [0]}, so its later requests do not look for edges again).
+     * The current node's head; the first time (when the edge input ends) its loaded groups are cut into buckets,
+     * in list order, and removed. A node without edges has no head: {@code [0]}.
      */
     private long[] cutBuckets() throws Exception {
         long[] known = head.value();
         if (known != null) {
             return known;
         }
-        long[][] first = {new long[0]};
-        Iterable<java.util.Map.Entry<Long, Long>> loaded = loading.entries();
-        int d = loaded == null ? 0 : layout.cut(loaded, (bucket, neighbors) -> {
+        Iterable<java.util.Map.Entry<Long, long[]>> loaded = loading.entries();
+        if (loaded == null) {
+            return NO_EDGES;
+        }
+        long[][] first = {null};
+        int d = layout.cutGroups(loaded, (bucket, neighbors) -> {
             if (bucket == 0) {
                 first[0] = neighbors;
             } else {
                 buckets.put(bucket, neighbors);
             }
         });
-        if (d > 0) {
-            loading.clear();
+        loading.clear();
+        if (d == 0) {
+            return NO_EDGES;
         }
         long[] cut = layout.head(d, first[0]);
         head.update(cut);

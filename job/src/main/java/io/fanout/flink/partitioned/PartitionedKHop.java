@@ -59,7 +59,9 @@ public final class PartitionedKHop {
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag,
             DataStream<UpdateLine> updateLines) throws IOException {
-        DataStream<EdgeRecord> edges = edges(env, spec);
+        // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
+        DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
+        DataStream<EdgeRecord> edges = updateLines == null ? null : edges(env, spec);
 
         boolean nodeData = spec.nodeFeatures() != null;
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
@@ -91,7 +93,7 @@ public final class PartitionedKHop {
         for (int hop = 1; hop <= fanouts.length; hop++) {
             DataStream<RequestGroup> requests = stage.getSideOutput(HopStageFunction.requests(hop));
             DataStream<AnswerGroup> answers = adjacency == null
-                    ? edges.keyBy(new EdgeNode(), Types.LONG)
+                    ? edgeGroups.keyBy(new GroupNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize))
@@ -117,6 +119,16 @@ public final class PartitionedKHop {
                 .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
                 .uid("edge-parts")
                 .flatMap(new EdgeFileFunction(spec)).returns(TypeInformation.of(EdgeRecord.class))
+                .name("edge-reader").uid("edge-reader");
+    }
+
+    /** The graph's stored edges grouped per node and part ({@link EdgeGroupFunction}), read by a parallel source. */
+    static DataStream<EdgeGroup> edgeGroups(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
+        int parts = GraphLoader.edgeFiles(spec.edges()).size();
+        return env
+                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
+                .uid("edge-parts")
+                .flatMap(new EdgeGroupFunction(spec)).returns(TypeInformation.of(EdgeGroup.class))
                 .name("edge-reader").uid("edge-reader");
     }
 
@@ -174,6 +186,16 @@ public final class PartitionedKHop {
         @Override
         public Long getKey(EdgeRecord edge) {
             return edge.node;
+        }
+    }
+
+    /** Keys an edge group by the node whose list it joins. */
+    static final class GroupNode implements KeySelector<EdgeGroup, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(EdgeGroup group) {
+            return group.node;
         }
     }
 

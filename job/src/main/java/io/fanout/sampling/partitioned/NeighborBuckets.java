@@ -127,6 +127,56 @@ public final class NeighborBuckets {
         return degree;
     }
 
+    /**
+     * {@link #cut} for a list loaded as groups: each entry maps a group's order key to its neighbours in list
+     * order, the groups of a node never interleave ({@code io.fanout.flink.partitioned.EdgeGroup}), so ascending
+     * keys concatenated are the in-memory store's list. Streams (one bucket held) when {@code groups} iterates in
+     * ascending key order, as RocksDB map state does; otherwise sorts the groups first. Returns the degree.
+     */
+    public int cutGroups(Iterable<Map.Entry<Long, long[]>> groups, BucketWriter out) throws Exception {
+        long previous = Long.MIN_VALUE;
+        boolean ascending = true;
+        long count = 0;
+        for (Map.Entry<Long, long[]> g : groups) {
+            ascending &= g.getKey() > previous;
+            previous = g.getKey();
+            count += g.getValue().length;
+        }
+        int degree = Math.toIntExact(count);
+        if (degree == 0) {
+            return 0;
+        }
+        Iterable<Map.Entry<Long, long[]>> inOrder = groups;
+        if (!ascending) {
+            List<Map.Entry<Long, long[]>> sorted = new ArrayList<>();
+            groups.forEach(sorted::add);
+            sorted.sort(Map.Entry.comparingByKey());
+            inOrder = sorted;
+        }
+        int bucket = 0;
+        long[] fill = new long[bucketLength(degree, 0)];
+        int at = 0;
+        long seen = 0;
+        for (Map.Entry<Long, long[]> g : inOrder) {
+            long[] neighbors = g.getValue();
+            if ((seen += neighbors.length) > degree) {
+                throw new IllegalStateException("the loaded edges changed while they were cut");
+            }
+            for (int i = 0; i < neighbors.length; ) {
+                int n = Math.min(neighbors.length - i, fill.length - at);
+                System.arraycopy(neighbors, i, fill, at, n);
+                i += n;
+                at += n;
+                if (at == fill.length) {
+                    out.write(bucket++, fill);
+                    at = 0;
+                    fill = bucket < bucketCount(degree) ? new long[bucketLength(degree, bucket)] : null;
+                }
+            }
+        }
+        return degree;
+    }
+
     /** Reads one bucket's neighbours (e.g. from keyed state). */
     @FunctionalInterface
     public interface BucketReader {

@@ -72,6 +72,29 @@ class NeighborBucketsTest {
             buckets.forEach((b, n) -> assertThat(fromHashed.get(b)).containsExactly(n));
             assertThat(degree).isEqualTo(list.length);
             assertThat(buckets).hasSize(layout.bucketCount(degree));
+
+            // Loaded as groups (runs of 1..300 consecutive edges under their first edge's key), iterated ascending and
+            // in hash order: the same buckets.
+            Map<Long, long[]> groupsAscending = new TreeMap<>();
+            Map<Long, long[]> groupsHashed = new HashMap<>();
+            for (int i = 0; i < list.length; ) {
+                int n = Math.min(list.length - i, 1 + random.nextInt(300));
+                long key = i < list.length / 2 ? 3L * i + 1 : (1L << 40) | (5L * i);
+                if (i < list.length / 2 && i + n > list.length / 2) {
+                    n = list.length / 2 - i; // a group never spans two parts
+                }
+                long[] run = Arrays.copyOfRange(list, i, i + n);
+                groupsAscending.put(key, run);
+                groupsHashed.put(key, run);
+                i += n;
+            }
+            for (Map<Long, long[]> groups : java.util.List.of(groupsAscending, groupsHashed)) {
+                Map<Integer, long[]> fromGroups = new HashMap<>();
+                assertThat(layout.cutGroups(groups.entrySet(), (bucket, n) -> fromGroups.put(bucket, n.clone())))
+                        .isEqualTo(list.length);
+                assertThat(fromGroups.keySet()).isEqualTo(buckets.keySet());
+                buckets.forEach((bucket, n) -> assertThat(fromGroups.get(bucket)).containsExactly(n));
+            }
             for (long[] bucket : buckets.values()) {
                 assertThat(bucket.length).isLessThanOrEqualTo(size);
             }

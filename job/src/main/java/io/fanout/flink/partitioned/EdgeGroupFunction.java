@@ -1,0 +1,88 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.graph.GraphLoader;
+import io.fanout.store.GraphSpec;
+import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * {@link EdgeFileFunction} for the k-hop lookups: one part's stored edges grouped by node ({@link EdgeGroup}), so
+ * one record and one state write carry a node's run of edges instead of one edge (a per-edge record and RocksDB
+ * put bounded the load). One part is emitted whole before the next element or checkpoint barrier, so a restore
+ * never loads a part twice.
+ *
+ * <p>Heap: rows are buffered per node up to {@link #BUFFERED_EDGES} stored edges in all, then every buffered group
+ * is emitted; a node's group is also emitted when it reaches {@link #MAX_GROUP} edges, so no record or state value
+ * grows with a node's degree. A node's later groups hold only later rows, which is what {@link EdgeGroup#order}
+ * needs.
+ */
+public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
+    private static final long serialVersionUID = 1L;
+    /** Stored edges buffered before the groups are emitted (8 bytes each on the heap, plus about 80 per node). */
+    static final int BUFFERED_EDGES = 1 << 21;
+    /** Most edges in one group. */
+    static final int MAX_GROUP = 1024;
+
+    private final GraphSpec spec;
+
+    public EdgeGroupFunction(GraphSpec spec) {
+        this.spec = spec;
+    }
+
+    @Override
+    public void flatMap(Long fileIndex, Collector<EdgeGroup> out) throws Exception {
+        Groups groups = new Groups(out);
+        GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
+                groups::add);
+        groups.flush();
+    }
+
+    /** One node's buffered edges: its first edge's order key and the neighbours in row order. */
+    private static final class Pending {
+        final long order;
+        final LongArrayList neighbors = new LongArrayList(4);
+
+        Pending(long order) {
+            this.order = order;
+        }
+    }
+
+    /** The buffer of one part's read. */
+    private static final class Groups {
+        private final Collector<EdgeGroup> out;
+        private final Long2ObjectOpenHashMap<Pending> byNode = new Long2ObjectOpenHashMap<>();
+        private int buffered;
+
+        Groups(Collector<EdgeGroup> out) {
+            this.out = out;
+        }
+
+        void add(long node, long neighbor, long order) {
+            Pending pending = byNode.get(node);
+            if (pending == null) {
+                pending = new Pending(order);
+                byNode.put(node, pending);
+            }
+            pending.neighbors.add(neighbor);
+            if (pending.neighbors.size() == MAX_GROUP) {
+                byNode.remove(node);
+                buffered -= MAX_GROUP - 1;
+                out.collect(new EdgeGroup(node, pending.order, pending.neighbors.toLongArray()));
+            } else if (++buffered == BUFFERED_EDGES) {
+                flush();
+            }
+        }
+
+        void flush() {
+            for (Long2ObjectMap.Entry<Pending> e : byNode.long2ObjectEntrySet()) {
+                out.collect(new EdgeGroup(e.getLongKey(), e.getValue().order, e.getValue().neighbors.toLongArray()));
+            }
+            byNode.clear();
+            byNode.trim();
+            buffered = 0;
+        }
+    }
+}
