@@ -45,6 +45,8 @@ public final class FanoutJobConfig {
     public final StoreType store;
     /** --store partitioned: neighbours per stored bucket of a node's list. */
     public final int partitionedBucketSize;
+    /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off). */
+    public final long partitionedCacheBytes;
     /** --store partitioned: load the graph and wait for a savepoint, no batches. */
     public final boolean partitionedLoadOnly;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
@@ -145,6 +147,7 @@ public final class FanoutJobConfig {
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
+        this.partitionedCacheBytes = (long) atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, 0) << 20;
         this.partitionedLoadOnly = get(conf, FanoutOptions.PARTITIONED_LOAD_ONLY);
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);

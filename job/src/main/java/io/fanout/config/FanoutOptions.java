@@ -103,6 +103,14 @@ public final class FanoutOptions {
                     + " grows with a node's degree and a hop reads only the buckets its picks fall in. Does not"
                     + " change the samples.");
 
+    public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
+            .intType()
+            .defaultValue(32)
+            .withDescription("--store partitioned (k-hop over a fixed graph): MB of heap per lookup subtask (one per"
+                    + " hop and parallel subtask) for the most recently read node heads (degree and first bucket of"
+                    + " neighbours), >= 0; 0 = off. Bounded, so it does not grow with the graph; a hit saves a RocksDB"
+                    + " read. Does not change the samples.");
+
     public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")
             .stringType()
             .noDefaultValue()
@@ -384,7 +392,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,

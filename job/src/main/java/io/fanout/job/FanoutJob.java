@@ -219,7 +219,8 @@ public final class FanoutJob {
                         config.pprMaxFetchIterations, runTag)
                 : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        seedIds, config.partitionedBucketSize, runTag, graphUpdateLines(env, config))
+                        seedIds, config.partitionedBucketSize, config.partitionedCacheBytes, runTag,
+                        graphUpdateLines(env, config))
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))

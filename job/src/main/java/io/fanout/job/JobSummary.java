@@ -30,6 +30,9 @@ public final class JobSummary {
      * without start-up or a partitioned store's load.
      */
     public final double samplingWindowSeconds;
+    /** --store partitioned: node heads the lookups found in their heap cache, and read from keyed state. */
+    public final long headCacheHits;
+    public final long headCacheMisses;
     /** Graph-update rows read (--store partitioned with graph updates). */
     public final long graphUpdates;
     /** Graph-update deletions of an edge the graph did not have: counted, logged and ignored. */
@@ -56,6 +59,8 @@ public final class JobSummary {
         this.featureHeapBytes = count(accumulators, SamplingCounters.FEATURE_HEAP_BYTES);
         Object error = accumulators.get(SamplingCounters.FEATURE_MAX_ERROR);
         this.featureMaxError = error instanceof Number ? ((Number) error).doubleValue() : 0;
+        this.headCacheHits = count(accumulators, io.fanout.flink.partitioned.NeighborLookupOperator.CACHE_HITS);
+        this.headCacheMisses = count(accumulators, io.fanout.flink.partitioned.NeighborLookupOperator.CACHE_MISSES);
         this.graphUpdates = count(accumulators, io.fanout.flink.partitioned.UpdateReaderOperator.UPDATES);
         this.graphUpdatesMissingDeletes = count(accumulators,
                 io.fanout.flink.partitioned.VersionedNeighborLookupOperator.MISSING_DELETES);
@@ -103,6 +108,9 @@ public final class JobSummary {
                         + "  throughput      %,.0f seeds/s, %,.0f sampled edges/s",
                 graphNodes, graphEdges, graphHeapBytes, bytesPerEdge(), features, batches, seeds, sampledNodes, sampledEdges,
                 messageBytes / 1e6, seconds, seedsPerSecond(), sampledEdgesPerSecond())
+                + (headCacheHits + headCacheMisses == 0 ? "" : String.format(Locale.ROOT,
+                        "%n  head cache      %.1f %% of %,d node lookups (--partitioned.cache-mb)",
+                        100.0 * headCacheHits / (headCacheHits + headCacheMisses), headCacheHits + headCacheMisses))
                 + (graphUpdates == 0 && graphUpdatesMissingDeletes == 0 ? "" : String.format(Locale.ROOT,
                         "%n  graph updates   %,d rows read, %,d deletions of missing edges (ignored)", graphUpdates,
                         graphUpdatesMissingDeletes));

@@ -125,6 +125,18 @@ class CommandLineTest {
     }
 
     @Test
+    void partitionedCacheSizeIsMegabytesAtLeastZero() throws Exception {
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).partitionedCacheBytes)
+                .as("default").isEqualTo(32L << 20);
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--partitioned.cache-mb", "0"})
+                .configuration).partitionedCacheBytes).isZero();
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora,
+                "--partitioned.cache-mb", "-1"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '-1' for option fanout.partitioned.cache-mb (--partitioned.cache-mb):"
+                        + " must be >= 0");
+    }
+
+    @Test
     void partitionedLoadOnlyNeedsThePartitionedStoreAndNoSink() throws Exception {
         assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--store", "partitioned",
                 "--partitioned.load-only"}).configuration).partitionedLoadOnly).isTrue();

@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  *
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
  * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]
- * [--job-args "-D key=value ..."]} (the last: more job arguments for every job, e.g. RocksDB settings). Without
+ * [--checkpoint-interval 10s] [--job-args "-D key=value ..."]} (the last: more job arguments for every job, e.g.
+ * RocksDB settings). Without
  * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
  *
  * <p>Per store and parallelism, two jobs: a load job (the whole graph loaded, one seed sampled: its run time is
@@ -54,6 +55,7 @@ final class PartitionedBench {
         String parallelisms = "1,2";
         String stores = "memory,partitioned";
         List<String> jobArgs = new ArrayList<>();
+        String checkpointInterval = "10s";
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
@@ -65,6 +67,7 @@ final class PartitionedBench {
                 case "--epochs": epochs = Integer.parseInt(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break;
                 case "--stores": stores = args[i + 1]; break;
+                case "--checkpoint-interval": checkpointInterval = args[i + 1]; break;
                 case "--job-args": jobArgs.addAll(List.of(args[i + 1].trim().split("\\s+"))); break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
@@ -98,7 +101,7 @@ final class PartitionedBench {
                 deleteTree(checkpoints);
                 List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store", store,
                         "--fanout", fanout, "--batch-size", String.valueOf(batchSize), "--parallelism",
-                        String.valueOf(p), "--checkpoint-interval", "2s", "--checkpoint-dir",
+                        String.valueOf(p), "--checkpoint-interval", checkpointInterval, "--checkpoint-dir",
                         checkpoints.toUri().toString()));
                 common.addAll(jobArgs);
                 JobSummary load = job(common, "--seeds", "0", "--epochs", "1");
@@ -125,6 +128,9 @@ final class PartitionedBench {
                 r.sampleSeconds = sample.seconds;
                 r.windowSeconds = sample.samplingWindowSeconds;
                 r.windowRate = sample.windowSampledEdgesPerSecond();
+                if (sample.headCacheHits + sample.headCacheMisses > 0) {
+                    r.cacheHitRate = (double) sample.headCacheHits / (sample.headCacheHits + sample.headCacheMisses);
+                }
                 r.sampledEdges = sample.sampledEdges;
                 r.batches = sample.batches;
                 r.storedEdges = sample.graphEdges;
@@ -171,6 +177,8 @@ final class PartitionedBench {
         int epochs;
         double windowSeconds;
         double windowRate;
+        /** Share of node lookups the partitioned store's head cache answered, NaN for the memory store. */
+        double cacheHitRate = Double.NaN;
         long sampledEdges;
         long batches;
         long storedEdges;
@@ -197,7 +205,9 @@ final class PartitionedBench {
                     + " %,d batches, %,d sampled edges, window %.2f s -> %,.0f sampled edges/s%s  checkpoint dir %,d"
                     + " bytes (max %,d) = %.1f bytes per stored edge%s", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, batches, sampledEdges, windowSeconds, samplingRate(),
-                    Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio), checkpointBytes,
+                    (Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio))
+                            + (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", head cache hits %.1f %%",
+                            100 * cacheHitRate)), checkpointBytes,
                     checkpointMaxBytes, bytesPerStoredEdge(),
                     heapBytes > 0 ? String.format(Locale.ROOT, "  graph heap %,d bytes", heapBytes) : "");
         }
@@ -213,9 +223,10 @@ final class PartitionedBench {
         String json(long rows) {
             return String.format(Locale.ROOT, "{\"store\":\"%s\",\"parallelism\":%d,\"load_seconds\":%.3f,"
                     + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"epochs\":%d,\"window_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
-                    + "\"sampled_edges_per_s\":%.1f,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
+                    + "\"sampled_edges_per_s\":%.1f,\"head_cache_hit_rate\":%s,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
                     + "\"checkpoint_bytes\":%d,\"checkpoint_max_bytes\":%d}", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, windowSeconds, sampledEdges, batches, samplingRate(),
+                    Double.isNaN(cacheHitRate) ? "null" : String.format(Locale.ROOT, "%.4f", cacheHitRate),
                     Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
                     checkpointBytes, checkpointMaxBytes);
         }

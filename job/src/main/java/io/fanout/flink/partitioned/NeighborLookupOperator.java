@@ -1,7 +1,9 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.partitioned.HeadCache;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -36,6 +38,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * ({@link NeighborBuckets}): bucket 0 with the degree in front as the node's head (one value: a request of a node
  * of degree {@code <= bucketSize} is one state read), later buckets one map entry each, read only when a pick
  * falls in them. State per node once cut: 8 bytes per edge plus an entry per {@code bucketSize} edges.
+ *
+ * <p>Recently read heads are kept in a bounded heap cache ({@link HeadCache}): the graph is fixed once loaded, so
+ * a cached head is the state's; a restored lookup starts with an empty cache.
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
@@ -43,11 +48,15 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private static final String WAITING = "waiting-request-groups";
     private static final String EDGE_GROUPS = "edge-groups";
     private static final long[] NO_EDGES = {0};
+    /** Accumulators: node heads found in / read past the {@link HeadCache} (all hops' lookups summed). */
+    public static final String CACHE_HITS = "fanout.partitioned-cache-hits";
+    public static final String CACHE_MISSES = "fanout.partitioned-cache-misses";
 
     private final int fanout;
     private final boolean replace;
     private final long seed;
     private final int bucketSize;
+    private final long cacheBytes;
 
     /** Loading: a group's neighbours under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
@@ -58,19 +67,25 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient MapState<Integer, long[]> buckets;
     private transient NeighborBuckets layout;
     private transient boolean edgesDone;
+    private transient HeadCache cache;
+    private transient LongCounter cacheHits;
+    private transient LongCounter cacheMisses;
 
     /**
      * @param fanout this hop's fanout ({@code -1} = all)
      * @param replace sample with replacement
      * @param seed the job seed
      * @param bucketSize neighbours per stored bucket, {@code >= 1}
+     * @param cacheBytes heap for recently read node heads ({@link HeadCache}), {@code >= 0}
      */
-    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize) {
+    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes) {
         this.fanout = fanout;
         this.replace = replace;
         this.seed = seed;
         this.bucketSize = bucketSize;
-        new NeighborBuckets(bucketSize); // fails here, on the client, for a bad size
+        this.cacheBytes = cacheBytes;
+        new NeighborBuckets(bucketSize); // fail here, on the client, for a bad size
+        new HeadCache(cacheBytes);
     }
 
     @Override
@@ -84,6 +99,13 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         layout = new NeighborBuckets(bucketSize);
+        cache = new HeadCache(cacheBytes);
+        cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
+        cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
+        var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");
+        metrics.gauge("headCacheHits", cache::hits);
+        metrics.gauge("headCacheMisses", cache::misses);
+        metrics.gauge("headCacheBytes", cache::bytes);
     }
 
     @Override
@@ -119,12 +141,25 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
 
     /** Answers every node of the group, each under its own key, as one record. */
     private void answer(RequestGroup group) throws Exception {
-        output.collect(new StreamRecord<>(RequestRouting.answerEach(this, group, node -> {
-            long[] h = cutBuckets();
+        long hits = cache.hits();
+        long misses = cache.misses();
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(group, node -> {
+            long[] h = cache.get(node);
+            boolean keyed = h == null;
+            if (keyed) {
+                RequestRouting.toKey(this, node);
+                h = cutBuckets();
+                cache.put(node, h);
+            }
             int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node,
                     NeighborBuckets.degreeOf(h), fanout, replace);
+            if (!keyed && NeighborBuckets.degreeOf(h) > bucketSize) {
+                RequestRouting.toKey(this, node); // a pick may fall in a later bucket, read from keyed state
+            }
             return layout.gatherFromHead(picks, h, buckets::get);
         })));
+        cacheHits.add(cache.hits() - hits);
+        cacheMisses.add(cache.misses() - misses);
     }
 
     /**

@@ -34,31 +34,17 @@ public final class PartitionedKHop {
      *
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
+     * @param cacheBytes heap per lookup subtask for recently read node heads (fixed graph only; 0 = off)
      * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
      *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
      *     but not another run's batches in flight, when its tag differs
+     * @param updateLines graph-update lines ({@link io.fanout.flink.updates.GraphUpdateSources}), or null for a fixed
+     *     graph: then one update reader feeds every hop's lookup and the batch start the committed versions; each
+     *     batch is sampled at the version committed when it starts ({@code #META.graph_version})
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag)
-            throws IOException {
-        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, runTag, null);
-    }
-
-    /** As above, for one run (no savepoint reuse across runs: empty run tag) of a fixed graph. */
-    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize)
-            throws IOException {
-        return build(env, batches, spec, fanouts, replace, seed, seedIds, bucketSize, "", null);
-    }
-
-    /**
-     * As above, with {@code updateLines} (graph-update lines, {@link io.fanout.flink.updates.GraphUpdateSources}) or
-     * null for a fixed graph: then one update reader feeds every hop's lookup and the batch start the committed
-     * versions; each batch is sampled at the version committed when it starts ({@code #META.graph_version}).
-     */
-    public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, String runTag,
-            DataStream<UpdateLine> updateLines) throws IOException {
+            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, long cacheBytes,
+            String runTag, DataStream<UpdateLine> updateLines) throws IOException {
         // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
         DataStream<EdgeRecord> edges = updateLines == null ? null : edges(env, spec);
@@ -96,7 +82,7 @@ public final class PartitionedKHop {
                     ? edgeGroups.keyBy(new GroupNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize))
+                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, cacheBytes))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))

@@ -64,26 +64,27 @@ final class RequestRouting {
         }
     }
 
-    /** One node's answer, computed under that node's key. */
+    /** One node's answer; {@link #toKey} before it reads the node's keyed state. */
     @FunctionalInterface
     interface NodeAnswer {
         long[] sampled(long node) throws Exception;
     }
 
     /**
-     * The answers to {@code group} at the lookup {@code operator}: each node checked to be the subtask's own,
-     * made the current key, and answered by {@code answer}.
+     * Makes {@code node} the current key of the lookup {@code operator}, checked to be the subtask's own (a node
+     * answered from a heap copy of its state skips both: it was this subtask's when it was read).
      */
-    static AnswerGroup answerEach(AbstractStreamOperator<?> operator, RequestGroup group, NodeAnswer answer)
-            throws Exception {
-        TaskInfo task = operator.getRuntimeContext().getTaskInfo();
+    static void toKey(AbstractStreamOperator<?> operator, long node) {
+        checkOwned(node, operator.getRuntimeContext().getTaskInfo());
+        operator.setCurrentKey(node);
+    }
+
+    /** The answers to {@code group}, node by node through {@code answer}, as one record. */
+    static AnswerGroup answerEach(RequestGroup group, NodeAnswer answer) throws Exception {
         int[] ends = new int[group.nodes.length];
         LongArrayList neighbors = new LongArrayList();
         for (int i = 0; i < group.nodes.length; i++) {
-            long node = group.nodes[i];
-            checkOwned(node, task);
-            operator.setCurrentKey(node);
-            long[] sampled = answer.sampled(node);
+            long[] sampled = answer.sampled(group.nodes[i]);
             neighbors.addElements(neighbors.size(), sampled);
             ends[i] = neighbors.size();
         }

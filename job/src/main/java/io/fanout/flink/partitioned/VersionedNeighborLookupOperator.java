@@ -234,7 +234,8 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
 
     /** Answers every node of the group at its version, each under its own key, as one record. */
     private void answer(RequestGroup request) throws Exception {
-        output.collect(new StreamRecord<>(RequestRouting.answerEach(this, request, node -> {
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(request, node -> {
+            RequestRouting.toKey(this, node);
             int base = cutBuckets();
             NeighborDelta delta = deltas.value();
             int d = delta == null ? base : delta.degreeAt(base, request.version);
