@@ -63,20 +63,21 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
     public void processElement1(PartialBatch partial, Context ctx, Collector<PartialBatch> out) throws Exception {
         batch.update(partial);
         if (tally.expect(partial.numSampledNodes[partial.numSampledNodes.length - 1])) {
-            complete(ctx, out);
+            complete(ctx, out, null);
         }
     }
 
     @Override
     public void processElement2(AnswerGroup answer, Context ctx, Collector<PartialBatch> out) throws Exception {
-        answers.add(answer);
         if (tally.answer(answer.size())) {
-            complete(ctx, out);
+            complete(ctx, out, answer); // the last answer group goes straight in, not through state
+        } else {
+            answers.add(answer);
         }
     }
 
-    /** Every answer of the stored batch is in: its hop is applied and it goes on. */
-    private void complete(Context ctx, Collector<PartialBatch> out) throws Exception {
+    /** Every answer of the stored batch is in (in state, and {@code lastGroup} unless null): its hop is applied and it goes on. */
+    private void complete(Context ctx, Collector<PartialBatch> out, AnswerGroup lastGroup) throws Exception {
         PartialBatch partial = batch.value();
         int frontier = partial.numSampledNodes[partial.numSampledNodes.length - 1];
         long[][] inOrder = new long[frontier][];
@@ -84,6 +85,9 @@ public class HopStageFunction extends KeyedCoProcessFunction<Long, PartialBatch,
         Iterable<AnswerGroup> stored = answers.get();
         if (stored != null) {
             stored.forEach(received::add);
+        }
+        if (lastGroup != null) {
+            received.add(lastGroup);
         }
         for (AnswerGroup a : received) {
             a.scatter(inOrder);
