@@ -67,6 +67,11 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient MapState<Integer, long[]> buckets;
     private transient NeighborBuckets layout;
     private transient boolean edgesDone;
+    /**
+     * Set once endInput cut every loaded list: a node without a head then has no edges, and is not looked for
+     * among the loaded groups (a seek there walks the tombstones of every group the cut removed).
+     */
+    private transient boolean allCut;
     private transient HeadCache cache;
     private transient LongCounter cacheHits;
     private transient LongCounter cacheMisses;
@@ -120,6 +125,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             setCurrentKey(node);
             cutBuckets();
         }
+        allCut = true;
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
@@ -170,6 +176,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         long[] known = head.value();
         if (known != null) {
             return known;
+        }
+        if (allCut) {
+            return NO_EDGES;
         }
         Iterable<java.util.Map.Entry<Long, long[]>> loaded = loading.entries();
         if (loaded == null) {
