@@ -83,9 +83,11 @@ final class PartitionedBench {
         // Warm-up: the first job of a JVM pays class loading and JIT (about 10 s here), which would count as load.
         // A checkpoint directory always: the default (JobManager) checkpoint storage refuses state over 5 MB, so a
         // partitioned job of a larger graph would never complete a checkpoint, and a finishing job waits for one.
+        // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up.
+        Path warmupGraph = generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         for (String store : List.of("partitioned", "memory")) {
-            job(List.of("--graph", graph.toString(), "--store", store, "--fanout", fanout, "--parallelism", "1",
+            job(List.of("--graph", warmupGraph.toString(), "--store", store, "--fanout", fanout, "--parallelism", "1",
                     "--checkpoint-interval", "2s", "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0",
                     "--epochs", "1");
         }
