@@ -41,6 +41,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
     private static final String EARLY = "early-updates";
+    private static final String LOADED = "edges";
 
     /** Accumulator: deletions of an edge the graph did not have (counted by hop 1's lookup only). */
     public static final String MISSING_DELETES = "fanout.graph-updates-missing-deletes";
@@ -61,6 +62,12 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
     private transient LongCounter missingDeletes;
     /** The committed version this lookup has passed; -1 while the graph loads. */
     private transient long passed;
+    /**
+     * Every loaded list is cut (done when the load ends, so after a restore of a loaded graph): a node without a
+     * degree has no loaded edges, and is not looked for among the loaded entries (a seek there walks the
+     * tombstones of every entry the cut removed).
+     */
+    private transient boolean allCut;
     private transient ListState<Long> checkpointed;
     private transient int waitingCount;
     private transient long heldWatermark;
@@ -87,6 +94,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         for (Long v : checkpointed.get()) {
             passed = Math.max(passed, v);
         }
+        allCut = passed >= 0;
     }
 
     @Override
@@ -98,7 +106,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("edges", Types.LONG, Types.LONG));
+        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(LOADED, Types.LONG, Types.LONG));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
@@ -150,6 +158,12 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         boolean loadedNow = passed < 0;
         passed = version;
         if (loadedNow) {
+            // Every list is cut now, node by node in key order (each seek lands next to the last).
+            for (Object key : keysOf(LOADED)) {
+                setCurrentKey(key);
+                cutBuckets();
+            }
+            allCut = true;
             for (Object key : keysOf(EARLY)) {
                 setCurrentKey(key);
                 for (EdgeUpdate update : early.get()) {
@@ -251,6 +265,9 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         Integer known = degree.value();
         if (known != null) {
             return known;
+        }
+        if (allCut) {
+            return 0;
         }
         Iterable<Map.Entry<Long, Long>> loaded = loading.entries();
         int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
