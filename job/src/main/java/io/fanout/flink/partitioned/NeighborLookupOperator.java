@@ -104,7 +104,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         layout = new NeighborBuckets(bucketSize);
-        cache = new HeadCache(cacheBytes);
+        // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
+        // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
+        long capped = Math.min(cacheBytes, Runtime.getRuntime().maxMemory() / 16);
+        if (capped < cacheBytes) {
+            LOG.info("head cache of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)", capped,
+                    cacheBytes, Runtime.getRuntime().maxMemory());
+        }
+        cache = new HeadCache(capped);
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");
