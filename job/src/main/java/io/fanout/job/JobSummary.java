@@ -30,6 +30,8 @@ public final class JobSummary {
      * without start-up or a partitioned store's load.
      */
     public final double samplingWindowSeconds;
+    /** Wall-clock time (epoch ms) the first message was emitted, 0 without messages. */
+    public final long firstMessageMs;
     /** --store partitioned: node heads the lookups found in their heap cache, and read from keyed state. */
     public final long headCacheHits;
     public final long headCacheMisses;
@@ -49,6 +51,7 @@ public final class JobSummary {
         long first = count(accumulators, SamplingCounters.FIRST_MESSAGE_MS);
         long last = count(accumulators, SamplingCounters.LAST_MESSAGE_MS);
         this.samplingWindowSeconds = batches > 1 && last > first ? (last - first) / 1e3 : 0;
+        this.firstMessageMs = batches > 0 ? first : 0;
         this.graphNodes = (int) count(accumulators, SamplingCounters.GRAPH_NODES);
         this.graphEdges = count(accumulators, SamplingCounters.GRAPH_EDGES);
         this.graphHeapBytes = count(accumulators, SamplingCounters.GRAPH_HEAP_BYTES);
