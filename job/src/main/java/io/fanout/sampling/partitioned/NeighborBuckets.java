@@ -90,41 +90,21 @@ public final class NeighborBuckets {
      * Returns the node's degree.
      */
     public int cut(Iterable<Map.Entry<Long, Long>> loaded, BucketWriter out) throws Exception {
-        long count = 0;
-        long previous = Long.MIN_VALUE;
-        boolean ascending = true;
-        for (Map.Entry<Long, Long> e : loaded) {
-            count++;
-            ascending &= e.getKey() > previous;
-            previous = e.getKey();
-        }
-        int degree = Math.toIntExact(count);
-        if (degree == 0) {
-            return 0;
-        }
-        Iterable<Map.Entry<Long, Long>> inOrder = loaded;
-        if (!ascending) {
-            List<Map.Entry<Long, Long>> sorted = new ArrayList<>(degree);
-            loaded.forEach(sorted::add);
-            sorted.sort(Map.Entry.comparingByKey());
-            inOrder = sorted;
-        }
-        int bucket = 0;
-        long[] fill = new long[bucketLength(degree, 0)];
-        int at = 0;
-        int seen = 0;
-        for (Map.Entry<Long, Long> e : inOrder) {
-            if (++seen > degree) {
-                throw new IllegalStateException("the loaded edges changed while they were cut");
+        // Each edge as a group of one: the same cut.
+        return cutGroups(() -> new java.util.Iterator<>() {
+            private final java.util.Iterator<Map.Entry<Long, Long>> edges = loaded.iterator();
+
+            @Override
+            public boolean hasNext() {
+                return edges.hasNext();
             }
-            fill[at++] = e.getValue();
-            if (at == fill.length) {
-                out.write(bucket++, fill);
-                at = 0;
-                fill = bucket < bucketCount(degree) ? new long[bucketLength(degree, bucket)] : null;
+
+            @Override
+            public Map.Entry<Long, long[]> next() {
+                Map.Entry<Long, Long> e = edges.next();
+                return Map.entry(e.getKey(), new long[] {e.getValue()});
             }
-        }
-        return degree;
+        }, out);
     }
 
     /**
