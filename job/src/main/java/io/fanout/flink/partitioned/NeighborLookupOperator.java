@@ -32,15 +32,20 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  *
  * <p>No state value grows with a node's degree: while loading, each {@link EdgeGroup} (a node's run of edges in
  * one part, at most {@link EdgeGroupFunction#MAX_GROUP}) is one map entry under its first edge's order key (file
- * index << 40 | row: one put, no read); when the edge input ends every node's list is cut in key order (RocksDB
- * iterates a map in key order, so the cut streams, and the nodes are visited in key order, so each seek lands
- * next to the last) into buckets of {@code bucketSize} neighbours
+ * index << 40 | row: one put, no read) and the node's head is marked uncut (a blind put); at the node's first
+ * request its list is cut in key order (RocksDB iterates a map in key order, so the cut streams) into buckets of
+ * {@code bucketSize} neighbours
  * ({@link NeighborBuckets}): bucket 0 with the degree in front as the node's head (one value: a request of a node
  * of degree {@code <= bucketSize} is one state read), later buckets one map entry each, read only when a pick
  * falls in them. State per node once cut: 8 bytes per edge plus an entry per {@code bucketSize} edges.
  *
  * <p>Recently read heads are kept in a bounded heap cache ({@link HeadCache}): the graph is fixed once loaded, so
  * a cached head is the state's; a restored lookup starts with an empty cache.
+ *
+ * <p>Cutting lazily, not when the load ends, keeps the end of the load one step (an eager cut visited every node
+ * in one mailbox action: minutes on a large graph, with checkpoints held back and every node id collected on the
+ * heap) and never cuts a node nobody asks for; the head's mark lets a node without edges be answered without
+ * looking among the loaded groups (a seek there would walk the tombstones of every group already cut).
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
@@ -48,6 +53,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private static final String WAITING = "waiting-request-groups";
     private static final String EDGE_GROUPS = "edge-groups";
     private static final long[] NO_EDGES = {0};
+    /** The head of a node whose loaded groups are not cut yet. */
+    private static final long[] UNCUT = {-1};
     /** Accumulators: node heads found in / read past the {@link HeadCache} (all hops' lookups summed). */
     public static final String CACHE_HITS = "fanout.partitioned-cache-hits";
     public static final String CACHE_MISSES = "fanout.partitioned-cache-misses";
@@ -61,17 +68,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     /** Loading: a group's neighbours under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
     private transient ListState<RequestGroup> waiting;
-    /** Once cut: {@code [degree, bucket 0's neighbours]} ({@link NeighborBuckets#head}; absent for no edges). */
+    /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), {@link #UNCUT} before, absent for no edges. */
     private transient ValueState<long[]> head;
     /** Once cut: bucket index (1 and up) -> its neighbours, in the in-memory store's list order. */
     private transient MapState<Integer, long[]> buckets;
     private transient NeighborBuckets layout;
     private transient boolean edgesDone;
-    /**
-     * Set once endInput cut every loaded list: a node without a head then has no edges, and is not looked for
-     * among the loaded groups (a seek there walks the tombstones of every group the cut removed).
-     */
-    private transient boolean allCut;
     private transient HeadCache cache;
     private transient LongCounter cacheHits;
     private transient LongCounter cacheMisses;
@@ -126,13 +128,6 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             return;
         }
         edgesDone = true;
-        // Every loaded list is cut now, as part of the load, node by node in key order. (Again after a restore
-        // of a finished load: then no groups are left.)
-        for (Object node : KeyedDrain.keysOf(this, EDGE_GROUPS)) {
-            setCurrentKey(node);
-            cutBuckets();
-        }
-        allCut = true;
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }
@@ -141,6 +136,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     public void processElement1(StreamRecord<EdgeGroup> element) throws Exception {
         EdgeGroup group = element.getValue();
         loading.put(group.order, group.neighbors);
+        head.update(UNCUT);
     }
 
     @Override
@@ -176,31 +172,48 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     }
 
     /**
-     * The current node's head; the first time (when the edge input ends) its loaded groups are cut into buckets,
-     * in list order, and removed. A node without edges has no head: {@code [0]}.
+     * The current node's head; at its first request its loaded groups are cut into buckets, in list order, and
+     * removed (by key: no second seek). A node without edges has no head: {@code [0]}.
      */
     private long[] cutBuckets() throws Exception {
         long[] known = head.value();
-        if (known != null) {
+        if (known == null) {
+            return NO_EDGES;
+        }
+        if (known[0] >= 0) {
             return known;
         }
-        if (allCut) {
-            return NO_EDGES;
-        }
         Iterable<java.util.Map.Entry<Long, long[]>> loaded = loading.entries();
-        if (loaded == null) {
-            return NO_EDGES;
-        }
         long[][] first = {null};
-        int d = layout.cutGroups(loaded, (bucket, neighbors) -> {
+        it.unimi.dsi.fastutil.longs.LongArrayList cutKeys = new it.unimi.dsi.fastutil.longs.LongArrayList();
+        int d = loaded == null ? 0 : layout.cutGroups(() -> {
+            cutKeys.clear();
+            var entries = loaded.iterator();
+            return new java.util.Iterator<java.util.Map.Entry<Long, long[]>>() {
+                @Override
+                public boolean hasNext() {
+                    return entries.hasNext();
+                }
+
+                @Override
+                public java.util.Map.Entry<Long, long[]> next() {
+                    var e = entries.next();
+                    cutKeys.add((long) e.getKey());
+                    return e;
+                }
+            };
+        }, (bucket, neighbors) -> {
             if (bucket == 0) {
                 first[0] = neighbors;
             } else {
                 buckets.put(bucket, neighbors);
             }
         });
-        loading.clear();
+        for (int i = 0; i < cutKeys.size(); i++) {
+            loading.remove(cutKeys.getLong(i));
+        }
         if (d == 0) {
+            head.clear();
             return NO_EDGES;
         }
         long[] cut = layout.head(d, first[0]);

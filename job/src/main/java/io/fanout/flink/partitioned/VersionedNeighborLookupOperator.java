@@ -42,6 +42,8 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
     private static final String WAITING = "waiting-request-groups";
     private static final String EARLY = "early-updates";
     private static final String LOADED = "edges";
+    /** The degree of a node whose loaded edges are not cut yet. */
+    private static final int UNCUT = -1;
 
     /** Accumulator: deletions of an edge the graph did not have (counted by hop 1's lookup only). */
     public static final String MISSING_DELETES = "fanout.graph-updates-missing-deletes";
@@ -62,12 +64,6 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
     private transient LongCounter missingDeletes;
     /** The committed version this lookup has passed; -1 while the graph loads. */
     private transient long passed;
-    /**
-     * Every loaded list is cut (done when the load ends, so after a restore of a loaded graph): a node without a
-     * degree has no loaded edges, and is not looked for among the loaded entries (a seek there walks the
-     * tombstones of every entry the cut removed).
-     */
-    private transient boolean allCut;
     private transient ListState<Long> checkpointed;
     private transient int waitingCount;
     private transient long heldWatermark;
@@ -94,7 +90,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         for (Long v : checkpointed.get()) {
             passed = Math.max(passed, v);
         }
-        allCut = passed >= 0;
+
     }
 
     @Override
@@ -131,6 +127,7 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         EdgeUpdate edge = element.getValue();
         if (edge.version == 0) {
             loading.put(edge.order, edge.neighbor);
+            degree.update(UNCUT); // a blind put: the node has loaded edges, to be cut at its first use
         } else if (passed < 0) {
             early.add(edge); // the loaded list must be complete before an update can find its edge
         } else {
@@ -158,12 +155,6 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         boolean loadedNow = passed < 0;
         passed = version;
         if (loadedNow) {
-            // Every list is cut now, node by node in key order (each seek lands next to the last).
-            for (Object key : keysOf(LOADED)) {
-                setCurrentKey(key);
-                cutBuckets();
-            }
-            allCut = true;
             for (Object key : keysOf(EARLY)) {
                 setCurrentKey(key);
                 for (EdgeUpdate update : early.get()) {
@@ -260,14 +251,18 @@ public class VersionedNeighborLookupOperator extends AbstractStreamOperator<Answ
         })));
     }
 
-    /** The current node's loaded degree; at its first use its loaded edges are cut into buckets, in list order. */
+    /**
+     * The current node's loaded degree; at its first use its loaded edges are cut into buckets, in list order. A
+     * node without loaded edges has no degree and is not looked for among the loaded entries (a seek there would
+     * walk the tombstones of every node already cut).
+     */
     private int cutBuckets() throws Exception {
         Integer known = degree.value();
-        if (known != null) {
-            return known;
-        }
-        if (allCut) {
+        if (known == null) {
             return 0;
+        }
+        if (known != UNCUT) {
+            return known;
         }
         Iterable<Map.Entry<Long, Long>> loaded = loading.entries();
         int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
