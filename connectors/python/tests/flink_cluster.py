@@ -6,6 +6,7 @@ SIGKILLs any that outlive it. Failures to come up raise ``ClusterError`` carryin
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -233,8 +234,15 @@ class PrometheusScrape:
         self.url = f"http://127.0.0.1:{m.group(1)}/metrics"
 
     def text(self) -> str:
-        with urllib.request.urlopen(self.url, timeout=5) as r:
-            return r.read().decode()
+        # The reporter's HTTP server sometimes drops a connection on a loaded machine: a few retries.
+        for attempt in range(4):
+            try:
+                with urllib.request.urlopen(self.url, timeout=5) as r:
+                    return r.read().decode()
+            except (ConnectionError, http.client.HTTPException, urllib.error.URLError):
+                if attempt == 3:
+                    raise
+                time.sleep(0.2)
 
     def total(self, name: str, job_id: str, operator: str | None = None) -> float:
         """Sum of a metric over the job's subtasks on this TaskManager, of one operator when given (its

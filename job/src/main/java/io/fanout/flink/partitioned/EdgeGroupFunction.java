@@ -21,8 +21,12 @@ import org.apache.flink.util.Collector;
  */
 public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     private static final long serialVersionUID = 1L;
-    /** Stored edges buffered before the groups are emitted (8 bytes each on the heap, plus about 80 per node). */
-    static final int BUFFERED_EDGES = 1 << 21;
+    /**
+     * Stored edges buffered before the groups are emitted: 2^21, or fewer on a small heap (about 8 bytes each, and up
+     * to about 120 when every edge has its own node: at most 1/4096 of the heap in edges, a 32nd of it per reader), since a
+     * TaskManager whose heap is smaller than the graph must load it.
+     */
+    static final int BUFFERED_EDGES = (int) Math.max(1024, Math.min(1 << 21, Runtime.getRuntime().maxMemory() / 4096));
     /** Most edges in one group. */
     static final int MAX_GROUP = 1024;
 
