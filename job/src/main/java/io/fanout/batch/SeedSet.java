@@ -2,6 +2,7 @@ package io.fanout.batch;
 
 import io.fanout.graph.NodeIdMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongToIntFunction;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -106,21 +108,49 @@ public final class SeedSet implements Serializable {
      * node ids and stored as node indices.
      */
     public static SeedSet parse(String spec, NodeIdMap nodes) throws IOException {
+        return parse(spec, nodes::indexOf, nodes);
+    }
+
+    /**
+     * The distinct node ids the {@code seeds} option names, as a map in ascending id order, read from the option
+     * alone: for a partitioned graph, whose node ids the client never reads. {@link #parse(String, NodeIdMap)} with
+     * this map then maps every seed; a malformed line fails here as it would there. Heap: 8 bytes per distinct seed.
+     */
+    public static NodeIdMap idsNamed(String spec) throws IOException {
+        LongArrayList named = new LongArrayList();
+        parse(spec, id -> {
+            named.add(id);
+            return 0;
+        }, null);
+        long[] ids = named.toLongArray();
+        Arrays.sort(ids);
+        int distinct = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (i == 0 || ids[i] != ids[distinct - 1]) {
+                ids[distinct++] = ids[i];
+            }
+        }
+        return distinct > 0 && ids[distinct - 1] == distinct - 1 ? NodeIdMap.identity(distinct)
+                : NodeIdMap.ofAscending(Arrays.copyOf(ids, distinct));
+    }
+
+    /** Parses with {@code indexOf} (-1: not a node); {@code nodes} sizes the set and names the graph in errors. */
+    private static SeedSet parse(String spec, LongToIntFunction indexOf, NodeIdMap nodes) throws IOException {
         if (spec == null || spec.isBlank()) {
             throw new IllegalArgumentException("seeds is empty: give a file of node ids or a comma list such as 1,5,9");
         }
         Path file = Path.of(spec.trim());
         if (Files.isRegularFile(file)) {
-            return parseFile(file, nodes);
+            return parseFile(file, indexOf, nodes);
         }
         if (spec.contains(",") || spec.trim().matches("[-+]?[0-9]+")) {
-            return parseList(spec, nodes);
+            return parseList(spec, indexOf, nodes);
         }
         throw new NoSuchFileException(spec, null,
                 "no such seed file (seeds is a file of node ids, one per line, or a comma list such as 1,5,9)");
     }
 
-    private static SeedSet parseFile(Path file, NodeIdMap nodes) throws IOException {
+    private static SeedSet parseFile(Path file, LongToIntFunction indexOf, NodeIdMap nodes) throws IOException {
         IntArrayList ids = new IntArrayList();
         long[] times = new long[16];
         int timedLines = 0;
@@ -164,7 +194,7 @@ public final class SeedSet implements Serializable {
                             + timedLine + " gives a seed time and line " + untimedLine + " does not (all lines or none)");
                 }
                 token = fields[0];
-                int index = nodes.indexOf(parseId(token, file + ":" + lineNo));
+                int index = indexOf.applyAsInt(parseId(token, file + ":" + lineNo));
                 if (index < 0) {
                     if (unknown.size() < MAX_IDS_IN_ERROR) {
                         unknown.add(token + " (line " + lineNo + ")");
@@ -181,10 +211,11 @@ public final class SeedSet implements Serializable {
         if (ids.isEmpty()) {
             throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
         }
-        return new SeedSet(nodes.size(), ids.toIntArray(), timedLines > 0 ? Arrays.copyOf(times, timedLines) : null);
+        return new SeedSet(nodes == null ? 0 : nodes.size(), ids.toIntArray(),
+                timedLines > 0 ? Arrays.copyOf(times, timedLines) : null);
     }
 
-    private static SeedSet parseList(String spec, NodeIdMap nodes) {
+    private static SeedSet parseList(String spec, LongToIntFunction indexOf, NodeIdMap nodes) {
         String[] elements = spec.split(",", -1);
         IntArrayList ids = new IntArrayList(elements.length);
         List<String> unknown = new ArrayList<>();
@@ -192,7 +223,7 @@ public final class SeedSet implements Serializable {
         for (int i = 0; i < elements.length; i++) {
             String token = elements[i].strip();
             String where = "seeds list element " + (i + 1) + " of '" + spec + "'";
-            int index = nodes.indexOf(parseId(token, where));
+            int index = indexOf.applyAsInt(parseId(token, where));
             if (index < 0) {
                 if (unknown.size() < MAX_IDS_IN_ERROR) {
                     unknown.add(token);
@@ -206,7 +237,7 @@ public final class SeedSet implements Serializable {
             throw new IllegalArgumentException("seeds '" + abbreviate(spec) + "': "
                     + unknownIdsMessage("seed ids", unknown, unknownCount, nodes));
         }
-        return new SeedSet(nodes.size(), ids.toIntArray());
+        return new SeedSet(nodes == null ? 0 : nodes.size(), ids.toIntArray());
     }
 
     /** A non-negative id; ids too large for a long are returned as Long.MAX_VALUE (unknown, not malformed). */

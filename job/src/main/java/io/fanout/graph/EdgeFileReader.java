@@ -52,7 +52,8 @@ final class EdgeFileReader {
 
     private final Path file;
     private final Settings settings;
-    private byte[] buf = new byte[BUFFER_BYTES];
+    /** Allocated by a full read only: a header read (every earlier part's, per part a loader reads) needs none. */
+    private byte[] buf;
     /** 1-based number of the line being parsed. */
     private long line;
     private long rows;
@@ -105,6 +106,7 @@ final class EdgeFileReader {
     }
 
     private void readAll() throws IOException {
+        buf = new byte[BUFFER_BYTES];
         try (InputStream in = GraphFiles.open(file)) {
             int start = 0;
             int limit = 0;

@@ -120,7 +120,8 @@ public final class FanoutJob {
         LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         NodeIdMap nodes = links != null ? NodeIdMap.identity(links.size())
-                : typed != null ? typed.nodeIds(config.typed.seedType) : GraphStore.scanNodeIds(config.graphSpec());
+                : typed != null ? typed.nodeIds(config.typed.seedType)
+                : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = config.typed != null && config.typed.ablpPositive != null
                 ? anchorPlan(config, typed) : batchPlan(config, nodes);
         build(env, config, plan, nodes, links);
@@ -384,18 +385,33 @@ public final class FanoutJob {
         return java.nio.file.Path.of(path).toAbsolutePath().normalize().toString();
     }
 
+    /**
+     * A partitioned job given its seeds: the client reads the seed option only, never the graph (which the
+     * TaskManagers load, checking every line), so nothing on the client grows with the graph.
+     */
+    static boolean partitionedSeeds(FanoutJobConfig config) {
+        return config.store == StoreType.PARTITIONED && config.seeds != null;
+    }
+
+    /** The ids the seed option names (see {@link SeedSet#idsNamed}); a bad line fails naming the option. */
+    private static NodeIdMap seedIdsNamed(FanoutJobConfig config) throws java.io.IOException {
+        try {
+            NodeIdMap ids = SeedSet.idsNamed(config.seeds);
+            LOG.info("--store partitioned: {} distinct seed ids from {} (the graph is not read on the client)",
+                    ids.size(), FanoutJobConfig.name(FanoutOptions.SEEDS));
+            return ids;
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            throw invalidSeeds(config, e);
+        }
+    }
+
     /** The seeds and their batches; bad seeds or batch options fail here, naming the option. */
     static BatchPlan batchPlan(FanoutJobConfig config, NodeIdMap nodes) throws java.io.IOException {
         SeedSet seeds;
         try {
             seeds = config.seeds == null ? SeedSet.allNodes(nodes.size()) : SeedSet.parse(config.seeds, nodes);
         } catch (IllegalArgumentException | java.io.IOException e) {
-            // SeedSet's messages name the value already; an I/O failure's message is just the path again.
-            String why = e instanceof java.nio.file.NoSuchFileException
-                    ? "no such file, and not a comma list of node ids such as 1,5,9"
-                    : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
-            throw new ConfigException("Invalid value '" + config.seeds + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
+            throw invalidSeeds(config, e);
         }
         checkSeedTimes(config, seeds);
         try {
@@ -403,6 +419,15 @@ public final class FanoutJob {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }
+    }
+
+    private static ConfigException invalidSeeds(FanoutJobConfig config, Exception e) {
+        // SeedSet's messages name the value already; an I/O failure's message is just the path again.
+        String why = e instanceof java.nio.file.NoSuchFileException
+                ? "no such file, and not a comma list of node ids such as 1,5,9"
+                : e instanceof java.io.IOException ? ConfigException.reason((java.io.IOException) e) : e.getMessage();
+        return new ConfigException("Invalid value '" + config.seeds + "' for option "
+                + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
     }
 
     /** Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file. */

@@ -171,4 +171,25 @@ class SeedSetTest {
                 .hasMessageContaining("no seed ids");
         assertThatThrownBy(() -> SeedSet.parse(" ", CORA_NODES)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void idsNamedAreTheSeedOptionsDistinctIdsWithoutAGraph() throws IOException {
+        Path file = dir.resolve("seeds.txt");
+        Files.writeString(file, "# partitioned seeds\n7\n3000000000\n7\n\n42\n");
+        io.fanout.graph.NodeIdMap named = SeedSet.idsNamed(file.toString());
+        assertThat(named.isIdentity()).isFalse();
+        assertThat(named.idsOrNull()).containsExactly(7L, 42L, 3000000000L);
+        // With that map the seeds keep their order and duplicates, as over a whole graph's ids.
+        SeedSet seeds = SeedSet.parse(file.toString(), named);
+        assertThat(IntStream.range(0, seeds.size()).mapToLong(i -> named.id(seeds.get(i))).toArray())
+                .containsExactly(7L, 3000000000L, 7L, 42L);
+        // Ids 0..k-1 make an identity map (no id array kept).
+        assertThat(SeedSet.idsNamed("2,0,1,1").isIdentity()).isTrue();
+        assertThat(SeedSet.idsNamed("2,0,1,1").size()).isEqualTo(3);
+        // A malformed line fails as a parse over the graph's ids would, naming file and line.
+        Files.writeString(file, "1\n-5\n");
+        assertThatThrownBy(() -> SeedSet.idsNamed(file.toString()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(file + ":2").hasMessageContaining("negative seed id");
+    }
 }

@@ -178,6 +178,34 @@ class PartitionedStoreITCase {
                 .hasMessage(memory.getMessage());
     }
 
+    /**
+     * Given its seeds, a partitioned job's client reads no edge file: a bad line in the last part is met by the
+     * TaskManagers' load, which fails the job at once (no restart loop) naming the file and line, as the memory
+     * store's up-front read does.
+     */
+    @Test
+    void givenSeedsABadEdgeLineFailsTheLoadNamingFileAndLineWithoutRestarts() throws Exception {
+        Path graph = Files.createDirectories(tmp.resolve("bad-graph"));
+        Files.writeString(graph.resolve("edges.00000.tsv"), "# directed=false\n0\t1\n1\t2\n");
+        Files.writeString(graph.resolve("edges.00001.tsv"), "# directed=false\n2\t3\n3\tfour\n");
+        long started = System.nanoTime();
+        Throwable partitioned = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph",
+                graph.toString(), "--store", "partitioned", "--seeds", "0,1", "--output", tmp.resolve("o").toString(),
+                "--checkpoint-interval", "1s", "-D", "restart-strategy.type=fixed-delay",
+                "-D", "restart-strategy.fixed-delay.attempts=1000", "-D", "restart-strategy.fixed-delay.delay=1s"));
+        Throwable memory = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
+                "--seeds", "0,1"));
+        assertThat(memory).isInstanceOf(io.fanout.graph.GraphFormatException.class);
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(partitioned,
+                io.fanout.graph.GraphFormatException.class)).get()
+                .extracting(Throwable::getMessage).isEqualTo(memory.getMessage());
+        assertThat(memory.getMessage()).contains(graph.resolve("edges.00001.tsv").toString()).contains("line 3");
+        // 1,000 restarts 1 s apart were allowed: the failure suppressed them.
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(partitioned,
+                org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
+        assertThat((System.nanoTime() - started) / 1e9).isLessThan(60);
+    }
+
     @Test
     void aBucketSizeBelowOneIsRefusedNamingTheOption() {
         Path cora = SharedData.graph("cora");

@@ -1,5 +1,6 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
 import io.fanout.store.GraphSpec;
 import org.apache.flink.api.common.functions.FlatMapFunction;
@@ -21,7 +22,11 @@ public class EdgeFileFunction implements FlatMapFunction<Long, EdgeRecord> {
 
     @Override
     public void flatMap(Long fileIndex, Collector<EdgeRecord> out) throws Exception {
-        GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
-                (node, neighbor, order) -> out.collect(new EdgeRecord(node, neighbor, order)));
+        try {
+            GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
+                    (node, neighbor, order) -> out.collect(new EdgeRecord(node, neighbor, order)));
+        } catch (GraphFormatException e) {
+            throw LoadFailure.badInput(e);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
 import io.fanout.store.GraphSpec;
 import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
@@ -38,10 +39,14 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
 
     @Override
     public void flatMap(Long fileIndex, Collector<EdgeGroup> out) throws Exception {
-        Groups groups = new Groups(out);
-        GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
-                groups::add);
-        groups.flush();
+        try {
+            Groups groups = new Groups(out);
+            GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
+                    groups::add);
+            groups.flush();
+        } catch (GraphFormatException e) {
+            throw LoadFailure.badInput(e);
+        }
     }
 
     /** One node's buffered edges: its first edge's order key and the neighbours in row order. */

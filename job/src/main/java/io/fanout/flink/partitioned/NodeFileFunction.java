@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
+import io.fanout.graph.GraphFormatException;
 import java.nio.file.Path;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
@@ -30,7 +31,11 @@ public class NodeFileFunction implements FlatMapFunction<Long, NodeRecord> {
 
     @Override
     public void flatMap(Long part, Collector<NodeRecord> out) throws Exception {
-        NodeFileReader.streamRows(Path.of(path), Math.toIntExact(part), (id, label, features) ->
-                out.collect(new NodeRecord(id, label, NodeFeatures.encodeRow(features, dtype, scale, offset))));
+        try {
+            NodeFileReader.streamRows(Path.of(path), Math.toIntExact(part), (id, label, features) ->
+                    out.collect(new NodeRecord(id, label, NodeFeatures.encodeRow(features, dtype, scale, offset))));
+        } catch (GraphFormatException e) {
+            throw LoadFailure.badInput(e);
+        }
     }
 }
