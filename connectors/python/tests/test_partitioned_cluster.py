@@ -76,23 +76,27 @@ def completed_checkpoints(cluster: Cluster, job: str) -> int:
 
 # ---- TaskManager kills ------------------------------------------------------------------------------
 
-# R-MAT 2^12 node ids, 64 x 2^12 undirected rows (524 k stored edges) in 64 parts of 4 k rows: the edge source
-# reaches a checkpoint barrier after every part, and reading the edges outlasts the first checkpoints. Few nodes
-# with many edges each: the lookups' end-of-load cut costs per node (2^14 nodes with 16 rows each took about
-# 110 s per run, 2^13 about 30 s but read its edges before a checkpoint completed; this graph about 25 s).
-KILL_GRAPH_ARGS = ["--scale", "12", "--edge-factor", "64", "--parts", "64", "--seed", "5"]
+# R-MAT 2^15 node ids, 64 x 2^15 undirected rows (4.2 M stored edges) in 64 parts of 32 k rows: the edge source
+# reaches a checkpoint barrier after every part, and reading the edges (several seconds at parallelism 2) outlasts
+# the first checkpoints by far, so the mid-load kill point is reached before the load ends on a fast machine too
+# (2^12 x 64 rows loaded within one or two 500 ms checkpoints: the kill sometimes came after the load's end).
+KILL_GRAPH_ARGS = ["--scale", "15", "--edge-factor", "64", "--parts", "64", "--seed", "5"]
 EPOCHS = 2
+# The seeds: 4,096 ids of the 2^15 (all of them would make the reference run needlessly long).
+KILL_SEEDS = 4096
 
 
 @pytest.fixture(scope="module")
 def kill_graph(tmp_path_factory):
-    return generate(tmp_path_factory.mktemp("rmat") / "s14", *KILL_GRAPH_ARGS)
+    graph = generate(tmp_path_factory.mktemp("rmat") / "s15", *KILL_GRAPH_ARGS)
+    (graph.parent / "seeds.txt").write_text("".join(f"{i}\n" for i in range(KILL_SEEDS)))
+    return graph
 
 
 def kill_job(graph: Path, out: Path):
-    return ["--graph", str(graph), "--store", "partitioned", "--fanout", "5,5", "--batch-size", "64",
-            "--epochs", str(EPOCHS), "--shuffle", "--seed", "11", "--parallelism", "2",
-            "--checkpoint-interval", "500ms", "--output", str(out)]
+    return ["--graph", str(graph), "--seeds", str(graph.parent / "seeds.txt"), "--store", "partitioned",
+            "--fanout", "5,5", "--batch-size", "64", "--epochs", str(EPOCHS), "--shuffle", "--seed", "11",
+            "--parallelism", "2", "--checkpoint-interval", "500ms", "--output", str(out)]
 
 
 @pytest.fixture(scope="module")
@@ -137,9 +141,10 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     out = tmp_path / "samples"
     victim = live_taskmanager(cluster)
     metrics = PrometheusScrape(cluster, victim)
-    # Mid-epoch: the source paced to 8 batches/s (the messages do not depend on pacing), so sampling outlasts
-    # the load by tens of seconds; unpaced it ends within a checkpoint interval of the load.
-    pace = ["--max-batches-per-second", "8"] if kill_point == "mid-epoch" else []
+    # Mid-epoch: the source paced to 2 batches/s (the messages do not depend on pacing), so sampling outlasts
+    # the load (batches paced during it wait for it, then go at once) by tens of seconds; at 8 batches/s the 128
+    # batches were all queued behind the load of this graph and the job ended before the kill point.
+    pace = ["--max-batches-per-second", "2"] if kill_point == "mid-epoch" else []
     job = cluster.submit(*kill_job(kill_graph, out), *pace)
     # What the edge source writes for the whole graph, as the uninterrupted run counted it.
     total_stored = reference.edge_records
@@ -188,7 +193,8 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     if kill_point == "mid-load":
         # The restored edge source read only the parts its checkpoint had not: the restore was mid-load.
         reread = cluster.vertex(job, "edge-parts")["metrics"]["write-records"]
-        assert 0 < reread < total_stored, f"after the restore the edge source wrote {reread} of {total_stored} edge records"
+        assert 0 < reread < total_stored, f"after the restore the edge source wrote {reread} of {total_stored} edge " \
+            f"records ({read:.0f} at the kill, restored checkpoint {restored['id']})"
     assert cluster.rest(f"/jobs/{job}/exceptions")["exceptionHistory"]["entries"], "no failure recorded"
     assert_identical(reference, by_key(out))
     # The checkpoints were RocksDB incremental ones: their SST files live in the job's shared/ folder.
@@ -292,13 +298,14 @@ def test_a_loaded_graph_in_a_savepoint_starts_a_different_job_without_reading_th
 
 # ---- a TaskManager heap smaller than the graph ----------------------------------------------------
 
-# A TaskManager JVM of 32 MiB heap (framework 24m + task 8m); RocksDB lives in its 256m managed memory.
+# A TaskManager JVM of 64 MiB heap (framework 40m + task 24m); RocksDB lives in its 256m managed memory. Flink's own
+# objects take 15-20 MB of it: at 32 MiB the load's first 1 MB read buffer sometimes found no room.
 SMALL_HEAP = "\n".join(["taskmanager.memory.process.size: 1024m",
-                        "taskmanager.memory.framework.heap.size: 24m",
-                        "taskmanager.memory.task.heap.size: 8m",
+                        "taskmanager.memory.framework.heap.size: 40m",
+                        "taskmanager.memory.task.heap.size: 24m",
                         "taskmanager.memory.managed.size: 256m"])
-# R-MAT 2^20 node ids, 4 x 2^20 undirected rows: an in-memory store of about 40 MB.
-BIG_GRAPH_ARGS = ["--scale", "20", "--edge-factor", "4", "--parts", "4", "--seed", "2"]
+# R-MAT 2^21 node ids, 4 x 2^21 undirected rows: an in-memory store of 75.5 MB (4.5 bytes per stored edge).
+BIG_GRAPH_ARGS = ["--scale", "21", "--edge-factor", "4", "--parts", "4", "--seed", "2"]
 
 
 def tm_max_heap(cluster: Cluster) -> int:

@@ -206,6 +206,23 @@ class PartitionedStoreITCase {
         assertThat((System.nanoTime() - started) / 1e9).isLessThan(60);
     }
 
+    /** Given seeds (no client scan), a node file lacking a sampled node fails the job at once, naming the node. */
+    @Test
+    void givenSeedsANodeFileLackingASampledNodeFailsNamingItWithoutRestarts() throws Exception {
+        Path graph = Files.createDirectories(tmp.resolve("path-graph"));
+        Files.writeString(graph.resolve("edges.tsv"), "# directed=false\n0\t1\n1\t2\n2\t3\n");
+        Path nodes = Files.writeString(tmp.resolve("nodes.tsv"), "0\t1\t0.5\n1\t0\t0.25\n3\t1\t1.0\n");
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
+                "--store", "partitioned", "--node-features", nodes.toString(), "--seeds", "1", "--fanout", "5",
+                "--output", tmp.resolve("o").toString(), "--checkpoint-interval", "1s",
+                "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=1000",
+                "-D", "restart-strategy.fixed-delay.delay=1s"));
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(failure,
+                org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure,
+                "node 2 is in the graph but has no row in the node file")).isPresent();
+    }
+
     @Test
     void aBucketSizeBelowOneIsRefusedNamingTheOption() {
         Path cora = SharedData.graph("cora");

@@ -5,6 +5,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -58,8 +59,11 @@ public class NodeDataLookupOperator extends AbstractStreamOperator<NodeDataAnswe
     private void answer(NodeDataRequest request) throws Exception {
         NodeRecord stored = row.value();
         if (stored == null) {
-            // The client's scan checked that every node has a row; this is a node file changed since.
-            throw new IllegalStateException("node " + request.node + " has no row in the node file");
+            // Without --seeds the client's scan checked that every node has a row; given seeds it reads no graph
+            // file, so this is a node file that does not cover the graph (or one changed since): every attempt
+            // would fail the same way, so the job fails at once.
+            throw new SuppressRestartsException(new IllegalStateException("node " + request.node
+                    + " is in the graph but has no row in the node file (--node-features must cover every node)"));
         }
         output.collect(new StreamRecord<>(new NodeDataAnswer(request.batchKey, request.position, stored.label,
                 stored.row)));
