@@ -1,5 +1,6 @@
 package io.fanout.batch;
 
+import io.fanout.graph.NodeIdCollector;
 import io.fanout.graph.NodeIdMap;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
@@ -114,7 +115,8 @@ public final class SeedSet implements Serializable {
     /**
      * The distinct node ids the {@code seeds} option names, as a map in ascending id order, read from the option
      * alone: for a partitioned graph, whose node ids the client never reads. {@link #parse(String, NodeIdMap)} with
-     * this map then maps every seed; a malformed line fails here as it would there. Heap: 8 bytes per distinct seed.
+     * this map then maps every seed; a malformed line fails here as it would there. Heap: 8 bytes per seed line, as the
+     * graph's own id collection costs (never the value of the largest id).
      */
     public static NodeIdMap idsNamed(String spec) throws IOException {
         LongArrayList named = new LongArrayList();
@@ -122,16 +124,7 @@ public final class SeedSet implements Serializable {
             named.add(id);
             return 0;
         }, null);
-        long[] ids = named.toLongArray();
-        Arrays.sort(ids);
-        int distinct = 0;
-        for (int i = 0; i < ids.length; i++) {
-            if (i == 0 || ids[i] != ids[distinct - 1]) {
-                ids[distinct++] = ids[i];
-            }
-        }
-        return distinct > 0 && ids[distinct - 1] == distinct - 1 ? NodeIdMap.identity(distinct)
-                : NodeIdMap.ofAscending(Arrays.copyOf(ids, distinct));
+        return new NodeIdCollector().add(named.elements(), named.size()).build();
     }
 
     /** Parses with {@code indexOf} (-1: not a node); {@code nodes} sizes the set and names the graph in errors. */
