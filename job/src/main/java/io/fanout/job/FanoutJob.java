@@ -159,6 +159,17 @@ public final class FanoutJob {
         if (!conf.contains(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)) {
             conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         }
+        // --store partitioned answers requests by RocksDB point reads (a node's group index or head), many of absent
+        // keys (cut nodes' indexes, nodes without edges): bloom filters let such a read skip a sorted run. With them
+        // in Flink's managed block cache, partitioned index and filter blocks keep a read from loading a whole
+        // SST file's index and filter (megabytes) whenever the cache is smaller than the graph: R-MAT 2^20 x 16 at
+        // p=1 sampled 3.5x faster in its first epoch with them (15 k -> 55 k edges/s, 128 MB of managed memory).
+        if (!conf.contains(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.USE_BLOOM_FILTER)) {
+            conf.set(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
+        }
+        if (!conf.contains(org.apache.flink.state.rocksdb.RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)) {
+            conf.set(org.apache.flink.state.rocksdb.RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS, true);
+        }
         if (config.checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
             conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);

@@ -25,8 +25,10 @@ import java.util.stream.Stream;
  *
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
  * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]
- * [--checkpoint-interval 10s] [--job-args "-D key=value ..."]} (the last: more job arguments for every job, e.g.
- * RocksDB settings). Without
+ * [--checkpoint-interval 10s] [--managed-mb 1024] [--job-args "-D key=value ..."]} (the last: more job arguments
+ * for every job, e.g. RocksDB settings). {@code --managed-mb}: the MiniCluster TaskManager's managed memory, which
+ * is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
+ * TaskManager's; the memory store uses none of it). Without
  * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
  *
  * <p>Per store and parallelism, one job (every node a seed, {@code --epochs} shuffled epochs, output discarded): its
@@ -56,6 +58,7 @@ final class PartitionedBench {
         String stores = "memory,partitioned";
         List<String> jobArgs = new ArrayList<>();
         String checkpointInterval = "10s";
+        int managedMb = 1024;
         for (int i = 1; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
@@ -68,6 +71,7 @@ final class PartitionedBench {
                 case "--parallelism": parallelisms = args[i + 1]; break;
                 case "--stores": stores = args[i + 1]; break;
                 case "--checkpoint-interval": checkpointInterval = args[i + 1]; break;
+                case "--managed-mb": managedMb = Integer.parseInt(args[i + 1]); break;
                 case "--job-args": jobArgs.addAll(List.of(args[i + 1].trim().split("\\s+"))); break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
@@ -76,8 +80,9 @@ final class PartitionedBench {
         Path graph = graphArg != null ? Path.of(graphArg) : generated(workDir, scale, edgeFactor, edges);
         int hops = fanout.split(",").length;
         System.out.printf(Locale.ROOT, "partitioned-store benchmark: %s, fanout [%s], batch %d, %d epoch(s), %d cores,"
-                + " %,d MB max heap%n", graph, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(),
-                Runtime.getRuntime().maxMemory() >> 20);
+                + " %,d MB max heap, %,d MB managed memory (RocksDB)%n", graph, fanout, batchSize, epochs,
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, managedMb);
+        jobArgs.addAll(0, List.of("-D", "taskmanager.memory.managed.size=" + managedMb + "m"));
         long rows = edgeRows(graph);
 
         // Warm-up: the first job of a JVM pays class loading and JIT (about 10 s here), which would count as load.
@@ -165,8 +170,8 @@ final class PartitionedBench {
         Files.createDirectories(workDir);
         Path results = workDir.resolve("partitioned-" + graph.getFileName() + "-f" + fanout.replace(',', '_') + ".json");
         Files.writeString(results, String.format(Locale.ROOT, "{\"benchmark\":\"partitioned\",\"graph\":\"%s\","
-                + "\"edge_rows\":%d,\"fanout\":\"%s\",\"batch_size\":%d,\"epochs\":%d,\"cores\":%d,\"runs\":[%s]}%n",
-                graph, rows, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(), json),
+                + "\"edge_rows\":%d,\"fanout\":\"%s\",\"batch_size\":%d,\"epochs\":%d,\"cores\":%d,\"managed_mb\":%d,\"runs\":[%s]}%n",
+                graph, rows, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(), managedMb, json),
                 StandardCharsets.UTF_8);
         System.out.println("  results: " + results);
     }

@@ -30,31 +30,41 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
  * so the operator holds requests back instead of not reading them).
  *
- * <p>No state value grows with a node's degree: while loading, each {@link EdgeGroup} (a node's run of edges in
- * one part, at most {@link EdgeGroupFunction#MAX_GROUP}) is one map entry under its first edge's order key (file
- * index << 40 | row: one put, no read) and the node's head is marked uncut (a blind put); at the node's first
- * request its list is cut in key order (RocksDB iterates a map in key order, so the cut streams) into buckets of
- * {@code bucketSize} neighbours
- * ({@link NeighborBuckets}): bucket 0 with the degree in front as the node's head (one value: a request of a node
- * of degree {@code <= bucketSize} is one state read), later buckets one map entry each, read only when a pick
- * falls in them. State per node once cut: 8 bytes per edge plus an entry per {@code bucketSize} edges.
+ * <p>No state value grows with a node's degree. While loading, each {@link EdgeGroup} (a node's run of edges in
+ * one part buffer, at most {@link EdgeGroupFunction#MAX_GROUP}) is appended to the node's group index (a RocksDB
+ * merge: a blind write, no read): a group of at most {@link #INLINE_GROUP} edges with its neighbours, a bigger one
+ * as its order key and size, the group itself one map entry under its order key (file index << 40 | row). At a
+ * request, one read of the index gives the node's degree and its list order ({@link NeighborBuckets.GroupIndex}):
+ * a node whose groups are all in the index and whose degree is at most {@code bucketSize} (most nodes) is answered
+ * from it, with no write, on its first request as on every later one. Any other node is cut once, at its first
+ * request: its stored groups read by key, its list written as buckets of {@code bucketSize} neighbours
+ * ({@link NeighborBuckets}, bucket 0 with the degree in front as the node's head, later buckets one map entry each,
+ * read only when a pick falls in them) and its index and groups removed.
+ *
+ * <p>Nothing iterates the loaded groups: a RocksDB seek visits every sorted run and walks the tombstones earlier
+ * cuts left (the previous layout's first-request cut was thousands of times a later request on large graphs). A
+ * node's index holds at most {@link #INLINE_GROUP} edges per part buffer it appears in
+ * ({@link EdgeGroupFunction#BUFFERED_EDGES} rows) and one entry per stored group.
  *
  * <p>Recently read heads are kept in a bounded heap cache ({@link HeadCache}): the graph is fixed once loaded, so
  * a cached head is the state's; a restored lookup starts with an empty cache.
  *
  * <p>Cutting lazily, not when the load ends, keeps the end of the load one step (an eager cut visited every node
  * in one mailbox action: minutes on a large graph, with checkpoints held back and every node id collected on the
- * heap) and never cuts a node nobody asks for; the head's mark lets a node without edges be answered without
- * looking among the loaded groups (a seek there would walk the tombstones of every group already cut).
+ * heap) and never cuts a node nobody asks for.
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
     private static final String EDGE_GROUPS = "edge-groups";
+    private static final String GROUP_INDEX = "edge-group-index";
+    /**
+     * Largest group kept in the node's index with its neighbours: on a graph whose edge files are in random order
+     * (R-MAT) nearly every group is one or two edges, and reading them by key was most of a first request's cost.
+     */
+    static final int INLINE_GROUP = 64;
     private static final long[] NO_EDGES = {0};
-    /** The head of a node whose loaded groups are not cut yet. */
-    private static final long[] UNCUT = {-1};
     /** Accumulators: node heads found in / read past the {@link HeadCache} (all hops' lookups summed). */
     public static final String CACHE_HITS = "fanout.partitioned-cache-hits";
     public static final String CACHE_MISSES = "fanout.partitioned-cache-misses";
@@ -65,10 +75,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final int bucketSize;
     private final long cacheBytes;
 
-    /** Loading: a group's neighbours under its first edge's order key ({@link EdgeGroup#order}). */
+    /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
+    /** Loading: the node's groups in arrival order ({@link NeighborBuckets.GroupIndex}); removed by a cut. */
+    private transient ListState<long[]> groupIndex;
     private transient ListState<RequestGroup> waiting;
-    /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), {@link #UNCUT} before, absent for no edges. */
+    /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
     private transient ValueState<long[]> head;
     /** Once cut: bucket index (1 and up) -> its neighbours, in the in-memory store's list order. */
     private transient MapState<Integer, long[]> buckets;
@@ -99,6 +111,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     public void open() throws Exception {
         super.open();
         loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(EDGE_GROUPS, Types.LONG,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        groupIndex = getRuntimeContext().getListState(new ListStateDescriptor<>(GROUP_INDEX,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         head = getRuntimeContext().getState(new ValueStateDescriptor<>("head",
@@ -135,8 +149,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     @Override
     public void processElement1(StreamRecord<EdgeGroup> element) throws Exception {
         EdgeGroup group = element.getValue();
-        loading.put(group.order, group.neighbors);
-        head.update(UNCUT);
+        if (group.neighbors.length <= INLINE_GROUP) {
+            groupIndex.add(NeighborBuckets.GroupIndex.inline(group.order, group.neighbors));
+        } else {
+            loading.put(group.order, group.neighbors);
+            groupIndex.add(NeighborBuckets.GroupIndex.reference(group.order, group.neighbors.length));
+        }
     }
 
     @Override
@@ -172,52 +190,32 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     }
 
     /**
-     * The current node's head; at its first request its loaded groups are cut into buckets, in list order, and
-     * removed (by key: no second seek). A node without edges has no head: {@code [0]}.
+     * The current node's head: from its group index when every group is there and the degree fits one bucket;
+     * otherwise from the cut (made here at the node's first request: groups read by key in list order, cut into
+     * buckets, index and groups removed). A node without edges has no head: {@code [0]}.
      */
     private long[] cutBuckets() throws Exception {
-        long[] known = head.value();
-        if (known == null) {
-            return NO_EDGES;
+        Iterable<long[]> index = groupIndex.get();
+        if (index == null || !index.iterator().hasNext()) { // cut, or no edges
+            long[] known = head.value();
+            return known == null ? NO_EDGES : known;
         }
-        if (known[0] >= 0) {
-            return known;
-        }
-        Iterable<java.util.Map.Entry<Long, long[]>> loaded = loading.entries();
-        long[][] first = {null};
-        it.unimi.dsi.fastutil.longs.LongArrayList cutKeys = new it.unimi.dsi.fastutil.longs.LongArrayList();
-        int d = loaded == null ? 0 : layout.cutGroups(() -> {
-            cutKeys.clear();
-            var entries = loaded.iterator();
-            return new java.util.Iterator<java.util.Map.Entry<Long, long[]>>() {
-                @Override
-                public boolean hasNext() {
-                    return entries.hasNext();
-                }
-
-                @Override
-                public java.util.Map.Entry<Long, long[]> next() {
-                    var e = entries.next();
-                    cutKeys.add((long) e.getKey());
-                    return e;
-                }
-            };
-        }, (bucket, neighbors) -> {
-            if (bucket == 0) {
-                first[0] = neighbors;
-            } else {
-                buckets.put(bucket, neighbors);
+        NeighborBuckets.GroupIndex groups = NeighborBuckets.GroupIndex.of(index);
+        long[] first = layout.cutIndexed(groups, order -> {
+            long[] neighbors = loading.get(order);
+            if (neighbors == null) {
+                throw new IllegalStateException("node " + getCurrentKey() + ": loaded group " + order + " is missing");
             }
-        });
-        for (int i = 0; i < cutKeys.size(); i++) {
-            loading.remove(cutKeys.getLong(i));
+            return neighbors;
+        }, buckets::put);
+        if (groups.allInline() && groups.degree() <= bucketSize) {
+            return first; // the index is the list: nothing to write
         }
-        if (d == 0) {
-            head.clear();
-            return NO_EDGES;
+        for (long order : groups.references()) {
+            loading.remove(order);
         }
-        long[] cut = layout.head(d, first[0]);
-        head.update(cut);
-        return cut;
+        groupIndex.clear();
+        head.update(first);
+        return first;
     }
 }

@@ -62,7 +62,7 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
             s.append(", no node file");
         }
         // The keyed state's layout: a savepoint of another layout (older code) would read as empty lists.
-        return s.append(", state layout 2").toString();
+        return s.append(", state layout 3").toString();
     }
 
     /** SHA-256 (first 16 hex digits) of the files' absolute paths, sizes and modification times. */

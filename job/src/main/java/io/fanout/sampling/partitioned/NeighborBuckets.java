@@ -133,12 +133,30 @@ public final class NeighborBuckets {
             sorted.sort(Map.Entry.comparingByKey());
             inOrder = sorted;
         }
+        java.util.Iterator<Map.Entry<Long, long[]>> it = inOrder.iterator();
+        fill(degree, new java.util.Iterator<>() {
+
+            @Override
+            public boolean hasNext() {
+                return it.hasNext();
+            }
+
+            @Override
+            public long[] next() {
+                return it.next().getValue();
+            }
+        }, out);
+        return degree;
+    }
+
+    /** Writes the lists of {@code lists} (concatenated: a list of {@code degree}) as buckets 0, 1, ... */
+    private void fill(int degree, java.util.Iterator<long[]> lists, BucketWriter out) throws Exception {
         int bucket = 0;
         long[] fill = new long[bucketLength(degree, 0)];
         int at = 0;
         long seen = 0;
-        for (Map.Entry<Long, long[]> g : inOrder) {
-            long[] neighbors = g.getValue();
+        while (lists.hasNext()) {
+            long[] neighbors = lists.next();
             if ((seen += neighbors.length) > degree) {
                 throw new IllegalStateException("the loaded edges changed while they were cut");
             }
@@ -154,7 +172,178 @@ public final class NeighborBuckets {
                 }
             }
         }
-        return degree;
+        if (seen != degree) {
+            throw new IllegalStateException("the loaded edges changed while they were cut: " + seen + " of " + degree);
+        }
+    }
+
+    /**
+     * A node's loaded groups as its group index records them, sorted into list order: each entry is a group's
+     * order key (its first edge's place in the list, {@code io.fanout.flink.partitioned.EdgeGroup#order}) with
+     * either the group's neighbours ({@link #inline}: small groups, so most nodes need no other read) or only its
+     * size ({@link #reference}: the group is stored apart, read by key). The degree and the list order are known
+     * without reading a referenced group.
+     */
+    public static final class GroupIndex {
+        private final long[] orders;
+        private final int[] sizes;
+        /** Per group its neighbours, or {@code null} for a referenced group. */
+        private final long[][] inline;
+        private final int degree;
+        private final boolean allInline;
+
+        private GroupIndex(long[] orders, int[] sizes, long[][] inline, int degree) {
+            this.orders = orders;
+            this.sizes = sizes;
+            this.inline = inline;
+            this.degree = degree;
+            boolean all = true;
+            for (long[] g : inline) {
+                all &= g != null;
+            }
+            this.allInline = all;
+        }
+
+        /** The entry of a group kept in the index: {@code [order key, neighbours...]}. */
+        public static long[] inline(long order, long[] neighbors) {
+            checkOrder(order);
+            long[] entry = new long[1 + neighbors.length];
+            entry[0] = order;
+            System.arraycopy(neighbors, 0, entry, 1, neighbors.length);
+            return entry;
+        }
+
+        /** The entry of a group stored apart: {@code [-1 - order key, size]} (order keys are never negative). */
+        public static long[] reference(long order, int size) {
+            checkOrder(order);
+            return new long[] {-1 - order, size};
+        }
+
+        private static void checkOrder(long order) {
+            if (order < 0) {
+                throw new IllegalArgumentException("order keys are >= 0, got " + order);
+            }
+        }
+
+        /**
+         * From entries in any order. An entry recorded twice (the same group loaded again) counts once; two
+         * different entries for one order key are an error.
+         */
+        public static GroupIndex of(Iterable<long[]> entries) {
+            List<long[]> all = new ArrayList<>();
+            for (long[] e : entries) {
+                if (e.length < 2 || (e[0] < 0 && (e.length != 2 || e[1] < 1))) {
+                    throw new IllegalArgumentException("a group index entry is [order key, neighbours...] or"
+                            + " [-1 - order key, size >= 1], got " + Arrays.toString(e));
+                }
+                all.add(e);
+            }
+            all.sort((x, y) -> Long.compare(orderOf(x), orderOf(y)));
+            long[] orders = new long[all.size()];
+            int[] sizes = new int[all.size()];
+            long[][] inline = new long[all.size()][];
+            int n = 0;
+            long degree = 0;
+            long[] previous = null;
+            for (long[] e : all) {
+                long order = orderOf(e);
+                if (previous != null && orderOf(previous) == order) {
+                    if (!Arrays.equals(previous, e)) {
+                        throw new IllegalStateException("group " + order + " indexed twice, differently: "
+                                + Arrays.toString(previous) + " and " + Arrays.toString(e));
+                    }
+                    continue;
+                }
+                previous = e;
+                orders[n] = order;
+                sizes[n] = e[0] < 0 ? Math.toIntExact(e[1]) : e.length - 1;
+                inline[n] = e[0] < 0 ? null : Arrays.copyOfRange(e, 1, e.length);
+                degree += sizes[n++];
+            }
+            return new GroupIndex(Arrays.copyOf(orders, n), Arrays.copyOf(sizes, n), Arrays.copyOf(inline, n),
+                    Math.toIntExact(degree));
+        }
+
+        private static long orderOf(long[] entry) {
+            return entry[0] < 0 ? -1 - entry[0] : entry[0];
+        }
+
+        /** The node's degree: the groups' sizes summed. */
+        public int degree() {
+            return degree;
+        }
+
+        /** Whether every group is kept in the index (no other read gives the list). */
+        public boolean allInline() {
+            return allInline;
+        }
+
+        /** The order keys of the groups stored apart, ascending. */
+        public long[] references() {
+            long[] refs = new long[orders.length];
+            int n = 0;
+            for (int i = 0; i < orders.length; i++) {
+                if (inline[i] == null) {
+                    refs[n++] = orders[i];
+                }
+            }
+            return Arrays.copyOf(refs, n);
+        }
+    }
+
+    /** Reads one stored-apart group's neighbours by its order key (e.g. from keyed state). */
+    @FunctionalInterface
+    public interface GroupReader {
+        long[] read(long order) throws Exception;
+    }
+
+    /**
+     * Cuts a node's loaded groups into buckets in list order, reading each referenced group once through
+     * {@code reader} in list order (heap: the index, one group and one bucket), writes buckets 1 and up to
+     * {@code out} and returns the node's {@link #head} (bucket 0 with the degree in front). A group whose size is not
+     * the index's is an error.
+     */
+    public long[] cutIndexed(GroupIndex index, GroupReader reader, BucketWriter out) throws Exception {
+        if (index.degree == 0) {
+            return new long[] {0};
+        }
+        long[][] first = {null};
+        fill(index.degree, new java.util.Iterator<>() {
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+                return next < index.orders.length;
+            }
+
+            @Override
+            public long[] next() {
+                long order = index.orders[next];
+                long[] group = index.inline[next];
+                if (group == null) {
+                    try {
+                        group = reader.read(order);
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new IllegalStateException("reading loaded group " + order, e);
+                    }
+                }
+                if (group.length != index.sizes[next]) {
+                    throw new IllegalStateException("loaded group " + order + " has " + group.length
+                            + " neighbours, its index says " + index.sizes[next]);
+                }
+                next++;
+                return group;
+            }
+        }, (bucket, neighbors) -> {
+            if (bucket == 0) {
+                first[0] = neighbors;
+            } else {
+                out.write(bucket, neighbors);
+            }
+        });
+        return head(index.degree, first[0]);
     }
 
     /** Reads one bucket's neighbours (e.g. from keyed state). */

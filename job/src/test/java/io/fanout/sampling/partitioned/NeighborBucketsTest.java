@@ -48,6 +48,25 @@ class NeighborBucketsTest {
         assertThatThrownBy(() -> new NeighborBuckets(0)).hasMessageContaining("bucket size must be >= 1, got 0");
     }
 
+    @Test
+    void aGroupThatDisagreesWithItsIndexIsAnError() {
+        NeighborBuckets layout = new NeighborBuckets(4);
+        NeighborBuckets.GroupIndex index = NeighborBuckets.GroupIndex.of(java.util.List.of(
+                NeighborBuckets.GroupIndex.reference(9, 2), NeighborBuckets.GroupIndex.reference(3, 3),
+                NeighborBuckets.GroupIndex.inline(5, new long[] {-7})));
+        assertThat(index.degree()).isEqualTo(6);
+        assertThat(index.allInline()).isFalse();
+        assertThat(index.references()).containsExactly(3, 9);
+        assertThatThrownBy(() -> layout.cutIndexed(index, order -> new long[] {1, 2}, (b, n) -> { }))
+                .hasMessageContaining("loaded group 3 has 2 neighbours, its index says 3");
+        assertThatThrownBy(() -> NeighborBuckets.GroupIndex.of(java.util.List.of(
+                NeighborBuckets.GroupIndex.reference(9, 2), NeighborBuckets.GroupIndex.inline(9, new long[] {1, 2}))))
+                .hasMessageContaining("group 9 indexed twice, differently");
+        assertThatThrownBy(() -> NeighborBuckets.GroupIndex.of(java.util.List.of(new long[] {-10, 0})))
+                .hasMessageContaining("[-1 - order key, size >= 1]");
+        assertThatThrownBy(() -> NeighborBuckets.GroupIndex.reference(-1, 2)).hasMessageContaining("order keys are >= 0");
+    }
+
     @ParameterizedTest(name = "bucket size {0}")
     @ValueSource(ints = {1, 2, 7, 4096})
     void loadedPartsCutAndGatheredGiveTheListsEntries(int size) throws Exception {
@@ -95,6 +114,34 @@ class NeighborBucketsTest {
                 assertThat(fromGroups.keySet()).isEqualTo(buckets.keySet());
                 buckets.forEach((bucket, n) -> assertThat(fromGroups.get(bucket)).containsExactly(n));
             }
+            // Cut through the group index (groups of up to 64 inline, bigger ones by reference; indexed in hash order
+            // and one group twice, as a replayed write would): each referenced group read once by key, in list order;
+            // the head is bucket 0 with the degree.
+            java.util.List<long[]> index = new java.util.ArrayList<>();
+            java.util.Set<Long> referenced = new java.util.TreeSet<>();
+            groupsHashed.forEach((key, run) -> {
+                if (run.length <= 64) {
+                    index.add(NeighborBuckets.GroupIndex.inline(key, run));
+                } else {
+                    index.add(NeighborBuckets.GroupIndex.reference(key, run.length));
+                    referenced.add(key);
+                }
+            });
+            index.add(index.get(0).clone());
+            NeighborBuckets.GroupIndex groupIndex = NeighborBuckets.GroupIndex.of(index);
+            assertThat(groupIndex.degree()).isEqualTo(list.length);
+            java.util.List<Long> readOrder = new java.util.ArrayList<>();
+            Map<Integer, long[]> fromIndex = new HashMap<>();
+            long[] indexedHead = layout.cutIndexed(groupIndex, order -> {
+                readOrder.add(order);
+                return groupsAscending.get(order);
+            }, (bucket, n) -> fromIndex.put(bucket, n.clone()));
+            assertThat(readOrder).containsExactlyElementsOf(referenced);
+            assertThat(groupIndex.allInline()).isEqualTo(referenced.isEmpty());
+            assertThat(indexedHead).containsExactly(layout.head(list.length, buckets.get(0)));
+            fromIndex.put(0, buckets.get(0));
+            assertThat(fromIndex.keySet()).isEqualTo(buckets.keySet());
+            buckets.forEach((bucket, n) -> assertThat(fromIndex.get(bucket)).containsExactly(n));
             for (long[] bucket : buckets.values()) {
                 assertThat(bucket.length).isLessThanOrEqualTo(size);
             }

@@ -7,10 +7,15 @@ import io.fanout.testing.SharedData;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.junit.jupiter.api.Test;
 
-/** The job's RocksDB checkpoints are incremental unless the user says otherwise (the partitioned store's adjacency is its state). */
-class IncrementalCheckpointsTest {
+/**
+ * The job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
+ * adjacency is its state) and bloom filters with partitioned index and filter blocks (its lookups are point reads).
+ */
+class RocksDbSettingsTest {
     private static Configuration flink(String... extra) {
         String[] base = {"--graph", SharedData.graph("cora").toString(), "--store", "partitioned"};
         String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
@@ -23,6 +28,17 @@ class IncrementalCheckpointsTest {
         Configuration conf = flink();
         assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("rocksdb");
         assertThat(conf.get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).isTrue();
+    }
+
+    @Test
+    void pointReadsHaveBloomFiltersAndPartitionedIndexes() {
+        Configuration conf = flink();
+        assertThat(conf.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isTrue();
+        assertThat(conf.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)).isTrue();
+        Configuration off = flink("-D", "state.backend.rocksdb.use-bloom-filter=false",
+                "-D", "state.backend.rocksdb.memory.partitioned-index-filters=false");
+        assertThat(off.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isFalse();
+        assertThat(off.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)).isFalse();
     }
 
     @Test
