@@ -47,6 +47,8 @@ public final class FanoutJobConfig {
     public final int partitionedBucketSize;
     /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off). */
     public final long partitionedCacheBytes;
+    /** Bytes per edge-load range ({@link FanoutOptions#PARTITIONED_SPLIT_SIZE}). */
+    public final long partitionedSplitBytes;
     /** --store partitioned: load the graph and wait for a savepoint, no batches. */
     public final boolean partitionedLoadOnly;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
@@ -148,6 +150,11 @@ public final class FanoutJobConfig {
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
         this.partitionedCacheBytes = (long) atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, 0) << 20;
+        this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();
+        if (partitionedSplitBytes < 1024) {
+            throw new ConfigException("Invalid value '" + conf.toMap().get(FanoutOptions.PARTITIONED_SPLIT_SIZE.key())
+                    + "' for option " + name(FanoutOptions.PARTITIONED_SPLIT_SIZE) + ": must be >= 1kb");
+        }
         this.partitionedLoadOnly = get(conf, FanoutOptions.PARTITIONED_LOAD_ONLY);
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
@@ -346,7 +353,7 @@ public final class FanoutJobConfig {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
                 withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn)
-                .withTimeColumn(timeColumn);
+                .withTimeColumn(timeColumn).withSplitBytes(partitionedSplitBytes);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

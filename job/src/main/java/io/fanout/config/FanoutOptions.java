@@ -103,6 +103,15 @@ public final class FanoutOptions {
                     + " grows with a node's degree and a hop reads only the buckets its picks fall in. Does not"
                     + " change the samples.");
 
+    public static final ConfigOption<org.apache.flink.configuration.MemorySize> PARTITIONED_SPLIT_SIZE =
+            ConfigOptions.key("fanout.partitioned.split-size")
+            .memoryType()
+            .defaultValue(org.apache.flink.configuration.MemorySize.ofMebiBytes(64))
+            .withDescription("--store partitioned: an edge part larger than this is loaded as byte ranges of this size"
+                    + " (a line belongs to the range it starts in; a gzip part is one range), each one source element:"
+                    + " one big edge file loads on every reader, and a checkpoint during the load waits for one range,"
+                    + " not a whole part. >= 1kb, e.g. 64mb. Does not change the samples.");
+
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()
             .defaultValue(32)
@@ -392,7 +401,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,

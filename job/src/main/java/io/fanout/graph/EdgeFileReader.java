@@ -54,8 +54,21 @@ final class EdgeFileReader {
     private final Settings settings;
     /** Allocated by a full read only: a header read (every earlier part's, per part a loader reads) needs none. */
     private byte[] buf;
-    /** 1-based number of the line being parsed. */
+    /** 1-based number of the line being parsed; unknown ({@link #lineKnown} false) in a range not at the file's start. */
     private long line;
+    private boolean lineKnown = true;
+    /** Offset in the (uncompressed) file of buf[0], and of the line being parsed. */
+    private long bufBase;
+    private long lineStart;
+    /** Only lines starting before this offset are read ({@link #readRange}). */
+    private long rangeEnd = Long.MAX_VALUE;
+    /** The first bytes read up to and including a '\n' are the end of a line another range owns. */
+    private boolean skipPartialLine;
+    /** Rows are numbered by their byte offset (the order a range read can know) instead of their index. */
+    private boolean rowsByOffset;
+    /** Read the header and the first data row only, to learn the columns; hand no row on. */
+    private boolean probe;
+    private boolean stopped;
     private long rows;
     private long idBase;
     /** Declared num_nodes, or Long.MAX_VALUE. */
@@ -75,7 +88,10 @@ final class EdgeFileReader {
 
     /** Where a streamed read hands each validated row (ids already shifted by id_base). */
     interface RowSink {
-        /** @param row the row's 0-based index in its file, {@code #} lines not counted */
+        /**
+         * @param row the row's 0-based index in its file, {@code #} lines not counted; in a {@link #readRange} the
+         *     byte offset of its line in the (uncompressed) file instead: ascending with the index as well
+         */
         void accept(long src, long dst, float weight, long timestamp, long row) throws IOException;
     }
 
@@ -99,22 +115,66 @@ final class EdgeFileReader {
             throw new IOException("cannot read " + file + " after line " + line + ": " + e, e);
         }
         // An empty file declares nothing and has no row to read: the next file establishes the settings.
-        if (declaredRows >= 0 && declaredRows != rows) {
+        if (!probe && declaredRows >= 0 && declaredRows != rows) {
             GraphLoader.LOG.warn("{}: header says num_edges={} but the file has {} edge rows", file, declaredRows, rows);
         }
         return rows;
     }
 
+    /**
+     * Reads the rows whose lines start at a byte offset in {@code [start, end)} of this (uncompressed) file, handing
+     * each to {@link Settings#rows} numbered by that offset, so ranges that tile a file read every row once, in
+     * parallel, and sorting by the number gives the file's row order. A range not at the file's start first reads
+     * the header (and, when no header or earlier file gave the columns, the first data row) as a whole read would;
+     * an error there names its line, counted from the file's start. Returns the rows read.
+     */
+    long readRange(long start, long end) throws IOException {
+        if (settings.rows == null) {
+            throw new IllegalStateException("a range read streams rows to a sink");
+        }
+        rowsByOffset = true;
+        rangeEnd = end;
+        if (start > 0) {
+            readHeader();
+            if (settings.extras == null) {
+                EdgeFileReader first = new EdgeFileReader(file, settings);
+                first.probe = true;
+                first.read();
+            }
+            if (settings.extras != null) {
+                useColumns(settings.extras);
+            }
+            lineKnown = false;
+            skipPartialLine = true; // the bytes through the first '\n' from start - 1 belong to the line before
+        }
+        try {
+            readAll(start > 0 ? start - 1 : 0);
+        } catch (GraphFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new IOException("cannot read " + file + " at byte " + lineStart + ": " + e, e);
+        }
+        return rows;
+    }
+
     private void readAll() throws IOException {
-        buf = new byte[BUFFER_BYTES];
+        readAll(0);
+    }
+
+    private void readAll(long from) throws IOException {
+        // A small range needs no megabyte of buffer (a longer line grows it, as in a whole read).
+        buf = new byte[(int) Math.min(BUFFER_BYTES, Math.max(1 << 12, rangeEnd - from + 1))];
         try (InputStream in = GraphFiles.open(file)) {
+            in.skipNBytes(from);
+            bufBase = from;
             int start = 0;
             int limit = 0;
-            while (true) {
+            while (!stopped) {
                 if (limit == buf.length) {
                     if (start > 0) {
                         System.arraycopy(buf, start, buf, 0, limit - start);
                         limit -= start;
+                        bufBase += start;
                         start = 0;
                     } else {
                         byte[] bigger = new byte[buf.length * 2]; // one line longer than the buffer
@@ -153,12 +213,28 @@ final class EdgeFileReader {
     /** Parses the whole lines in {@code buf[from, to)}; {@code buf[to - 1]} is {@code '\n'}. */
     private void parseLines(int from, int to) throws IOException {
         int p = from;
-        while (p < to) {
+        while (p < to && !stopped) {
+            if (skipPartialLine) {
+                skipPartialLine = false;
+                p = lineEnd(p) + 1;
+                continue;
+            }
+            lineStart = bufBase + p;
+            if (lineStart >= rangeEnd) {
+                stopped = true;
+                return;
+            }
             line++;
-            if (line == 1) {
+            if (lineKnown && line == 1) {
                 p = firstLine(p);
             } else if (buf[p] == '#') {
                 p = lineEnd(p) + 1;
+            } else if (probe) {
+                if (extras == null) {
+                    inferColumns(p);
+                }
+                stopped = true;
+                return;
             } else {
                 p = parseRow(p);
             }
@@ -172,6 +248,13 @@ final class EdgeFileReader {
             return end + 1;
         }
         begin(EdgeFileHeader.NONE);
+        if (probe) {
+            if (extras == null) {
+                inferColumns(p);
+            }
+            stopped = true;
+            return end + 1;
+        }
         return parseRow(p);
     }
 
@@ -298,7 +381,7 @@ final class EdgeFileReader {
         }
         settings.directedEdges += cost;
         if (settings.rows != null) {
-            settings.rows.accept(src, dst, weight, timestamp, rows);
+            settings.rows.accept(src, dst, weight, timestamp, rowsByOffset ? lineStart : rows);
         } else {
             staging.add(src, dst, weight, timestamp, cost);
         }
@@ -482,6 +565,35 @@ final class EdgeFileReader {
     }
 
     private GraphFormatException error(String problem) {
-        return new GraphFormatException(file, line, problem);
+        if (lineKnown) {
+            return new GraphFormatException(file, line, problem);
+        }
+        try {
+            return new GraphFormatException(file, lineNumberAt(lineStart), problem);
+        } catch (IOException e) {
+            return new GraphFormatException(file, "byte " + lineStart + ": " + problem);
+        }
+    }
+
+    /** The 1-based number of the line starting at byte {@code offset}: counted only for an error in a range read. */
+    private long lineNumberAt(long offset) throws IOException {
+        long lines = 1;
+        byte[] chunk = new byte[1 << 16];
+        try (InputStream in = GraphFiles.open(file)) {
+            long left = offset;
+            while (left > 0) {
+                int n = in.read(chunk, 0, (int) Math.min(chunk.length, left));
+                if (n < 0) {
+                    break;
+                }
+                for (int i = 0; i < n; i++) {
+                    if (chunk[i] == '\n') {
+                        lines++;
+                    }
+                }
+                left -= n;
+            }
+        }
+        return lines;
     }
 }

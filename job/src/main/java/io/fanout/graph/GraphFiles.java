@@ -41,6 +41,14 @@ public final class GraphFiles {
         }
     }
 
+    /** Whether {@code file} starts with the gzip magic bytes ({@link #open} decompresses it). */
+    public static boolean isCompressed(Path file) throws IOException {
+        try (InputStream in = new FileInputStream(file.toFile())) {
+            byte[] magic = in.readNBytes(2);
+            return magic.length == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b;
+        }
+    }
+
     /**
      * The files {@code path} stands for: itself if it is a file, else the directory's {@code prefix*.tsv} and
      * {@code prefix*.tsv.gz} files in sorted name order (plain string order); {@code kind} names them in errors.

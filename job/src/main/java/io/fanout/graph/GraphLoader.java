@@ -182,40 +182,85 @@ public final class GraphLoader {
         /**
          * @param node the node whose neighbour list the edge belongs to (src for OUT, dst for IN)
          * @param neighbor the other end
-         * @param order the edge's place in {@code node}'s list: file index << 40 | row in file, so sorting by it
-         *     gives the in-memory store's order
+         * @param order the edge's place in {@code node}'s list: file index << 40 | its line's byte offset in the
+         *     file, so sorting by it gives the in-memory store's order
          */
         void accept(long node, long neighbor, long order) throws IOException;
     }
 
     /**
-     * Streams the stored edges of part {@code fileIndex} of {@code graph} (see {@link #edgeFiles}) in
+     * A byte range of edge part {@code file} (an index into {@link #edgeFiles}): the rows whose lines start at an
+     * offset in {@code [start, end)}. The ranges of {@link #edgeSplits} tile each part, so a large part loads in
+     * parallel and in pieces.
+     */
+    public record EdgeSplit(int file, long start, long end) implements java.io.Serializable {
+        @Override
+        public String toString() {
+            return "part " + file + (start == 0 && end == Long.MAX_VALUE ? "" : " bytes [" + start + ", "
+                    + (end == Long.MAX_VALUE ? "end" : String.valueOf(end)) + ")");
+        }
+    }
+
+    /** Order keys hold a row's byte offset in 40 bits: a part may hold up to 1 TiB (uncompressed). */
+    static final long MAX_PART_BYTES = 1L << 40;
+
+    /**
+     * The graph's edge parts cut into ranges of about {@code splitBytes} (a line belongs to the range it starts
+     * in); a compressed part is one range (it cannot be entered in the middle). Reads file sizes only.
+     */
+    public static List<EdgeSplit> edgeSplits(Path graph, long splitBytes) throws IOException {
+        if (splitBytes < 1) {
+            throw new IllegalArgumentException("split size must be >= 1 byte, got " + splitBytes);
+        }
+        List<Path> files = edgeFiles(graph);
+        List<EdgeSplit> splits = new java.util.ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            long size = java.nio.file.Files.size(files.get(i));
+            if (GraphFiles.isCompressed(files.get(i)) || size <= splitBytes) {
+                splits.add(new EdgeSplit(i, 0, Long.MAX_VALUE));
+                continue;
+            }
+            for (long start = 0; start < size; start += splitBytes) {
+                splits.add(new EdgeSplit(i, start, start + splitBytes >= size ? Long.MAX_VALUE : start + splitBytes));
+            }
+        }
+        return splits;
+    }
+
+    /**
+     * Streams the stored edges of one range of one part of {@code graph} ({@link #edgeSplits}) in
      * {@code direction}, validating every row as a load does: an undirected row gives both directions, a
      * self-loop one. Earlier parts' headers are read so the part inherits their settings; {@code directed} is the
-     * {@code fanout.directed} option or null. Returns the rows read.
+     * {@code fanout.directed} option or null. Each edge's order key is its part's index << 40 | its line's byte
+     * offset, so sorting a node's edges by it gives the in-memory store's order. Returns the rows read.
      */
-    public static long streamEdges(Path graph, Boolean directed, int fileIndex, EdgeDirection direction,
+    public static long streamEdges(Path graph, Boolean directed, EdgeSplit split, EdgeDirection direction,
             EdgeConsumer out) throws IOException {
         List<Path> files = edgeFiles(graph);
+        Path file = files.get(split.file());
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
         // Earlier parts are read for their headers only; with a row sink set nothing is staged (no sink would
         // allocate staging arrays of a header's num_edges: gigabytes for a big part, on a TaskManager's heap).
         settings.rows = (src, dst, weight, timestamp, row) -> { };
-        for (int i = 0; i < fileIndex; i++) {
+        for (int i = 0; i < split.file(); i++) {
             new EdgeFileReader(files.get(i), settings).readHeader();
         }
-        long base = (long) fileIndex << 40;
-        settings.rows = (src, dst, weight, timestamp, row) -> {
+        long base = (long) split.file() << 40;
+        settings.rows = (src, dst, weight, timestamp, offset) -> {
+            if (offset >= MAX_PART_BYTES) {
+                throw new GraphFormatException(file, "an edge part may hold up to 1 TiB (uncompressed) for"
+                        + " --store partitioned; split it into more parts");
+            }
             boolean undirected = !settings.directed;
             long from = direction == EdgeDirection.OUT ? src : dst;
             long to = direction == EdgeDirection.OUT ? dst : src;
-            out.accept(from, to, base | row);
+            out.accept(from, to, base | offset);
             if (undirected && src != dst) {
-                out.accept(to, from, base | row);
+                out.accept(to, from, base | offset);
             }
         };
-        return new EdgeFileReader(files.get(fileIndex), settings).read();
+        return new EdgeFileReader(file, settings).readRange(split.start(), split.end());
     }
 
     /** What an update stream needs of a graph's edge files: whether rows are undirected, and the first part's id_base. */

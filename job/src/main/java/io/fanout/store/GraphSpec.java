@@ -25,6 +25,10 @@ public final class GraphSpec implements Serializable {
     private final String weightColumn;
     /** The timestamp column temporal sampling uses (adjacency sorted by it at load), or null. */
     private final String timeColumn;
+    /** Bytes per range a streamed load reads of a large edge part ({@code --store partitioned}). */
+    private final long splitBytes;
+    /** Default {@link #splitBytes}: 64 MiB. */
+    public static final long DEFAULT_SPLIT_BYTES = 64L << 20;
 
     /**
      * @param edges an edge file or a directory of edge-file parts
@@ -35,11 +39,15 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
-        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null);
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null, DEFAULT_SPLIT_BYTES);
     }
 
     private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
-            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn) {
+            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn, long splitBytes) {
+        if (splitBytes < 1) {
+            throw new IllegalArgumentException("split size must be >= 1 byte, got " + splitBytes);
+        }
+        this.splitBytes = splitBytes;
         this.weightColumn = weightColumn;
         this.timeColumn = timeColumn;
         this.edges = Objects.requireNonNull(edges, "edges");
@@ -78,7 +86,7 @@ public final class GraphSpec implements Serializable {
 
     /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
     public GraphSpec withDirected(Boolean directed) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, splitBytes);
     }
 
     /**
@@ -86,12 +94,25 @@ public final class GraphSpec implements Serializable {
      * load, alias tables built), or uniformly when null.
      */
     public GraphSpec withWeightColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn, splitBytes);
     }
 
     /** This spec for temporal sampling by {@code column} (a {@code columns=} name; edges sorted by it), or none when null. */
     public GraphSpec withTimeColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column, splitBytes);
+    }
+
+    /**
+     * This spec with edge parts larger than {@code bytes} read as ranges of that size by a streamed load
+     * ({@link io.fanout.graph.GraphLoader#edgeSplits}); the in-memory load reads whole files either way.
+     */
+    public GraphSpec withSplitBytes(long bytes) {
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, bytes);
+    }
+
+    /** Bytes per range of a streamed load's edge split. */
+    public long splitBytes() {
+        return splitBytes;
     }
 
     /** The timestamp column temporal sampling uses, or null. */
@@ -113,7 +134,7 @@ public final class GraphSpec implements Serializable {
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
                 nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
-                directed, weightColumn, timeColumn);
+                directed, weightColumn, timeColumn, splitBytes);
     }
 
     @Override
@@ -124,12 +145,13 @@ public final class GraphSpec implements Serializable {
         GraphSpec s = (GraphSpec) o;
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
                 && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
-                && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn);
+                && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn)
+                && splitBytes == s.splitBytes;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, splitBytes);
     }
 
     @Override

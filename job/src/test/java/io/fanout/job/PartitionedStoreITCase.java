@@ -31,9 +31,10 @@ class PartitionedStoreITCase {
 
     @TempDir
     Path tmp;
+    private int runs;
 
     private TreeMap<Long, byte[]> run(String store, int parallelism, Path graph, String... extra) throws Exception {
-        Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName());
+        Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName() + "-" + (++runs));
         String[] base = {"--graph", graph.toString(), "--store", store, "--output", out.toString(),
                 "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
         String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
@@ -69,7 +70,13 @@ class PartitionedStoreITCase {
             Files.writeString(dir.resolve("edges." + part + ".tsv"), text);
         }
         String[] options = {"--fanout", "6,3", "--batch-size", "256", "--edge-dir", "in", "--replace", "--directed", "true"};
-        assertSameMessages(run("memory", 1, dir, options), run("partitioned", 2, dir, options));
+        TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
+        assertSameMessages(memory, run("partitioned", 2, dir, options));
+        // Each part (about 23 KB) loaded as 1 KB ranges, most lines cut by a range's end: the same messages.
+        String[] split = java.util.Arrays.copyOf(options, options.length + 2);
+        split[options.length] = "--partitioned.split-size";
+        split[options.length + 1] = "1kb";
+        assertSameMessages(memory, run("partitioned", 2, dir, split));
     }
 
     @Test
@@ -80,7 +87,7 @@ class PartitionedStoreITCase {
             text.append(sparse(row[0])).append('\t').append(sparse(row[1])).append('\n');
         }
         Files.writeString(dir.resolve("edges.tsv"), text);
-        String[] options = {"--fanout", "10,10", "--batch-size", "500", "--shuffle"};
+        String[] options = {"--fanout", "10,10", "--batch-size", "500", "--shuffle", "--partitioned.split-size", "4kb"};
         assertSameMessages(run("memory", 1, dir, options), run("partitioned", 2, dir, options));
     }
 
@@ -221,6 +228,36 @@ class PartitionedStoreITCase {
                 org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
         assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure,
                 "node 2 is in the graph but has no row in the node file")).isPresent();
+    }
+
+    /** A bad line deep in a large part, loaded as many ranges: the error names the line as the memory store does. */
+    @Test
+    void aBadLineInALaterRangeIsNamedByItsLine() throws Exception {
+        Path graph = Files.createDirectories(tmp.resolve("ranged-bad-graph"));
+        StringBuilder text = new StringBuilder("# directed=false\n");
+        for (int i = 0; i < 2000; i++) {
+            text.append(i).append('\t').append(i == 1500 ? "x" : String.valueOf(i + 1)).append('\n');
+        }
+        Files.writeString(graph.resolve("edges.tsv"), text);
+        Throwable memory = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
+                "--seeds", "0,1"));
+        Throwable partitioned = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph",
+                graph.toString(), "--store", "partitioned", "--seeds", "0,1", "--partitioned.split-size", "1kb",
+                "--parallelism", "2", "--output", tmp.resolve("o").toString(), "--checkpoint-interval", "1s"));
+        assertThat(memory.getMessage()).endsWith("line 1502: non-numeric dst id 'x'");
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(partitioned,
+                io.fanout.graph.GraphFormatException.class)).get()
+                .extracting(Throwable::getMessage).isEqualTo(memory.getMessage());
+    }
+
+    @Test
+    void aSplitSizeBelowOneKilobyteIsRefusedNamingTheOption() {
+        Path cora = SharedData.graph("cora");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned",
+                "--partitioned.split-size", "100b"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '100b' for option fanout.partitioned.split-size (--partitioned.split-size):"
+                        + " must be >= 1kb");
     }
 
     @Test

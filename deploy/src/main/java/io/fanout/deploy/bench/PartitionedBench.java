@@ -32,8 +32,9 @@ import java.util.stream.Stream;
  * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
  *
  * <p>Per store and parallelism, one job (every node a seed, {@code --epochs} shuffled epochs, output discarded): its
- * load time is from submission to the first message (Flink's start-up of about 2 s, the load, the partitioned
- * store's cut into buckets, one batch), so a large graph is loaded once per store and parallelism. Sampled edges/s = the sampling job's sampled edges / its sampling window (first to
+ * load time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch), so a
+ * large graph is loaded once per store and parallelism. Sampled edges/s = the sampling job's sampled edges / its
+ * sampling window (first to
  * last message, {@link JobSummary#samplingWindowSeconds}), so both stores are compared on sampling alone, without
  * start-up or their very different load times. A window shorter than {@link #MIN_WINDOW_S} is too coarse to
  * time: the sampling job is run again with more epochs (up to {@link #MAX_EPOCHS}) until it is not.
@@ -118,7 +119,7 @@ final class PartitionedBench {
                 try {
                     long submitted = System.currentTimeMillis();
                     sample = job(common, "--epochs", String.valueOf(runEpochs), "--shuffle");
-                    // Load = submission to the first message: start-up, the load (and the partitioned cut), one batch.
+                    // Load = submission to the first message: start-up, the load, one batch.
                     r.loadSeconds = (sample.firstMessageMs - submitted) / 1e3;
                     while (sample.samplingWindowSeconds < MIN_WINDOW_S && runEpochs < MAX_EPOCHS) {
                         // Too short to time: enough epochs for about 1.5x the minimum window (from this rate).

@@ -10,10 +10,10 @@ import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * {@link EdgeFileFunction} for the k-hop lookups: one part's stored edges grouped by node ({@link EdgeGroup}), so
- * one record and one state write carry a node's run of edges instead of one edge (a per-edge record and RocksDB
- * put bounded the load). One part is emitted whole before the next element or checkpoint barrier, so a restore
- * never loads a part twice.
+ * {@link EdgeFileFunction} for the k-hop lookups: one edge split's stored edges grouped by node ({@link EdgeGroup}),
+ * so one record and one state write carry a node's run of edges instead of one edge (a per-edge record and RocksDB
+ * put bounded the load). One split is emitted whole before the next element or checkpoint barrier, so a restore
+ * never loads a split twice.
  *
  * <p>Heap: rows are buffered per node up to {@link #BUFFERED_EDGES} stored edges in all, then every buffered group
  * is emitted; a node's group is also emitted when it reaches {@link #MAX_GROUP} edges, so no record or state value
@@ -32,16 +32,19 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     static final int MAX_GROUP = 1024;
 
     private final GraphSpec spec;
+    private final java.util.ArrayList<GraphLoader.EdgeSplit> splits;
 
-    public EdgeGroupFunction(GraphSpec spec) {
+    /** @param splits the graph's edge splits ({@link PartitionedKHop#edgeSplits}); an input element is an index into them */
+    public EdgeGroupFunction(GraphSpec spec, java.util.List<GraphLoader.EdgeSplit> splits) {
         this.spec = spec;
+        this.splits = new java.util.ArrayList<>(splits);
     }
 
     @Override
-    public void flatMap(Long fileIndex, Collector<EdgeGroup> out) throws Exception {
+    public void flatMap(Long splitIndex, Collector<EdgeGroup> out) throws Exception {
         try {
             Groups groups = new Groups(out);
-            GraphLoader.streamEdges(spec.edges(), spec.directed(), Math.toIntExact(fileIndex), spec.direction(),
+            GraphLoader.streamEdges(spec.edges(), spec.directed(), splits.get(Math.toIntExact(splitIndex)), spec.direction(),
                     groups::add);
             groups.flush();
         } catch (GraphFormatException e) {

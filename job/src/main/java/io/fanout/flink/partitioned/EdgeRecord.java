@@ -5,7 +5,7 @@ public class EdgeRecord {
     /** The node whose neighbour list the edge belongs to. */
     public long node;
     public long neighbor;
-    /** The edge's place in the list (file index << 40 | row in file): sorting by it gives the memory store's order. */
+    /** The edge's place in the list (file index << 40 | its line's byte offset): sorting by it gives the memory store's order. */
     public long order;
 
     public EdgeRecord() {}

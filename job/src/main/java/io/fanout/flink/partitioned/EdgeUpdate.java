@@ -10,7 +10,7 @@ public class EdgeUpdate {
     public long neighbor;
     /** 0 for a loaded edge; else the update's version ({@code >= 1}). */
     public long version;
-    /** Loaded edge: file index << 40 | row (its list order); update: the update row's sequence number. */
+    /** Loaded edge: file index << 40 | its line's byte offset (its list order); update: the update row's sequence number. */
     public long order;
     /** true for a loaded edge or an addition, false for a deletion. */
     public boolean add;

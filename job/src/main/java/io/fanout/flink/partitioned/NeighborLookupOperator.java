@@ -33,7 +33,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>No state value grows with a node's degree. While loading, each {@link EdgeGroup} (a node's run of edges in
  * one part buffer, at most {@link EdgeGroupFunction#MAX_GROUP}) is appended to the node's group index (a RocksDB
  * merge: a blind write, no read): a group of at most {@link #INLINE_GROUP} edges with its neighbours, a bigger one
- * as its order key and size, the group itself one map entry under its order key (file index << 40 | row). At a
+ * as its order key and size, the group itself one map entry under its order key (file index << 40 | line offset). At a
  * request, one read of the index gives the node's degree and its list order ({@link NeighborBuckets.GroupIndex}):
  * a node whose groups are all in the index and whose degree is at most {@code bucketSize} (most nodes) is answered
  * from it, with no write, on its first request as on every later one. Any other node is cut once, at its first

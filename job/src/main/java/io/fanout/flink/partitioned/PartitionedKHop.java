@@ -98,23 +98,32 @@ public final class PartitionedKHop {
         return withNodeData(env, spec, stage, updateLines != null, runTag);
     }
 
-    /** The graph's stored edges, read part by part by a parallel source (never on the client). */
+    /**
+     * The edge splits the load reads, one source element each ({@link GraphLoader#edgeSplits}, ranges of
+     * {@link GraphSpec#splitBytes}): each is emitted whole between two checkpoint barriers, so a checkpoint during
+     * the load waits for one range, not a whole part, and one big edge file loads on every reader.
+     */
+    static java.util.List<GraphLoader.EdgeSplit> edgeSplits(GraphSpec spec) throws IOException {
+        return GraphLoader.edgeSplits(spec.edges(), spec.splitBytes());
+    }
+
+    /** The graph's stored edges, read split by split by a parallel source (never on the client). */
     static DataStream<EdgeRecord> edges(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
-        int parts = GraphLoader.edgeFiles(spec.edges()).size();
+        java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
         return env
-                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
+                .fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
                 .uid("edge-parts")
-                .flatMap(new EdgeFileFunction(spec)).returns(TypeInformation.of(EdgeRecord.class))
+                .flatMap(new EdgeFileFunction(spec, splits)).returns(TypeInformation.of(EdgeRecord.class))
                 .name("edge-reader").uid("edge-reader");
     }
 
-    /** The graph's stored edges grouped per node and part ({@link EdgeGroupFunction}), read by a parallel source. */
+    /** The graph's stored edges grouped per node and split ({@link EdgeGroupFunction}), read by a parallel source. */
     static DataStream<EdgeGroup> edgeGroups(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
-        int parts = GraphLoader.edgeFiles(spec.edges()).size();
+        java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
         return env
-                .fromSource(new NumberSequenceSource(0, parts - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
+                .fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
                 .uid("edge-parts")
-                .flatMap(new EdgeGroupFunction(spec)).returns(TypeInformation.of(EdgeGroup.class))
+                .flatMap(new EdgeGroupFunction(spec, splits)).returns(TypeInformation.of(EdgeGroup.class))
                 .name("edge-reader").uid("edge-reader");
     }
 

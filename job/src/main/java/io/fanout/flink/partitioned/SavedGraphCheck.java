@@ -22,7 +22,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 /**
- * Keeps, beside the loaded graph, what was loaded (the graph's files, hop count, bucket size, node file) and
+ * Keeps, beside the loaded graph, what was loaded (the graph's files, hop count, bucket size, split size, node file) and
  * refuses a restore whose job describes a different graph: a savepoint restores the finished edge source as
  * finished, so a job started from another graph's savepoint would otherwise sample the old graph silently.
  *
@@ -43,7 +43,7 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
 
     /**
      * What the lookups' state depends on, readable in an error: the graph path, a fingerprint of its edge parts
-     * (names, sizes, modification times), directedness, edge direction, hop count, bucket size and the node
+     * (names, sizes, modification times), directedness, edge direction, hop count, bucket size, split size and the node
      * file's fingerprint and dtype.
      */
     public static String describe(GraphSpec spec, int hops, int bucketSize) throws IOException {
@@ -53,7 +53,7 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
                 .append(", directed ").append(spec.directed() == null ? "per file header" : spec.directed())
                 .append(", edge-dir ").append(spec.direction()).append("), ").append(hops).append(hops == 1 ? " hop" : " hops")
                 .append(", bucket size ")
-                .append(bucketSize);
+                .append(bucketSize).append(", split bytes ").append(spec.splitBytes());
         if (spec.nodeFeatures() != null) {
             s.append(", node file ").append(spec.nodeFeatures().toAbsolutePath().normalize()).append(" (fingerprint ")
                     .append(fingerprint(NodeFileReader.parts(spec.nodeFeatures()))).append(", ")
@@ -99,7 +99,7 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
                             "--store partitioned: the savepoint holds a different loaded graph. Saved: " + loaded
                                     + ". This job: " + graph + ". Start this job without -s (it loads its graph),"
                                     + " or from a savepoint of a job with the same --graph, --directed, --edge-dir,"
-                                    + " number of hops (--fanout), --partitioned.bucket-size and --node-features"
+                                    + " number of hops (--fanout), --partitioned.bucket-size, --partitioned.split-size and --node-features"
                                     + " (files unchanged)."));
                 }
             }

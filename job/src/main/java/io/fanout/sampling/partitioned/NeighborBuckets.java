@@ -84,7 +84,7 @@ public final class NeighborBuckets {
 
     /**
      * Cuts a node's loaded edges into buckets in list order: {@code loaded} maps each edge's order key (file
-     * index << 40 | row, {@link io.fanout.graph.GraphLoader.EdgeConsumer}) to its neighbour, so ascending keys are
+     * index << 40 | line offset, {@link io.fanout.graph.GraphLoader.EdgeConsumer}) to its neighbour, so ascending keys are
      * the in-memory store's list. When {@code loaded} iterates in ascending key order (RocksDB map state does,
      * big-endian keys) the cut streams, holding one bucket; otherwise (a heap map) the entries are sorted first.
      * Returns the node's degree.
