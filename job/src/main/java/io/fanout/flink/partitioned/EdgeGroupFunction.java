@@ -3,9 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
 import io.fanout.store.GraphSpec;
-import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
-import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrays;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -15,17 +13,17 @@ import org.apache.flink.util.Collector;
  * put bounded the load). One split is emitted whole before the next element or checkpoint barrier, so a restore
  * never loads a split twice.
  *
- * <p>Heap: rows are buffered per node up to {@link #BUFFERED_EDGES} stored edges in all, then every buffered group
- * is emitted; a node's group is also emitted when it reaches {@link #MAX_GROUP} edges, so no record or state value
- * grows with a node's degree. A node's later groups hold only later rows, which is what {@link EdgeGroup#order}
- * needs.
+ * <p>Heap: a split's stored edges are buffered, up to {@link #BUFFERED_EDGES} (node, neighbour and order key: 24
+ * bytes each, 40 while sorted), then sorted by node in arrival order (a radix sort of primitive arrays: a hash map of per-node lists
+ * was the load's largest Java cost) and emitted as groups, a node's run cut every {@link #MAX_GROUP} edges, so no
+ * record or state value grows with a node's degree. A node's later groups hold only later rows, which is what
+ * {@link EdgeGroup#order} needs.
  */
 public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     private static final long serialVersionUID = 1L;
     /**
-     * Stored edges buffered before the groups are emitted: 2^21, or fewer on a small heap (about 8 bytes each, and up
-     * to about 120 when every edge has its own node: at most 1/4096 of the heap in edges, a 32nd of it per reader), since a
-     * TaskManager whose heap is smaller than the graph must load it.
+     * Stored edges buffered before the groups are emitted: 2^21 (80 MB at the sort), or fewer on a small heap (at
+     * most 1/4096 of the heap in edges, about a 100th of it), since a TaskManager whose heap is smaller than the graph must load it.
      */
     static final int BUFFERED_EDGES = (int) Math.max(1024, Math.min(1 << 21, Runtime.getRuntime().maxMemory() / 4096));
     /** Most edges in one group. */
@@ -52,49 +50,58 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
         }
     }
 
-    /** One node's buffered edges: its first edge's order key and the neighbours in row order. */
-    private static final class Pending {
-        final long order;
-        final LongArrayList neighbors = new LongArrayList(4);
-
-        Pending(long order) {
-            this.order = order;
-        }
-    }
-
-    /** The buffer of one part's read. */
+    /** The buffer of one split's read. */
     private static final class Groups {
         private final Collector<EdgeGroup> out;
-        private final Long2ObjectOpenHashMap<Pending> byNode = new Long2ObjectOpenHashMap<>();
-        private int buffered;
+        private long[] nodes = new long[1024];
+        private long[] neighbors = new long[1024];
+        private long[] orders = new long[1024];
+        private int size;
 
         Groups(Collector<EdgeGroup> out) {
             this.out = out;
         }
 
         void add(long node, long neighbor, long order) {
-            Pending pending = byNode.get(node);
-            if (pending == null) {
-                pending = new Pending(order);
-                byNode.put(node, pending);
+            if (size == nodes.length) {
+                int grown = Math.min(BUFFERED_EDGES, nodes.length * 2);
+                nodes = java.util.Arrays.copyOf(nodes, grown);
+                neighbors = java.util.Arrays.copyOf(neighbors, grown);
+                orders = java.util.Arrays.copyOf(orders, grown);
             }
-            pending.neighbors.add(neighbor);
-            if (pending.neighbors.size() == MAX_GROUP) {
-                byNode.remove(node);
-                buffered -= MAX_GROUP - 1;
-                out.collect(new EdgeGroup(node, pending.order, pending.neighbors.toLongArray()));
-            } else if (++buffered == BUFFERED_EDGES) {
+            nodes[size] = node;
+            neighbors[size] = neighbor;
+            orders[size] = order;
+            if (++size == BUFFERED_EDGES) {
                 flush();
             }
         }
 
+        /** Emits the buffered edges as groups: sorted by (node, arrival), each node's run cut every MAX_GROUP. */
         void flush() {
-            for (Long2ObjectMap.Entry<Pending> e : byNode.long2ObjectEntrySet()) {
-                out.collect(new EdgeGroup(e.getLongKey(), e.getValue().order, e.getValue().neighbors.toLongArray()));
+            if (size == 0) {
+                return;
             }
-            byNode.clear();
-            byNode.trim();
-            buffered = 0;
+            long[] byNode = java.util.Arrays.copyOf(nodes, size);
+            long[] arrival = new long[size];
+            for (int i = 0; i < size; i++) {
+                arrival[i] = i;
+            }
+            LongArrays.radixSort(byNode, arrival);
+            for (int run = 0; run < size; ) {
+                long node = byNode[run];
+                int end = run + 1;
+                while (end < size && end - run < MAX_GROUP && byNode[end] == node) {
+                    end++;
+                }
+                long[] group = new long[end - run];
+                for (int i = run; i < end; i++) {
+                    group[i - run] = neighbors[(int) arrival[i]];
+                }
+                out.collect(new EdgeGroup(node, orders[(int) arrival[run]], group));
+                run = end;
+            }
+            size = 0;
         }
     }
 }
