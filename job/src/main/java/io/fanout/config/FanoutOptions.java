@@ -106,11 +106,11 @@ public final class FanoutOptions {
     public static final ConfigOption<org.apache.flink.configuration.MemorySize> PARTITIONED_SPLIT_SIZE =
             ConfigOptions.key("fanout.partitioned.split-size")
             .memoryType()
-            .defaultValue(org.apache.flink.configuration.MemorySize.ofMebiBytes(64))
+            .defaultValue(org.apache.flink.configuration.MemorySize.ofMebiBytes(16))
             .withDescription("--store partitioned: an edge part larger than this is loaded as byte ranges of this size"
                     + " (a line belongs to the range it starts in; a gzip part is one range), each one source element:"
                     + " one big edge file loads on every reader, and a checkpoint during the load waits for one range,"
-                    + " not a whole part. >= 1kb, e.g. 64mb. Does not change the samples.");
+                    + " not a whole part. >= 1kb, e.g. 16mb. Does not change the samples.");
 
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()

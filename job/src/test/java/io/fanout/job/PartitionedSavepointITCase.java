@@ -130,7 +130,7 @@ class PartitionedSavepointITCase {
                 "-D", "execution.state-recovery.ignore-unclaimed-state=true"));
         assertThatThrownBy(() -> threeHops.getJobExecutionResult().get()).rootCause()
                 .hasMessageContaining("the savepoint holds a different loaded graph")
-                .hasMessageContaining("2 hops, bucket size 4096, split bytes 67108864, node file ")
-                .hasMessageContaining("3 hops, bucket size 4096, split bytes 67108864, node file ");
+                .hasMessageContaining("2 hops, bucket size 4096, split bytes 16777216, node file ")
+                .hasMessageContaining("3 hops, bucket size 4096, split bytes 16777216, node file ");
     }
 }

@@ -28,7 +28,7 @@ class SavedGraphCheckTest {
 
         assertThat(SavedGraphCheck.describe(GraphSpec.edges(graph, EdgeDirection.OUT), 2, 4096)).isEqualTo(saved);
         assertThat(saved).startsWith("graph " + graph.toAbsolutePath() + " (1 edge parts, fingerprint ")
-                .endsWith("edge-dir out), 2 hops, bucket size 4096, split bytes 67108864, no node file, state layout 3");
+                .endsWith("edge-dir out), 2 hops, bucket size 4096, split bytes 16777216, no node file, state layout 3");
         List<String> others = List.of(
                 SavedGraphCheck.describe(spec, 1, 4096),
                 SavedGraphCheck.describe(spec, 3, 4096),
