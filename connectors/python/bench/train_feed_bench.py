@@ -61,13 +61,6 @@ DATA = trainer.ROOT.parent / "shared" / "data"
 # other CPUs, so the step never shares its core with the feed: a trainer host keeps cores for data loading.
 TRAINER_CPUS: set[int] = set()
 FEED_CPUS: set[int] = set()
-
-
-def pinned_feed(source):
-    """``source`` iterated with the calling (prefetch) thread on the feed's CPUs."""
-    if FEED_CPUS:
-        os.sched_setaffinity(0, FEED_CPUS)  # 0 = the calling thread on Linux
-    yield from source
 OUT = trainer.ROOT / "deploy" / "target" / "bench"
 
 
@@ -140,11 +133,11 @@ def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, b
         job = ["taskset", "-c", ",".join(map(str, sorted(FEED_CPUS)))] + job
     with trainer.RunningJob(job):
         if background == "process":
-            client = fanout_client.prefetch(open_client, process=True, as_pyg=True, worker_cpus=FEED_CPUS or None)
+            client = fanout_client.prefetch(open_client, process=True, as_pyg=True, cpus=FEED_CPUS or None)
             source = client
         else:
             client = open_client()
-            source = iter(fanout_client.prefetch(pinned_feed(client)) if background else client)
+            source = iter(fanout_client.prefetch(client, cpus=FEED_CPUS or None) if background else client)
         with client:
             while True:
                 asked = time.perf_counter()

@@ -1,5 +1,6 @@
 """prefetch(): a reader iterated on a background thread keeps the reader's stream, order, errors and bound."""
 
+import os
 import threading
 import time
 
@@ -68,6 +69,39 @@ def test_close_stops_the_thread_and_drops_what_it_read_ahead():
 def test_depth_is_validated():
     with pytest.raises(ValueError, match="depth must be at least 1, got 0"):
         prefetch([], depth=0)
+
+
+def test_cpus_pin_the_prefetch_thread_and_not_the_loop():
+    before = os.sched_getaffinity(0)
+    cpu = max(before)
+    seen = []
+
+    def source():
+        for i in range(3):
+            seen.append(os.sched_getaffinity(0))  # runs on the prefetch thread
+            yield i
+
+    assert list(prefetch(source(), cpus=[cpu])) == [0, 1, 2]
+    assert seen == [{cpu}] * 3
+    assert os.sched_getaffinity(0) == before  # the training loop's thread keeps its CPUs
+    if len(before) > 1:  # a loop pinned to one core first still gives the feed another
+        other = min(before)
+        try:
+            os.sched_setaffinity(0, {other})
+            seen.clear()
+            assert list(prefetch(source(), cpus={cpu})) == [0, 1, 2]
+            assert seen == [{cpu}] * 3
+        finally:
+            os.sched_setaffinity(0, before)
+
+
+def test_cpus_outside_this_process_are_refused_up_front():
+    with pytest.raises(ValueError, match=r"cpus \[1000000\] must be a non-empty subset of this machine's CPUs"):
+        prefetch(iter([]), cpus={1_000_000})
+    with pytest.raises(ValueError, match="non-empty"):
+        prefetch(iter([]), cpus=[])
+    with pytest.raises(TypeError, match="cpus or worker_cpus"):
+        prefetch(lambda: iter([]), process=True, cpus={0}, worker_cpus={0})
 
 
 def test_a_live_channel_through_prefetch_gives_every_message_once(tmp_path):
