@@ -31,7 +31,7 @@ public final class GraphFiles {
                 got += n;
             }
             in.unread(magic, 0, got);
-            if (got == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b) {
+            if (isGzipMagic(magic, got)) {
                 return new GZIPInputStream(in, 1 << 16);
             }
             return in;
@@ -45,8 +45,12 @@ public final class GraphFiles {
     public static boolean isCompressed(Path file) throws IOException {
         try (InputStream in = new FileInputStream(file.toFile())) {
             byte[] magic = in.readNBytes(2);
-            return magic.length == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b;
+            return isGzipMagic(magic, magic.length);
         }
+    }
+
+    private static boolean isGzipMagic(byte[] magic, int length) {
+        return length == 2 && (magic[0] & 0xff) == 0x1f && (magic[1] & 0xff) == 0x8b;
     }
 
     /**

@@ -110,21 +110,21 @@ public final class PartitionedKHop {
     /** The graph's stored edges, read split by split by a parallel source (never on the client). */
     static DataStream<EdgeRecord> edges(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
         java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
-        return env
-                .fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
-                .uid("edge-parts")
-                .flatMap(new EdgeFileFunction(spec, splits)).returns(TypeInformation.of(EdgeRecord.class))
-                .name("edge-reader").uid("edge-reader");
+        return splitIndexes(env, splits).flatMap(new EdgeFileFunction(spec, splits))
+                .returns(TypeInformation.of(EdgeRecord.class)).name("edge-reader").uid("edge-reader");
     }
 
     /** The graph's stored edges grouped per node and split ({@link EdgeGroupFunction}), read by a parallel source. */
     static DataStream<EdgeGroup> edgeGroups(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
         java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
-        return env
-                .fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(), "edge-parts")
-                .uid("edge-parts")
-                .flatMap(new EdgeGroupFunction(spec, splits)).returns(TypeInformation.of(EdgeGroup.class))
-                .name("edge-reader").uid("edge-reader");
+        return splitIndexes(env, splits).flatMap(new EdgeGroupFunction(spec, splits))
+                .returns(TypeInformation.of(EdgeGroup.class)).name("edge-reader").uid("edge-reader");
+    }
+
+    /** One source element per edge split, its index: the parallel source both edge readers read. */
+    private static DataStream<Long> splitIndexes(StreamExecutionEnvironment env, java.util.List<GraphLoader.EdgeSplit> splits) {
+        return env.fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(),
+                "edge-parts").uid("edge-parts");
     }
 
     /**
