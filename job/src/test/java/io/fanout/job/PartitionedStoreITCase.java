@@ -250,24 +250,15 @@ class PartitionedStoreITCase {
                 .extracting(Throwable::getMessage).isEqualTo(memory.getMessage());
     }
 
-    @Test
-    void aSplitSizeBelowOneKilobyteIsRefusedNamingTheOption() {
+    @ParameterizedTest(name = "--partitioned.{0} {1}")
+    @CsvSource({"split-size, 100b, >= 1kb", "bucket-size, 0, >= 1"})
+    void aPartitionedSizeBelowItsMinimumIsRefusedNamingTheOption(String option, String value, String minimum) {
         Path cora = SharedData.graph("cora");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned",
-                "--partitioned.split-size", "100b"))
+                "--partitioned." + option, value))
                 .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value '100b' for option fanout.partitioned.split-size (--partitioned.split-size):"
-                        + " must be >= 1kb");
-    }
-
-    @Test
-    void aBucketSizeBelowOneIsRefusedNamingTheOption() {
-        Path cora = SharedData.graph("cora");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned",
-                "--partitioned.bucket-size", "0"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value '0' for option fanout.partitioned.bucket-size (--partitioned.bucket-size):"
-                        + " must be >= 1");
+                .hasMessage("Invalid value '" + value + "' for option fanout.partitioned." + option
+                        + " (--partitioned." + option + "): must be " + minimum);
     }
 
     @Test
