@@ -16,7 +16,11 @@ optimiser step per message) runs over the same messages five ways:
              as_pyg=True)``: the reader runs in a worker process that dequantises into shared buffers,
              the training process only wraps them (``ProcessPrefetcher``);
 - live, live-process: prefetched over TCP (thread, process), with the clock started at the first message
-             while the job samples: the trainer also waits for the sampler whenever it is faster than it.
+             while the job samples: the trainer also waits for the sampler whenever it is faster than it;
+- busy:      a control, no feed: the in-memory loop while a busy loop of the shell (no memory traffic,
+             no I/O) runs on the feed's CPUs (with ``--pin``) or anywhere. Its ratio is what any work next
+             to the loop costs on this machine: on a VM whose vCPUs share physical cores it is far below 1,
+             and no feed, however small its work, can beat it.
 
 The trainer runs torch with ``--torch-threads`` (default 1) in every mode: on a small machine the job's
 JVM needs cores of its own. The modes (``--modes``) alternate for ``--rounds`` rounds; printed are the
@@ -41,6 +45,7 @@ import functools
 import os
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -156,6 +161,21 @@ def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, b
                 thread_ms=1e3 * thread / (steps - 1), waiting=waited / (ended - started))
 
 
+def loop_next_to_busy_cpu(batches, in_dim, classes) -> dict:
+    """The in-memory loop while a shell busy loop (pure ALU: no memory traffic, no system calls) runs on the
+    feed's CPUs: the share of the loop's speed that any concurrent work takes on this machine."""
+    busy = ["sh", "-c", "while :; do :; done"]
+    if FEED_CPUS:
+        busy = ["taskset", "-c", ",".join(map(str, sorted(FEED_CPUS)))] + busy
+    proc = subprocess.Popen(busy)
+    try:
+        time.sleep(0.5)
+        return loop_in_memory(batches, in_dim, classes)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def bytes_per_node(graph_dir: Path, nodes: Path, batch_size: int, workdir: Path) -> dict:
     """Message bytes per sampled node for each feature dtype (one epoch of the job each)."""
     result = {}
@@ -170,7 +190,7 @@ def bytes_per_node(graph_dir: Path, nodes: Path, batch_size: int, workdir: Path)
 # mode -> (head start in offline job times, reading between steps / "thread" / "process", feed)
 MODES = {"buffered": (1.5, False, "tcp"), "prefetched": (1.5, "thread", "tcp"), "shm": (1.5, "thread", "shm"),
          "process": (1.5, "process", "tcp"), "process-shm": (1.5, "process", "shm"), "live": (0.0, "thread", "tcp"),
-         "live-process": (0.0, "process", "tcp")}
+         "live-process": (0.0, "process", "tcp"), "busy": (0.0, None, None)}
 
 
 def bench(name: str, graph_dir: Path, nodes: Path, epochs: int, batch_size: int, rounds: int, workdir: Path,
@@ -194,7 +214,8 @@ def bench(name: str, graph_dir: Path, nodes: Path, epochs: int, batch_size: int,
         runs["memory"].append(before)
         for mode, (head_start, background, feed) in modes.items():
             load = os.getloadavg()[0]
-            got = loop_from_channel(args, workdir, in_dim, classes, head_start, background, feed)
+            got = (loop_next_to_busy_cpu(batches, in_dim, classes) if mode == "busy"
+                   else loop_from_channel(args, workdir, in_dim, classes, head_start, background, feed))
             after = loop_in_memory(batches, in_dim, classes)
             assert got["steps"] == len(batches), f"{mode} gave {got['steps']} messages, files {len(batches)}"
             got.update(ratio=got["rate"] / ((before["rate"] + after["rate"]) / 2), load=load)
@@ -238,7 +259,8 @@ def main():
                         help="torch intra-op threads of the trainer in every mode (default 1: the sampler's "
                              "JVM runs on this machine too and needs a core of its own; 0 = torch's default)")
     parser.add_argument("--modes", default="prefetched,shm,process,process-shm,live,live-process",
-                        help=f"channel modes, each against the in-memory loop (of {', '.join(MODES)})")
+                        help=f"channel modes, each against the in-memory loop (of {', '.join(MODES)}; busy: the control "
+                             "without a feed, a busy loop on the feed's CPUs)")
     parser.add_argument("--no-bytes", action="store_true", help="skip the bytes-per-node jobs")
     parser.add_argument("--pin", action="store_true",
                         help="the training loop on CPU 0, the feed (prefetch thread or worker process, the job's JVM) on the others")

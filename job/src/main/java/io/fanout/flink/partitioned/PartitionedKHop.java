@@ -174,16 +174,6 @@ public final class PartitionedKHop {
                 .name("khop-messages").uid("khop-messages" + runTag);
     }
 
-    /** Keys an edge by the node whose list it joins. */
-    static final class EdgeNode implements KeySelector<EdgeRecord, Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Long getKey(EdgeRecord edge) {
-            return edge.node;
-        }
-    }
-
     /** Keys an edge group by the node whose list it joins. */
     static final class GroupNode implements KeySelector<EdgeGroup, Long> {
         private static final long serialVersionUID = 1L;

@@ -4,16 +4,19 @@ import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
+import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
 
 /**
- * Wires the partitioned PPR dataflow, GiGL's distributed PPR unrolled: edge parts -> each neighbour's degree put on
- * its edges (keyed, once) -> one keyed fetch operator per round holding its own copy of the adjacency; seed batches
+ * Wires the partitioned PPR dataflow, GiGL's distributed PPR unrolled: edge splits read as load groups (as the k-hop
+ * lookups load) -> each neighbour's degree put on its edges (keyed, once) -> one keyed fetch operator per round
+ * holding its own copy of the adjacency; seed batches
  * -> start -> round 1 .. R, each keyed by batch (push with the lists fetched, ask for the lists the pushes miss)
  * -> selection -> (node data) -> messages. R is {@code --ppr-max-fetch-iterations}: a DataStream job has no cycles,
  * so the rounds are operators, as the k-hop hops are ({@link PartitionedKHop}).
@@ -35,15 +38,17 @@ public final class PartitionedPpr {
         if (rounds < 1) {
             throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
         }
-        DataStream<EdgeRecord> edges = PartitionedKHop.edges(env, spec);
-        DataStream<PprEdge> pprEdges = edges.keyBy(new PartitionedKHop.EdgeNode(), Types.LONG)
-                .connect(edges.keyBy(new EdgeNeighbor(), Types.LONG))
+        DataStream<EdgeGroup> groups = PartitionedKHop.edgeGroups(env, spec);
+        DataStream<PprEdge> askers = groups.flatMap(new GroupEdges()).returns(TypeInformation.of(PprEdge.class))
+                .name("ppr-group-edges").uid("ppr-group-edges");
+        DataStream<PprEdge> pprEdges = groups.keyBy(new PartitionedKHop.GroupNode(), Types.LONG)
+                .connect(askers.keyBy(new EdgeNeighbor(), Types.LONG))
                 .transform("ppr-neighbor-degrees", TypeInformation.of(PprEdge.class), new NeighborDegreeOperator())
                 .uid("ppr-neighbor-degrees");
         // Each fetch round holds its own copy of the adjacency (uids ppr-fetch-N): a savepoint restores into a job
         // with the same rounds and list cap only.
         String saved = SavedGraphCheck.describe(spec, rounds, 0) + ", ppr fetch rounds " + rounds
-                + ", ppr-max-neighbors " + maxNeighbors;
+                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2";
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
@@ -68,12 +73,24 @@ public final class PartitionedPpr {
         return PartitionedKHop.withNodeData(env, spec, selected, runTag);
     }
 
-    /** Keys an edge by its neighbour (whose degree it needs). */
-    static final class EdgeNeighbor implements KeySelector<EdgeRecord, Long> {
+    /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */
+    static final class GroupEdges implements FlatMapFunction<EdgeGroup, PprEdge> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Long getKey(EdgeRecord edge) {
+        public void flatMap(EdgeGroup group, Collector<PprEdge> out) {
+            for (int i = 0; i < group.neighbors.length; i++) {
+                out.collect(new PprEdge(group.node, group.neighbors[i], group.order, i, 0));
+            }
+        }
+    }
+
+    /** Keys an edge by its neighbour (whose degree it needs). */
+    static final class EdgeNeighbor implements KeySelector<PprEdge, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprEdge edge) {
             return edge.neighbor;
         }
     }

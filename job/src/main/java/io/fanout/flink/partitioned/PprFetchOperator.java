@@ -2,17 +2,14 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.ppr.FetchedList;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -25,6 +22,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * positions the in-memory push reads ({@link FetchedList#of}). The capped list is fixed per node (the same for
  * every seed, batch and epoch), so it is cut once, at the node's first request, and kept.
  *
+ * <p>While loading, each edge is appended to the node's list state by a RocksDB merge (a blind write); the first
+ * request reads it by one point read, sorts it into list order and replaces it with the capped list. (The previous
+ * layout, one map entry per edge read back by iteration, paid a RocksDB seek per node and walked the tombstones of
+ * earlier cuts, as the k-hop lookups did before their group index.)
+ *
  * <p>As {@link NeighborLookupOperator}, a request that arrives while edges still load waits in keyed state and is
  * answered when the edge input ends. Heap per answer: the node's list (degree-sized while it is cut).
  */
@@ -33,11 +35,14 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-requests";
 
+    private static final Comparator<long[]> LIST_ORDER =
+            Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]);
+
     private final int maxNeighbors;
     private final long seed;
 
-    /** Loading: order key -> [neighbour, neighbour degree]. */
-    private transient MapState<Long, long[]> loading;
+    /** Loading: the node's edges in arrival order, {@code [order, position, neighbour, neighbour degree]} each. */
+    private transient ListState<long[]> loading;
     private transient ListState<PprFetchRequest> waiting;
     /** Once cut: the node's list as a push reads it. */
     private transient ValueState<PprFetchAnswer> cut;
@@ -55,7 +60,7 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>("ppr-edges", Types.LONG,
+        loading = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-edges",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING,
                 TypeInformation.of(PprFetchRequest.class)));
@@ -74,7 +79,7 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
     @Override
     public void processElement1(StreamRecord<PprEdge> element) throws Exception {
         PprEdge edge = element.getValue();
-        loading.put(edge.order, new long[] {edge.neighbor, edge.neighborDegree});
+        loading.add(new long[] {edge.order, edge.position, edge.neighbor, edge.neighborDegree});
     }
 
     @Override
@@ -102,20 +107,20 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
         output.collect(new StreamRecord<>(out));
     }
 
-    /** The node's loaded edges in list order (order keys ascending: the memory store's order), capped. */
+    /** The node's loaded edges in list order (load group, then place in it: the memory store's order), capped. */
     private FetchedList cutList(long node) throws Exception {
-        List<Map.Entry<Long, long[]>> edges = new ArrayList<>();
-        Iterable<Map.Entry<Long, long[]>> loaded = loading.entries();
+        List<long[]> edges = new ArrayList<>();
+        Iterable<long[]> loaded = loading.get();
         if (loaded != null) {
             loaded.forEach(edges::add);
         }
-        edges.sort(Map.Entry.comparingByKey());
+        edges.sort(LIST_ORDER);
         long[] neighbors = new long[edges.size()];
         int[] degrees = new int[edges.size()];
         for (int i = 0; i < neighbors.length; i++) {
-            long[] e = edges.get(i).getValue();
-            neighbors[i] = e[0];
-            degrees[i] = (int) e[1];
+            long[] e = edges.get(i);
+            neighbors[i] = e[2];
+            degrees[i] = (int) e[3];
         }
         return FetchedList.of(node, neighbors, degrees, maxNeighbors, seed);
     }
