@@ -1,11 +1,8 @@
 package io.fanout.sampling.ppr;
 
-import java.io.DataInput;
-import java.io.DataOutput;
-import java.io.IOException;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.LongConsumer;
 import java.util.function.LongFunction;
 
@@ -24,14 +21,16 @@ import java.util.function.LongFunction;
  * {@code [pi - residualMass() / alpha, pi]}, and so does {@code p + r}.
  *
  * <p>State is per touched node (id, residual, score, hop, degree): it grows with the seed's neighbourhood, not
- * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds.
+ * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds: node ids map to
+ * local indices in a primitive hash map, since touching a node is the push's innermost step.
  */
 public final class FetchingPush {
     private final double alpha;
     private final double eps;
     private final double alphaEps;
 
-    private final Map<Long, Integer> local = new HashMap<>();
+    /** Node id -> local index; -1 when absent. */
+    private final Long2IntOpenHashMap local = new Long2IntOpenHashMap();
     private long[] ids;
     private double[] residual;
     private double[] score;
@@ -70,6 +69,7 @@ public final class FetchingPush {
         this.alpha = alpha;
         this.eps = eps;
         this.alphaEps = alpha * eps;
+        local.defaultReturnValue(-1);
         ids = new long[capacity];
         residual = new double[capacity];
         score = new double[capacity];
@@ -150,8 +150,8 @@ public final class FetchingPush {
 
     /** Local index of {@code id}, touching it (no score, no residual, hop -1) on first sight. */
     private int touch(long id, int deg) {
-        Integer known = local.get(id);
-        if (known != null) {
+        int known = local.get(id);
+        if (known >= 0) {
             return known;
         }
         int v = numTouched;
@@ -219,8 +219,7 @@ public final class FetchingPush {
 
     /** Local index of a node id, or -1 if the push never touched it. */
     public int localIndex(long id) {
-        Integer v = local.get(id);
-        return v == null ? -1 : v;
+        return local.get(id);
     }
 
     /** Sum of the leftover residuals: {@code residualMass() / alpha} bounds every score's error. */
@@ -232,44 +231,50 @@ public final class FetchingPush {
         return sum;
     }
 
+    /** Bytes {@link #write} writes. */
+    int serializedSize() {
+        return 8 + 8 + 4 + numTouched * (8 + 8 + 8 + 4 + 4) + 4 + 4 * (tail - head) + 8;
+    }
+
     /** Writes the whole state (for keyed state between rounds). */
-    public void write(DataOutput out) throws IOException {
-        out.writeDouble(alpha);
-        out.writeDouble(eps);
-        out.writeInt(numTouched);
+    void write(ByteBuffer out) {
+        out.putDouble(alpha);
+        out.putDouble(eps);
+        out.putInt(numTouched);
         for (int v = 0; v < numTouched; v++) {
-            out.writeLong(ids[v]);
-            out.writeDouble(residual[v]);
-            out.writeDouble(score[v]);
-            out.writeInt(hop[v]);
-            out.writeInt(degree[v]);
+            out.putLong(ids[v]);
+            out.putDouble(residual[v]);
+            out.putDouble(score[v]);
+            out.putInt(hop[v]);
+            out.putInt(degree[v]);
         }
-        out.writeInt(tail - head);
+        out.putInt(tail - head);
         for (int i = head; i < tail; i++) {
-            out.writeInt(queue[i]);
+            out.putInt(queue[i]);
         }
-        out.writeLong(pushes);
+        out.putLong(pushes);
     }
 
     /** The state {@link #write} wrote. */
-    public static FetchingPush read(DataInput in) throws IOException {
-        double alpha = in.readDouble();
-        double eps = in.readDouble();
-        int n = in.readInt();
+    static FetchingPush read(ByteBuffer in) {
+        double alpha = in.getDouble();
+        double eps = in.getDouble();
+        int n = in.getInt();
         FetchingPush p = new FetchingPush(alpha, eps, Math.max(16, n));
+        p.local.ensureCapacity(n);
         for (int v = 0; v < n; v++) {
-            int t = p.touch(in.readLong(), 0);
-            p.residual[t] = in.readDouble();
-            p.score[t] = in.readDouble();
-            p.hop[t] = in.readInt();
-            p.degree[t] = in.readInt();
+            int t = p.touch(in.getLong(), 0);
+            p.residual[t] = in.getDouble();
+            p.score[t] = in.getDouble();
+            p.hop[t] = in.getInt();
+            p.degree[t] = in.getInt();
         }
-        int queued = in.readInt();
+        int queued = in.getInt();
         p.queue = new int[Math.max(16, queued)];
         for (int i = 0; i < queued; i++) {
-            p.enqueue(in.readInt());
+            p.enqueue(in.getInt());
         }
-        p.pushes = in.readLong();
+        p.pushes = in.getLong();
         return p;
     }
 }

@@ -1,17 +1,13 @@
 package io.fanout.sampling.ppr;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
+import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.IntPredicate;
 import java.util.function.IntToDoubleFunction;
 
@@ -25,13 +21,14 @@ import java.util.function.IntToDoubleFunction;
  * {@link PprSubgraph} does, with node ids instead of indices.
  *
  * <p>Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) so a keyed operator
- * can keep it between rounds. Everything depends only on the seeds and the lists, not on the order lists
+ * can keep it between rounds (it is read and written once per round: primitive maps and one exactly sized buffer,
+ * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Everything depends only on the seeds and the lists, not on the order lists
  * arrive in.
  */
 public final class PprBatchPush {
     private final long[] seeds;
     private final FetchingPush[] pushes;
-    private final Map<Long, FetchedList> lists;
+    private final Long2ObjectOpenHashMap<FetchedList> lists;
 
     /** A batch before any list is known; a seed listed twice is pushed once (as {@link PprSampler} does). */
     public PprBatchPush(long[] batchSeeds, double alpha, double eps) {
@@ -44,10 +41,10 @@ public final class PprBatchPush {
         for (int i = 0; i < seeds.length; i++) {
             pushes[i] = new FetchingPush(seeds[i], alpha, eps, -1);
         }
-        lists = new HashMap<>();
+        lists = new Long2ObjectOpenHashMap<>();
     }
 
-    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Map<Long, FetchedList> lists) {
+    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Long2ObjectOpenHashMap<FetchedList> lists) {
         this.seeds = seeds;
         this.pushes = pushes;
         this.lists = lists;
@@ -69,13 +66,15 @@ public final class PprBatchPush {
      * @return the nodes to fetch next, ascending and distinct; empty when every push is finished
      */
     public long[] advance(boolean mayFetch) {
-        TreeSet<Long> missing = new TreeSet<>();
+        LongOpenHashSet missing = new LongOpenHashSet();
         for (FetchingPush push : pushes) {
             if (!push.advance(lists::get, mayFetch)) {
                 push.forEachMissing(lists::get, missing::add);
             }
         }
-        return missing.stream().mapToLong(Long::longValue).toArray();
+        long[] out = missing.toLongArray();
+        Arrays.sort(out);
+        return out;
     }
 
     /** The push of the i-th distinct seed. */
@@ -200,64 +199,64 @@ public final class PprBatchPush {
 
     /** The whole state as bytes. */
     public byte[] toBytes() {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            DataOutputStream out = new DataOutputStream(bytes);
-            out.writeInt(seeds.length);
-            for (FetchingPush push : pushes) {
-                push.write(out);
-            }
-            Long[] nodes = lists.keySet().toArray(new Long[0]);
-            Arrays.sort(nodes);
-            out.writeInt(nodes.length);
-            for (Long node : nodes) {
-                FetchedList list = lists.get(node);
-                out.writeLong(node);
-                out.writeInt(list.degree());
-                long[] nb = list.neighbors();
-                int[] nd = list.neighborDegrees();
-                out.writeInt(nb.length);
-                for (int i = 0; i < nb.length; i++) {
-                    out.writeLong(nb[i]);
-                    out.writeInt(nd[i]);
-                }
-            }
-            out.flush();
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        long[] nodes = lists.keySet().toLongArray();
+        Arrays.sort(nodes);
+        long size = 4 + 4;
+        for (FetchingPush push : pushes) {
+            size += push.serializedSize();
         }
+        for (long node : nodes) {
+            size += 8 + 4 + 4 + 12L * lists.get(node).neighbors().length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size));
+        out.putInt(seeds.length);
+        for (FetchingPush push : pushes) {
+            push.write(out);
+        }
+        out.putInt(nodes.length);
+        for (long node : nodes) {
+            FetchedList list = lists.get(node);
+            out.putLong(node);
+            out.putInt(list.degree());
+            long[] nb = list.neighbors();
+            int[] nd = list.neighborDegrees();
+            out.putInt(nb.length);
+            for (int i = 0; i < nb.length; i++) {
+                out.putLong(nb[i]);
+                out.putInt(nd[i]);
+            }
+        }
+        return out.array();
     }
 
     /** The state {@link #toBytes} wrote. */
     public static PprBatchPush fromBytes(byte[] state) {
-        try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(state));
-            int numSeeds = in.readInt();
-            long[] seeds = new long[numSeeds];
-            FetchingPush[] pushes = new FetchingPush[numSeeds];
-            for (int i = 0; i < numSeeds; i++) {
-                pushes[i] = FetchingPush.read(in);
-                seeds[i] = pushes[i].seed();
-            }
-            int numLists = in.readInt();
-            Map<Long, FetchedList> lists = new HashMap<>(Math.max(16, numLists * 2));
-            for (int i = 0; i < numLists; i++) {
-                long node = in.readLong();
-                int degree = in.readInt();
-                int len = in.readInt();
-                long[] nb = new long[len];
-                int[] nd = new int[len];
-                for (int j = 0; j < len; j++) {
-                    nb[j] = in.readLong();
-                    nd[j] = in.readInt();
-                }
-                lists.put(node, new FetchedList(degree, nb, nd));
-            }
-            return new PprBatchPush(seeds, pushes, lists);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        ByteBuffer in = ByteBuffer.wrap(state);
+        int numSeeds = in.getInt();
+        long[] seeds = new long[numSeeds];
+        FetchingPush[] pushes = new FetchingPush[numSeeds];
+        for (int i = 0; i < numSeeds; i++) {
+            pushes[i] = FetchingPush.read(in);
+            seeds[i] = pushes[i].seed();
         }
+        int numLists = in.getInt();
+        Long2ObjectOpenHashMap<FetchedList> lists = new Long2ObjectOpenHashMap<>(numLists);
+        for (int i = 0; i < numLists; i++) {
+            long node = in.getLong();
+            int degree = in.getInt();
+            int len = in.getInt();
+            long[] nb = new long[len];
+            int[] nd = new int[len];
+            for (int j = 0; j < len; j++) {
+                nb[j] = in.getLong();
+                nd[j] = in.getInt();
+            }
+            lists.put(node, new FetchedList(degree, nb, nd));
+        }
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException(in.remaining() + " bytes after the batch push state");
+        }
+        return new PprBatchPush(seeds, pushes, lists);
     }
 
     /** One batch's PPR neighbourhoods: {@link PprSubgraph}'s layout with node ids. */
