@@ -4,7 +4,8 @@ submitted with `flink run` of job/target/fanout-job.jar), issue 11's proof tests
 - kill -9 of the TaskManager while the graph loads into RocksDB (after a checkpoint taken mid-load),
   and once mid-epoch, a new TaskManager started: the job restores its last (incremental RocksDB)
   checkpoint, and the committed offline files hold every (epoch, batch) exactly once, each message
-  byte-identical to an uninterrupted run of the same options;
+  byte-identical to an uninterrupted run of the same options; for k-hop and for PPR (GiGL's fetch rounds,
+  whose load also joins each neighbour's degree onto the edges);
 - a graph loaded by a `--partitioned.load-only` job and kept in a (native) savepoint starts a job with other
   seeds, epochs, batch size, fanouts and seed (`flink run -s ... --allowNonRestoredState`) whose edge source
   reads nothing and whose messages are byte-identical to a fresh run's; the savepoint is refused, with a
@@ -86,6 +87,18 @@ EPOCHS = 2
 KILL_SEEDS = 4096
 
 
+# PPR's load writes each edge more than once (the degree join, the list builder) and each batch goes through a
+# keyed exchange per round, so its kill graph is smaller: R-MAT 2^13 ids, 64 x 2^13 undirected rows (1 M stored
+# edges) in 64 parts, 2,048 seeds, 3 fetch rounds.
+PPR_KILL_GRAPH_ARGS = ["--scale", "13", "--edge-factor", "64", "--parts", "64", "--seed", "5"]
+PPR_KILL_SEEDS = 2048
+# Mid-epoch pacing (batches/s). PPR's first checkpoint after the load uploads every list (70 MB here) and took
+# 20 s: at 2 batches/s its 64 batches were all sampled before that checkpoint completed.
+MID_EPOCH_PACE = {"khop": "2", "ppr": "1"}
+SAMPLERS = {"khop": ["--fanout", "5,5"],
+            "ppr": ["--sampler", "ppr", "--ppr-max-fetch-iterations", "3", "--ppr-max-neighbors", "50"]}
+
+
 @pytest.fixture(scope="module")
 def kill_graph(tmp_path_factory):
     graph = generate(tmp_path_factory.mktemp("rmat") / "s15", *KILL_GRAPH_ARGS)
@@ -93,9 +106,23 @@ def kill_graph(tmp_path_factory):
     return graph
 
 
-def kill_job(graph: Path, out: Path):
+@pytest.fixture(scope="module")
+def kill_graphs(kill_graph, tmp_path_factory):
+    """sampler -> its kill graph (k-hop: ``kill_graph``; PPR: a smaller one, generated on first use)."""
+    graphs = {"khop": kill_graph}
+
+    def get(sampler: str) -> Path:
+        if sampler not in graphs:
+            graph = generate(tmp_path_factory.mktemp("rmat") / "s13", *PPR_KILL_GRAPH_ARGS)
+            (graph.parent / "seeds.txt").write_text("".join(f"{i}\n" for i in range(PPR_KILL_SEEDS)))
+            graphs[sampler] = graph
+        return graphs[sampler]
+    return get
+
+
+def kill_job(graph: Path, out: Path, sampler: str = "khop"):
     return ["--graph", str(graph), "--seeds", str(graph.parent / "seeds.txt"), "--store", "partitioned",
-            "--fanout", "5,5", "--batch-size", "64", "--epochs", str(EPOCHS), "--shuffle", "--seed", "11",
+            *SAMPLERS[sampler], "--batch-size", "64", "--epochs", str(EPOCHS), "--shuffle", "--seed", "11",
             "--parallelism", "2", "--checkpoint-interval", "500ms", "--output", str(out)]
 
 
@@ -118,25 +145,37 @@ class Reference(dict):
 
 
 @pytest.fixture(scope="module")
-def reference(cluster, kill_graph, tmp_path_factory):
-    out = tmp_path_factory.mktemp("reference") / "samples"
-    job = cluster.submit(*kill_job(kill_graph, out))
-    cluster.wait_for_job(job, timeout=900)
-    ref = Reference(by_key(out))
-    assert len(ref) > 0
-    assert {e for e, _ in ref} == set(range(EPOCHS))
-    ref.edge_records = cluster.vertex(job, "edge-parts")["metrics"]["write-records"]
-    assert ref.edge_records > 0
-    return ref
+def references(cluster, kill_graphs, tmp_path_factory):
+    """sampler -> its uninterrupted run (run on first use, then kept)."""
+    refs = {}
+
+    def get(sampler: str) -> Reference:
+        if sampler not in refs:
+            out = tmp_path_factory.mktemp("reference") / "samples"
+            cluster.wait_for_free_slots(2)
+            job = cluster.submit(*kill_job(kill_graphs(sampler), out, sampler))
+            cluster.wait_for_job(job, timeout=900)
+            ref = Reference(by_key(out))
+            assert len(ref) > 0
+            assert {e for e, _ in ref} == set(range(EPOCHS))
+            ref.edge_records = cluster.vertex(job, "edge-parts")["metrics"]["write-records"]
+            assert ref.edge_records > 0
+            refs[sampler] = ref
+        return refs[sampler]
+    return get
 
 
-@pytest.mark.parametrize("kill_point", ["mid-load", "mid-epoch"])
-def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, reference, tmp_path, kill_point):
+@pytest.mark.parametrize("sampler,kill_point", [("khop", "mid-load"), ("khop", "mid-epoch"),
+                                                ("ppr", "mid-load"), ("ppr", "mid-epoch")])
+def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs, references, tmp_path, sampler,
+                                                           kill_point):
     """Proves that losing the TaskManager loses nothing and duplicates nothing: mid-load, the kill comes after a
     checkpoint completed while the edge source was RUNNING with fewer records written than the whole graph's and
     no message sent, and the restored source re-reads only some parts; mid-epoch, after 40 % of the batches and a
     later checkpoint. Either way the committed files equal the uninterrupted run's, batch for batch and byte for
-    byte, and the restore was of an incremental RocksDB checkpoint."""
+    byte, and the restore was of an incremental RocksDB checkpoint. For k-hop and for PPR."""
+    reference = references(sampler)
+    kill_graph = kill_graphs(sampler)
     cluster.wait_for_free_slots(2)
     out = tmp_path / "samples"
     victim = live_taskmanager(cluster)
@@ -144,8 +183,8 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     # Mid-epoch: the source paced to 2 batches/s (the messages do not depend on pacing), so sampling outlasts
     # the load (batches paced during it wait for it, then go at once) by tens of seconds; at 8 batches/s the 128
     # batches were all queued behind the load of this graph and the job ended before the kill point.
-    pace = ["--max-batches-per-second", "2"] if kill_point == "mid-epoch" else []
-    job = cluster.submit(*kill_job(kill_graph, out), *pace)
+    pace = ["--max-batches-per-second", MID_EPOCH_PACE[sampler]] if kill_point == "mid-epoch" else []
+    job = cluster.submit(*kill_job(kill_graph, out, sampler), *pace)
     # What the edge source writes for the whole graph, as the uninterrupted run counted it.
     total_stored = reference.edge_records
 
@@ -189,7 +228,9 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graph, 
     cluster.wait_for_job(job, timeout=900)
 
     restored = cluster.checkpoints(job)["latest"]["restored"]
-    assert restored and not restored["is_savepoint"], f"the job did not restore a checkpoint: {restored}"
+    assert restored and not restored["is_savepoint"], \
+        f"the job did not restore a checkpoint: {cluster.checkpoints(job)}; " \
+        f"exceptions {str(cluster.rest(f'/jobs/{job}/exceptions'))[:3000]}"
     if kill_point == "mid-load":
         # The restored edge source read only the parts its checkpoint had not: the restore was mid-load.
         reread = cluster.vertex(job, "edge-parts")["metrics"]["write-records"]

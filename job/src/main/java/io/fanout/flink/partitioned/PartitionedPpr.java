@@ -15,8 +15,8 @@ import org.apache.flink.util.Collector;
 
 /**
  * Wires the partitioned PPR dataflow, GiGL's distributed PPR unrolled: edge splits read as load groups (as the k-hop
- * lookups load) -> each neighbour's degree put on its edges (keyed, once) -> one keyed fetch operator per round
- * holding its own copy of the adjacency; seed batches
+ * lookups load) -> each neighbour's degree put on its edges (keyed, once) -> each node's capped list built (keyed,
+ * once) -> one keyed fetch operator per round holding its own copy of the lists; seed batches
  * -> start -> round 1 .. R, each keyed by batch (push with the lists fetched, ask for the lists the pushes miss)
  * -> selection -> (node data) -> messages. R is {@code --ppr-max-fetch-iterations}: a DataStream job has no cycles,
  * so the rounds are operators, as the k-hop hops are ({@link PartitionedKHop}).
@@ -45,6 +45,10 @@ public final class PartitionedPpr {
                 .connect(askers.keyBy(new EdgeNeighbor(), Types.LONG))
                 .transform("ppr-neighbor-degrees", TypeInformation.of(PprEdge.class), new NeighborDegreeOperator())
                 .uid("ppr-neighbor-degrees");
+        // Each node's capped list, built once; every round's fetch operator stores it as one value.
+        DataStream<PprFetchAnswer> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
+                .transform("ppr-lists", TypeInformation.of(PprFetchAnswer.class), new PprListOperator(maxNeighbors, seed))
+                .uid("ppr-lists");
         // Each fetch round holds its own copy of the adjacency (uids ppr-fetch-N): a savepoint restores into a job
         // with the same rounds and list cap only.
         String saved = SavedGraphCheck.describe(spec, rounds, 0) + ", ppr fetch rounds " + rounds
@@ -55,10 +59,9 @@ public final class PartitionedPpr {
                 .process(new PprStartFunction(seedIds, alpha, eps)).returns(TypeInformation.of(PprPartial.class))
                 .name("ppr-start").uid("ppr-start" + runTag);
         for (int round = 1; round <= rounds; round++) {
-            DataStream<PprFetchAnswer> answers = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
+            DataStream<PprFetchAnswer> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
-                    .transform("ppr-fetch-" + round, TypeInformation.of(PprFetchAnswer.class),
-                            new PprFetchOperator(maxNeighbors, seed))
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprFetchAnswer.class), new PprFetchOperator())
                     .uid("ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
@@ -102,6 +105,16 @@ public final class PartitionedPpr {
         @Override
         public Long getKey(PprEdge edge) {
             return edge.node;
+        }
+    }
+
+    /** Keys a built list by its node. */
+    static final class ListNode implements KeySelector<PprFetchAnswer, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(PprFetchAnswer list) {
+            return list.node;
         }
     }
 

@@ -1,0 +1,82 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.ppr.FetchedList;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+
+/**
+ * Builds each node's PPR list once, for every fetch round: keyed by node (RocksDB), the node's degree-carrying
+ * edges ({@link PprEdge}) are appended to its list state by a blind merge; when the input ends, each node's list is
+ * sorted into list order, capped to {@code num_neighbors_per_hop} by the very positions the in-memory push reads
+ * ({@link FetchedList#of}) and sent on as one record ({@link PprFetchAnswer} without a batch), which each round's
+ * {@link PprFetchOperator} stores as one value.
+ *
+ * <p>So the edges are written once, not once per round (the rounds each hold a copy because a DataStream job has no
+ * cycles), and a fetch is one point read of a capped list. The end walks the nodes with {@code applyToAllKeys}: a
+ * live RocksDB iterator, no list of the graph's nodes on the heap; heap per node: its list while it is cut.
+ */
+public class PprListOperator extends AbstractStreamOperator<PprFetchAnswer>
+        implements OneInputStreamOperator<PprEdge, PprFetchAnswer>, BoundedOneInput {
+    private static final long serialVersionUID = 1L;
+    /** A node's loaded edges in arrival order, {@code [order, position, neighbour, neighbour degree]} each. */
+    private static final ListStateDescriptor<long[]> EDGES = new ListStateDescriptor<>("ppr-edges",
+            PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+    private static final Comparator<long[]> LIST_ORDER =
+            Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]);
+
+    private final int maxNeighbors;
+    private final long seed;
+
+    private transient ListState<long[]> edges;
+
+    /**
+     * @param maxNeighbors neighbours a push reads per node (-1 = all)
+     * @param seed the job seed (keys the capped sample, as in the memory store)
+     */
+    public PprListOperator(int maxNeighbors, long seed) {
+        this.maxNeighbors = maxNeighbors;
+        this.seed = seed;
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        edges = getRuntimeContext().getListState(EDGES);
+    }
+
+    @Override
+    public void processElement(StreamRecord<PprEdge> element) throws Exception {
+        PprEdge edge = element.getValue();
+        edges.add(new long[] {edge.order, edge.position, edge.neighbor, edge.neighborDegree});
+    }
+
+    @Override
+    public void endInput() throws Exception {
+        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, EDGES,
+                (key, nodeEdges) -> {
+                    long node = (Long) key;
+                    List<long[]> loaded = new ArrayList<>();
+                    nodeEdges.get().forEach(loaded::add);
+                    nodeEdges.clear();
+                    loaded.sort(LIST_ORDER);
+                    long[] neighbors = new long[loaded.size()];
+                    int[] degrees = new int[loaded.size()];
+                    for (int i = 0; i < neighbors.length; i++) {
+                        neighbors[i] = loaded.get(i)[2];
+                        degrees[i] = (int) loaded.get(i)[3];
+                    }
+                    output.collect(new StreamRecord<>(new PprFetchAnswer(0, node,
+                            FetchedList.of(node, neighbors, degrees, maxNeighbors, seed))));
+                });
+    }
+}
