@@ -46,8 +46,8 @@ public final class PartitionedPpr {
                 .transform("ppr-neighbor-degrees", TypeInformation.of(PprEdge.class), new NeighborDegreeOperator())
                 .uid("ppr-neighbor-degrees");
         // Each node's capped list, built once; every round's fetch operator stores it as one value.
-        DataStream<PprFetchAnswer> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
-                .transform("ppr-lists", TypeInformation.of(PprFetchAnswer.class), new PprListOperator(maxNeighbors, seed))
+        DataStream<PprNodeList> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
+                .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(maxNeighbors, seed))
                 .uid("ppr-lists");
         // Each fetch round holds its own copy of the adjacency (uids ppr-fetch-N): a savepoint restores into a job
         // with the same rounds and list cap only.
@@ -59,9 +59,9 @@ public final class PartitionedPpr {
                 .process(new PprStartFunction(seedIds, alpha, eps)).returns(TypeInformation.of(PprPartial.class))
                 .name("ppr-start").uid("ppr-start" + runTag);
         for (int round = 1; round <= rounds; round++) {
-            DataStream<PprFetchAnswer> answers = lists.keyBy(new ListNode(), Types.LONG)
+            DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
-                    .transform("ppr-fetch-" + round, TypeInformation.of(PprFetchAnswer.class), new PprFetchOperator())
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class), new PprFetchOperator())
                     .uid("ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
@@ -109,16 +109,16 @@ public final class PartitionedPpr {
     }
 
     /** Keys a built list by its node. */
-    static final class ListNode implements KeySelector<PprFetchAnswer, Long> {
+    static final class ListNode implements KeySelector<PprNodeList, Long> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Long getKey(PprFetchAnswer list) {
+        public Long getKey(PprNodeList list) {
             return list.node;
         }
     }
 
-    /** Keys a fetch request by the node it asks about. */
+    /** Keys a fetch request group by its first node (every node of a group has the same fetch subtask). */
     static final class RequestNode implements KeySelector<PprFetchRequest, Long> {
         private static final long serialVersionUID = 1L;
 
@@ -138,12 +138,12 @@ public final class PartitionedPpr {
         }
     }
 
-    /** Keys an answer by its batch. */
-    static final class AnswerKey implements KeySelector<PprFetchAnswer, Long> {
+    /** Keys an answer group by its batch. */
+    static final class AnswerKey implements KeySelector<PprAnswerGroup, Long> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public Long getKey(PprFetchAnswer answer) {
+        public Long getKey(PprAnswerGroup answer) {
             return answer.batchKey;
         }
     }

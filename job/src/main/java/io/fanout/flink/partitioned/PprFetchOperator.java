@@ -14,26 +14,26 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * One PPR fetch round's neighbour lookup over its own copy of the lists in keyed state (keyed by node, RocksDB):
  * input 1 loads each node's list as a push reads it, built once for all rounds by {@link PprListOperator} (in
  * list order, capped to {@code num_neighbors_per_hop}, with each neighbour's degree), input 2 asks for a node's
- * list and gets it back by one point read. A node without edges has no list: it is answered as dangling.
+ * list and gets it back by one point read. A node without edges has no list: it is answered as dangling. Requests
+ * come grouped per batch, round and subtask ({@link PprFetchRequest}): each node is read under its own key and the
+ * group's lists go back as one record ({@link PprAnswerGroup}).
  *
  * <p>As {@link NeighborLookupOperator}, a request that arrives while lists still load waits in keyed state and is
  * answered when the list input ends.
  */
-public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
-        implements TwoInputStreamOperator<PprFetchAnswer, PprFetchRequest, PprFetchAnswer>, BoundedMultiInput {
+public class PprFetchOperator extends AbstractStreamOperator<PprAnswerGroup>
+        implements TwoInputStreamOperator<PprNodeList, PprFetchRequest, PprAnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-requests";
-    private static final long[] NO_NEIGHBORS = {};
-    private static final int[] NO_DEGREES = {};
 
-    private transient ValueState<PprFetchAnswer> list;
+    private transient ValueState<PprNodeList> list;
     private transient ListState<PprFetchRequest> waiting;
     private transient boolean listsDone;
 
     @Override
     public void open() throws Exception {
         super.open();
-        list = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-list", TypeInformation.of(PprFetchAnswer.class)));
+        list = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-list", TypeInformation.of(PprNodeList.class)));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING,
                 TypeInformation.of(PprFetchRequest.class)));
     }
@@ -48,7 +48,7 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
     }
 
     @Override
-    public void processElement1(StreamRecord<PprFetchAnswer> element) throws Exception {
+    public void processElement1(StreamRecord<PprNodeList> element) throws Exception {
         list.update(element.getValue());
     }
 
@@ -62,13 +62,22 @@ public class PprFetchOperator extends AbstractStreamOperator<PprFetchAnswer>
     }
 
     private void answer(PprFetchRequest request) throws Exception {
-        PprFetchAnswer stored = list.value();
-        PprFetchAnswer out = new PprFetchAnswer();
-        out.batchKey = request.batchKey;
-        out.node = request.node;
-        out.degree = stored == null ? 0 : stored.degree;
-        out.neighbors = stored == null ? NO_NEIGHBORS : stored.neighbors;
-        out.neighborDegrees = stored == null ? NO_DEGREES : stored.neighborDegrees;
-        output.collect(new StreamRecord<>(out));
+        int n = request.nodes.length;
+        int[] degrees = new int[n];
+        int[] ends = new int[n];
+        it.unimi.dsi.fastutil.longs.LongArrayList neighbors = new it.unimi.dsi.fastutil.longs.LongArrayList();
+        it.unimi.dsi.fastutil.ints.IntArrayList neighborDegrees = new it.unimi.dsi.fastutil.ints.IntArrayList();
+        for (int i = 0; i < n; i++) {
+            RequestRouting.toKey(this, request.nodes[i]);
+            PprNodeList stored = list.value();
+            if (stored != null) {
+                degrees[i] = stored.degree;
+                neighbors.addElements(neighbors.size(), stored.neighbors);
+                neighborDegrees.addElements(neighborDegrees.size(), stored.neighborDegrees);
+            }
+            ends[i] = neighbors.size();
+        }
+        output.collect(new StreamRecord<>(new PprAnswerGroup(request.batchKey, request.nodes, degrees, ends,
+                neighbors.toLongArray(), neighborDegrees.toIntArray())));
     }
 }

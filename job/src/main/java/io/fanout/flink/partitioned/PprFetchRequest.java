@@ -1,14 +1,28 @@
 package io.fanout.flink.partitioned;
 
-/** A batch's request for one node's PPR neighbour list in one fetch round: a Flink POJO keyed by {@link #node}. */
+/**
+ * A batch's requests in one PPR fetch round for the nodes one fetch subtask owns (a Flink POJO keyed by
+ * {@link #node}, the first of them, so the keyed exchange routes it to that subtask): one record per (batch, round,
+ * subtask), not per node, as the k-hop lookups' {@link RequestGroup}s. Built by {@link #send}.
+ */
 public class PprFetchRequest {
+    /** The routing key: {@code nodes[0]}. */
     public long node;
     public long batchKey;
+    /** The nodes whose lists the batch asks for, all owned by one fetch subtask. */
+    public long[] nodes;
 
     public PprFetchRequest() {}
 
-    public PprFetchRequest(long node, long batchKey) {
-        this.node = node;
+    public PprFetchRequest(long batchKey, long[] nodes) {
+        this.node = nodes[0];
         this.batchKey = batchKey;
+        this.nodes = nodes;
+    }
+
+    /** The requests for {@code missing}, one per fetch subtask that owns some of them (as {@code task} routes). */
+    static void send(long batchKey, long[] missing, org.apache.flink.api.common.TaskInfo task,
+            java.util.function.Consumer<PprFetchRequest> out) {
+        RequestRouting.split(missing, task, (nodes, positions) -> out.accept(new PprFetchRequest(batchKey, nodes)));
     }
 }

@@ -18,15 +18,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * Builds each node's PPR list once, for every fetch round: keyed by node (RocksDB), the node's degree-carrying
  * edges ({@link PprEdge}) are appended to its list state by a blind merge; when the input ends, each node's list is
  * sorted into list order, capped to {@code num_neighbors_per_hop} by the very positions the in-memory push reads
- * ({@link FetchedList#of}) and sent on as one record ({@link PprFetchAnswer} without a batch), which each round's
+ * ({@link FetchedList#of}) and sent on as one record ({@link PprNodeList}), which each round's
  * {@link PprFetchOperator} stores as one value.
  *
  * <p>So the edges are written once, not once per round (the rounds each hold a copy because a DataStream job has no
  * cycles), and a fetch is one point read of a capped list. The end walks the nodes with {@code applyToAllKeys}: a
  * live RocksDB iterator, no list of the graph's nodes on the heap; heap per node: its list while it is cut.
  */
-public class PprListOperator extends AbstractStreamOperator<PprFetchAnswer>
-        implements OneInputStreamOperator<PprEdge, PprFetchAnswer>, BoundedOneInput {
+public class PprListOperator extends AbstractStreamOperator<PprNodeList>
+        implements OneInputStreamOperator<PprEdge, PprNodeList>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
     /** A node's loaded edges in arrival order, {@code [order, position, neighbour, neighbour degree]} each. */
     private static final ListStateDescriptor<long[]> EDGES = new ListStateDescriptor<>("ppr-edges",
@@ -75,7 +75,7 @@ public class PprListOperator extends AbstractStreamOperator<PprFetchAnswer>
                         neighbors[i] = loaded.get(i)[2];
                         degrees[i] = (int) loaded.get(i)[3];
                     }
-                    output.collect(new StreamRecord<>(new PprFetchAnswer(0, node,
+                    output.collect(new StreamRecord<>(new PprNodeList(node,
                             FetchedList.of(node, neighbors, degrees, maxNeighbors, seed))));
                 });
     }

@@ -14,11 +14,11 @@ import org.apache.flink.util.OutputTag;
 /**
  * PPR fetch round {@code r} of the batches, keyed by batch (GiGL's per-batch push loop, unrolled): input 1 is a
  * batch after round {@code r-1}, input 2 the lists it asked for in round {@code r}. Both wait in keyed state
- * (RocksDB) until every list arrived; then the batch's pushes go on with them ({@link PprBatchPush#advance}) and
+ * (RocksDB) until every list arrived (answers come grouped per fetch subtask, {@link PprAnswerGroup}); then the batch's pushes go on with them ({@link PprBatchPush#advance}) and
  * the lists they miss next go out on {@link #requests(int) requests(r+1)}. The last round allows no further fetch:
  * every push finishes with the lists it has. A batch whose pushes finished earlier passes through.
  */
-public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, PprFetchAnswer, PprPartial> {
+public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, PprAnswerGroup, PprPartial> {
     private static final long serialVersionUID = 1L;
 
     /** Side output of fetch round {@code round}'s requests. */
@@ -30,7 +30,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     private final int rounds;
 
     private transient ValueState<PprPartial> batch;
-    private transient ListState<PprFetchAnswer> answers;
+    private transient ListState<PprAnswerGroup> answers;
     /** Answers counted against the waiting batch's request count. */
     private transient AnswerTally tally;
 
@@ -47,7 +47,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     public void open(OpenContext openContext) {
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-batch", TypeInformation.of(PprPartial.class)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
-                TypeInformation.of(PprFetchAnswer.class)));
+                TypeInformation.of(PprAnswerGroup.class)));
         tally = new AnswerTally(getRuntimeContext());
     }
 
@@ -64,9 +64,9 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     }
 
     @Override
-    public void processElement2(PprFetchAnswer answer, Context ctx, Collector<PprPartial> out) throws Exception {
+    public void processElement2(PprAnswerGroup answer, Context ctx, Collector<PprPartial> out) throws Exception {
         answers.add(answer);
-        if (tally.answer()) {
+        if (tally.answer(answer.size())) {
             complete(ctx, out);
         }
     }
@@ -75,8 +75,10 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     private void complete(Context ctx, Collector<PprPartial> out) throws Exception {
         PprPartial partial = batch.value();
         PprBatchPush push = PprBatchPush.fromBytes(partial.state);
-        for (PprFetchAnswer a : answers.get()) {
-            push.addList(a.node, a.list());
+        for (PprAnswerGroup a : answers.get()) {
+            for (int i = 0; i < a.size(); i++) {
+                push.addList(a.nodes[i], a.list(i));
+            }
         }
         long[] missing = push.advance(round < rounds);
         batch.clear();
@@ -85,9 +87,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         partial.state = push.toBytes();
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);
-        for (long node : missing) {
-            ctx.output(tag, new PprFetchRequest(node, partial.batchKey));
-        }
+        PprFetchRequest.send(partial.batchKey, missing, getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r));
         out.collect(partial);
     }
 }

@@ -40,9 +40,8 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
         start.inputIds = batch.inputIds;
         start.state = push.toBytes();
         start.pending = missing.length;
-        for (long node : missing) {
-            ctx.output(PprRoundFunction.requests(1), new PprFetchRequest(node, start.batchKey));
-        }
+        PprFetchRequest.send(start.batchKey, missing, getRuntimeContext().getTaskInfo(),
+                r -> ctx.output(PprRoundFunction.requests(1), r));
         out.collect(start);
     }
 }

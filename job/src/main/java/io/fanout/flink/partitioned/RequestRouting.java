@@ -48,6 +48,43 @@ final class RequestRouting {
         }
     }
 
+    /** Receives one subtask's share of a node list ({@link #split}): the nodes and their positions in the list. */
+    @FunctionalInterface
+    interface Share {
+        void accept(long[] nodes, int[] positions);
+    }
+
+    /**
+     * Splits {@code nodes} by the lookup subtask that owns each (at the sending task {@code task}'s parallelism and
+     * max parallelism), list order kept within a share, at most {@link #MAX_GROUP} nodes a share.
+     */
+    static void split(long[] nodes, TaskInfo task, Share out) {
+        int parallelism = task.getNumberOfParallelSubtasks();
+        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        LongArrayList[] owned = new LongArrayList[parallelism];
+        IntArrayList[] positions = new IntArrayList[parallelism];
+        for (int i = 0; i < nodes.length; i++) {
+            int subtask = parallelism == 1 ? 0
+                    : KeyGroupRangeAssignment.assignKeyToParallelOperator(nodes[i], maxParallelism, parallelism);
+            if (owned[subtask] == null) {
+                owned[subtask] = new LongArrayList();
+                positions[subtask] = new IntArrayList();
+            }
+            owned[subtask].add(nodes[i]);
+            positions[subtask].add(i);
+            if (owned[subtask].size() == MAX_GROUP) {
+                out.accept(owned[subtask].toLongArray(), positions[subtask].toIntArray());
+                owned[subtask].clear();
+                positions[subtask].clear();
+            }
+        }
+        for (int s = 0; s < parallelism; s++) {
+            if (owned[s] != null && !owned[s].isEmpty()) {
+                out.accept(owned[s].toLongArray(), positions[s].toIntArray());
+            }
+        }
+    }
+
     /** As above, for lookups at the parallelism and max parallelism of the sending task {@code task}. */
     static void groups(PartialBatch batch, int hop, long[] frontier, TaskInfo task, Consumer<RequestGroup> out) {
         groups(batch, hop, frontier, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), out);
