@@ -6,20 +6,21 @@ package io.fanout.sampling;
  * PPR keeps its top-k scores with it, weighted k-hop sampling its exponential races ({@link WeightedDraws}).
  */
 public final class TopK {
-    private int[] nodes;
+    /** Node ids (int indices of the memory store widen to them). */
+    private long[] nodes;
     private double[] keys;
     private int capacity;
     private int size;
 
     public TopK(int initialCapacity) {
-        nodes = new int[Math.max(initialCapacity, 1)];
+        nodes = new long[Math.max(initialCapacity, 1)];
         keys = new double[Math.max(initialCapacity, 1)];
     }
 
     /** Empties the heap and sets how many pairs it keeps. */
     public void reset(int k) {
         if (nodes.length < k) {
-            nodes = new int[k];
+            nodes = new long[k];
             keys = new double[k];
         }
         capacity = k;
@@ -31,12 +32,12 @@ public final class TopK {
     }
 
     /** True if (nodeA, keyA) ranks before (nodeB, keyB). */
-    public static boolean better(double keyA, int nodeA, double keyB, int nodeB) {
+    public static boolean better(double keyA, long nodeA, double keyB, long nodeB) {
         return keyA > keyB || (keyA == keyB && nodeA < nodeB);
     }
 
     /** Keeps (node, key) if it is among the k best seen since the last reset. */
-    public void offer(int node, double key) {
+    public void offer(long node, double key) {
         if (size < capacity) {
             int i = size++;
             // sift up: parents are worse-or-equal, i.e. the root is the worst
@@ -57,7 +58,7 @@ public final class TopK {
     }
 
     /** Places (node, key) at the root and restores the heap over the first {@code n} entries. */
-    private void siftDown(int node, double key, int n) {
+    private void siftDown(long node, double key, int n) {
         int i = 0;
         while (true) {
             int child = 2 * i + 1;
@@ -81,19 +82,33 @@ public final class TopK {
 
     /**
      * Writes the kept pairs best first into {@code outNodes[offset..]} / {@code outKeys[offset..]}
-     * (either may be null) and empties the heap; returns how many.
+     * (either may be null) and empties the heap; returns how many. For int node indices.
      */
     public int drainBestFirst(int[] outNodes, double[] outKeys, int offset) {
+        return drain(outNodes == null ? null : (pos, node) -> outNodes[pos] = (int) node, outKeys, offset);
+    }
+
+    /** As above, for long node ids. */
+    public int drainBestFirst(long[] outNodes, double[] outKeys, int offset) {
+        return drain(outNodes == null ? null : (pos, node) -> outNodes[pos] = node, outKeys, offset);
+    }
+
+    /** Where a drained node goes. */
+    private interface NodeSink {
+        void put(int pos, long node);
+    }
+
+    private int drain(NodeSink outNodes, double[] outKeys, int offset) {
         int count = size;
         for (int pos = offset + count - 1; size > 0; pos--) {
-            int worstNode = nodes[0];
+            long worstNode = nodes[0];
             double worstKey = keys[0];
             size--;
             if (size > 0) {
                 siftDown(nodes[size], keys[size], size);
             }
             if (outNodes != null) {
-                outNodes[pos] = worstNode;
+                outNodes.put(pos, worstNode);
             }
             if (outKeys != null) {
                 outKeys[pos] = worstKey;

@@ -1,5 +1,6 @@
 package io.fanout.sampling.ppr;
 
+import io.fanout.sampling.TopK;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.nio.ByteBuffer;
@@ -171,28 +172,22 @@ public final class PprBatchPush {
         return Arrays.copyOf(out, c);
     }
 
-    /** The k best of {@code candidates}: larger key first, ties to the smaller node id (as {@code TopK}). */
+    /**
+     * The k best of {@code candidates}: larger key first, ties to the smaller node id, as the memory store's
+     * {@link TopK} (a bounded heap: a push touches thousands of nodes for k of 50 or so, and sorting all of them was
+     * the largest cost of a partitioned PPR batch's selection).
+     */
     private static int[] best(FetchingPush push, int k, IntToDoubleFunction key, int[] candidates) {
-        Integer[] order = new Integer[candidates.length];
-        double[] keys = new double[candidates.length];
-        for (int i = 0; i < candidates.length; i++) {
-            order[i] = i;
-            keys[i] = key.applyAsDouble(candidates[i]);
+        TopK topK = new TopK(Math.min(k, candidates.length));
+        topK.reset(Math.min(k, candidates.length));
+        for (int c : candidates) {
+            topK.offer(push.id(c), key.applyAsDouble(c));
         }
-        Arrays.sort(order, (a, b) -> {
-            // TopK.better: a strictly larger key wins (no Double.compare: -0.0 and 0.0 tie as in TopK).
-            if (keys[a] > keys[b]) {
-                return -1;
-            }
-            if (keys[a] < keys[b]) {
-                return 1;
-            }
-            return Long.compare(push.id(candidates[a]), push.id(candidates[b]));
-        });
-        int m = Math.min(k, candidates.length);
+        long[] ids = new long[topK.size()];
+        int m = topK.drainBestFirst(ids, null, 0);
         int[] out = new int[m];
         for (int i = 0; i < m; i++) {
-            out[i] = candidates[order[i]];
+            out[i] = push.localIndex(ids[i]);
         }
         return out;
     }
