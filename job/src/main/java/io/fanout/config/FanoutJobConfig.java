@@ -45,7 +45,7 @@ public final class FanoutJobConfig {
     public final StoreType store;
     /** --store partitioned: neighbours per stored bucket of a node's list. */
     public final int partitionedBucketSize;
-    /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off). */
+    /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off, -1 = sized from the heap). */
     public final long partitionedCacheBytes;
     /** Bytes per edge-load range ({@link FanoutOptions#PARTITIONED_SPLIT_SIZE}). */
     public final long partitionedSplitBytes;
@@ -149,7 +149,8 @@ public final class FanoutJobConfig {
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
-        this.partitionedCacheBytes = (long) atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, 0) << 20;
+        int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
+        this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();
         if (partitionedSplitBytes < 1024) {
             throw new ConfigException("Invalid value '" + conf.toMap().get(FanoutOptions.PARTITIONED_SPLIT_SIZE.key())

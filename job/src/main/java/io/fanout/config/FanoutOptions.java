@@ -114,11 +114,12 @@ public final class FanoutOptions {
 
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()
-            .defaultValue(32)
+            .defaultValue(-1)
             .withDescription("--store partitioned (k-hop over a fixed graph): MB of heap per lookup subtask (one per"
                     + " hop and parallel subtask) for the most recently read node heads (degree and first bucket of"
-                    + " neighbours), >= 0; 0 = off. Bounded, so it does not grow with the graph; a hit saves a RocksDB"
-                    + " read. Does not change the samples.");
+                    + " neighbours); 0 = off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by the"
+                    + " lookup subtasks it can run (hops x task slots). Bounded by the heap, so it does not grow with"
+                    + " the graph; a hit saves a RocksDB read. Does not change the samples.");
 
     public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")
             .stringType()

@@ -125,15 +125,17 @@ class CommandLineTest {
     }
 
     @Test
-    void partitionedCacheSizeIsMegabytesAtLeastZero() throws Exception {
+    void partitionedCacheSizeIsMegabytesOrAutomatic() throws Exception {
         assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration).partitionedCacheBytes)
-                .as("default").isEqualTo(32L << 20);
+                .as("default: sized from the TaskManager heap").isEqualTo(-1);
         assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--partitioned.cache-mb", "0"})
                 .configuration).partitionedCacheBytes).isZero();
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--partitioned.cache-mb", "48"})
+                .configuration).partitionedCacheBytes).isEqualTo(48L << 20);
         assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora,
-                "--partitioned.cache-mb", "-1"}).configuration)).isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value '-1' for option fanout.partitioned.cache-mb (--partitioned.cache-mb):"
-                        + " must be >= 0");
+                "--partitioned.cache-mb", "-2"}).configuration)).isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '-2' for option fanout.partitioned.cache-mb (--partitioned.cache-mb):"
+                        + " must be >= -1");
     }
 
     @Test

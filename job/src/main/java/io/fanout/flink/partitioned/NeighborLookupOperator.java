@@ -74,6 +74,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final long seed;
     private final int bucketSize;
     private final long cacheBytes;
+    private final int hops;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
@@ -95,16 +96,31 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * @param replace sample with replacement
      * @param seed the job seed
      * @param bucketSize neighbours per stored bucket, {@code >= 1}
-     * @param cacheBytes heap for recently read node heads ({@link HeadCache}), {@code >= 0}
+     * @param cacheBytes heap for recently read node heads ({@link HeadCache}), {@code >= 0}, or -1: sized from the
+     *     TaskManager's heap ({@link #autoCacheBytes})
+     * @param hops the job's hops (one lookup operator each), for the automatic cache size
      */
-    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes) {
+    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes, int hops) {
         this.fanout = fanout;
         this.replace = replace;
         this.seed = seed;
         this.bucketSize = bucketSize;
         this.cacheBytes = cacheBytes;
+        this.hops = hops;
         new NeighborBuckets(bucketSize); // fail here, on the client, for a bad size
-        new HeadCache(cacheBytes);
+        if (cacheBytes != -1) {
+            new HeadCache(cacheBytes);
+        }
+    }
+
+    /**
+     * The automatic cache size: an eighth of this JVM's heap, shared by the lookup subtasks a TaskManager can run
+     * (one per hop in each task slot), so all of them together take at most that eighth. On R-MAT 2^20 (p=1, a
+     * 6 GB heap: 384 MB) the first epoch's hits went from 11 % (32 MB) to 62 % and its rate from 131 k to 224 k
+     * sampled edges/s.
+     */
+    static long autoCacheBytes(long maxHeap, int hops, int slots) {
+        return maxHeap / 8 / ((long) Math.max(hops, 1) * Math.max(slots, 1));
     }
 
     @Override
@@ -120,10 +136,20 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         layout = new NeighborBuckets(bucketSize);
-        // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
-        // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
-        long capped = Math.min(cacheBytes, Runtime.getRuntime().maxMemory() / 16);
-        if (capped < cacheBytes) {
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        long capped;
+        if (cacheBytes < 0) {
+            int slots = getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration()
+                    .get(org.apache.flink.configuration.TaskManagerOptions.NUM_TASK_SLOTS);
+            capped = autoCacheBytes(maxHeap, hops, slots);
+            LOG.info("head cache of {} bytes: an eighth of the TaskManager heap ({} bytes) over {} hops x {} task slots",
+                    capped, maxHeap, hops, slots);
+        } else {
+            // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
+            // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
+            capped = Math.min(cacheBytes, maxHeap / 16);
+        }
+        if (cacheBytes >= 0 && capped < cacheBytes) {
             LOG.info("head cache of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)", capped,
                     cacheBytes, Runtime.getRuntime().maxMemory());
         }

@@ -34,7 +34,8 @@ public final class PartitionedKHop {
      *
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
-     * @param cacheBytes heap per lookup subtask for recently read node heads (fixed graph only; 0 = off)
+     * @param cacheBytes heap per lookup subtask for recently read node heads (fixed graph only; 0 = off, -1 = an
+     *     eighth of the TaskManager heap shared by its lookup subtasks)
      * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
      *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
      *     but not another run's batches in flight, when its tag differs
@@ -82,7 +83,8 @@ public final class PartitionedKHop {
                     ? edgeGroups.keyBy(new GroupNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, cacheBytes))
+                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, cacheBytes,
+                                    fanouts.length))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))

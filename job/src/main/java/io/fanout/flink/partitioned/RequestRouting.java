@@ -26,26 +26,8 @@ final class RequestRouting {
      */
     static void groups(PartialBatch batch, int hop, long[] frontier, int maxParallelism, int parallelism,
             Consumer<RequestGroup> out) {
-        LongArrayList[] nodes = new LongArrayList[parallelism];
-        IntArrayList[] positions = new IntArrayList[parallelism];
-        for (int i = 0; i < frontier.length; i++) {
-            int subtask = parallelism == 1 ? 0
-                    : KeyGroupRangeAssignment.assignKeyToParallelOperator(frontier[i], maxParallelism, parallelism);
-            if (nodes[subtask] == null) {
-                nodes[subtask] = new LongArrayList();
-                positions[subtask] = new IntArrayList();
-            }
-            nodes[subtask].add(frontier[i]);
-            positions[subtask].add(i);
-            if (nodes[subtask].size() == MAX_GROUP) {
-                emit(batch, hop, nodes[subtask], positions[subtask], out);
-            }
-        }
-        for (int s = 0; s < parallelism; s++) {
-            if (nodes[s] != null && !nodes[s].isEmpty()) {
-                emit(batch, hop, nodes[s], positions[s], out);
-            }
-        }
+        split(frontier, maxParallelism, parallelism, (nodes, positions) -> out.accept(new RequestGroup(batch.batchKey,
+                batch.epoch, batch.batchId, hop, batch.graphVersion, nodes, positions)));
     }
 
     /** Receives one subtask's share of a node list ({@link #split}): the nodes and their positions in the list. */
@@ -59,8 +41,11 @@ final class RequestRouting {
      * max parallelism), list order kept within a share, at most {@link #MAX_GROUP} nodes a share.
      */
     static void split(long[] nodes, TaskInfo task, Share out) {
-        int parallelism = task.getNumberOfParallelSubtasks();
-        int maxParallelism = task.getMaxNumberOfParallelSubtasks();
+        split(nodes, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), out);
+    }
+
+    /** As above, for lookups of {@code parallelism} subtasks over {@code maxParallelism} key groups. */
+    static void split(long[] nodes, int maxParallelism, int parallelism, Share out) {
         LongArrayList[] owned = new LongArrayList[parallelism];
         IntArrayList[] positions = new IntArrayList[parallelism];
         for (int i = 0; i < nodes.length; i++) {
@@ -126,13 +111,5 @@ final class RequestRouting {
             ends[i] = neighbors.size();
         }
         return new AnswerGroup(group.batchKey, group.positions, ends, neighbors.toLongArray());
-    }
-
-    private static void emit(PartialBatch batch, int hop, LongArrayList nodes, IntArrayList positions,
-            Consumer<RequestGroup> out) {
-        out.accept(new RequestGroup(batch.batchKey, batch.epoch, batch.batchId, hop, batch.graphVersion,
-                nodes.toLongArray(), positions.toIntArray()));
-        nodes.clear();
-        positions.clear();
     }
 }
