@@ -49,7 +49,7 @@ public final class PartitionedPpr {
         DataStream<PprNodeList> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
                 .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(maxNeighbors, seed))
                 .uid("ppr-lists");
-        // Each fetch round holds its own copy of the adjacency (uids ppr-fetch-N): a savepoint restores into a job
+        // Each fetch round holds its own copy of the capped lists (uids ppr-fetch-N): a savepoint restores into a job
         // with the same rounds and list cap only.
         String saved = SavedGraphCheck.describe(spec, rounds, 0) + ", ppr fetch rounds " + rounds
                 + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2";
