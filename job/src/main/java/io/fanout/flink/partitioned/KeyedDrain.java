@@ -3,7 +3,10 @@ package io.fanout.flink.partitioned;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.runtime.state.KeyedStateFunction;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.util.function.ThrowingConsumer;
 
@@ -18,6 +21,18 @@ final class KeyedDrain {
             stream.forEach(keys::add);
         }
         return keys;
+    }
+
+    /**
+     * Applies {@code action} to every key with a value in the list state {@code state}, that key current. Nothing is
+     * collected on RocksDB: its keys stream from an iterator on an implicit snapshot, so {@code action} may clear the
+     * state it is given (Flink's heap backend copies the keys first, but it holds all state on the heap anyway). For
+     * walks over every loaded node, where {@link #keysOf} would build a list as large as the graph.
+     */
+    static <T> void forEachKey(AbstractStreamOperator<?> operator, ListStateDescriptor<T> state,
+            KeyedStateFunction<Object, ListState<T>> action) throws Exception {
+        operator.getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, state,
+                action);
     }
 
     /**

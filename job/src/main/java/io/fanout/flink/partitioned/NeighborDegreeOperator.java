@@ -6,8 +6,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -20,9 +18,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * counts deg(x)), input 2 every edge u -> x ({@link PprEdge} without a degree), appended to x's askers by a blind
  * RocksDB merge. When both inputs end, each edge u -> x goes out carrying deg(x).
  *
- * <p>That last step walks the askers' keys with {@code applyToAllKeys}: on RocksDB a live iterator, so no list of
- * the graph's nodes is built on the heap (the heap backend copies the keys, but it holds the graph on the heap
- * anyway), and each node's askers are read by one point read and cleared.
+ * <p>That last step walks the askers' keys ({@link KeyedDrain#forEachKey}: no list of the graph's nodes on the
+ * heap), and each node's askers are read by one point read and cleared.
  */
 public class NeighborDegreeOperator extends AbstractStreamOperator<PprEdge>
         implements TwoInputStreamOperator<EdgeGroup, PprEdge, PprEdge>, BoundedMultiInput {
@@ -60,15 +57,14 @@ public class NeighborDegreeOperator extends AbstractStreamOperator<PprEdge>
         if (++ended < 2) {
             return;
         }
-        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, ASKERS,
-                (key, keyAskers) -> {
-                    Integer d = degree.value();
-                    int deg = d == null ? 0 : d;
-                    long x = (Long) key;
-                    for (long[] asker : keyAskers.get()) {
-                        output.collect(new StreamRecord<>(new PprEdge(asker[0], x, asker[1], (int) asker[2], deg)));
-                    }
-                    keyAskers.clear();
-                });
+        KeyedDrain.forEachKey(this, ASKERS, (key, keyAskers) -> {
+            Integer d = degree.value();
+            int deg = d == null ? 0 : d;
+            long x = (Long) key;
+            for (long[] asker : keyAskers.get()) {
+                output.collect(new StreamRecord<>(new PprEdge(asker[0], x, asker[1], (int) asker[2], deg)));
+            }
+            keyAskers.clear();
+        });
     }
 }

@@ -13,6 +13,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -140,7 +141,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         long capped;
         if (cacheBytes < 0) {
             int slots = getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration()
-                    .get(org.apache.flink.configuration.TaskManagerOptions.NUM_TASK_SLOTS);
+                    .get(TaskManagerOptions.NUM_TASK_SLOTS);
             capped = autoCacheBytes(maxHeap, hops, slots);
             LOG.info("head cache of {} bytes: an eighth of the TaskManager heap ({} bytes) over {} hops x {} task slots",
                     capped, maxHeap, hops, slots);
@@ -148,10 +149,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
             // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
             capped = Math.min(cacheBytes, maxHeap / 16);
-        }
-        if (cacheBytes >= 0 && capped < cacheBytes) {
-            LOG.info("head cache of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)", capped,
-                    cacheBytes, Runtime.getRuntime().maxMemory());
+            if (capped < cacheBytes) {
+                LOG.info("head cache of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)",
+                        capped, cacheBytes, maxHeap);
+            }
         }
         cache = new HeadCache(capped);
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);

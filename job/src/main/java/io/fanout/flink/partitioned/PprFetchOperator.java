@@ -1,5 +1,7 @@
 package io.fanout.flink.partitioned;
 
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -65,8 +67,8 @@ public class PprFetchOperator extends AbstractStreamOperator<PprAnswerGroup>
         int n = request.nodes.length;
         int[] degrees = new int[n];
         int[] ends = new int[n];
-        it.unimi.dsi.fastutil.longs.LongArrayList neighbors = new it.unimi.dsi.fastutil.longs.LongArrayList();
-        it.unimi.dsi.fastutil.ints.IntArrayList neighborDegrees = new it.unimi.dsi.fastutil.ints.IntArrayList();
+        LongArrayList neighbors = new LongArrayList();
+        IntArrayList neighborDegrees = new IntArrayList();
         for (int i = 0; i < n; i++) {
             RequestRouting.toKey(this, request.nodes[i]);
             PprNodeList stored = list.value();

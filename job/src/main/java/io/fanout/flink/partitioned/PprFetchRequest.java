@@ -1,5 +1,8 @@
 package io.fanout.flink.partitioned;
 
+import java.util.function.Consumer;
+import org.apache.flink.api.common.TaskInfo;
+
 /**
  * A batch's requests in one PPR fetch round for the nodes one fetch subtask owns (a Flink POJO keyed by
  * {@link #node}, the first of them, so the keyed exchange routes it to that subtask): one record per (batch, round,
@@ -21,8 +24,7 @@ public class PprFetchRequest {
     }
 
     /** The requests for {@code missing}, one per fetch subtask that owns some of them (as {@code task} routes). */
-    static void send(long batchKey, long[] missing, org.apache.flink.api.common.TaskInfo task,
-            java.util.function.Consumer<PprFetchRequest> out) {
+    static void send(long batchKey, long[] missing, TaskInfo task, Consumer<PprFetchRequest> out) {
         RequestRouting.split(missing, task, (nodes, positions) -> out.accept(new PprFetchRequest(batchKey, nodes)));
     }
 }

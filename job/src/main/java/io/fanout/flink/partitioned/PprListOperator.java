@@ -7,8 +7,6 @@ import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -22,8 +20,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * {@link PprFetchOperator} stores as one value.
  *
  * <p>So the edges are written once, not once per round (the rounds each hold a copy because a DataStream job has no
- * cycles), and a fetch is one point read of a capped list. The end walks the nodes with {@code applyToAllKeys}: a
- * live RocksDB iterator, no list of the graph's nodes on the heap; heap per node: its list while it is cut.
+ * cycles), and a fetch is one point read of a capped list. The end walks the nodes with
+ * {@link KeyedDrain#forEachKey} (no list of the graph's nodes on the heap); heap per node: its list while it is cut.
  */
 public class PprListOperator extends AbstractStreamOperator<PprNodeList>
         implements OneInputStreamOperator<PprEdge, PprNodeList>, BoundedOneInput {
@@ -62,21 +60,20 @@ public class PprListOperator extends AbstractStreamOperator<PprNodeList>
 
     @Override
     public void endInput() throws Exception {
-        getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, EDGES,
-                (key, nodeEdges) -> {
-                    long node = (Long) key;
-                    List<long[]> loaded = new ArrayList<>();
-                    nodeEdges.get().forEach(loaded::add);
-                    nodeEdges.clear();
-                    loaded.sort(LIST_ORDER);
-                    long[] neighbors = new long[loaded.size()];
-                    int[] degrees = new int[loaded.size()];
-                    for (int i = 0; i < neighbors.length; i++) {
-                        neighbors[i] = loaded.get(i)[2];
-                        degrees[i] = (int) loaded.get(i)[3];
-                    }
-                    output.collect(new StreamRecord<>(new PprNodeList(node,
-                            FetchedList.of(node, neighbors, degrees, maxNeighbors, seed))));
-                });
+        KeyedDrain.forEachKey(this, EDGES, (key, nodeEdges) -> {
+            long node = (Long) key;
+            List<long[]> loaded = new ArrayList<>();
+            nodeEdges.get().forEach(loaded::add);
+            nodeEdges.clear();
+            loaded.sort(LIST_ORDER);
+            long[] neighbors = new long[loaded.size()];
+            int[] degrees = new int[loaded.size()];
+            for (int i = 0; i < neighbors.length; i++) {
+                neighbors[i] = loaded.get(i)[2];
+                degrees[i] = (int) loaded.get(i)[3];
+            }
+            output.collect(new StreamRecord<>(new PprNodeList(node,
+                    FetchedList.of(node, neighbors, degrees, maxNeighbors, seed))));
+        });
     }
 }
