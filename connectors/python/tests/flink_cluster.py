@@ -142,9 +142,12 @@ class Cluster:
         assert m, f"no job id in the output of flink run:\n{proc.stdout}\n{proc.stderr[-3000:]}"
         return m.group(1)
 
-    def stop_with_savepoint(self, job_id: str, directory: Path, native: bool = False) -> str:
-        """`flink stop [--type native] --savepointPath DIR JOB`; the savepoint's path."""
+    def stop_with_savepoint(self, job_id: str, directory: Path, native: bool = False, drain: bool = False) -> str:
+        """`flink stop [--type native] [--drain] --savepointPath DIR JOB`; the savepoint's path. With drain the
+        sources end their input first, so every operator finishes and the file sink commits all it holds."""
         kind = ["--type", "native"] if native else []
+        if drain:
+            kind.append("--drain")
         proc = self.flink("stop", *kind, "--savepointPath", directory.as_uri(), job_id, timeout=180)
         m = re.search(r"Savepoint completed\. Path: (\S+)", proc.stdout)
         assert m, f"no savepoint path in the output of flink stop:\n{proc.stdout}\n{proc.stderr[-3000:]}"

@@ -6,6 +6,9 @@ submitted with `flink run` of job/target/fanout-job.jar), issue 11's proof tests
   checkpoint, and the committed offline files hold every (epoch, batch) exactly once, each message
   byte-identical to an uninterrupted run of the same options; for k-hop and for PPR (GiGL's fetch rounds,
   whose load also joins each neighbour's degree onto the edges);
+- kill -9 of the TaskManager mid-epoch while a k-hop job reads graph updates from a watched directory (versions
+  applied before the kill, one more written after the restore): every batch committed exactly once, and every
+  node each message expanded has exactly its list at the message's graph version;
 - a graph loaded by a `--partitioned.load-only` job and kept in a (native) savepoint starts a job with other
   seeds, epochs, batch size, fanouts and seed (`flink run -s ... --allowNonRestoredState`) whose edge source
   reads nothing and whose messages are byte-identical to a fresh run's; the savepoint is refused, with a
@@ -245,6 +248,142 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
         if kill_point == "mid-load" else ""
     print(f"\nkilled {victim} {kill_point}; restored checkpoint {restored['id']}{detail}; "
           f"{len(reference)} batches identical")
+
+
+# ---- a TaskManager kill while graph updates flow ---------------------------------------------------------
+
+CORA = ROOT.parent / "shared" / "data" / "cora"
+# (version, "+"/"-", src, dst): versions 1-2 written before the job starts, 3 while it samples (before the kill),
+# 4 after the restore. 7 - 9999 deletes an edge cora does not have; 5000 and 9999 are not cora ids.
+UPDATE_FILES = {
+    "0001.tsv": [(1, "+", 0, 5000), (1, "+", 1, 2), (1, "-", 0, 633), (2, "-", 1, 2), (2, "-", 7, 9999),
+                 (2, "+", 3, 4)],
+    "0002.tsv": [(3, "-", 0, 5000), (3, "+", 10, 11), (3, "+", 0, 1)],
+    "0003.tsv": [(4, "-", 3, 4), (4, "+", 4, 12), (4, "-", 0, 1)],
+}
+
+
+def write_updates(directory: Path, name: str):
+    """Writes one update file under a dot-name (the source skips those) and renames it, so it is read whole."""
+    hidden = directory / f".{name}"
+    hidden.write_text("".join(f"{v} {op} {a} {b}\n" for v, op, a, b in UPDATE_FILES[name]))
+    hidden.rename(directory / name)
+
+
+def cora_lists() -> dict:
+    """cora's neighbour lists in the memory store's order: rows in file order, a row in both lists."""
+    lists: dict = {}
+    for line in (CORA / "edges.tsv").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        a, b = (int(x) for x in line.split("\t")[:2])
+        lists.setdefault(a, []).append(b)
+        if a != b:
+            lists.setdefault(b, []).append(a)
+    return lists
+
+
+def lists_at(base: dict, version: int) -> dict:
+    """The lists after every update <= version: an addition appended, a deletion removes the first copy."""
+    lists = {k: list(v) for k, v in base.items()}
+    for name in sorted(UPDATE_FILES):
+        for v, op, a, b in UPDATE_FILES[name]:
+            if v > version:
+                continue
+            for x, y in ([(a, b)] if a == b else [(a, b), (b, a)]):
+                target = lists.setdefault(x, [])
+                if op == "+":
+                    target.append(y)
+                elif y in target:
+                    target.remove(y)
+    return lists
+
+
+def assert_exact_at_their_versions(messages) -> tuple[set, int]:
+    """Every node a message expanded (fanout -1 at every hop but the last takes every neighbour) has exactly its
+    list at the message's #META.graph_version, in list order. The versions seen, and how many expanded nodes had a
+    list the updates changed."""
+    base = cora_lists()
+    by_version: dict = {}
+    versions, changed = set(), 0
+    for m in messages:
+        version = int(m["#META.graph_version"][0])
+        versions.add(version)
+        lists = by_version.setdefault(version, lists_at(base, version))
+        ids, rows, cols, per_hop = m["ids"], m["rows"], m["cols"], m["num_sampled_nodes"]
+        expanded = int(per_hop[:-1].sum())
+        for s in range(expanded):
+            sampled = [int(ids[c]) for c in cols[rows == s]]
+            expected = lists.get(int(ids[s]), [])
+            assert sampled == expected, \
+                f"batch {(m.epoch, m.batch_id)} at version {version}: node {ids[s]} has {sampled}, expected {expected}"
+            changed += expected != base.get(int(ids[s]), [])
+    return versions, changed
+
+
+@pytest.mark.skipif(not CORA.exists(), reason="../shared/data/cora is missing")
+def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing(cluster, tmp_path):
+    """Proves that a restore keeps the graph updates: a partitioned k-hop job watching an update directory loses
+    its TaskManager (kill -9) mid-epoch after updates of versions 1-3 were applied and checkpointed; it restores the
+    checkpoint and reads version 4, written after the restore. Every (epoch, batch) is committed exactly once, and
+    every node each message expanded has exactly its neighbour list at the message's graph version, before and
+    after the kill, so no update was lost or applied twice and none is seen by a batch of an earlier version."""
+    updates = tmp_path / "updates"
+    updates.mkdir()
+    write_updates(updates, "0001.tsv")
+    out = tmp_path / "samples"
+    cluster.wait_for_free_slots(2)
+    victim = live_taskmanager(cluster)
+    metrics = PrometheusScrape(cluster, victim)
+    epochs, batches_per_epoch = 3, 28  # 2,708 cora nodes in batches of 100
+    total = epochs * batches_per_epoch
+    job = cluster.submit("--graph", str(CORA), "--store", "partitioned", "--fanout", "-1,-1", "--batch-size", "100",
+                         "--epochs", str(epochs), "--shuffle", "--seed", "3", "--parallelism", "2",
+                         "--max-batches-per-second", "2", "--checkpoint-interval", "500ms",
+                         "--graph-updates", str(updates), "--graph-updates-interval", "200ms", "--output", str(out))
+
+    def running():
+        state = cluster.job_state(job)
+        if state != "RUNNING":
+            raise ClusterError(f"job {job} is {state} before the kill point")
+
+    def messages():
+        return metrics.total(OPERATOR_RECORDS_OUT, job, "khop_messages")
+
+    cluster.wait_for("20% of the batches", lambda: (running(), messages() >= 0.2 * total)[1], 600, interval=0.05)
+    write_updates(updates, "0002.tsv")
+    cluster.wait_for("40% of the batches", lambda: (running(), messages() >= 0.4 * total)[1], 600, interval=0.05)
+    first = completed_checkpoints(cluster, job)
+    cluster.wait_for("two checkpoints after version 3 was written",
+                     lambda: (running(), completed_checkpoints(cluster, job) > first + 1)[1], 300, interval=0.05)
+    sent = messages()
+    assert sent < total, f"the job ended before the kill point ({sent:.0f} of {total})"
+    cluster.kill_taskmanager(victim)
+    cluster.start_taskmanager()
+    cluster.wait_for("the restore", lambda: (cluster.checkpoints(job)["latest"]["restored"] is not None
+                                            and cluster.job_state(job) == "RUNNING"), 300, interval=0.1)
+    write_updates(updates, "0003.tsv")
+    # The update source watches the directory until stopped: once every batch has left the seed source, stop
+    # with --drain, which ends the sources' input, so the job finishes and the file sink commits every message.
+    cluster.wait_for("the seed source to finish", lambda: cluster.vertex(job, "seed-batches")["status"] == "FINISHED",
+                     600, interval=0.25)
+    cluster.stop_with_savepoint(job, tmp_path / "savepoints", drain=True)
+    cluster.wait_for_job(job, timeout=300)
+
+    restored = cluster.checkpoints(job)["latest"]["restored"]
+    assert restored and not restored["is_savepoint"], f"the job did not restore a checkpoint: {restored}"
+    assert cluster.rest(f"/jobs/{job}/exceptions")["exceptionHistory"]["entries"], "no failure recorded"
+    stored = by_key(out)  # fails on a batch stored twice
+    expected = {(e, b) for e in range(epochs) for b in range(batches_per_epoch)}
+    assert stored.keys() == expected, f"missing {sorted(expected - stored.keys())[:5]}, " \
+                                      f"extra {sorted(stored.keys() - expected)[:5]}"
+    versions, changed = assert_exact_at_their_versions(fanout_client.read_records(out))
+    assert changed > 0, "no expanded node had a list the updates changed"
+    # Version 3 was applied before the kill, so the batches at 3 sampled after the restore read it from the
+    # restored state; 4 came only after the restore.
+    assert {3, 4} <= versions and max(versions) == 4, f"versions seen {sorted(versions)}"
+    print(f"\nkilled {victim} mid-epoch with updates; restored checkpoint {restored['id']}; {len(stored)} batches "
+          f"exactly once, exact at their versions {sorted(versions)} ({changed} changed lists checked)")
 
 
 # ---- a loaded graph kept in a savepoint ----------------------------------------------------------------
