@@ -265,10 +265,25 @@ public final class FanoutJob {
         }
     }
 
-    /** What decides a partitioned run's messages besides the graph: the batch plan, fanouts, replacement, seed. */
+    /**
+     * The layout of the sampling operators' keyed state (partial batches, PPR pushes). Part of the run fingerprint, so
+     * a savepoint taken mid-epoch by a jar with another layout is not read as this one's: its sampling state does not
+     * match (restore with --allowNonRestoredState to start the epochs over on the graph it holds).
+     */
+    static final String SAMPLING_STATE_LAYOUT = "sampling state 2";
+
+    /**
+     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed, the
+     * sampler and its options) and the sampling state's layout: the uid suffix of every per-run operator.
+     */
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
+        // The sampler's options too: a batch restored mid-push must finish with the options it started with.
+        String sampler = config.sampler == SamplerType.PPR
+                ? "ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
+                        + " " + config.pprMaxFetchIterations
+                : config.sampler.toString();
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
-                + "|" + config.seed + "|" + config.partitionedLoadOnly;
+                + "|" + config.seed + "|" + config.partitionedLoadOnly + "|" + sampler + "|" + SAMPLING_STATE_LAYOUT;
         try {
             byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
                     .digest(run.getBytes(java.nio.charset.StandardCharsets.UTF_8));

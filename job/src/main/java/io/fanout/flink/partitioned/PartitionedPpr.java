@@ -56,7 +56,8 @@ public final class PartitionedPpr {
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
-                .process(new PprStartFunction(seedIds, alpha, eps)).returns(TypeInformation.of(PprPartial.class))
+                .process(new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp))
+                .returns(TypeInformation.of(PprPartial.class))
                 .name("ppr-start").uid("ppr-start" + runTag);
         for (int round = 1; round <= rounds; round++) {
             DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)

@@ -16,11 +16,16 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
     private final long[] nodeIds;
     private final double alpha;
     private final double eps;
+    /** The selection's options: each push is settled to its selection as it finishes. */
+    private final int maxPprNodes;
+    private final boolean residualTopUp;
 
-    public PprStartFunction(long[] nodeIds, double alpha, double eps) {
+    public PprStartFunction(long[] nodeIds, double alpha, double eps, int maxPprNodes, boolean residualTopUp) {
         this.nodeIds = nodeIds;
         this.alpha = alpha;
         this.eps = eps;
+        this.maxPprNodes = maxPprNodes;
+        this.residualTopUp = residualTopUp;
     }
 
     @Override
@@ -29,7 +34,7 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
         }
-        PprBatchPush push = new PprBatchPush(seeds, alpha, eps);
+        PprBatchPush push = new PprBatchPush(seeds, alpha, eps, maxPprNodes, residualTopUp);
         long[] missing = push.advance(true);
         PprPartial start = new PprPartial();
         start.batchKey = batch.key();

@@ -21,16 +21,19 @@ import java.util.function.LongFunction;
  * {@code [pi - residualMass() / alpha, pi]}, and so does {@code p + r}.
  *
  * <p>State is per touched node (id, residual, score, hop, degree): it grows with the seed's neighbourhood, not
- * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds: node ids map to
- * local indices in a primitive hash map, since touching a node is the push's innermost step.
+ * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds, one column after
+ * the other (bulk copies). Node ids map to local indices in a primitive hash map, since touching a node is the
+ * push's innermost step; a read push builds that map only when it pushes again, so a finished push (most of a
+ * batch's in later rounds) is carried through a round without hashing its nodes: rebuilding every push's map
+ * each round was most of a partitioned PPR round's CPU.
  */
 public final class FetchingPush {
     private final double alpha;
     private final double eps;
     private final double alphaEps;
 
-    /** Node id -> local index; -1 when absent. */
-    private final Long2IntOpenHashMap local = new Long2IntOpenHashMap();
+    /** Node id -> local index (-1 when absent); null until needed after a {@link #read}. */
+    private Long2IntOpenHashMap local;
     private long[] ids;
     private double[] residual;
     private double[] score;
@@ -53,6 +56,7 @@ public final class FetchingPush {
      */
     public FetchingPush(long seed, double alpha, double eps, int seedDegree) {
         this(alpha, eps, 16);
+        local = newIndex(16);
         int s = touch(seed, seedDegree);
         residual[s] = alpha;
         hop[s] = 0;
@@ -69,7 +73,6 @@ public final class FetchingPush {
         this.alpha = alpha;
         this.eps = eps;
         this.alphaEps = alpha * eps;
-        local.defaultReturnValue(-1);
         ids = new long[capacity];
         residual = new double[capacity];
         score = new double[capacity];
@@ -90,6 +93,9 @@ public final class FetchingPush {
     public boolean advance(LongFunction<FetchedList> lists, boolean mayFetch) {
         final double keep = 1 - alpha;
         final double alphaEps = this.alphaEps;
+        if (head < tail) {
+            index();
+        }
         while (head < tail) {
             final int u = queue[head];
             final FetchedList list = lists.apply(ids[u]);
@@ -148,7 +154,26 @@ public final class FetchingPush {
         }
     }
 
-    /** Local index of {@code id}, touching it (no score, no residual, hop -1) on first sight. */
+    private static Long2IntOpenHashMap newIndex(int expected) {
+        Long2IntOpenHashMap map = new Long2IntOpenHashMap(expected);
+        map.defaultReturnValue(-1);
+        return map;
+    }
+
+    /** The id -> local index map, built from {@code ids} on first use after a {@link #read}. */
+    private Long2IntOpenHashMap index() {
+        if (local == null) {
+            // Room for as many new nodes as known ones: a push that resumes touches new nodes, and growing a
+            // large map by rehashing cost more than the room.
+            local = newIndex(Math.max(16, 2 * numTouched));
+            for (int v = 0; v < numTouched; v++) {
+                local.put(ids[v], v);
+            }
+        }
+        return local;
+    }
+
+    /** Local index of {@code id}, touching it (no score, no residual, hop -1) on first sight (index built). */
     private int touch(long id, int deg) {
         int known = local.get(id);
         if (known >= 0) {
@@ -219,7 +244,12 @@ public final class FetchingPush {
 
     /** Local index of a node id, or -1 if the push never touched it. */
     public int localIndex(long id) {
-        return local.get(id);
+        return index().get(id);
+    }
+
+    /** Whether the queue is empty: the push is finished (or waits for no list). */
+    public boolean finished() {
+        return head == tail;
     }
 
     /** Sum of the leftover residuals: {@code residualMass() / alpha} bounds every score's error. */
@@ -236,44 +266,54 @@ public final class FetchingPush {
         return 8 + 8 + 4 + numTouched * (8 + 8 + 8 + 4 + 4) + 4 + 4 * (tail - head) + 8;
     }
 
-    /** Writes the whole state (for keyed state between rounds). */
+    /** Writes the whole state (for keyed state between rounds), column after column. */
     void write(ByteBuffer out) {
         out.putDouble(alpha);
         out.putDouble(eps);
-        out.putInt(numTouched);
-        for (int v = 0; v < numTouched; v++) {
-            out.putLong(ids[v]);
-            out.putDouble(residual[v]);
-            out.putDouble(score[v]);
-            out.putInt(hop[v]);
-            out.putInt(degree[v]);
-        }
-        out.putInt(tail - head);
-        for (int i = head; i < tail; i++) {
-            out.putInt(queue[i]);
-        }
+        int n = numTouched;
+        out.putInt(n);
+        out.asLongBuffer().put(ids, 0, n);
+        out.position(out.position() + 8 * n);
+        out.asDoubleBuffer().put(residual, 0, n);
+        out.position(out.position() + 8 * n);
+        out.asDoubleBuffer().put(score, 0, n);
+        out.position(out.position() + 8 * n);
+        out.asIntBuffer().put(hop, 0, n);
+        out.position(out.position() + 4 * n);
+        out.asIntBuffer().put(degree, 0, n);
+        out.position(out.position() + 4 * n);
+        int queued = tail - head;
+        out.putInt(queued);
+        out.asIntBuffer().put(queue, head, queued);
+        out.position(out.position() + 4 * queued);
         out.putLong(pushes);
     }
 
-    /** The state {@link #write} wrote. */
+    /** The state {@link #write} wrote (the id map is built when the push resumes). */
     static FetchingPush read(ByteBuffer in) {
         double alpha = in.getDouble();
         double eps = in.getDouble();
         int n = in.getInt();
         FetchingPush p = new FetchingPush(alpha, eps, Math.max(16, n));
-        p.local.ensureCapacity(n);
-        for (int v = 0; v < n; v++) {
-            int t = p.touch(in.getLong(), 0);
-            p.residual[t] = in.getDouble();
-            p.score[t] = in.getDouble();
-            p.hop[t] = in.getInt();
-            p.degree[t] = in.getInt();
-        }
+        in.asLongBuffer().get(p.ids, 0, n);
+        in.position(in.position() + 8 * n);
+        in.asDoubleBuffer().get(p.residual, 0, n);
+        in.position(in.position() + 8 * n);
+        in.asDoubleBuffer().get(p.score, 0, n);
+        in.position(in.position() + 8 * n);
+        in.asIntBuffer().get(p.hop, 0, n);
+        in.position(in.position() + 4 * n);
+        in.asIntBuffer().get(p.degree, 0, n);
+        in.position(in.position() + 4 * n);
+        p.numTouched = n;
         int queued = in.getInt();
         p.queue = new int[Math.max(16, queued)];
+        in.asIntBuffer().get(p.queue, 0, queued);
+        in.position(in.position() + 4 * queued);
         for (int i = 0; i < queued; i++) {
-            p.enqueue(in.getInt());
+            p.inQueue[p.queue[i]] = true;
         }
+        p.tail = queued;
         p.pushes = in.getLong();
         return p;
     }

@@ -1,6 +1,7 @@
 package io.fanout.sampling.ppr;
 
 import io.fanout.sampling.TopK;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.nio.ByteBuffer;
@@ -23,16 +24,42 @@ import java.util.function.IntToDoubleFunction;
  *
  * <p>Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) so a keyed operator
  * can keep it between rounds (it is read and written once per round: primitive maps and one exactly sized buffer,
- * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Everything depends only on the seeds and the lists, not on the order lists
- * arrive in.
+ * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Everything depends only on the
+ * seeds and the lists, not on the order lists arrive in.
+ *
+ * <p>Built with the selection's options ({@link #PprBatchPush(long[], double, double, int, boolean)}), a batch
+ * <em>settles</em> each push as it finishes: a finished push never changes, so its selection is made at once and
+ * only that is kept (k nodes instead of every node it touched: on R-MAT 2^16 a batch of 512 seeds touched 200 k
+ * nodes, 9 MB carried through every later round), and once every push is settled the lists are dropped too. The
+ * messages are the same; without those options every push is kept for inspection ({@link #push}).
  */
 public final class PprBatchPush {
     private final long[] seeds;
+    /** Each distinct seed's push; null once settled. */
     private final FetchingPush[] pushes;
-    private final Long2ObjectOpenHashMap<FetchedList> lists;
+    /** Each distinct seed's selection once its push settled, else null. */
+    private final Settled[] settled;
+    /** The selection's size for settling, or 0: finished pushes are kept. */
+    private final int settleK;
+    private final boolean settleTopUp;
+    private Long2ObjectOpenHashMap<FetchedList> lists;
 
-    /** A batch before any list is known; a seed listed twice is pushed once (as {@link PprSampler} does). */
+    /**
+     * A batch before any list is known that keeps every push, finished or not ({@link #push}); a seed listed twice
+     * is pushed once (as {@link PprSampler} does).
+     */
     public PprBatchPush(long[] batchSeeds, double alpha, double eps) {
+        this(batchSeeds, alpha, eps, 0, false);
+    }
+
+    /**
+     * A batch before any list is known that settles each push as it finishes, for {@link #select}{@code
+     * (maxPprNodes, residualTopUp)}.
+     */
+    public PprBatchPush(long[] batchSeeds, double alpha, double eps, int maxPprNodes, boolean residualTopUp) {
+        if (maxPprNodes < 0) {
+            throw new IllegalArgumentException("maxPprNodes must be >= 0, got " + maxPprNodes);
+        }
         Set<Long> distinct = new LinkedHashSet<>();
         for (long s : batchSeeds) {
             distinct.add(s);
@@ -42,12 +69,19 @@ public final class PprBatchPush {
         for (int i = 0; i < seeds.length; i++) {
             pushes[i] = new FetchingPush(seeds[i], alpha, eps, -1);
         }
+        settled = new Settled[seeds.length];
+        settleK = maxPprNodes;
+        settleTopUp = residualTopUp;
         lists = new Long2ObjectOpenHashMap<>();
     }
 
-    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Long2ObjectOpenHashMap<FetchedList> lists) {
+    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Settled[] settled, int settleK, boolean settleTopUp,
+            Long2ObjectOpenHashMap<FetchedList> lists) {
         this.seeds = seeds;
         this.pushes = pushes;
+        this.settled = settled;
+        this.settleK = settleK;
+        this.settleTopUp = settleTopUp;
         this.lists = lists;
     }
 
@@ -68,17 +102,31 @@ public final class PprBatchPush {
      */
     public long[] advance(boolean mayFetch) {
         LongOpenHashSet missing = new LongOpenHashSet();
-        for (FetchingPush push : pushes) {
+        boolean open = false;
+        for (int i = 0; i < pushes.length; i++) {
+            FetchingPush push = pushes[i];
+            if (push == null) {
+                continue;
+            }
             if (!push.advance(lists::get, mayFetch)) {
                 push.forEachMissing(lists::get, missing::add);
+                open = true;
+            } else if (settleK > 0) {
+                settled[i] = Settled.of(push, settleK, settleTopUp);
+                pushes[i] = null;
+            } else {
+                open = true;
             }
+        }
+        if (!open) {
+            lists = new Long2ObjectOpenHashMap<>(); // every push settled: no list is read again
         }
         long[] out = missing.toLongArray();
         Arrays.sort(out);
         return out;
     }
 
-    /** The push of the i-th distinct seed. */
+    /** The push of the i-th distinct seed; null once settled (only a batch built with the selection's options settles). */
     public FetchingPush push(int i) {
         return pushes[i];
     }
@@ -109,18 +157,22 @@ public final class PprBatchPush {
         double[] attr = new double[2 * cap];
         int ne = 0;
         long pushCount = 0;
+        if (settleK > 0 && (maxPprNodes != settleK || residualTopUp != settleTopUp)) {
+            throw new IllegalArgumentException("pushes settled for " + settleK + " nodes, residual top-up "
+                    + settleTopUp + ", selected for " + maxPprNodes + ", " + residualTopUp);
+        }
         for (int si = 0; si < seeds.length; si++) {
-            FetchingPush push = pushes[si];
-            pushCount += push.pushes();
-            int[] selected = selectLocal(push, maxPprNodes, residualTopUp);
-            if (ne + selected.length > src.length) {
-                int grown = Math.max(src.length * 2, ne + selected.length);
+            Settled seed = settled[si] != null ? settled[si] : Settled.of(pushes[si], maxPprNodes, residualTopUp);
+            pushCount += seed.pushes;
+            int m = seed.ids.length;
+            if (ne + m > src.length) {
+                int grown = Math.max(src.length * 2, ne + m);
                 src = Arrays.copyOf(src, grown);
                 dst = Arrays.copyOf(dst, grown);
                 attr = Arrays.copyOf(attr, 2 * grown);
             }
-            for (int v : selected) {
-                long id = push.id(v);
+            for (int j = 0; j < m; j++) {
+                long id = seed.ids[j];
                 Integer at = position.get(id);
                 if (at == null) {
                     if (nids == ids.length) {
@@ -132,8 +184,8 @@ public final class PprBatchPush {
                 }
                 src[ne] = si;
                 dst[ne] = at;
-                attr[2 * ne] = residualTopUp ? push.score(v) + push.residual(v) : push.score(v);
-                attr[2 * ne + 1] = 1.0 / (1 + push.hop(v));
+                attr[2 * ne] = seed.values[j];
+                attr[2 * ne + 1] = seed.proximity[j];
                 ne++;
             }
         }
@@ -185,9 +237,19 @@ public final class PprBatchPush {
         }
         long[] ids = new long[topK.size()];
         int m = topK.drainBestFirst(ids, null, 0);
-        int[] out = new int[m];
+        // Back to local indices through a map of the m winners, not the push's map of every touched node (a
+        // finished push never builds that one).
+        Long2IntOpenHashMap rank = new Long2IntOpenHashMap(m);
+        rank.defaultReturnValue(-1);
         for (int i = 0; i < m; i++) {
-            out[i] = push.localIndex(ids[i]);
+            rank.put(ids[i], i);
+        }
+        int[] out = new int[m];
+        for (int c : candidates) {
+            int r = rank.get(push.id(c));
+            if (r >= 0) {
+                out[r] = c;
+            }
         }
         return out;
     }
@@ -196,17 +258,25 @@ public final class PprBatchPush {
     public byte[] toBytes() {
         long[] nodes = lists.keySet().toLongArray();
         Arrays.sort(nodes);
-        long size = 4 + 4;
-        for (FetchingPush push : pushes) {
-            size += push.serializedSize();
+        long size = 4 + 1 + 4 + 4;
+        for (int i = 0; i < pushes.length; i++) {
+            size += 1 + (pushes[i] != null ? pushes[i].serializedSize() : settled[i].serializedSize());
         }
         for (long node : nodes) {
             size += 8 + 4 + 4 + 12L * lists.get(node).neighbors().length;
         }
         ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size));
+        out.putInt(settleK);
+        out.put((byte) (settleTopUp ? 1 : 0));
         out.putInt(seeds.length);
-        for (FetchingPush push : pushes) {
-            push.write(out);
+        for (int i = 0; i < pushes.length; i++) {
+            if (pushes[i] != null) {
+                out.put((byte) 0);
+                pushes[i].write(out);
+            } else {
+                out.put((byte) 1);
+                settled[i].write(out);
+            }
         }
         out.putInt(nodes.length);
         for (long node : nodes) {
@@ -227,12 +297,20 @@ public final class PprBatchPush {
     /** The state {@link #toBytes} wrote. */
     public static PprBatchPush fromBytes(byte[] state) {
         ByteBuffer in = ByteBuffer.wrap(state);
+        int settleK = in.getInt();
+        boolean settleTopUp = in.get() != 0;
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
         FetchingPush[] pushes = new FetchingPush[numSeeds];
+        Settled[] settled = new Settled[numSeeds];
         for (int i = 0; i < numSeeds; i++) {
-            pushes[i] = FetchingPush.read(in);
-            seeds[i] = pushes[i].seed();
+            if (in.get() == 0) {
+                pushes[i] = FetchingPush.read(in);
+                seeds[i] = pushes[i].seed();
+            } else {
+                settled[i] = Settled.read(in);
+                seeds[i] = settled[i].seed;
+            }
         }
         int numLists = in.getInt();
         Long2ObjectOpenHashMap<FetchedList> lists = new Long2ObjectOpenHashMap<>(numLists);
@@ -251,7 +329,69 @@ public final class PprBatchPush {
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the batch push state");
         }
-        return new PprBatchPush(seeds, pushes, lists);
+        return new PprBatchPush(seeds, pushes, settled, settleK, settleTopUp, lists);
+    }
+
+    /** A finished push's selection, best first: node ids, values and hop proximities as the message carries them. */
+    static final class Settled {
+        final long seed;
+        final long pushes;
+        final long[] ids;
+        final double[] values;
+        final double[] proximity;
+
+        private Settled(long seed, long pushes, long[] ids, double[] values, double[] proximity) {
+            this.seed = seed;
+            this.pushes = pushes;
+            this.ids = ids;
+            this.values = values;
+            this.proximity = proximity;
+        }
+
+        static Settled of(FetchingPush push, int k, boolean residualTopUp) {
+            int[] selected = selectLocal(push, k, residualTopUp);
+            int m = selected.length;
+            long[] ids = new long[m];
+            double[] values = new double[m];
+            double[] proximity = new double[m];
+            for (int j = 0; j < m; j++) {
+                int v = selected[j];
+                ids[j] = push.id(v);
+                values[j] = residualTopUp ? push.score(v) + push.residual(v) : push.score(v);
+                proximity[j] = 1.0 / (1 + push.hop(v));
+            }
+            return new Settled(push.seed(), push.pushes(), ids, values, proximity);
+        }
+
+        int serializedSize() {
+            return 8 + 8 + 4 + 24 * ids.length;
+        }
+
+        void write(ByteBuffer out) {
+            out.putLong(seed);
+            out.putLong(pushes);
+            out.putInt(ids.length);
+            for (int j = 0; j < ids.length; j++) {
+                out.putLong(ids[j]);
+                out.putDouble(values[j]);
+                out.putDouble(proximity[j]);
+            }
+        }
+
+        static Settled read(ByteBuffer in) {
+            long seed = in.getLong();
+            long pushes = in.getLong();
+            int m = in.getInt();
+            long[] ids = new long[m];
+            double[] values = new double[m];
+            double[] proximity = new double[m];
+            for (int j = 0; j < m; j++) {
+                ids[j] = in.getLong();
+                values[j] = in.getDouble();
+                proximity[j] = in.getDouble();
+            }
+            return new Settled(seed, pushes, ids, values, proximity);
+        }
     }
 
     /** One batch's PPR neighbourhoods: {@link PprSubgraph}'s layout with node ids. */

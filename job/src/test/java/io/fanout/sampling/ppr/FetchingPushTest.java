@@ -64,10 +64,21 @@ public class FetchingPushTest {
 
     @Test
     void stateSurvivesBytes() throws Exception {
+        stateSurvivesBytes(false);
+    }
+
+    /** Through bytes while some pushes are settled and others still run. */
+    @Test
+    void settlingStateSurvivesBytes() throws Exception {
+        stateSurvivesBytes(true);
+    }
+
+    private static void stateSurvivesBytes(boolean settle) throws Exception {
         CsrGraph graph = GraphLoader.load(SharedData.graph("cora"), EdgeDirection.OUT);
-        long[] seeds = {0, 5, 17, 5};
+        long[] seeds = {0, 5, 17, 5, 1358, 2000};
         PprBatchPush direct = new PprBatchPush(seeds, ALPHA, EPS);
-        PprBatchPush viaBytes = new PprBatchPush(seeds, ALPHA, EPS);
+        PprBatchPush viaBytes = settle ? new PprBatchPush(seeds, ALPHA, EPS, K, true) : new PprBatchPush(seeds, ALPHA, EPS);
+        boolean mixed = false;
         LongFunction<FetchedList> lists = lists(graph, 1000);
         long[] a = direct.advance(true);
         long[] b = viaBytes.advance(true);
@@ -80,14 +91,21 @@ public class FetchingPushTest {
             viaBytes = PprBatchPush.fromBytes(viaBytes.toBytes());
             a = direct.advance(true);
             b = viaBytes.advance(true);
+            int open = 0;
+            for (int i = 0; i < viaBytes.numSeeds(); i++) {
+                open += viaBytes.push(i) != null ? 1 : 0;
+            }
+            mixed |= open > 0 && open < viaBytes.numSeeds();
         }
         assertThat(b).isEmpty();
+        assertThat(mixed).as("a round with settled and running pushes").isEqualTo(settle);
         PprBatchPush.Result x = direct.select(K, true);
         PprBatchPush.Result y = viaBytes.select(K, true);
         assertThat(y.ids).isEqualTo(x.ids);
         assertThat(y.edgeIndex).isEqualTo(x.edgeIndex);
         assertThat(y.edgeAttr).isEqualTo(x.edgeAttr);
-        assertThat(x.numSeeds).isEqualTo(3);
+        assertThat(y.pushes).isEqualTo(x.pushes);
+        assertThat(x.numSeeds).isEqualTo(5);
     }
 
     private static void equalsTheMemoryStore(String dataset, int maxNeighbors) throws Exception {
@@ -117,11 +135,20 @@ public class FetchingPushTest {
             for (boolean topUp : new boolean[] {true, false}) {
                 PprSampler plain = topUp ? sampler : new PprSampler(graph, ALPHA, EPS, K, maxNeighbors, false, JOB_SEED);
                 PprSubgraph expected = plain.sample(batch);
-                PprBatchPush.Result actual = fetched.select(K, topUp);
-                assertThat(actual.ids).isEqualTo(Arrays.stream(expected.ids()).asLongStream().toArray());
-                assertThat(actual.numSeeds).isEqualTo(expected.numSeeds());
-                assertThat(actual.edgeIndex).isEqualTo(expected.edgeIndex());
-                assertThat(actual.edgeAttr).isEqualTo(expected.edgeAttr());
+                // Kept pushes selected at the end, and pushes settled as each finished (as the job runs them).
+                PprBatchPush settling = new PprBatchPush(ids, ALPHA, EPS, K, topUp);
+                run(settling, lists, Integer.MAX_VALUE);
+                for (PprBatchPush.Result actual : java.util.List.of(fetched.select(K, topUp), settling.select(K, topUp))) {
+                    assertThat(actual.ids).isEqualTo(Arrays.stream(expected.ids()).asLongStream().toArray());
+                    assertThat(actual.numSeeds).isEqualTo(expected.numSeeds());
+                    assertThat(actual.edgeIndex).isEqualTo(expected.edgeIndex());
+                    assertThat(actual.edgeAttr).isEqualTo(expected.edgeAttr());
+                    assertThat(actual.pushes).isEqualTo(fetched.select(K, topUp).pushes);
+                }
+                for (int i = 0; i < settling.numSeeds(); i++) {
+                    assertThat(settling.push(i)).as("a finished push is settled").isNull();
+                }
+                assertThat(settling.numFetched()).as("lists dropped once every push settled").isZero();
             }
         }
         System.out.printf("%s maxNeighbors %d: at most %d fetch rounds per batch%n", dataset, maxNeighbors, maxRounds);

@@ -1,0 +1,47 @@
+package io.fanout.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.config.FanoutJobConfig;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.store.GraphStore;
+import io.fanout.testing.SharedData;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run fingerprint (the uid suffix of a partitioned job's sampling operators) changes with every option that
+ * changes the messages, the PPR options included, so a mid-epoch savepoint never resumes a batch under other
+ * options; the graph-holding operators' uids do not carry it (a loaded graph starts any job).
+ */
+class RunFingerprintTest {
+    private static String fingerprint(String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--graph", SharedData.graph("cora").toString(), "--store",
+                "partitioned", "--batch-size", "64"));
+        args.addAll(List.of(extra));
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(args.toArray(String[]::new))
+                .configuration);
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        return FanoutJob.runFingerprint(config, FanoutJob.batchPlan(config, nodes));
+    }
+
+    @Test
+    void everyOptionThatChangesTheMessagesChangesTheFingerprint() throws Exception {
+        String ppr = fingerprint("--sampler", "ppr");
+        assertThat(fingerprint("--sampler", "ppr")).as("deterministic").isEqualTo(ppr);
+        String[][] variants = {
+            {"--sampler", "khop"}, {"--sampler", "ppr", "--alpha", "0.3"}, {"--sampler", "ppr", "--eps", "1e-5"},
+            {"--sampler", "ppr", "--max-ppr-nodes", "20"}, {"--sampler", "ppr", "--ppr-max-fetch-iterations", "3"},
+            {"--sampler", "ppr", "--residual-topup", "false"}, {"--sampler", "ppr", "--seed", "9"},
+            {"--sampler", "ppr", "--batch-size", "32"},
+        };
+        Set<String> seen = new HashSet<>(Set.of(ppr));
+        for (String[] v : variants) {
+            assertThat(seen.add(fingerprint(v))).as(String.join(" ", v)).isTrue();
+        }
+        assertThat(fingerprint("--fanout", "5,5")).isNotEqualTo(fingerprint("--fanout", "5,4"));
+    }
+}
