@@ -266,24 +266,25 @@ public final class FanoutJob {
     }
 
     /**
-     * The layout of the sampling operators' keyed state (partial batches, PPR pushes). Part of the run fingerprint, so
-     * a savepoint taken mid-epoch by a jar with another layout is not read as this one's: its sampling state does not
-     * match (restore with --allowNonRestoredState to start the epochs over on the graph it holds).
+     * The layout of the partitioned PPR rounds' keyed state (the batch push state). Part of a PPR run's fingerprint,
+     * so a savepoint taken mid-epoch by a jar with another layout is not read as this one's: its sampling state does
+     * not match (restore with --allowNonRestoredState to start the epochs over on the graph it holds). Layout 2:
+     * pushes settled as they finish.
      */
-    static final String SAMPLING_STATE_LAYOUT = "sampling state 2";
+    static final String PPR_STATE_LAYOUT = "ppr state 2";
 
     /**
-     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed, the
-     * sampler and its options) and the sampling state's layout: the uid suffix of every per-run operator.
+     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; for
+     * PPR its options and state layout): the uid suffix of every per-run operator.
      */
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
-        // The sampler's options too: a batch restored mid-push must finish with the options it started with.
-        String sampler = config.sampler == SamplerType.PPR
-                ? "ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
-                        + " " + config.pprMaxFetchIterations
-                : config.sampler.toString();
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
-                + "|" + config.seed + "|" + config.partitionedLoadOnly + "|" + sampler + "|" + SAMPLING_STATE_LAYOUT;
+                + "|" + config.seed + "|" + config.partitionedLoadOnly;
+        if (config.sampler == SamplerType.PPR) {
+            // A batch restored mid-push must finish with the options it started with.
+            run += "|ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
+                    + " " + config.pprMaxFetchIterations + "|" + PPR_STATE_LAYOUT;
+        }
         try {
             byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
                     .digest(run.getBytes(java.nio.charset.StandardCharsets.UTF_8));
