@@ -1,5 +1,8 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.ppr.PprBatchPush;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+
 /** A batch between two PPR fetch rounds (a Flink POJO keyed by {@link #batchKey}): its {@code PprBatchPush} state. */
 public class PprPartial {
     public long batchKey;
@@ -16,4 +19,16 @@ public class PprPartial {
     public int pending;
 
     public PprPartial() {}
+
+    /**
+     * The push's state as bytes. A state too large for one batch fails the job without restarts, naming the options
+     * that bound it: a restart would fail the same way.
+     */
+    static byte[] stateOf(PprBatchPush push) {
+        try {
+            return push.toBytes();
+        } catch (IllegalStateException e) {
+            throw new SuppressRestartsException(e);
+        }
+    }
 }

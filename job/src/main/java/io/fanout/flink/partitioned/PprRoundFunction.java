@@ -85,7 +85,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         batch.clear();
         answers.clear();
         tally.clear();
-        partial.state = push.toBytes();
+        partial.state = PprPartial.stateOf(push);
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);
         PprFetchRequest.send(partial.batchKey, missing, getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r));

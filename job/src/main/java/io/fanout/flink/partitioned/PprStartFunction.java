@@ -43,7 +43,7 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
         start.numBatches = batch.numBatches;
         start.seeds = seeds;
         start.inputIds = batch.inputIds;
-        start.state = push.toBytes();
+        start.state = PprPartial.stateOf(push);
         start.pending = missing.length;
         PprFetchRequest.send(start.batchKey, missing, getRuntimeContext().getTaskInfo(),
                 r -> ctx.output(PprRoundFunction.requests(1), r));

@@ -254,8 +254,21 @@ public final class PprBatchPush {
         return out;
     }
 
-    /** The whole state as bytes. */
+    /** The most bytes one batch's state may take: a Java array's, and a RocksDB value's, limit. */
+    static final long MAX_STATE_BYTES = Integer.MAX_VALUE - 8;
+
+    /**
+     * The whole state as bytes.
+     *
+     * @throws IllegalStateException when it would take more than {@link #MAX_STATE_BYTES} (each open push holds
+     *     every node it touched, up to about {@code 1 / (alpha * eps)} each): fewer seeds per batch or a larger
+     *     eps bound it
+     */
     public byte[] toBytes() {
+        return toBytes(MAX_STATE_BYTES);
+    }
+
+    byte[] toBytes(long maxBytes) {
         long[] nodes = lists.keySet().toLongArray();
         Arrays.sort(nodes);
         long size = 4 + 1 + 4 + 4;
@@ -265,7 +278,14 @@ public final class PprBatchPush {
         for (long node : nodes) {
             size += 8 + 4 + 4 + 12L * lists.get(node).neighbors().length;
         }
-        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size));
+        if (size > maxBytes) {
+            long open = Arrays.stream(pushes).filter(java.util.Objects::nonNull).count();
+            throw new IllegalStateException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
+                    + " seeds (%d pushes open, %d lists) would take %,d bytes, over the %,d one batch can hold: use"
+                    + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, nodes.length,
+                    size, maxBytes));
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) size);
         out.putInt(settleK);
         out.put((byte) (settleTopUp ? 1 : 0));
         out.putInt(seeds.length);

@@ -73,6 +73,18 @@ public class FetchingPushTest {
         stateSurvivesBytes(true);
     }
 
+    @Test
+    void aStateTooLargeForOneBatchIsRefusedNamingTheOptions() {
+        PprBatchPush batch = new PprBatchPush(new long[] {1, 2, 3}, ALPHA, EPS, K, true);
+        int size = batch.toBytes().length;
+        assertThat(batch.toBytes(size)).hasSize(size);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> batch.toBytes(size - 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("the PPR state of one batch of 3 seeds (3 pushes open, 0 lists) would take " + String.format(
+                        java.util.Locale.ROOT, "%,d", size) + " bytes, over the " + String.format(java.util.Locale.ROOT,
+                        "%,d", size - 1) + " one batch can hold: use fewer seeds per batch (--batch-size) or a larger --eps");
+    }
+
     private static void stateSurvivesBytes(boolean settle) throws Exception {
         CsrGraph graph = GraphLoader.load(SharedData.graph("cora"), EdgeDirection.OUT);
         long[] seeds = {0, 5, 17, 5, 1358, 2000};
