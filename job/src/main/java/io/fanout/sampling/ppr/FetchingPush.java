@@ -23,9 +23,8 @@ import java.util.function.LongFunction;
  * <p>State is per touched node (id, residual, score, hop, degree): it grows with the seed's neighbourhood, not
  * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds, one column after
  * the other (bulk copies). Node ids map to local indices in a primitive hash map, since touching a node is the
- * push's innermost step; a read push builds that map only when it pushes again, so a finished push (most of a
- * batch's in later rounds) is carried through a round without hashing its nodes: rebuilding every push's map
- * each round was most of a partitioned PPR round's CPU.
+ * push's innermost step; a read push builds that map only when it pushes again (rebuilding every push's map each
+ * round, finished or not, was the largest part of a partitioned PPR round's CPU), with room for as many new nodes.
  */
 public final class FetchingPush {
     private final double alpha;
@@ -245,11 +244,6 @@ public final class FetchingPush {
     /** Local index of a node id, or -1 if the push never touched it. */
     public int localIndex(long id) {
         return index().get(id);
-    }
-
-    /** Whether the queue is empty: the push is finished (or waits for no list). */
-    public boolean finished() {
-        return head == tail;
     }
 
     /** Sum of the leftover residuals: {@code residualMass() / alpha} bounds every score's error. */
