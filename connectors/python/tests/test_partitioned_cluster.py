@@ -78,6 +78,14 @@ def completed_checkpoints(cluster: Cluster, job: str) -> int:
     return cluster.checkpoints(job)["counts"]["completed"]
 
 
+def require_running(cluster: Cluster, job: str) -> bool:
+    """True if the job is RUNNING; fails otherwise (a job that ended or failed before its kill point)."""
+    state = cluster.job_state(job)
+    if state != "RUNNING":
+        raise ClusterError(f"job {job} is {state} before the kill point")
+    return True
+
+
 # ---- TaskManager kills ------------------------------------------------------------------------------
 
 # R-MAT 2^15 node ids, 64 x 2^15 undirected rows (4.2 M stored edges) in 64 parts of 32 k rows: the edge source
@@ -191,11 +199,6 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
     # What the edge source writes for the whole graph, as the uninterrupted run counted it.
     total_stored = reference.edge_records
 
-    def running():
-        state = cluster.job_state(job)
-        if state != "RUNNING":
-            raise ClusterError(f"job {job} is {state} before the kill point")
-
     def loaded():
         return metrics.total(OPERATOR_RECORDS_OUT, job, "edge_reader")
 
@@ -204,11 +207,11 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
 
     if kill_point == "mid-load":
         # Some parts read, then a checkpoint triggered after that completed while the edge source still reads.
-        first_read_ms = cluster.wait_for("the first edges read",
-                                         lambda: (running(), loaded() > 0)[1] and time.time() * 1000, 300, interval=0.05)
+        first_read_ms = cluster.wait_for("the first edges read", lambda: require_running(cluster, job)
+                                         and loaded() > 0 and time.time() * 1000, 300, interval=0.05)
 
         def checkpoint_after_first_read():
-            running()
+            require_running(cluster, job)
             latest = cluster.checkpoints(job)["latest"]["completed"]
             return latest if latest and latest["trigger_timestamp"] > first_read_ms else None
 
@@ -220,10 +223,12 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
             f"{sent:.0f} messages; checkpoint {checkpoint['id']})"
     else:
         total = len(reference)
-        cluster.wait_for("40% of the batches", lambda: (running(), messages() >= 0.4 * total)[1], 900, interval=0.05)
+        cluster.wait_for("40% of the batches", lambda: require_running(cluster, job) and messages() >= 0.4 * total,
+                         900, interval=0.05)
         first = completed_checkpoints(cluster, job)
         cluster.wait_for("a checkpoint mid-epoch",
-                         lambda: (running(), completed_checkpoints(cluster, job) > first)[1], 300, interval=0.05)
+                         lambda: require_running(cluster, job) and completed_checkpoints(cluster, job) > first,
+                         300, interval=0.05)
         sent = messages()
         assert sent < total, f"the job ended before the kill point ({sent:.0f} of {total})"
     cluster.kill_taskmanager(victim)
@@ -342,20 +347,18 @@ def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing
                          "--max-batches-per-second", "2", "--checkpoint-interval", "500ms",
                          "--graph-updates", str(updates), "--graph-updates-interval", "200ms", "--output", str(out))
 
-    def running():
-        state = cluster.job_state(job)
-        if state != "RUNNING":
-            raise ClusterError(f"job {job} is {state} before the kill point")
-
     def messages():
         return metrics.total(OPERATOR_RECORDS_OUT, job, "khop_messages")
 
-    cluster.wait_for("20% of the batches", lambda: (running(), messages() >= 0.2 * total)[1], 600, interval=0.05)
+    cluster.wait_for("20% of the batches", lambda: require_running(cluster, job) and messages() >= 0.2 * total,
+                     600, interval=0.05)
     write_updates(updates, "0002.tsv")
-    cluster.wait_for("40% of the batches", lambda: (running(), messages() >= 0.4 * total)[1], 600, interval=0.05)
+    cluster.wait_for("40% of the batches", lambda: require_running(cluster, job) and messages() >= 0.4 * total,
+                     600, interval=0.05)
     first = completed_checkpoints(cluster, job)
     cluster.wait_for("two checkpoints after version 3 was written",
-                     lambda: (running(), completed_checkpoints(cluster, job) > first + 1)[1], 300, interval=0.05)
+                     lambda: require_running(cluster, job) and completed_checkpoints(cluster, job) > first + 1,
+                     300, interval=0.05)
     sent = messages()
     assert sent < total, f"the job ended before the kill point ({sent:.0f} of {total})"
     cluster.kill_taskmanager(victim)

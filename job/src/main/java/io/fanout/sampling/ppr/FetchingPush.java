@@ -267,19 +267,19 @@ public final class FetchingPush {
         int n = numTouched;
         out.putInt(n);
         out.asLongBuffer().put(ids, 0, n);
-        out.position(out.position() + 8 * n);
+        skip(out, Long.BYTES, n);
         out.asDoubleBuffer().put(residual, 0, n);
-        out.position(out.position() + 8 * n);
+        skip(out, Double.BYTES, n);
         out.asDoubleBuffer().put(score, 0, n);
-        out.position(out.position() + 8 * n);
+        skip(out, Double.BYTES, n);
         out.asIntBuffer().put(hop, 0, n);
-        out.position(out.position() + 4 * n);
+        skip(out, Integer.BYTES, n);
         out.asIntBuffer().put(degree, 0, n);
-        out.position(out.position() + 4 * n);
+        skip(out, Integer.BYTES, n);
         int queued = tail - head;
         out.putInt(queued);
         out.asIntBuffer().put(queue, head, queued);
-        out.position(out.position() + 4 * queued);
+        skip(out, Integer.BYTES, queued);
         out.putLong(pushes);
     }
 
@@ -290,25 +290,30 @@ public final class FetchingPush {
         int n = in.getInt();
         FetchingPush p = new FetchingPush(alpha, eps, Math.max(16, n));
         in.asLongBuffer().get(p.ids, 0, n);
-        in.position(in.position() + 8 * n);
+        skip(in, Long.BYTES, n);
         in.asDoubleBuffer().get(p.residual, 0, n);
-        in.position(in.position() + 8 * n);
+        skip(in, Double.BYTES, n);
         in.asDoubleBuffer().get(p.score, 0, n);
-        in.position(in.position() + 8 * n);
+        skip(in, Double.BYTES, n);
         in.asIntBuffer().get(p.hop, 0, n);
-        in.position(in.position() + 4 * n);
+        skip(in, Integer.BYTES, n);
         in.asIntBuffer().get(p.degree, 0, n);
-        in.position(in.position() + 4 * n);
+        skip(in, Integer.BYTES, n);
         p.numTouched = n;
         int queued = in.getInt();
         p.queue = new int[Math.max(16, queued)];
         in.asIntBuffer().get(p.queue, 0, queued);
-        in.position(in.position() + 4 * queued);
+        skip(in, Integer.BYTES, queued);
         for (int i = 0; i < queued; i++) {
             p.inQueue[p.queue[i]] = true;
         }
         p.tail = queued;
         p.pushes = in.getLong();
         return p;
+    }
+
+    /** Moves past a column just copied through a view ({@code asLongBuffer()} etc. leave the position as it was). */
+    private static void skip(ByteBuffer buffer, int bytesPerValue, int values) {
+        buffer.position(buffer.position() + bytesPerValue * values);
     }
 }
