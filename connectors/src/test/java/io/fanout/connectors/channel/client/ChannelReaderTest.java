@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -235,22 +236,30 @@ class ChannelReaderTest {
     }
 
     /**
-     * A broken server: welcomes the reader, then writes twenty messages against its two credits (so
-     * many that the consumer's returned credits cannot keep up however the threads are scheduled).
+     * A broken server: welcomes the reader, then writes twenty messages against its two credits before
+     * the consumer takes any.
      */
     @Test
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            CountDownLatch allWritten = new CountDownLatch(1);
             CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
                 for (int i = 0; i < 20; i++) {
                     EncodedMessage m = sample(i);
                     out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                 }
+                allWritten.countDown();
                 Thread.sleep(2_000); // keep the connection open while the reader judges it
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
-            ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0);
+            // A short reconnect timeout: were the violation missed, the test fails on an assertion, not a hang.
+            ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0)
+                    .withReconnectTimeout(Duration.ofSeconds(2));
             try (ChannelReader r = ChannelReader.fromEndpoints(List.of(address), options)) {
+                // Nothing is consumed (so no credit returned) until all twenty are on the wire, so the
+                // connection thread sees the third MESSAGE against two credits however threads are scheduled
+                // (consuming as they arrived once let returned credits keep pace on a busy CI host).
+                assertThat(allWritten.await(30, TimeUnit.SECONDS)).isTrue();
                 assertThatThrownBy(() -> {
                     while (r.hasNext()) {
                         r.next();
