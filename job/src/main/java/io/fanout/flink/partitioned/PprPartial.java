@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.ppr.PprBatchPush;
+import io.fanout.sampling.ppr.PprStateTooLargeException;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 /** A batch between two PPR fetch rounds (a Flink POJO keyed by {@link #batchKey}): its {@code PprBatchPush} state. */
@@ -27,7 +28,7 @@ public class PprPartial {
     static byte[] stateOf(PprBatchPush push) {
         try {
             return push.toBytes();
-        } catch (IllegalStateException e) {
+        } catch (PprStateTooLargeException e) {
             throw new SuppressRestartsException(e);
         }
     }

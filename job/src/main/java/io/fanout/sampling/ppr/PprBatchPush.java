@@ -260,7 +260,7 @@ public final class PprBatchPush {
     /**
      * The whole state as bytes.
      *
-     * @throws IllegalStateException when it would take more than {@link #MAX_STATE_BYTES} (each open push holds
+     * @throws PprStateTooLargeException when it would take more than {@link #MAX_STATE_BYTES} (each open push holds
      *     every node it touched, up to about {@code 1 / (alpha * eps)} each): fewer seeds per batch or a larger
      *     eps bound it
      */
@@ -280,7 +280,7 @@ public final class PprBatchPush {
         }
         if (size > maxBytes) {
             long open = Arrays.stream(pushes).filter(java.util.Objects::nonNull).count();
-            throw new IllegalStateException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
+            throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
                     + " seeds (%d pushes open, %d lists) would take %,d bytes, over the %,d one batch can hold: use"
                     + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, nodes.length,
                     size, maxBytes));

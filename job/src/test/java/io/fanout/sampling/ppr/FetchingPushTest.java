@@ -79,7 +79,7 @@ public class FetchingPushTest {
         int size = batch.toBytes().length;
         assertThat(batch.toBytes(size)).hasSize(size);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> batch.toBytes(size - 1))
-                .isInstanceOf(IllegalStateException.class)
+                .isInstanceOf(PprStateTooLargeException.class)
                 .hasMessage("the PPR state of one batch of 3 seeds (3 pushes open, 0 lists) would take " + String.format(
                         java.util.Locale.ROOT, "%,d", size) + " bytes, over the " + String.format(java.util.Locale.ROOT,
                         "%,d", size - 1) + " one batch can hold: use fewer seeds per batch (--batch-size) or a larger --eps");
