@@ -294,11 +294,6 @@ public final class FanoutJobConfig {
                     + " partitioned: graph updates change the partitioned store's keyed adjacency (the memory store's"
                     + " graph is fixed once loaded)");
         }
-        if ((updatesDir != null || updatesSocket != null) && sampler == SamplerType.PPR) {
-            throw new ConfigException("Option " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
-                    : FanoutOptions.GRAPH_UPDATES_SOCKET) + " is not supported with " + name(FanoutOptions.SAMPLER)
-                    + " ppr yet: graph updates apply to the partitioned k-hop lookups (use --sampler khop)");
-        }
         if (updatesDir != null && updatesSocket != null) {
             throw new ConfigException("Options " + name(FanoutOptions.GRAPH_UPDATES) + " and "
                     + name(FanoutOptions.GRAPH_UPDATES_SOCKET) + " are both set: give one update source (versions"

@@ -228,7 +228,7 @@ public final class FanoutJob {
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR
                 ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
-                        config.pprMaxFetchIterations, runTag)
+                        config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config))
                 : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
                         seedIds, config.partitionedBucketSize, config.partitionedCacheBytes, runTag,
@@ -269,9 +269,9 @@ public final class FanoutJob {
      * The layout of the partitioned PPR rounds' keyed state (the batch push state). Part of a PPR run's fingerprint,
      * so a savepoint taken mid-epoch by a jar with another layout is not read as this one's: its sampling state does
      * not match (restore with --allowNonRestoredState to start the epochs over on the graph it holds). Layout 2:
-     * pushes settled as they finish.
+     * pushes settled as they finish; 3: each batch's graph version, and neighbour degrees answered apart (updates).
      */
-    static final String PPR_STATE_LAYOUT = "ppr state 2";
+    static final String PPR_STATE_LAYOUT = "ppr state 3";
 
     /**
      * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; for

@@ -84,6 +84,9 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
                 .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(batch.pprEdgeAttr, new long[] {n, 2}));
         GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
                 batch.batchId, batch.numBatches);
+        if (graphVersions) {
+            message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
+        }
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, batch.ids.length, n, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);

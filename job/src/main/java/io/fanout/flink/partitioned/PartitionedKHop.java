@@ -48,7 +48,6 @@ public final class PartitionedKHop {
             String runTag, DataStream<UpdateLine> updateLines) throws IOException {
         // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
-        DataStream<EdgeRecord> edges = updateLines == null ? null : edges(env, spec);
 
         boolean nodeData = spec.nodeFeatures() != null;
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
@@ -64,15 +63,9 @@ public final class PartitionedKHop {
                     .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {
-            GraphLoader.HeaderFacts facts = GraphLoader.headerFacts(spec.edges(), spec.directed());
-            SingleOutputStreamOperator<EdgeUpdate> updates = updateLines
-                    .transform("graph-update-reader", TypeInformation.of(EdgeUpdate.class), new UpdateReaderOperator(
-                            new EdgeUpdateParser(facts.directed(), spec.direction(), facts.idBase())))
-                    .setParallelism(1).uid("graph-update-reader");
-            adjacency = edges.map(new LoadedEdge()).returns(TypeInformation.of(EdgeUpdate.class))
-                    .name("loaded-edges").uid("loaded-edges")
-                    .union(updates);
-            stage = checked.connect(updates.getSideOutput(UpdateReaderOperator.COMMITTED).broadcast())
+            VersionedGraph graph = versionedGraph(env, spec, updateLines);
+            adjacency = graph.adjacency();
+            stage = checked.connect(graph.versions().broadcast())
                     .transform("batch-start", TypeInformation.of(PartialBatch.class),
                             new VersionedBatchStartOperator(seedIds))
                     .uid("batch-start" + runTag);
@@ -98,6 +91,27 @@ public final class PartitionedKHop {
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
         return withNodeData(env, spec, stage, updateLines != null, runTag);
+    }
+
+    /**
+     * A graph that changes: every loaded edge as an update of version 0, then the update reader's edges, for the
+     * keyed adjacencies ({@link VersionedAdjacencyOperator}) to key by node, and the committed versions, for the
+     * batch start.
+     */
+    record VersionedGraph(DataStream<EdgeUpdate> adjacency, DataStream<Long> versions) {}
+
+    /** The one update reader (parallelism 1: versions commit in order) over {@code updateLines}, and the load. */
+    static VersionedGraph versionedGraph(StreamExecutionEnvironment env, GraphSpec spec, DataStream<UpdateLine> updateLines)
+            throws IOException {
+        GraphLoader.HeaderFacts facts = GraphLoader.headerFacts(spec.edges(), spec.directed());
+        SingleOutputStreamOperator<EdgeUpdate> updates = updateLines
+                .transform("graph-update-reader", TypeInformation.of(EdgeUpdate.class), new UpdateReaderOperator(
+                        new EdgeUpdateParser(facts.directed(), spec.direction(), facts.idBase())))
+                .setParallelism(1).uid("graph-update-reader");
+        DataStream<EdgeUpdate> adjacency = edges(env, spec).map(new LoadedEdge()).returns(TypeInformation.of(EdgeUpdate.class))
+                .name("loaded-edges").uid("loaded-edges")
+                .union(updates);
+        return new VersionedGraph(adjacency, updates.getSideOutput(UpdateReaderOperator.COMMITTED));
     }
 
     /**

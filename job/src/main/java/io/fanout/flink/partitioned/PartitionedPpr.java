@@ -2,6 +2,7 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.flink.updates.UpdateLine;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
 import org.apache.flink.api.common.functions.FlatMapFunction;
@@ -30,13 +31,21 @@ public final class PartitionedPpr {
      * @param seedIds the seed list's node ids by index, or null when ids equal indices
      * @param maxNeighbors neighbours a push reads per node (-1 = all)
      * @param rounds fetch rounds per batch, >= 1
+     * @param bucketSize neighbours per stored bucket of a versioned list (graph updates only)
      * @param runTag appended to the batch path's uids ({@link PartitionedKHop#build}: savepoint reuse)
+     * @param updateLines graph-update lines, or null for a fixed graph: then each batch reads the graph at the
+     *     version committed when it starts ({@code #META.graph_version}), its lists and their neighbours' degrees
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
-            boolean residualTopUp, long seed, int rounds, String runTag) throws IOException {
+            boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
+            DataStream<UpdateLine> updateLines) throws IOException {
         if (rounds < 1) {
             throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
+        }
+        if (updateLines != null) {
+            return versioned(env, batches, spec, seedIds, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed,
+                    rounds, bucketSize, runTag, updateLines);
         }
         DataStream<EdgeGroup> groups = PartitionedKHop.edgeGroups(env, spec);
         DataStream<PprEdge> askers = groups.flatMap(new GroupEdges()).returns(TypeInformation.of(PprEdge.class))
@@ -64,17 +73,67 @@ public final class PartitionedPpr {
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class), new PprFetchOperator())
                     .uid("ppr-fetch-" + round);
-            stage = stage.keyBy(new PartialKey(), Types.LONG)
-                    .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new PprRoundFunction(round, rounds))
-                    .returns(TypeInformation.of(PprPartial.class))
-                    .name("ppr-round-" + round).uid("ppr-round-" + round + runTag);
+            stage = round(stage, answers, round, rounds, runTag);
         }
+        return finish(env, spec, stage, maxPprNodes, residualTopUp, false, runTag);
+    }
+
+    /**
+     * With graph updates: every round has a versioned copy of the whole adjacency for its list fetches and another
+     * for the degrees of the fetched lists' neighbours (a degree at a version needs the list: a deletion of a missing
+     * edge changes nothing), both fed the loaded edges and the updates keyed by node; a batch starts at the version
+     * committed then and every fetch and degree of it is read at that version.
+     */
+    private static DataStream<EncodedMessage> versioned(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
+            GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
+            boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
+            DataStream<UpdateLine> updateLines) throws IOException {
+        PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, updateLines);
+        String saved = SavedGraphCheck.describe(spec, rounds, bucketSize) + ", ppr fetch rounds " + rounds
+                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2, graph updates";
+        SingleOutputStreamOperator<PprPartial> stage = batches
+                .map(new SavedGraphCheck(saved)).returns(batches.getType())
+                .name("saved-graph-check").uid(SavedGraphCheck.UID)
+                .connect(graph.versions().broadcast())
+                .transform("ppr-start", TypeInformation.of(PprPartial.class), new VersionedPprStartOperator(
+                        new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp)))
+                .uid("ppr-start" + runTag);
+        for (int round = 1; round <= rounds; round++) {
+            SingleOutputStreamOperator<PprAnswerGroup> lists = graph.adjacency()
+                    .keyBy(new PartitionedKHop.UpdateNode(), Types.LONG)
+                    .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
+                            new VersionedPprFetchOperator(maxNeighbors, seed, bucketSize, round == 1))
+                    .uid("ppr-fetch-" + round);
+            DataStream<PprAnswerGroup> degrees = graph.adjacency()
+                    .keyBy(new PartitionedKHop.UpdateNode(), Types.LONG)
+                    .connect(lists.getSideOutput(VersionedPprFetchOperator.DEGREE_REQUESTS)
+                            .keyBy(new RequestNode(), Types.LONG))
+                    .transform("ppr-degrees-" + round, TypeInformation.of(PprAnswerGroup.class),
+                            new VersionedPprDegreeOperator(bucketSize))
+                    .uid("ppr-degrees-" + round);
+            stage = round(stage, lists.union(degrees), round, rounds, runTag);
+        }
+        return finish(env, spec, stage, maxPprNodes, residualTopUp, true, runTag);
+    }
+
+    private static SingleOutputStreamOperator<PprPartial> round(SingleOutputStreamOperator<PprPartial> stage,
+            DataStream<PprAnswerGroup> answers, int round, int rounds, String runTag) {
+        return stage.keyBy(new PartialKey(), Types.LONG)
+                .connect(answers.keyBy(new AnswerKey(), Types.LONG))
+                .process(new PprRoundFunction(round, rounds))
+                .returns(TypeInformation.of(PprPartial.class))
+                .name("ppr-round-" + round).uid("ppr-round-" + round + runTag);
+    }
+
+    private static DataStream<EncodedMessage> finish(StreamExecutionEnvironment env, GraphSpec spec,
+            SingleOutputStreamOperator<PprPartial> stage, int maxPprNodes, boolean residualTopUp, boolean graphVersions,
+            String runTag) throws IOException {
         SingleOutputStreamOperator<PartialBatch> selected = stage
                 .process(new PprFinishFunction(maxPprNodes, residualTopUp, spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
                 .name("ppr-select").uid("ppr-select" + runTag);
-        return PartitionedKHop.withNodeData(env, spec, selected, runTag);
+        return PartitionedKHop.withNodeData(env, spec, selected, graphVersions, runTag);
     }
 
     /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */

@@ -12,19 +12,23 @@ public class PprFetchRequest {
     /** The routing key: {@code nodes[0]}. */
     public long node;
     public long batchKey;
-    /** The nodes whose lists the batch asks for, all owned by one fetch subtask. */
+    /** The nodes whose lists (or, to a degree lookup, degrees) the batch asks for, all owned by one subtask. */
     public long[] nodes;
+    /** The graph version the batch reads (0 without graph updates). */
+    public long version;
 
     public PprFetchRequest() {}
 
-    public PprFetchRequest(long batchKey, long[] nodes) {
+    public PprFetchRequest(long batchKey, long[] nodes, long version) {
         this.node = nodes[0];
         this.batchKey = batchKey;
         this.nodes = nodes;
+        this.version = version;
     }
 
-    /** The requests for {@code missing}, one per fetch subtask that owns some of them (as {@code task} routes). */
-    static void send(long batchKey, long[] missing, TaskInfo task, Consumer<PprFetchRequest> out) {
-        RequestRouting.split(missing, task, (nodes, positions) -> out.accept(new PprFetchRequest(batchKey, nodes)));
+    /** The requests for {@code missing}, one per subtask that owns some of them (as {@code task} routes). */
+    static void send(long batchKey, long version, long[] missing, TaskInfo task, Consumer<PprFetchRequest> out) {
+        RequestRouting.split(missing, task, (nodes, positions) -> out.accept(new PprFetchRequest(batchKey, nodes,
+                version)));
     }
 }

@@ -30,6 +30,7 @@ public class PprFinishFunction extends ProcessFunction<PprPartial, PartialBatch>
         batch.epoch = partial.epoch;
         batch.batchId = partial.batchId;
         batch.numBatches = partial.numBatches;
+        batch.graphVersion = partial.graphVersion;
         batch.seeds = partial.seeds;
         batch.inputIds = partial.inputIds;
         batch.ids = result.ids;

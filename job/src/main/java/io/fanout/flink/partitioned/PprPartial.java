@@ -18,6 +18,8 @@ public class PprPartial {
     public byte[] state;
     /** Lists the batch asked for in the coming round (0 = its pushes are finished). */
     public int pending;
+    /** The graph version the batch reads (with graph updates; else 0). */
+    public long graphVersion;
 
     public PprPartial() {}
 

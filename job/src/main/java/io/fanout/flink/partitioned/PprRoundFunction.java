@@ -1,5 +1,9 @@
 package io.fanout.flink.partitioned;
 
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import java.util.ArrayList;
+import java.util.List;
+
 import io.fanout.sampling.ppr.PprBatchPush;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -18,6 +22,9 @@ import org.apache.flink.util.OutputTag;
  * on with them ({@link PprBatchPush#advance}) and the lists they miss next go out on {@link #requests(int)
  * requests(r+1)}, grouped per fetch subtask. The last round allows no further fetch:
  * every push finishes with the lists it has. A batch whose pushes finished earlier passes through.
+ *
+ * <p>With graph updates, input 2 also brings the degrees of the lists' neighbours at the batch's version (groups
+ * with {@link PprAnswerGroup#degreeAnswer}); the batch waits for those too: as many as its list groups asked for.
  */
 public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, PprAnswerGroup, PprPartial> {
     private static final long serialVersionUID = 1L;
@@ -34,6 +41,9 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     private transient ListState<PprAnswerGroup> answers;
     /** Answers counted against the waiting batch's request count. */
     private transient AnswerTally tally;
+    /** With graph updates: neighbour degrees asked for by the list groups in so far, and degrees answered. */
+    private transient ValueState<Integer> degreesAsked;
+    private transient ValueState<Integer> degreesAnswered;
 
     /**
      * @param round this stage's round, 1-based
@@ -50,6 +60,8 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
                 TypeInformation.of(PprAnswerGroup.class)));
         tally = new AnswerTally(getRuntimeContext());
+        degreesAsked = getRuntimeContext().getState(new ValueStateDescriptor<>("degrees-asked", Integer.class));
+        degreesAnswered = getRuntimeContext().getState(new ValueStateDescriptor<>("degrees-answered", Integer.class));
     }
 
     @Override
@@ -59,7 +71,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
             return;
         }
         batch.update(partial);
-        if (tally.expect(partial.pending)) {
+        if (tally.expect(partial.pending) && degreesComplete()) {
             complete(ctx, out);
         }
     }
@@ -67,16 +79,58 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     @Override
     public void processElement2(PprAnswerGroup answer, Context ctx, Collector<PprPartial> out) throws Exception {
         answers.add(answer);
-        if (tally.answer(answer.size())) {
+        boolean listsComplete;
+        if (answer.degreeAnswer) {
+            degreesAnswered.update(count(degreesAnswered) + answer.size());
+            listsComplete = tally.answer(0);
+        } else {
+            if (answer.degreesFollow) {
+                degreesAsked.update(count(degreesAsked) + answer.degreeRequests);
+            }
+            listsComplete = tally.answer(answer.size());
+        }
+        // Once every list group is in, the degrees they asked for are known in full.
+        if (listsComplete && degreesComplete()) {
             complete(ctx, out);
         }
+    }
+
+    private boolean degreesComplete() throws java.io.IOException {
+        return count(degreesAnswered) == count(degreesAsked);
+    }
+
+    private static int count(ValueState<Integer> state) throws java.io.IOException {
+        Integer n = state.value();
+        return n == null ? 0 : n;
     }
 
     /** Every list the stored batch asked for is in: its pushes go on. */
     private void complete(Context ctx, Collector<PprPartial> out) throws Exception {
         PprPartial partial = batch.value();
         PprBatchPush push = PprBatchPush.fromBytes(partial.state);
+        List<PprAnswerGroup> all = new ArrayList<>();
+        Long2IntOpenHashMap degrees = new Long2IntOpenHashMap();
+        degrees.defaultReturnValue(-1);
         for (PprAnswerGroup a : answers.get()) {
+            if (a.degreeAnswer) {
+                for (int i = 0; i < a.size(); i++) {
+                    degrees.put(a.nodes[i], a.degrees[i]);
+                }
+            } else {
+                all.add(a);
+            }
+        }
+        for (PprAnswerGroup a : all) {
+            if (a.degreesFollow) {
+                for (int j = 0; j < a.neighbors.length; j++) {
+                    int d = degrees.get(a.neighbors[j]);
+                    if (d < 0) {
+                        throw new IllegalStateException("PPR round " + round + ": no degree came for neighbour "
+                                + a.neighbors[j] + " of batch " + partial.batchKey);
+                    }
+                    a.neighborDegrees[j] = d;
+                }
+            }
             for (int i = 0; i < a.size(); i++) {
                 push.addList(a.nodes[i], a.list(i));
             }
@@ -85,10 +139,13 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         batch.clear();
         answers.clear();
         tally.clear();
+        degreesAsked.clear();
+        degreesAnswered.clear();
         partial.state = PprPartial.stateOf(push);
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);
-        PprFetchRequest.send(partial.batchKey, missing, getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r));
+        PprFetchRequest.send(partial.batchKey, partial.graphVersion, missing, getRuntimeContext().getTaskInfo(),
+                r -> ctx.output(tag, r));
         out.collect(partial);
     }
 }

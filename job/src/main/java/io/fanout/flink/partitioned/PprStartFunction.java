@@ -2,6 +2,8 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.sampling.ppr.PprBatchPush;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -30,6 +32,12 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PprPartial> out) {
+        out.collect(start(batch, 0, getRuntimeContext().getTaskInfo(),
+                r -> ctx.output(PprRoundFunction.requests(1), r)));
+    }
+
+    /** {@code batch}'s pushes at graph version {@code version}; round 1's requests go to {@code requests}. */
+    PprPartial start(SeedBatch batch, long version, TaskInfo task, Consumer<PprFetchRequest> requests) {
         long[] seeds = new long[batch.seeds.length];
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
@@ -45,8 +53,8 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
         start.inputIds = batch.inputIds;
         start.state = PprPartial.stateOf(push);
         start.pending = missing.length;
-        PprFetchRequest.send(start.batchKey, missing, getRuntimeContext().getTaskInfo(),
-                r -> ctx.output(PprRoundFunction.requests(1), r));
-        out.collect(start);
+        start.graphVersion = version;
+        PprFetchRequest.send(start.batchKey, version, missing, task, requests);
+        return start;
     }
 }

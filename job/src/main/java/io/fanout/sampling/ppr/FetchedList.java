@@ -53,7 +53,7 @@ public final class FetchedList {
         if (maxNeighbors < 1 || d <= maxNeighbors) {
             return new FetchedList(d, list, listDegrees);
         }
-        int[] positions = ForwardPush.readPositions(neighborSeed, node, d, maxNeighbors);
+        int[] positions = readPositions(node, d, maxNeighbors, neighborSeed);
         long[] read = new long[maxNeighbors];
         int[] readDegrees = new int[maxNeighbors];
         for (int j = 0; j < maxNeighbors; j++) {
@@ -61,5 +61,20 @@ public final class FetchedList {
             readDegrees[j] = listDegrees[positions[j]];
         }
         return new FetchedList(d, read, readDegrees);
+    }
+
+    /**
+     * The list positions a push of {@code node} (degree {@code d}) reads, in read order: all d in list order, or the
+     * k = {@code maxNeighbors} of {@link ForwardPush#readPositions} when {@code d > k} (-1 = all).
+     */
+    public static int[] readPositions(long node, int d, int maxNeighbors, long neighborSeed) {
+        if (maxNeighbors < 1 || d <= maxNeighbors) {
+            int[] all = new int[d];
+            for (int i = 0; i < d; i++) {
+                all[i] = i;
+            }
+            return all;
+        }
+        return ForwardPush.readPositions(neighborSeed, node, d, maxNeighbors);
     }
 }

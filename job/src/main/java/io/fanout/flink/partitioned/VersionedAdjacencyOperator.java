@@ -1,0 +1,297 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.partitioned.NeighborBuckets;
+import io.fanout.sampling.partitioned.NeighborDelta;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+
+/**
+ * A keyed adjacency that changes while sampling continues, read at a request's graph version: input 1 is the loaded
+ * edges and the update reader's edge updates ({@link UpdateReaderOperator}), input 2 requests of type {@code R},
+ * each at its batch's graph version {@code v}, answered ({@link #answer}) from the lists as they were at {@code v}
+ * ({@link NeighborDelta} over the loaded buckets), so the answer does not depend on when updates and requests
+ * arrive. The k-hop lookups ({@link VersionedNeighborLookupOperator}) and PPR's list fetches and degree lookups
+ * ({@link VersionedPprFetchOperator}, {@link VersionedPprDegreeOperator}) are its subclasses.
+ *
+ * <p>Input 1's watermark is the committed graph version ({@code >= 0} only once the loaded edges ended, as the
+ * edge source's watermark stays at its minimum until then). A request of version {@code v} is answered once it is
+ * {@code >= v}, else it waits in keyed state; updates that arrive while the graph still loads wait too. Input 2's
+ * watermarks (epoch ends) go on only once no request waits, so an epoch's end never overtakes its answers, and
+ * input 1's never go on: an idle update stream cannot hold back the epochs.
+ */
+public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOperator<O>
+        implements TwoInputStreamOperator<EdgeUpdate, R, O> {
+    private static final long serialVersionUID = 1L;
+    private static final String WAITING = "waiting-request-groups";
+    private static final String EARLY = "early-updates";
+    private static final String LOADED = "edges";
+    /** The degree of a node whose loaded edges are not cut yet. */
+    private static final int UNCUT = -1;
+
+    /** Accumulator: deletions of an edge the graph did not have (counted by one operator of the job). */
+    public static final String MISSING_DELETES = "fanout.graph-updates-missing-deletes";
+
+    private final int bucketSize;
+    private final boolean countMissing;
+    private final Class<R> requestClass;
+
+    private transient MapState<Long, Long> loading;
+    private transient ListState<R> waiting;
+    private transient ListState<EdgeUpdate> early;
+    private transient ValueState<Integer> degree;
+    private transient MapState<Integer, long[]> buckets;
+    private transient ValueState<NeighborDelta> deltas;
+    private transient NeighborBuckets layout;
+    private transient LongCounter missingDeletes;
+    /** The committed version this operator has passed; -1 while the graph loads. */
+    private transient long passed;
+    private transient ListState<Long> checkpointed;
+    private transient int waitingCount;
+    private transient long heldWatermark;
+    private transient long emittedWatermark;
+
+    /**
+     * @param bucketSize neighbours per stored bucket ({@link NeighborBuckets})
+     * @param countMissing count and log deletions of missing edges (one operator of the job does)
+     * @param requestClass the request type (its waiting state's type)
+     */
+    protected VersionedAdjacencyOperator(int bucketSize, boolean countMissing, Class<R> requestClass) {
+        this.bucketSize = bucketSize;
+        this.countMissing = countMissing;
+        this.requestClass = requestClass;
+        new NeighborBuckets(bucketSize); // fails here, on the client, for a bad size
+    }
+
+    /** The graph version {@code request} reads. */
+    protected abstract long versionOf(R request);
+
+    /** Answers {@code request} at its version (every update up to it is applied; switch keys per node). */
+    protected abstract void answer(R request) throws Exception;
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        checkpointed = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("passed-version", Types.LONG));
+        passed = -1;
+        for (Long v : checkpointed.get()) {
+            passed = Math.max(passed, v);
+        }
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        checkpointed.update(List.of(passed));
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(LOADED, Types.LONG, Types.LONG));
+        waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(requestClass)));
+        early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
+        degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
+        buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        deltas = getRuntimeContext().getState(new ValueStateDescriptor<>("delta", TypeInformation.of(NeighborDelta.class)));
+        layout = new NeighborBuckets(bucketSize);
+        missingDeletes = getRuntimeContext().getLongCounter(MISSING_DELETES);
+        heldWatermark = Long.MIN_VALUE;
+        emittedWatermark = Long.MIN_VALUE;
+        waitingCount = 0;
+        for (Object key : keysOf(WAITING)) { // after a restore
+            setCurrentKey(key);
+            for (R ignored : waiting.get()) {
+                waitingCount++;
+            }
+        }
+    }
+
+    @Override
+    public void processElement1(StreamRecord<EdgeUpdate> element) throws Exception {
+        EdgeUpdate edge = element.getValue();
+        if (edge.version == 0) {
+            loading.put(edge.order, edge.neighbor);
+            degree.update(UNCUT); // a blind put: the node has loaded edges, to be cut at its first use
+        } else if (passed < 0) {
+            early.add(edge); // the loaded list must be complete before an update can find its edge
+        } else {
+            apply(edge);
+        }
+    }
+
+    @Override
+    public void processElement2(StreamRecord<R> element) throws Exception {
+        R request = element.getValue();
+        if (versionOf(request) <= passed) {
+            answer(request);
+        } else {
+            waiting.add(request);
+            waitingCount++;
+        }
+    }
+
+    @Override
+    public void processWatermark1(Watermark mark) throws Exception {
+        long version = mark.getTimestamp();
+        if (version <= passed) {
+            return;
+        }
+        boolean loadedNow = passed < 0;
+        passed = version;
+        if (loadedNow) {
+            for (Object key : keysOf(EARLY)) {
+                setCurrentKey(key);
+                for (EdgeUpdate update : early.get()) {
+                    apply(update);
+                }
+                early.clear();
+            }
+        }
+        if (waitingCount > 0) {
+            for (Object key : keysOf(WAITING)) {
+                setCurrentKey(key);
+                List<R> ready = new ArrayList<>();
+                List<R> still = new ArrayList<>();
+                for (R request : waiting.get()) {
+                    (versionOf(request) <= passed ? ready : still).add(request);
+                }
+                waiting.update(still); // before answering: a group switches the current key to each of its nodes
+                for (R request : ready) {
+                    answer(request);
+                    waitingCount--;
+                }
+            }
+        }
+        emitHeldWatermark();
+    }
+
+    @Override
+    public void processWatermark2(Watermark mark) throws Exception {
+        heldWatermark = Math.max(heldWatermark, mark.getTimestamp());
+        emitHeldWatermark();
+    }
+
+    private void emitHeldWatermark() {
+        if (waitingCount == 0 && heldWatermark > emittedWatermark) {
+            emittedWatermark = heldWatermark;
+            output.emitWatermark(new Watermark(heldWatermark));
+        }
+    }
+
+    @Override
+    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex) {
+        // Watermarks are forwarded by hand (processWatermark2): neither input's idleness may release or hold them.
+    }
+
+    private List<Object> keysOf(String state) throws Exception {
+        return KeyedDrain.keysOf(this, state);
+    }
+
+    /** Applies an update to the current node's list (its loaded edges complete). */
+    private void apply(EdgeUpdate update) throws Exception {
+        int base = cutBuckets();
+        NeighborDelta delta = deltas.value();
+        if (delta == null) {
+            delta = new NeighborDelta();
+        }
+        if (update.add) {
+            delta.add(update.neighbor, update.version);
+        } else if (!delta.delete(update.neighbor, update.version, (neighbor, skip) -> find(base, neighbor, skip))) {
+            if (countMissing && update.primary) {
+                missingDeletes.add(1);
+                LOG.warn("{}: deletes edge {} -> {} at version {}, which the graph does not have then: ignored",
+                        update.where, update.node, update.neighbor, update.version);
+            }
+            return;
+        }
+        deltas.update(delta);
+    }
+
+    /** The first loaded position of {@code neighbor} that {@code skip} does not reject, or -1 (reads the list). */
+    private int find(int base, long neighbor, java.util.function.IntPredicate skip) throws Exception {
+        for (int b = 0; b < layout.bucketCount(base); b++) {
+            long[] bucket = buckets.get(b);
+            for (int i = 0; i < bucket.length; i++) {
+                int position = b * layout.size() + i;
+                if (bucket[i] == neighbor && !skip.test(position)) {
+                    return position;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The current node's list at {@code version}: its degree then, read with {@link #gather} by list position.
+     * Sets the current key first ({@link RequestRouting#toKey}).
+     */
+    protected final ListAt listAt(long node, long version) throws Exception {
+        RequestRouting.toKey(this, node);
+        int base = cutBuckets();
+        NeighborDelta delta = deltas.value();
+        return new ListAt(base, delta, version);
+    }
+
+    /** One node's list at one version (valid while its key is current). */
+    protected final class ListAt {
+        private final int base;
+        private final NeighborDelta delta;
+        private final long version;
+
+        private ListAt(int base, NeighborDelta delta, long version) {
+            this.base = base;
+            this.delta = delta;
+            this.version = version;
+        }
+
+        /** The node's degree at the version. */
+        public int degree() {
+            return delta == null ? base : delta.degreeAt(base, version);
+        }
+
+        /** The neighbours at list positions {@code positions}, in the order given, each bucket read once. */
+        public long[] gather(int[] positions) throws Exception {
+            return delta == null ? layout.gather(positions, buckets::get)
+                    : delta.gather(positions, base, version, layout, buckets::get);
+        }
+    }
+
+    /**
+     * The current node's loaded degree; at its first use its loaded edges are cut into buckets, in list order. A
+     * node without loaded edges has no degree and is not looked for among the loaded entries (a seek there would
+     * walk the tombstones of every node already cut).
+     */
+    private int cutBuckets() throws Exception {
+        Integer known = degree.value();
+        if (known == null) {
+            return 0;
+        }
+        if (known != UNCUT) {
+            return known;
+        }
+        Iterable<Map.Entry<Long, Long>> loaded = loading.entries();
+        int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
+        loading.clear();
+        degree.update(d);
+        return d;
+    }
+}
