@@ -93,7 +93,8 @@ public final class FanoutOptions {
             .withDescription("Where the graph lives: memory (each TaskManager loads the whole graph into its heap, the"
                     + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB, loaded by the"
                     + " TaskManagers in parallel; k-hop runs as one keyed lookup per hop: for graphs larger than one"
-                    + " TaskManager). partitioned supports uniform k-hop, with node features and labels, without edge ids for now.");
+                    + " TaskManager; PPR as keyed fetch rounds). partitioned supports uniform k-hop and PPR on untyped"
+                    + " graphs, with node features and labels and graph updates, without edge ids for now.");
 
     public static final ConfigOption<Integer> PARTITIONED_BUCKET_SIZE = ConfigOptions.key("fanout.partitioned.bucket-size")
             .intType()
