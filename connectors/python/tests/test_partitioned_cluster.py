@@ -6,9 +6,10 @@ submitted with `flink run` of job/target/fanout-job.jar), issue 11's proof tests
   checkpoint, and the committed offline files hold every (epoch, batch) exactly once, each message
   byte-identical to an uninterrupted run of the same options; for k-hop and for PPR (GiGL's fetch rounds,
   whose load also joins each neighbour's degree onto the edges);
-- kill -9 of the TaskManager mid-epoch while a k-hop job reads graph updates from a watched directory (versions
-  applied before the kill, one more written after the restore): every batch committed exactly once, and every
-  node each message expanded has exactly its list at the message's graph version;
+- kill -9 of the TaskManager mid-epoch while a k-hop or PPR job reads graph updates from a watched directory
+  (versions applied before the kill, one more written after the restore): every batch committed exactly once, and
+  every message exactly what the graph at its version gives (k-hop: every expanded node has exactly its list then;
+  PPR: the memory store's message over that version's graph);
 - a graph loaded by a `--partitioned.load-only` job and kept in a (native) savepoint starts a job with other
   seeds, epochs, batch size, fanouts and seed (`flink run -s ... --allowNonRestoredState`) whose edge source
   reads nothing and whose messages are byte-identical to a fresh run's; the savepoint is refused, with a
@@ -326,13 +327,68 @@ def assert_exact_at_their_versions(messages) -> tuple[set, int]:
     return versions, changed
 
 
+def seeds_with_edges_at_every_version(base: dict, path: Path) -> Path:
+    """The nodes with a non-empty list at every version, as a --seeds file: so the memory store, which refuses a
+    seed the graph lacks, can sample the same batches over the graph of each version."""
+    every = [lists_at(base, v) for v in range(5)]
+    path.write_text("".join(f"{n}\n" for n in sorted(base) if all(lists.get(n) for lists in every)))
+    return path
+
+
+def write_graph_at(lists: dict, directory: Path) -> Path:
+    """The graph of one version as a directed edge file whose rows give each node its list in list order, so the
+    memory store's lists are exactly the versioned lists."""
+    directory.mkdir(parents=True)
+    rows = [f"{a}\t{b}\n" for a in sorted(lists) for b in lists[a]]
+    (directory / "edges.tsv").write_text(f"# directed=true num_edges={len(rows)} columns=src,dst id_base=0\n"
+                                         + "".join(rows))
+    return directory
+
+
+def assert_ppr_exact_at_their_versions(messages, options: list, tmp_path: Path) -> tuple[set, int]:
+    """Every PPR message equals the memory store's message of the same batch over the graph at the message's
+    #META.graph_version (written as its own graph, sampled by deploy/bin/fanout-local with the same options and
+    seeds), tensor for tensor. The versions seen, and how many messages differ from the loaded graph's."""
+    base = cora_lists()
+    messages = list(messages)
+    seen = {int(m["#META.graph_version"][0]) for m in messages}
+    runs = {}
+    for v in sorted(seen | {0}):  # one small JVM per version, all at once
+        graph = write_graph_at(lists_at(base, v), tmp_path / f"graph-v{v}")
+        out = tmp_path / f"memory-v{v}"
+        runs[v] = (out, subprocess.Popen(
+            [str(LOCAL), "--graph", str(graph), *options, "--store", "memory", "--output", str(out)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            env={**__import__("os").environ, "FANOUT_NO_BUILD": "1", "JAVA_OPTS": "-Xmx512m"}))
+    references = {}
+    for v, (out, proc) in runs.items():
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"memory store at version {v}: {err[-4000:]}"
+        references[v] = {(m.epoch, m.batch_id): m for m in fanout_client.read_records(out)}
+    changed = 0
+    for m in messages:
+        version = int(m["#META.graph_version"][0])
+        ref = references[version][(m.epoch, m.batch_id)]
+        assert set(m) == set(ref) | {"#META.graph_version"}, f"keys {sorted(m)} vs the memory store's {sorted(ref)}"
+        for key in ref:
+            assert ref[key].dtype == m[key].dtype and ref[key].shape == m[key].shape \
+                and (ref[key] == m[key]).all(), \
+                f"batch {(m.epoch, m.batch_id)} at version {version}: {key} differs from the memory store's"
+        loaded = references[0][(m.epoch, m.batch_id)]
+        changed += any(loaded[k].shape != m[k].shape or not (loaded[k] == m[k]).all() for k in loaded)
+    return seen, changed
+
+
 @pytest.mark.skipif(not CORA.exists(), reason="../shared/data/cora is missing")
-def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing(cluster, tmp_path):
-    """Proves that a restore keeps the graph updates: a partitioned k-hop job watching an update directory loses
-    its TaskManager (kill -9) mid-epoch after updates of versions 1-3 were applied and checkpointed; it restores the
+@pytest.mark.parametrize("sampler", ["khop", "ppr"])
+def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing(cluster, tmp_path, sampler):
+    """Proves that a restore keeps the graph updates: a partitioned job watching an update directory loses its
+    TaskManager (kill -9) mid-epoch after updates of versions 1-3 were applied and checkpointed; it restores the
     checkpoint and reads version 4, written after the restore. Every (epoch, batch) is committed exactly once, and
-    every node each message expanded has exactly its neighbour list at the message's graph version, before and
-    after the kill, so no update was lost or applied twice and none is seen by a batch of an earlier version."""
+    every message is exactly what the graph at its version gives, before and after the kill, so no update was lost
+    or applied twice and none is seen by a batch of an earlier version: for k-hop every node each message expanded
+    has exactly its neighbour list then; for PPR (lists and neighbour degrees read at the batch's version in every
+    fetch round) each message equals the memory store's over the graph of that version."""
     updates = tmp_path / "updates"
     updates.mkdir()
     write_updates(updates, "0001.tsv")
@@ -340,10 +396,20 @@ def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing
     cluster.wait_for_free_slots(2)
     victim = live_taskmanager(cluster)
     metrics = PrometheusScrape(cluster, victim)
-    epochs, batches_per_epoch = 3, 28  # 2,708 cora nodes in batches of 100
+    epochs = 3
+    common = ["--batch-size", "100", "--epochs", str(epochs), "--shuffle", "--seed", "3"]
+    if sampler == "khop":
+        options = ["--fanout", "-1,-1", *common]
+    else:
+        # eps 1e-2 with 6 fetch rounds: every push finishes, so the memory store (no round limit) is the reference,
+        # with few enough operators for one TaskManager of this 2-core machine.
+        seeds = seeds_with_edges_at_every_version(cora_lists(), tmp_path / "seeds.txt")
+        options = ["--sampler", "ppr", "--eps", "1e-2", "--max-ppr-nodes", "20", "--ppr-max-fetch-iterations", "6",
+                   "--seeds", str(seeds), *common]
+    seed_count = len(cora_lists()) if sampler == "khop" else len(seeds.read_text().split())
+    batches_per_epoch = -(-seed_count // 100)
     total = epochs * batches_per_epoch
-    job = cluster.submit("--graph", str(CORA), "--store", "partitioned", "--fanout", "-1,-1", "--batch-size", "100",
-                         "--epochs", str(epochs), "--shuffle", "--seed", "3", "--parallelism", "2",
+    job = cluster.submit("--graph", str(CORA), "--store", "partitioned", *options, "--parallelism", "2",
                          "--max-batches-per-second", "2", "--checkpoint-interval", "500ms",
                          "--graph-updates", str(updates), "--graph-updates-interval", "200ms", "--output", str(out))
 
@@ -380,13 +446,18 @@ def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing
     expected = {(e, b) for e in range(epochs) for b in range(batches_per_epoch)}
     assert stored.keys() == expected, f"missing {sorted(expected - stored.keys())[:5]}, " \
                                       f"extra {sorted(stored.keys() - expected)[:5]}"
-    versions, changed = assert_exact_at_their_versions(fanout_client.read_records(out))
-    assert changed > 0, "no expanded node had a list the updates changed"
+    if sampler == "khop":
+        versions, changed = assert_exact_at_their_versions(fanout_client.read_records(out))
+        what = "changed lists"
+    else:
+        versions, changed = assert_ppr_exact_at_their_versions(fanout_client.read_records(out), options, tmp_path)
+        what = "messages the updates changed"
+    assert changed > 0, f"no {what}"
     # Version 3 was applied before the kill, so the batches at 3 sampled after the restore read it from the
     # restored state; 4 came only after the restore.
     assert {3, 4} <= versions and max(versions) == 4, f"versions seen {sorted(versions)}"
-    print(f"\nkilled {victim} mid-epoch with updates; restored checkpoint {restored['id']}; {len(stored)} batches "
-          f"exactly once, exact at their versions {sorted(versions)} ({changed} changed lists checked)")
+    print(f"\n{sampler}: killed {victim} mid-epoch with updates; restored checkpoint {restored['id']}; {len(stored)} "
+          f"batches exactly once, exact at their versions {sorted(versions)} ({changed} {what} checked)")
 
 
 # ---- a loaded graph kept in a savepoint ----------------------------------------------------------------
