@@ -80,12 +80,7 @@ class GraphUpdatesITCase {
                     "-Drestart-strategy.type=none");
             try (Socket socket = server.accept();
                     Writer w = new java.io.OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8)) {
-                Thread.sleep(1500); // batches at the loaded graph (version 0)
-                send(w, "# graph updates of cora", "1 + 0 5000", "1 + 1 2", "1 - 0 633", "1");
-                Thread.sleep(1500);
-                send(w, "2 - 1 2", "2 - 7 9999", "2 + 3 4"); // committed by the first line of version 3
-                Thread.sleep(1500);
-                send(w, "3 - 0 5000", "3 + 10 11");
+                sendUpdates(w);
             } // closing the connection ends the updates: version 3 is committed
             JobSummary summary = job.get(120, TimeUnit.SECONDS);
             assertThat(summary.graphUpdates).isEqualTo(UPDATES.length);
@@ -316,6 +311,16 @@ class GraphUpdatesITCase {
                 throw new java.util.concurrent.CompletionException(e);
             }
         });
+    }
+
+    /** Sends {@link #UPDATES} as three versions 1.5 s apart, batches running before and between them. */
+    static void sendUpdates(Writer w) throws Exception {
+        Thread.sleep(1500); // batches at the loaded graph (version 0)
+        send(w, "# graph updates of cora", "1 + 0 5000", "1 + 1 2", "1 - 0 633", "1");
+        Thread.sleep(1500);
+        send(w, "2 - 1 2", "2 - 7 9999", "2 + 3 4"); // committed by the first line of version 3
+        Thread.sleep(1500);
+        send(w, "3 - 0 5000", "3 + 10 11");
     }
 
     static void send(Writer w, String... lines) throws Exception {

@@ -4,7 +4,6 @@ import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.GraphUpdatesITCase.at;
 import static io.fanout.job.GraphUpdatesITCase.coraLists;
 import static io.fanout.job.GraphUpdatesITCase.runAsync;
-import static io.fanout.job.GraphUpdatesITCase.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.message.MessageKeys;
@@ -68,12 +67,7 @@ class PartitionedPprUpdatesITCase {
                     "-Drestart-strategy.type=none");
             try (Socket socket = server.accept();
                     Writer w = new java.io.OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8)) {
-                Thread.sleep(1500); // batches at the loaded graph (version 0)
-                send(w, "# graph updates of cora", "1 + 0 5000", "1 + 1 2", "1 - 0 633", "1");
-                Thread.sleep(1500);
-                send(w, "2 - 1 2", "2 - 7 9999", "2 + 3 4");
-                Thread.sleep(1500);
-                send(w, "3 - 0 5000", "3 + 10 11");
+                GraphUpdatesITCase.sendUpdates(w);
             }
             JobSummary summary = job.get(180, TimeUnit.SECONDS);
             assertThat(summary.graphUpdates).isEqualTo(GraphUpdatesITCase.UPDATES.length);

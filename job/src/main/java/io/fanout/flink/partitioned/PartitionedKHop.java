@@ -67,7 +67,9 @@ public final class PartitionedKHop {
             adjacency = graph.adjacency();
             stage = checked.connect(graph.versions().broadcast())
                     .transform("batch-start", TypeInformation.of(PartialBatch.class),
-                            new VersionedBatchStartOperator(seedIds))
+                            new VersionedStartOperator<PartialBatch, RequestGroup>((batch, version, task, out) ->
+                                    BatchStartFunction.start(batch, seedIds, version, task, out),
+                                    HopStageFunction.requests(1)))
                     .uid("batch-start" + runTag);
         }
         for (int hop = 1; hop <= fanouts.length; hop++) {

@@ -95,8 +95,9 @@ public final class PartitionedPpr {
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .connect(graph.versions().broadcast())
-                .transform("ppr-start", TypeInformation.of(PprPartial.class), new VersionedPprStartOperator(
-                        new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp)))
+                .transform("ppr-start", TypeInformation.of(PprPartial.class), new VersionedStartOperator<PprPartial, PprFetchRequest>(
+                        new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp)::start,
+                        PprRoundFunction.requests(1)))
                 .uid("ppr-start" + runTag);
         for (int round = 1; round <= rounds; round++) {
             SingleOutputStreamOperator<PprAnswerGroup> lists = graph.adjacency()

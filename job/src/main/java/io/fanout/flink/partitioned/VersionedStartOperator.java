@@ -1,6 +1,9 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
+import java.io.Serializable;
+import java.util.function.Consumer;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -14,20 +17,33 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.OutputTag;
 
 /**
- * {@link PprStartFunction} with graph updates (as {@link VersionedBatchStartOperator} for k-hop): input 2 is every
- * committed graph version, and each batch's pushes read the graph at the highest version committed when it starts.
+ * The batch start with graph updates, for k-hop ({@link BatchStartFunction}) and PPR ({@link PprStartFunction}):
+ * input 2 is every committed graph version (broadcast from the one update reader), and each batch is fixed at the
+ * highest version committed when it starts. The batches' watermarks (epoch ends) pass on untouched; the version
+ * stream's never count.
+ *
+ * @param <O> the started batch
+ * @param <R> its first requests, on {@code requests}
  */
-public class VersionedPprStartOperator extends AbstractStreamOperator<PprPartial>
-        implements TwoInputStreamOperator<SeedBatch, Long, PprPartial> {
+public class VersionedStartOperator<O, R> extends AbstractStreamOperator<O>
+        implements TwoInputStreamOperator<SeedBatch, Long, O> {
     private static final long serialVersionUID = 1L;
 
-    private final PprStartFunction starter;
+    /** Starts one batch at a graph version: its state, with its first requests sent to {@code requests}. */
+    @FunctionalInterface
+    public interface Starter<O, R> extends Serializable {
+        O start(SeedBatch batch, long version, TaskInfo task, Consumer<R> requests);
+    }
+
+    private final Starter<O, R> starter;
+    private final OutputTag<R> requests;
 
     private transient long version;
     private transient ListState<Long> checkpointed;
 
-    public VersionedPprStartOperator(PprStartFunction starter) {
+    public VersionedStartOperator(Starter<O, R> starter, OutputTag<R> requests) {
         this.starter = starter;
+        this.requests = requests;
     }
 
     @Override
@@ -47,9 +63,8 @@ public class VersionedPprStartOperator extends AbstractStreamOperator<PprPartial
 
     @Override
     public void processElement1(StreamRecord<SeedBatch> element) {
-        OutputTag<PprFetchRequest> tag = PprRoundFunction.requests(1);
-        PprPartial start = starter.start(element.getValue(), version, getRuntimeContext().getTaskInfo(),
-                r -> output.collect(tag, element.hasTimestamp() ? new StreamRecord<>(r, element.getTimestamp())
+        O start = starter.start(element.getValue(), version, getRuntimeContext().getTaskInfo(),
+                r -> output.collect(requests, element.hasTimestamp() ? new StreamRecord<>(r, element.getTimestamp())
                         : new StreamRecord<>(r)));
         output.collect(element.replace(start));
     }
