@@ -52,7 +52,8 @@ public final class PartitionedKHop {
         boolean nodeData = spec.nodeFeatures() != null;
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
         // state layout), so a savepoint of one kind never restores into the other.
-        String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize) + (updateLines == null ? "" : ", graph updates");
+        String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize) + (updateLines == null ? ""
+                : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);

@@ -90,7 +90,7 @@ public final class PartitionedPpr {
             DataStream<UpdateLine> updateLines) throws IOException {
         PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, updateLines);
         String saved = SavedGraphCheck.describe(spec, rounds, bucketSize) + ", ppr fetch rounds " + rounds
-                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2, graph updates";
+                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2, graph updates, " + VersionedAdjacencyOperator.LAYOUT;
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)

@@ -42,9 +42,12 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
     private static final String EARLY = "early-updates";
-    private static final String LOADED = "edges";
-    /** The degree of a node whose loaded edges are not cut yet. */
-    private static final int UNCUT = -1;
+    private static final String LOADED = "loaded-edges";
+    /**
+     * The description of this state's layout, for {@link SavedGraphCheck}: a node's {@code degree} value is its
+     * loaded degree, negated while its loaded edges are not cut yet.
+     */
+    static final String LAYOUT = "versioned adjacency 2";
 
     /** Accumulator: deletions of an edge the graph did not have (counted by one operator of the job). */
     public static final String MISSING_DELETES = "fanout.graph-updates-missing-deletes";
@@ -53,7 +56,8 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     private final boolean countMissing;
     private final Class<R> requestClass;
 
-    private transient MapState<Long, Long> loading;
+    /** A node's loaded edges not cut yet, {@code [order, neighbour]} each, appended by blind RocksDB merges. */
+    private transient ListState<long[]> loading;
     private transient ListState<R> waiting;
     private transient ListState<EdgeUpdate> early;
     private transient ValueState<Integer> degree;
@@ -105,7 +109,8 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(LOADED, Types.LONG, Types.LONG));
+        loading = getRuntimeContext().getListState(new ListStateDescriptor<>(LOADED,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(requestClass)));
         early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
@@ -129,8 +134,11 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     public void processElement1(StreamRecord<EdgeUpdate> element) throws Exception {
         EdgeUpdate edge = element.getValue();
         if (edge.version == 0) {
-            loading.put(edge.order, edge.neighbor);
-            degree.update(UNCUT); // a blind put: the node has loaded edges, to be cut at its first use
+            loading.add(new long[] {edge.order, edge.neighbor});
+            // Counted as they load (negated: not cut yet), so a degree is known without cutting the list: PPR's
+            // degree lookups never cut. Loaded edges arrive before any request, so no node is cut yet.
+            Integer loaded = degree.value();
+            degree.update(loaded == null ? -1 : loaded - 1);
         } else if (passed < 0) {
             early.add(edge); // the loaded list must be complete before an update can find its edge
         } else {
@@ -246,37 +254,42 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
      */
     protected final ListAt listAt(long node, long version) throws Exception {
         RequestRouting.toKey(this, node);
-        int base = cutBuckets();
-        NeighborDelta delta = deltas.value();
-        return new ListAt(base, delta, version);
+        Integer known = degree.value();
+        return new ListAt(known == null ? 0 : Math.abs(known), known != null && known < 0, deltas.value(), version);
     }
 
-    /** One node's list at one version (valid while its key is current). */
+    /** One node's list at one version (valid while its key is current); its loaded edges cut at the first read. */
     protected final class ListAt {
         private final int base;
+        private boolean uncut;
         private final NeighborDelta delta;
         private final long version;
 
-        private ListAt(int base, NeighborDelta delta, long version) {
+        private ListAt(int base, boolean uncut, NeighborDelta delta, long version) {
             this.base = base;
+            this.uncut = uncut;
             this.delta = delta;
             this.version = version;
         }
 
-        /** The node's degree at the version. */
+        /** The node's degree at the version (reads no list). */
         public int degree() {
             return delta == null ? base : delta.degreeAt(base, version);
         }
 
         /** The neighbours at list positions {@code positions}, in the order given, each bucket read once. */
         public long[] gather(int[] positions) throws Exception {
+            if (uncut && positions.length > 0) {
+                cutBuckets();
+                uncut = false;
+            }
             return delta == null ? layout.gather(positions, buckets::get)
                     : delta.gather(positions, base, version, layout, buckets::get);
         }
     }
 
     /**
-     * The current node's loaded degree; at its first use its loaded edges are cut into buckets, in list order. A
+     * The current node's loaded degree; at its first read its loaded edges are cut into buckets, in list order. A
      * node without loaded edges has no degree and is not looked for among the loaded entries (a seek there would
      * walk the tombstones of every node already cut).
      */
@@ -285,11 +298,19 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
         if (known == null) {
             return 0;
         }
-        if (known != UNCUT) {
+        if (known >= 0) {
             return known;
         }
-        Iterable<Map.Entry<Long, Long>> loaded = loading.entries();
-        int d = loaded == null ? 0 : layout.cut(loaded, buckets::put);
+        // One read of the merged list (a map state's iteration walked the tombstones of the nodes cut before).
+        List<Map.Entry<Long, Long>> loaded = new ArrayList<>();
+        for (long[] e : loading.get()) {
+            loaded.add(Map.entry(e[0], e[1]));
+        }
+        int d = layout.cut(loaded, buckets::put); // sorts by file order
+        if (d != -known) {
+            throw new IllegalStateException("node " + getCurrentKey() + ": " + d + " loaded edges, " + -known
+                    + " counted as they loaded");
+        }
         loading.clear();
         degree.update(d);
         return d;
