@@ -2,6 +2,7 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborDelta;
+import it.unimi.dsi.fastutil.longs.Long2IntLinkedOpenHashMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +49,8 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
      * loaded degree, negated while its loaded edges are not cut yet.
      */
     static final String LAYOUT = "versioned adjacency 2";
+    /** Nodes in the {@link #unchanged} cache, per subtask (about 40 bytes each). */
+    private static final int UNCHANGED_CACHE = 1 << 16;
 
     /** Accumulator: deletions of an edge the graph did not have (counted by one operator of the job). */
     public static final String MISSING_DELETES = "fanout.graph-updates-missing-deletes";
@@ -64,6 +67,12 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     private transient MapState<Integer, long[]> buckets;
     private transient ValueState<NeighborDelta> deltas;
     private transient NeighborBuckets layout;
+    /**
+     * The {@code degree} values of recently read nodes that have no changes, most recent last: a read of such a node
+     * needs neither of its two point reads (PPR's degree lookups read every listed neighbour). An entry goes when
+     * an update changes its node; the cache starts empty after a restore.
+     */
+    private transient Long2IntLinkedOpenHashMap unchanged;
     private transient LongCounter missingDeletes;
     /** The committed version this operator has passed; -1 while the graph loads. */
     private transient long passed;
@@ -118,6 +127,7 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         deltas = getRuntimeContext().getState(new ValueStateDescriptor<>("delta", TypeInformation.of(NeighborDelta.class)));
         layout = new NeighborBuckets(bucketSize);
+        unchanged = new Long2IntLinkedOpenHashMap();
         missingDeletes = getRuntimeContext().getLongCounter(MISSING_DELETES);
         heldWatermark = Long.MIN_VALUE;
         emittedWatermark = Long.MIN_VALUE;
@@ -216,6 +226,7 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
 
     /** Applies an update to the current node's list (its loaded edges complete). */
     private void apply(EdgeUpdate update) throws Exception {
+        unchanged.remove(update.node);
         int base = cutBuckets();
         NeighborDelta delta = deltas.value();
         if (delta == null) {
@@ -254,8 +265,20 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
      */
     protected final ListAt listAt(long node, long version) throws Exception {
         RequestRouting.toKey(this, node);
+        if (unchanged.containsKey(node)) {
+            int known = unchanged.getAndMoveToLast(node);
+            return new ListAt(Math.abs(known), known < 0, null, version);
+        }
         Integer known = degree.value();
-        return new ListAt(known == null ? 0 : Math.abs(known), known != null && known < 0, deltas.value(), version);
+        NeighborDelta delta = deltas.value();
+        int value = known == null ? 0 : known;
+        if (delta == null) {
+            unchanged.putAndMoveToLast(node, value);
+            if (unchanged.size() > UNCHANGED_CACHE) {
+                unchanged.removeFirstInt();
+            }
+        }
+        return new ListAt(Math.abs(value), value < 0, delta, version);
     }
 
     /** One node's list at one version (valid while its key is current); its loaded edges cut at the first read. */
@@ -313,6 +336,10 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
         }
         loading.clear();
         degree.update(d);
+        Long node = (Long) getCurrentKey();
+        if (unchanged.containsKey(node.longValue())) {
+            unchanged.put(node.longValue(), d); // now cut
+        }
         return d;
     }
 }
