@@ -397,16 +397,17 @@ def test_taskmanager_kill_with_graph_updates_in_flight_loses_and_repeats_nothing
     victim = live_taskmanager(cluster)
     metrics = PrometheusScrape(cluster, victim)
     epochs = 3
+    base = cora_lists()
     common = ["--batch-size", "100", "--epochs", str(epochs), "--shuffle", "--seed", "3"]
     if sampler == "khop":
         options = ["--fanout", "-1,-1", *common]
     else:
         # eps 1e-2 with 6 fetch rounds: every push finishes, so the memory store (no round limit) is the reference,
         # with few enough operators for one TaskManager of this 2-core machine.
-        seeds = seeds_with_edges_at_every_version(cora_lists(), tmp_path / "seeds.txt")
+        seeds = seeds_with_edges_at_every_version(base, tmp_path / "seeds.txt")
         options = ["--sampler", "ppr", "--eps", "1e-2", "--max-ppr-nodes", "20", "--ppr-max-fetch-iterations", "6",
                    "--seeds", str(seeds), *common]
-    seed_count = len(cora_lists()) if sampler == "khop" else len(seeds.read_text().split())
+    seed_count = len(base) if sampler == "khop" else len(seeds.read_text().split())
     batches_per_epoch = -(-seed_count // 100)
     total = epochs * batches_per_epoch
     job = cluster.submit("--graph", str(CORA), "--store", "partitioned", *options, "--parallelism", "2",

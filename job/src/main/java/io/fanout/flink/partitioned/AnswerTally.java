@@ -15,8 +15,13 @@ final class AnswerTally {
     private final ValueState<Integer> expected;
 
     AnswerTally(RuntimeContext context) {
-        answered = context.getState(new ValueStateDescriptor<>("answered", Integer.class));
-        expected = context.getState(new ValueStateDescriptor<>("expected", Integer.class));
+        this(context, "");
+    }
+
+    /** A tally whose two state names start with {@code prefix}, beside another tally of the same key. */
+    AnswerTally(RuntimeContext context, String prefix) {
+        answered = context.getState(new ValueStateDescriptor<>(prefix + "answered", Integer.class));
+        expected = context.getState(new ValueStateDescriptor<>(prefix + "expected", Integer.class));
     }
 
     /** The current key's batch arrived and waits for {@code n} answers: true if they are all in already. */
@@ -36,6 +41,21 @@ final class AnswerTally {
         answered.update(now);
         Integer n = expected.value();
         return n != null && now >= n;
+    }
+
+    /**
+     * {@code n} more answers to wait for, when the count is learnt piece by piece (PPR's neighbour degrees, asked for
+     * by each list group as it is answered).
+     */
+    void expectMore(int n) throws IOException {
+        Integer e = expected.value();
+        expected.update(e == null ? n : e + n);
+    }
+
+    /** Whether every answer expected so far (none: true) has arrived. */
+    boolean settled() throws IOException {
+        Integer n = expected.value();
+        return count() >= (n == null ? 0 : n);
     }
 
     /** The current key's batch is done. */

@@ -10,6 +10,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.Collector;
@@ -58,10 +59,7 @@ public final class PartitionedPpr {
         DataStream<PprNodeList> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
                 .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(maxNeighbors, seed))
                 .uid("ppr-lists");
-        // Each fetch round holds its own copy of the capped lists (uids ppr-fetch-N): a savepoint restores into a job
-        // with the same rounds and list cap only.
-        String saved = SavedGraphCheck.describe(spec, rounds, 0) + ", ppr fetch rounds " + rounds
-                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2";
+        String saved = savedGraph(spec, rounds, 0, maxNeighbors);
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
@@ -89,8 +87,8 @@ public final class PartitionedPpr {
             boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
             DataStream<UpdateLine> updateLines) throws IOException {
         PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, updateLines);
-        String saved = SavedGraphCheck.describe(spec, rounds, bucketSize) + ", ppr fetch rounds " + rounds
-                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2, graph updates, " + VersionedAdjacencyOperator.LAYOUT;
+        String saved = savedGraph(spec, rounds, bucketSize, maxNeighbors) + ", graph updates, "
+                + VersionedAdjacencyOperator.LAYOUT;
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
@@ -99,15 +97,14 @@ public final class PartitionedPpr {
                         new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp)::start,
                         PprRoundFunction.requests(1)))
                 .uid("ppr-start" + runTag);
+        KeyedStream<EdgeUpdate, Long> adjacency = graph.adjacency().keyBy(new PartitionedKHop.UpdateNode(), Types.LONG);
         for (int round = 1; round <= rounds; round++) {
-            SingleOutputStreamOperator<PprAnswerGroup> lists = graph.adjacency()
-                    .keyBy(new PartitionedKHop.UpdateNode(), Types.LONG)
+            SingleOutputStreamOperator<PprAnswerGroup> lists = adjacency
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
                             new VersionedPprFetchOperator(maxNeighbors, seed, bucketSize, round == 1))
                     .uid("ppr-fetch-" + round);
-            DataStream<PprAnswerGroup> degrees = graph.adjacency()
-                    .keyBy(new PartitionedKHop.UpdateNode(), Types.LONG)
+            DataStream<PprAnswerGroup> degrees = adjacency
                     .connect(lists.getSideOutput(VersionedPprFetchOperator.DEGREE_REQUESTS)
                             .keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-degrees-" + round, TypeInformation.of(PprAnswerGroup.class),
@@ -116,6 +113,15 @@ public final class PartitionedPpr {
             stage = round(stage, lists.union(degrees), round, rounds, runTag);
         }
         return finish(env, spec, stage, maxPprNodes, residualTopUp, true, runTag);
+    }
+
+    /**
+     * The loaded graph's description a savepoint is checked against ({@link SavedGraphCheck}): each fetch round holds
+     * its own copy of the lists (uids ppr-fetch-N), so a savepoint restores into a job with the same rounds and cap.
+     */
+    private static String savedGraph(GraphSpec spec, int rounds, int bucketSize, int maxNeighbors) throws IOException {
+        return SavedGraphCheck.describe(spec, rounds, bucketSize) + ", ppr fetch rounds " + rounds
+                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2";
     }
 
     private static SingleOutputStreamOperator<PprPartial> round(SingleOutputStreamOperator<PprPartial> stage,

@@ -1,10 +1,9 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.ppr.PprBatchPush;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.ArrayList;
 import java.util.List;
-
-import io.fanout.sampling.ppr.PprBatchPush;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -41,9 +40,8 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     private transient ListState<PprAnswerGroup> answers;
     /** Answers counted against the waiting batch's request count. */
     private transient AnswerTally tally;
-    /** With graph updates: neighbour degrees asked for by the list groups in so far, and degrees answered. */
-    private transient ValueState<Integer> degreesAsked;
-    private transient ValueState<Integer> degreesAnswered;
+    /** With graph updates: neighbour degrees answered against those the list groups in so far asked for. */
+    private transient AnswerTally degreeTally;
 
     /**
      * @param round this stage's round, 1-based
@@ -60,8 +58,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
                 TypeInformation.of(PprAnswerGroup.class)));
         tally = new AnswerTally(getRuntimeContext());
-        degreesAsked = getRuntimeContext().getState(new ValueStateDescriptor<>("degrees-asked", Integer.class));
-        degreesAnswered = getRuntimeContext().getState(new ValueStateDescriptor<>("degrees-answered", Integer.class));
+        degreeTally = new AnswerTally(getRuntimeContext(), "degrees-");
     }
 
     @Override
@@ -71,7 +68,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
             return;
         }
         batch.update(partial);
-        if (tally.expect(partial.pending) && degreesComplete()) {
+        if (tally.expect(partial.pending) && degreeTally.settled()) {
             complete(ctx, out);
         }
     }
@@ -81,27 +78,18 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         answers.add(answer);
         boolean listsComplete;
         if (answer.degreeAnswer) {
-            degreesAnswered.update(count(degreesAnswered) + answer.size());
+            degreeTally.answer(answer.size());
             listsComplete = tally.answer(0);
         } else {
             if (answer.degreesFollow) {
-                degreesAsked.update(count(degreesAsked) + answer.degreeRequests);
+                degreeTally.expectMore(answer.degreeRequests);
             }
             listsComplete = tally.answer(answer.size());
         }
         // Once every list group is in, the degrees they asked for are known in full.
-        if (listsComplete && degreesComplete()) {
+        if (listsComplete && degreeTally.settled()) {
             complete(ctx, out);
         }
-    }
-
-    private boolean degreesComplete() throws java.io.IOException {
-        return count(degreesAnswered) == count(degreesAsked);
-    }
-
-    private static int count(ValueState<Integer> state) throws java.io.IOException {
-        Integer n = state.value();
-        return n == null ? 0 : n;
     }
 
     /** Every list the stored batch asked for is in: its pushes go on. */
@@ -139,8 +127,7 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
         batch.clear();
         answers.clear();
         tally.clear();
-        degreesAsked.clear();
-        degreesAnswered.clear();
+        degreeTally.clear();
         partial.state = PprPartial.stateOf(push);
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);

@@ -336,10 +336,7 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
         }
         loading.clear();
         degree.update(d);
-        Long node = (Long) getCurrentKey();
-        if (unchanged.containsKey(node.longValue())) {
-            unchanged.put(node.longValue(), d); // now cut
-        }
+        unchanged.replace((long) (Long) getCurrentKey(), d); // a cached entry is now cut
         return d;
     }
 }

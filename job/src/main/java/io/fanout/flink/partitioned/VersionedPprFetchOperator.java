@@ -46,19 +46,16 @@ public class VersionedPprFetchOperator extends VersionedAdjacencyOperator<PprFet
         int[] degrees = new int[n];
         int[] ends = new int[n];
         LongArrayList neighbors = new LongArrayList();
-        LongOpenHashSet seen = new LongOpenHashSet();
-        LongArrayList asked = new LongArrayList();
+        LongOpenHashSet asked = new LongOpenHashSet(); // distinct neighbours, in any order (split per subtask)
         for (int i = 0; i < n; i++) {
             long node = request.nodes[i];
             ListAt list = listAt(node, request.version);
             int d = list.degree();
             long[] read = list.gather(FetchedList.readPositions(node, d, maxNeighbors, seed));
             degrees[i] = d;
+            neighbors.addElements(neighbors.size(), read);
             for (long w : read) {
-                neighbors.add(w);
-                if (seen.add(w)) {
-                    asked.add(w);
-                }
+                asked.add(w);
             }
             ends[i] = neighbors.size();
         }
