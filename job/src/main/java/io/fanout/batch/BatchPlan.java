@@ -8,9 +8,10 @@ import java.io.Serializable;
  * {@code shuffle}, {@code drop_last}, {@code epochs} and {@code seed} applied to a {@link SeedSet}.
  *
  * <p>A pure function of its options: any worker can compute batch {@code (epoch, batchId)} on its
- * own, so a restored or rescaled job produces the same batches. With shuffle, each epoch is a
- * Fisher-Yates permutation drawn from {@code SplitMix64.seed(seed, epoch, SHUFFLE_TAG)}; without it,
- * batches follow seed order. Every epoch has the same {@link #numBatches()}: {@code n / batchSize},
+ * own, so a restored or rescaled job produces the same batches. With shuffle, each epoch is the
+ * {@link SeedPermutation} keyed by {@code SplitMix64.seed(seed, epoch, SHUFFLE_TAG)} (no array of the
+ * epoch's order is ever built, so neither the JobManager nor a reader holds one); without it, batches
+ * follow seed order. Every epoch has the same {@link #numBatches()}: {@code n / batchSize},
  * plus one for the remainder unless {@code dropLast}.
  */
 public final class BatchPlan implements Serializable {
@@ -26,9 +27,6 @@ public final class BatchPlan implements Serializable {
     private final int epochs;
     private final long seed;
     private final int numBatches;
-
-    /** The last epoch order built by {@link #seedsOf}; immutable, so sharing it across threads is safe. */
-    private transient volatile EpochOrder cached;
 
     /**
      * @throws IllegalArgumentException naming the option ({@code batch-size}, {@code epochs},
@@ -140,33 +138,18 @@ public final class BatchPlan implements Serializable {
         return seed;
     }
 
-    /**
-     * The seeds of batch {@code batchId} of {@code epoch}, in batch order. Consecutive calls for the
-     * same epoch reuse one cached {@link EpochOrder}, so a whole epoch costs O(n) once, not per batch.
-     */
+    /** The seeds of batch {@code batchId} of {@code epoch}, in batch order. */
     public int[] seedsOf(int epoch, int batchId) {
-        EpochOrder order = cached;
-        if (order == null || order.epoch() != epoch) {
-            order = order(epoch);
-            cached = order;
-        }
-        return order.seedsOf(batchId);
+        return order(epoch).seedsOf(batchId);
     }
 
     /** Batch {@code batchId} of {@code epoch} as the source emits it: its seeds and their input positions. */
     public SeedBatch batch(int epoch, int batchId) {
-        EpochOrder order = cached;
-        if (order == null || order.epoch() != epoch) {
-            order = order(epoch);
-            cached = order;
-        }
+        EpochOrder order = order(epoch);
         return new SeedBatch(epoch, batchId, numBatches, order.seedsOf(batchId), order.inputIdsOf(batchId));
     }
 
-    /**
-     * The seed order of one epoch (O(n) to build with shuffle, O(1) without). Callers that walk an
-     * epoch keep it and call {@link EpochOrder#seedsOf(int)}.
-     */
+    /** The seed order of one epoch (O(1) to build and to keep). */
     public EpochOrder order(int epoch) {
         if (epoch < 0 || epoch >= epochs) {
             throw new IndexOutOfBoundsException("epoch " + epoch + " out of 0.." + (epochs - 1));
@@ -174,19 +157,15 @@ public final class BatchPlan implements Serializable {
         if (!shuffle) {
             return new EpochOrder(this, epoch, null);
         }
-        // Shuffle positions, not ids: the same swaps give the same seed order, and the positions are input ids.
-        int[] perm = new int[seeds.size()];
-        for (int i = 0; i < perm.length; i++) {
-            perm[i] = i;
-        }
-        SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, SHUFFLE_TAG));
-        for (int i = perm.length - 1; i > 0; i--) {
-            int j = rng.nextInt(i + 1);
-            int t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
-        return new EpochOrder(this, epoch, perm);
+        return new EpochOrder(this, epoch, permutation(epoch));
+    }
+
+    /**
+     * The shuffle of {@code epoch}: slot {@code s} of the epoch's order holds seed position {@code positionAt(s)}
+     * (positions, not ids, are permuted: they are the input ids). Only meaningful with {@link #shuffle()}.
+     */
+    public SeedPermutation permutation(int epoch) {
+        return new SeedPermutation(seeds.size(), SplitMix64.seed(seed, epoch, SHUFFLE_TAG));
     }
 
     /** Start (inclusive) of a batch in the epoch's seed order. */

@@ -1,18 +1,16 @@
 package io.fanout.batch;
 
-import java.util.Arrays;
-
 /**
- * The seed order of one epoch of a {@link BatchPlan}: a shuffled permutation of the seed positions, or the
- * seed set's own order when the plan does not shuffle. Immutable; built once per epoch and cut into batches.
+ * The seed order of one epoch of a {@link BatchPlan}: a seeded {@link SeedPermutation} of the seed positions,
+ * or the seed set's own order when the plan does not shuffle. Immutable and O(1) in size, whatever the seeds.
  */
 public final class EpochOrder {
     private final BatchPlan plan;
     private final int epoch;
     /** The epoch's permutation of seed positions (indices into the seed set), or null for seed order. */
-    private final int[] permuted;
+    private final SeedPermutation permuted;
 
-    EpochOrder(BatchPlan plan, int epoch, int[] permuted) {
+    EpochOrder(BatchPlan plan, int epoch, SeedPermutation permuted) {
         this.plan = plan;
         this.epoch = epoch;
         this.permuted = permuted;
@@ -32,7 +30,7 @@ public final class EpochOrder {
         SeedSet seeds = plan.seeds();
         int[] out = new int[to - from];
         for (int i = from; i < to; i++) {
-            out[i - from] = seeds.get(permuted[i]);
+            out[i - from] = seeds.get((int) permuted.positionAt(i));
         }
         return out;
     }
@@ -44,13 +42,10 @@ public final class EpochOrder {
     public int[] inputIdsOf(int batchId) {
         int from = plan.batchStart(batchId);
         int to = plan.batchEnd(batchId);
-        if (permuted == null) {
-            int[] out = new int[to - from];
-            for (int i = from; i < to; i++) {
-                out[i - from] = i;
-            }
-            return out;
+        int[] out = new int[to - from];
+        for (int i = from; i < to; i++) {
+            out[i - from] = permuted == null ? i : (int) permuted.positionAt(i);
         }
-        return Arrays.copyOfRange(permuted, from, to);
+        return out;
     }
 }

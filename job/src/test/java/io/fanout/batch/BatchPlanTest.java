@@ -108,18 +108,15 @@ class BatchPlanTest {
     }
 
     @Test
-    void shuffleIsFisherYatesOverSplitMix64SeededByJobSeedEpochAndTag() {
-        // Pins the documented recipe, so another implementation (e.g. the Python client) can reproduce it.
+    void shuffleIsTheSeedPermutationKeyedByJobSeedEpochAndTag() {
+        // Pins the documented recipe, so another implementation (e.g. the distributed seed reader) reproduces it.
         int[] seeds = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110};
         BatchPlan plan = new BatchPlan(SeedSet.of(200, seeds), 4, true, false, 3, -5L);
         for (int epoch = 0; epoch < 3; epoch++) {
-            int[] expected = seeds.clone();
-            SplitMix64 rng = new SplitMix64(SplitMix64.seed(-5L, epoch, BatchPlan.SHUFFLE_TAG));
-            for (int i = expected.length - 1; i > 0; i--) {
-                int j = rng.nextInt(i + 1);
-                int t = expected[i];
-                expected[i] = expected[j];
-                expected[j] = t;
+            SeedPermutation perm = new SeedPermutation(seeds.length, SplitMix64.seed(-5L, epoch, BatchPlan.SHUFFLE_TAG));
+            int[] expected = new int[seeds.length];
+            for (int slot = 0; slot < seeds.length; slot++) {
+                expected[slot] = seeds[(int) perm.positionAt(slot)];
             }
             assertThat(concat(epochBatches(plan, epoch))).isEqualTo(expected);
         }
