@@ -84,9 +84,11 @@ public final class BatchPlan implements Serializable {
         put.accept(dropLast ? 1 : 0);
         put.accept(epochs);
         put.accept(seed);
-        put.accept(seeds.isAllNodes() ? -1 : 1);
+        put.accept(seeds.isAllNodes() ? -1 : seeds.isCounted() ? 2 : 1);
         put.accept(seeds.size());
-        if (!seeds.isAllNodes()) {
+        if (seeds.isCounted()) {
+            put.accept(seeds.countedHash());
+        } else if (!seeds.isAllNodes()) {
             for (int i = 0; i < seeds.size(); i++) {
                 put.accept(seeds.get(i));
             }
@@ -166,6 +168,11 @@ public final class BatchPlan implements Serializable {
      */
     public SeedPermutation permutation(int epoch) {
         return new SeedPermutation(seeds.size(), SplitMix64.seed(seed, epoch, SHUFFLE_TAG));
+    }
+
+    /** Seeds in batch {@code batchId} of every epoch (the last may be short). */
+    public int batchLength(int batchId) {
+        return batchEnd(batchId) - batchStart(batchId);
     }
 
     /** Start (inclusive) of a batch in the epoch's seed order. */

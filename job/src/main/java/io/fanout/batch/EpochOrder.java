@@ -20,6 +20,15 @@ public final class EpochOrder {
         return epoch;
     }
 
+    /**
+     * The slot of the epoch's order that seed position {@code position} fills (the inverse of the order): slot
+     * {@code s} is place {@code s % batchSize} of batch {@code s / batchSize}, dropped when that batch is past the
+     * last ({@code drop_last}).
+     */
+    public long slotOf(int position) {
+        return permuted == null ? position : permuted.slotOf(position);
+    }
+
     /** The seeds of batch {@code batchId} of this epoch, as a new array. */
     public int[] seedsOf(int batchId) {
         int from = plan.batchStart(batchId);

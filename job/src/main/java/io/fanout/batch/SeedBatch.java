@@ -15,8 +15,13 @@ public class SeedBatch {
     public int batchId;
     /** Number of batches in this epoch. */
     public int numBatches;
-    /** Seed nodes (store indices; the graph's NodeIdMap gives their ids), in batch order. */
+    /** Seed nodes (store indices; the graph's NodeIdMap gives their ids), in batch order; null with {@link #seedIds}. */
     public int[] seeds;
+    /**
+     * The seeds' node ids, in batch order, when the batch was assembled from a seed file the workers read
+     * ({@link SeedFile}: no index map exists then); null otherwise.
+     */
+    public long[] seedIds;
     /** Position of each seed in the job's seed list (PyG {@code input_id}), parallel to {@link #seeds}. */
     public int[] inputIds;
 
@@ -28,6 +33,23 @@ public class SeedBatch {
         this.numBatches = numBatches;
         this.seeds = seeds;
         this.inputIds = inputIds;
+    }
+
+    /** A batch of seeds given by node id ({@link #seedIds}). */
+    public static SeedBatch ofIds(int epoch, int batchId, int numBatches, long[] seedIds, int[] inputIds) {
+        SeedBatch batch = new SeedBatch(epoch, batchId, numBatches, null, inputIds);
+        batch.seedIds = seedIds;
+        return batch;
+    }
+
+    /** Number of seeds. */
+    public int size() {
+        return inputIds.length;
+    }
+
+    /** The node id of seed {@code i}: {@link #seedIds}, else {@code nodeIds[seeds[i]]} ({@code nodeIds} null: ids equal indices). */
+    public long seedId(int i, long[] nodeIds) {
+        return seedIds != null ? seedIds[i] : nodeIds == null ? seeds[i] : nodeIds[seeds[i]];
     }
 
     /** A key unique to (epoch, batchId), used to key the sampling operator. */
@@ -42,7 +64,7 @@ public class SeedBatch {
         }
         SeedBatch b = (SeedBatch) o;
         return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds)
-                && Arrays.equals(inputIds, b.inputIds);
+                && Arrays.equals(seedIds, b.seedIds) && Arrays.equals(inputIds, b.inputIds);
     }
 
     @Override
@@ -52,6 +74,6 @@ public class SeedBatch {
 
     @Override
     public String toString() {
-        return "SeedBatch{epoch=" + epoch + ", batchId=" + batchId + "/" + numBatches + ", seeds=" + seeds.length + "}";
+        return "SeedBatch{epoch=" + epoch + ", batchId=" + batchId + "/" + numBatches + ", seeds=" + size() + "}";
     }
 }

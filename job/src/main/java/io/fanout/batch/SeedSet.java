@@ -39,14 +39,22 @@ public final class SeedSet implements Serializable {
     /** Per seed (by input position), its time from the seed file's second column; null when none was given. */
     private final long[] times;
 
+    /** For a {@link #counted} set: the digest of the seed file the workers read; 0 otherwise. */
+    private final long countedHash;
+
     private SeedSet(int numNodes, int[] ids) {
         this(numNodes, ids, null);
     }
 
     private SeedSet(int numNodes, int[] ids, long[] times) {
+        this(numNodes, ids, times, 0);
+    }
+
+    private SeedSet(int numNodes, int[] ids, long[] times, long countedHash) {
         this.numNodes = numNodes;
         this.ids = ids;
         this.times = times;
+        this.countedHash = countedHash;
     }
 
     /**
@@ -63,6 +71,28 @@ public final class SeedSet implements Serializable {
             throw new IllegalArgumentException("the graph has no nodes (num_nodes=" + numNodes + "): nothing to seed");
         }
         return new SeedSet(numNodes, null);
+    }
+
+    /**
+     * The seeds of a {@link SeedFile} that the workers read themselves: only their count (and the file's digest, for
+     * {@link BatchPlan#fingerprint()}) is kept, so {@link #get} is not available.
+     */
+    public static SeedSet counted(SeedFile file) {
+        if (file.numSeeds() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(file.path() + ": " + file.numSeeds() + " seeds, more than the "
+                    + Integer.MAX_VALUE + " a job plans batches for");
+        }
+        return new SeedSet((int) file.numSeeds(), null, null, file.contentHash() == 0 ? 1 : file.contentHash());
+    }
+
+    /** True for a {@link #counted} set, whose seeds only the workers read. */
+    public boolean isCounted() {
+        return countedHash != 0;
+    }
+
+    /** The seed file's digest of a {@link #counted} set. */
+    long countedHash() {
+        return countedHash;
     }
 
     /**
@@ -234,7 +264,7 @@ public final class SeedSet implements Serializable {
     }
 
     /** A non-negative id; ids too large for a long are returned as Long.MAX_VALUE (unknown, not malformed). */
-    private static long parseId(String token, String where) {
+    static long parseId(String token, String where) {
         if (token.isEmpty()) {
             throw new IllegalArgumentException(where + ": empty seed id");
         }
@@ -271,6 +301,9 @@ public final class SeedSet implements Serializable {
 
     /** The {@code i}-th seed id, {@code 0 <= i < size()}. */
     public int get(int i) {
+        if (isCounted()) {
+            throw new UnsupportedOperationException("the seeds of " + this + " are read by the workers, not held here");
+        }
         if (ids == null) {
             if (i < 0 || i >= numNodes) {
                 throw new IndexOutOfBoundsException("seed index " + i + " out of 0.." + (numNodes - 1));
@@ -282,11 +315,12 @@ public final class SeedSet implements Serializable {
 
     /** True if this is every node {@code 0..size()-1} in id order (no explicit list stored). */
     public boolean isAllNodes() {
-        return ids == null;
+        return ids == null && !isCounted();
     }
 
     /** A fresh array of the seeds in order. */
     public int[] toArray() {
+        get(0); // fails for a counted set
         if (ids != null) {
             return ids.clone();
         }
@@ -299,6 +333,7 @@ public final class SeedSet implements Serializable {
 
     /** Copies seeds {@code [from, to)} into a new array (no full copy of the set). */
     int[] copyRange(int from, int to) {
+        get(from); // fails for a counted set
         if (ids != null) {
             return Arrays.copyOfRange(ids, from, to);
         }
@@ -311,6 +346,7 @@ public final class SeedSet implements Serializable {
 
     @Override
     public String toString() {
-        return ids == null ? "SeedSet{all " + numNodes + " nodes}" : "SeedSet{" + ids.length + " ids}";
+        return isCounted() ? "SeedSet{" + numNodes + " seeds read from a file by the workers}"
+                : ids == null ? "SeedSet{all " + numNodes + " nodes}" : "SeedSet{" + ids.length + " ids}";
     }
 }

@@ -45,6 +45,8 @@ public final class FanoutJobConfig {
     public final StoreType store;
     /** --store partitioned: neighbours per stored bucket of a node's list. */
     public final int partitionedBucketSize;
+    /** Seeds per chunk of a --seeds file the TaskManagers read (--store partitioned). */
+    public final int partitionedSeedChunk;
     /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off, -1 = sized from the heap). */
     public final long partitionedCacheBytes;
     /** Bytes per edge-load range ({@link FanoutOptions#PARTITIONED_SPLIT_SIZE}). */
@@ -149,6 +151,7 @@ public final class FanoutJobConfig {
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
+        this.partitionedSeedChunk = atLeast(conf, FanoutOptions.PARTITIONED_SEED_CHUNK, 1);
         int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
         this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();

@@ -113,6 +113,13 @@ public final class FanoutOptions {
                     + " one big edge file loads on every reader, and a checkpoint during the load waits for one range,"
                     + " not a whole part. >= 1kb, e.g. 16mb. Does not change the samples.");
 
+    public static final ConfigOption<Integer> PARTITIONED_SEED_CHUNK = ConfigOptions.key("fanout.partitioned.seed-chunk")
+            .intType()
+            .defaultValue(16_384)
+            .withDescription("--store partitioned with a --seeds file: seeds per chunk of the file (>= 1). The"
+                    + " TaskManagers read the seed file in chunks, one chunk per source poll, and place each seed in its"
+                    + " batch; the client keeps 16 bytes per chunk, never the seeds. Does not change the samples.");
+
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()
             .defaultValue(-1)
@@ -403,7 +410,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,

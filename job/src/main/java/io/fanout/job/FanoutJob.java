@@ -2,7 +2,9 @@ package io.fanout.job;
 
 import io.fanout.batch.BatchPlan;
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedFile;
 import io.fanout.batch.SeedSet;
+import io.fanout.batch.SeedSlot;
 import io.fanout.config.CommandLine;
 import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
@@ -26,6 +28,8 @@ import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.partitioned.PartitionedPpr;
 import io.fanout.flink.source.SeedBatchSource;
+import io.fanout.flink.source.SeedBatchAssembler;
+import io.fanout.flink.source.SeedFileSource;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
 import io.fanout.store.TypedGraphStore;
@@ -119,12 +123,15 @@ public final class FanoutJob {
         TypedGraphStore typed = config.typed != null ? TypedGraphStore.load(config.graphSpec()) : null;
         LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
         // Link batches are positions into the seed edges, so the batch plan numbers those.
-        NodeIdMap nodes = links != null ? NodeIdMap.identity(links.size())
+        SeedFile seedFile = partitionedSeedFile(config);
+        NodeIdMap nodes = seedFile != null ? null
+                : links != null ? NodeIdMap.identity(links.size())
                 : typed != null ? typed.nodeIds(config.typed.seedType)
                 : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
-        BatchPlan plan = config.typed != null && config.typed.ablpPositive != null
+        BatchPlan plan = seedFile != null ? seedFilePlan(config, seedFile)
+                : config.typed != null && config.typed.ablpPositive != null
                 ? anchorPlan(config, typed) : batchPlan(config, nodes);
-        build(env, config, plan, nodes, links);
+        build(env, config, plan, nodes, links, seedFile);
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
@@ -210,6 +217,15 @@ public final class FanoutJob {
     /** As above, with the seed edges of a link-prediction job (the plan's seeds are positions into them), or null. */
     public static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
             LinkSeeds links) throws java.io.IOException {
+        build(env, config, plan, nodes, links, null);
+    }
+
+    /**
+     * As above; with {@code seedFile} (a partitioned job's seed file, the plan's seeds {@code SeedSet.counted} of it)
+     * the TaskManagers read the seeds and a stage keyed by batch assembles the batches.
+     */
+    static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
+            LinkSeeds links, SeedFile seedFile) throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -222,6 +238,13 @@ public final class FanoutJob {
         DataStream<SeedBatch> batches = config.partitionedLoadOnly
                 ? env.fromSource(new NoBatchesSource(), WatermarkStrategy.noWatermarks(), "load-only")
                         .uid("load-only" + runTag)
+                : seedFile != null
+                ? env.fromSource(new SeedFileSource(seedFile, plan), EpochWatermarks.forSlots(), "seed-file")
+                        .uid("seed-file" + runTag)
+                        .keyBy(SeedSlot::batchKey, Types.LONG)
+                        .transform("seed-batches", SeedBatchSource.TYPE,
+                                new SeedBatchAssembler(plan, config.maxBatchesPerSecond))
+                        .uid("seed-assembler" + runTag)
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
@@ -418,6 +441,33 @@ public final class FanoutJob {
      */
     static boolean partitionedSeeds(FanoutJobConfig config) {
         return config.store == StoreType.PARTITIONED && config.seeds != null;
+    }
+
+    /**
+     * A partitioned job's seed file, indexed in one streaming pass that checks every line (16 bytes per chunk kept,
+     * never the seeds), or null when the job is not partitioned or its seeds are a comma list (read on the client).
+     */
+    static SeedFile partitionedSeedFile(FanoutJobConfig config) throws java.io.IOException {
+        if (!partitionedSeeds(config) || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(config.seeds.trim()))) {
+            return null;
+        }
+        try {
+            SeedFile file = SeedFile.index(java.nio.file.Path.of(config.seeds.trim()), config.partitionedSeedChunk);
+            LOG.info("--store partitioned: {} (read by the TaskManagers; the client keeps no seed)", file);
+            return file;
+        } catch (IllegalArgumentException | java.io.IOException e) {
+            throw invalidSeeds(config, e);
+        }
+    }
+
+    /** The batch plan over a seed file the TaskManagers read; bad batch options fail naming the option. */
+    private static BatchPlan seedFilePlan(FanoutJobConfig config, SeedFile file) {
+        try {
+            return new BatchPlan(SeedSet.counted(file), config.batchSize, config.shuffle, config.dropLast,
+                    config.epochs, config.seed);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
     }
 
     /** The ids the seed option names (see {@link SeedSet#idsNamed}); a bad line fails naming the option. */

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code --store partitioned} (adjacency in RocksDB keyed state, one keyed lookup per hop) gives byte-identical
@@ -126,6 +127,33 @@ class PartitionedStoreITCase {
         TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
         assertThat(memory).hasSize(6);
         assertSameMessages(memory, run("partitioned", 1, graph, options));
+        assertSameMessages(memory, run("partitioned", 2, graph, options));
+    }
+
+    /**
+     * The seed file read by the TaskManagers in chunks (7 seeds each, so 315 chunks over the readers): 2,200 seed lines
+     * of cora with duplicates, comments and blank lines, plain and gzipped (one sequential split per epoch), batches of
+     * 100 with drop-last, 2 shuffled epochs, partitioned at parallelism 2 against the memory store (which reads the
+     * same file on the client), every message byte for byte, its input ids included.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"seeds.txt", "seeds.txt.gz"})
+    void aSeedFileReadInChunksByTheTaskManagersBatchesAsTheMemoryStore(String name) throws Exception {
+        Path graph = SharedData.graph("cora");
+        StringBuilder text = new StringBuilder("# cora seeds\n");
+        java.util.Random random = new java.util.Random(5);
+        for (int i = 0; i < 2200; i++) {
+            text.append(random.nextInt(2708)).append(i % 9 == 0 ? "\n\n# again\n" : "\n");
+        }
+        Path seeds = tmp.resolve(name);
+        try (java.io.OutputStream out = name.endsWith(".gz")
+                ? new java.util.zip.GZIPOutputStream(Files.newOutputStream(seeds)) : Files.newOutputStream(seeds)) {
+            out.write(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String[] options = {"--fanout", "5,3", "--batch-size", "100", "--drop-last", "--epochs", "2", "--shuffle",
+            "--seeds", seeds.toString(), "--partitioned.seed-chunk", "7"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        assertThat(memory).hasSize(44);
         assertSameMessages(memory, run("partitioned", 2, graph, options));
     }
 

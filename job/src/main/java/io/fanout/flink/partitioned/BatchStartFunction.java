@@ -32,9 +32,9 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
      */
     static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, org.apache.flink.api.common.TaskInfo task,
             java.util.function.Consumer<RequestGroup> requests) {
-        long[] seeds = new long[batch.seeds.length];
+        long[] seeds = new long[batch.size()];
         for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
+            seeds[i] = batch.seedId(i, nodeIds);
         }
         BatchAssembly assembly = new BatchAssembly(seeds);
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,

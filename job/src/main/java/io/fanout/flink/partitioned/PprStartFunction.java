@@ -38,9 +38,9 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
 
     /** {@code batch}'s pushes at graph version {@code version}; round 1's requests go to {@code requests}. */
     PprPartial start(SeedBatch batch, long version, TaskInfo task, Consumer<PprFetchRequest> requests) {
-        long[] seeds = new long[batch.seeds.length];
+        long[] seeds = new long[batch.size()];
         for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = nodeIds == null ? batch.seeds[i] : nodeIds[batch.seeds[i]];
+            seeds[i] = batch.seedId(i, nodeIds);
         }
         PprBatchPush push = new PprBatchPush(seeds, alpha, eps, maxPprNodes, residualTopUp);
         long[] missing = push.advance(true);

@@ -19,6 +19,7 @@ import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -34,23 +35,23 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.UserCodeClassLoader;
 
 /**
- * Runs a {@link SeedBatchSource}'s real enumerator and readers in one thread, passing split requests
+ * Runs a seed source's ({@link SeedBatchSource}, {@link SeedFileSource}) real enumerator and readers in one thread, passing split requests
  * and assignments through a queue the way Flink's source coordinator does (never re-entrantly), and
  * checkpointing through the source's own serializers. Lets tests stop, snapshot and restore at any
  * batch, which a MiniCluster cannot do deterministically.
  */
-public final class LocalSourceRun {
+public final class LocalSourceRun<T> {
     /** One emitted batch and the reader (subtask) that emitted it. */
-    public record Emitted(int subtask, SeedBatch batch) {}
+    public record Emitted<T>(int subtask, T batch) {}
 
     /** A checkpoint as Flink stores it: the serialized enumerator state and each reader's serialized splits. */
     public record Snapshot(int enumVersion, byte[] enumState, int splitVersion, List<List<byte[]>> readerSplits) {}
 
-    private final SeedBatchSource source;
+    private final Source<T, SeedBatchSplit, SeedBatchEnumeratorState> source;
     private final int parallelism;
     private final Deque<Message> inbox = new ArrayDeque<>();
     private final SplitEnumerator<SeedBatchSplit, SeedBatchEnumeratorState> enumerator;
-    private final List<SourceReader<SeedBatch, SeedBatchSplit>> readers;
+    private final List<SourceReader<T, SeedBatchSplit>> readers;
     private final boolean[] ended;
     /** Every split the enumerator assigned, in assignment order. */
     public final List<SeedBatchSplit> assignments = new ArrayList<>();
@@ -58,11 +59,11 @@ public final class LocalSourceRun {
     private final Map<Integer, List<SeedBatchSplit>> assignedSinceSnapshot = new HashMap<>();
     private Snapshot lastSnapshot;
     /** Everything emitted, in order. */
-    public final List<Emitted> emitted = new ArrayList<>();
+    public final List<Emitted<T>> emitted = new ArrayList<>();
 
     private record Message(int subtask, Runnable action) {}
 
-    private LocalSourceRun(SeedBatchSource source, int parallelism, Snapshot restoreFrom) throws Exception {
+    private LocalSourceRun(Source<T, SeedBatchSplit, SeedBatchEnumeratorState> source, int parallelism, Snapshot restoreFrom) throws Exception {
         this.source = source;
         this.parallelism = parallelism;
         EnumContext enumContext = new EnumContext();
@@ -83,13 +84,15 @@ public final class LocalSourceRun {
     }
 
     /** A fresh run. */
-    public static LocalSourceRun start(SeedBatchSource source, int parallelism) throws Exception {
-        return new LocalSourceRun(source, parallelism, null);
+    public static <T> LocalSourceRun<T> start(Source<T, SeedBatchSplit, SeedBatchEnumeratorState> source,
+            int parallelism) throws Exception {
+        return new LocalSourceRun<>(source, parallelism, null);
     }
 
     /** A run restored from a snapshot, as after a global failover. */
-    public static LocalSourceRun restore(SeedBatchSource source, int parallelism, Snapshot snapshot) throws Exception {
-        return new LocalSourceRun(source, parallelism, snapshot);
+    public static <T> LocalSourceRun<T> restore(Source<T, SeedBatchSplit, SeedBatchEnumeratorState> source,
+            int parallelism, Snapshot snapshot) throws Exception {
+        return new LocalSourceRun<>(source, parallelism, snapshot);
     }
 
     private List<SeedBatchSplit> deserializeSplits(Snapshot snapshot, int subtask) throws IOException {
@@ -102,7 +105,12 @@ public final class LocalSourceRun {
 
     private void startReader(int subtask, List<SeedBatchSplit> restored) {
         // Flink's SourceOperator: create, hand over restored splits, then start.
-        SourceReader<SeedBatch, SeedBatchSplit> reader = source.createReader(new ReaderContext(subtask));
+        SourceReader<T, SeedBatchSplit> reader;
+        try {
+            reader = source.createReader(new ReaderContext(subtask));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
         if (subtask < readers.size()) {
             readers.set(subtask, reader);
         } else {
@@ -168,7 +176,7 @@ public final class LocalSourceRun {
         SimpleVersionedSerializer<SeedBatchSplit> splitSer = source.getSplitSerializer();
         byte[] enumState = enumSer.serialize(enumerator.snapshotState(checkpointId));
         List<List<byte[]>> readerSplits = new ArrayList<>();
-        for (SourceReader<SeedBatch, SeedBatchSplit> reader : readers) {
+        for (SourceReader<T, SeedBatchSplit> reader : readers) {
             List<byte[]> splits = new ArrayList<>();
             for (SeedBatchSplit split : reader.snapshotState(checkpointId)) {
                 splits.add(splitSer.serialize(split));
@@ -186,9 +194,9 @@ public final class LocalSourceRun {
      * the enumerator (what Flink's SourceCoordinator.subtaskReset does). Returns what the failed
      * reader emitted since the snapshot, which downstream discards.
      */
-    public List<SeedBatch> failReader(int subtask, int emittedAtSnapshot) throws Exception {
+    public List<T> failReader(int subtask, int emittedAtSnapshot) throws Exception {
         inbox.removeIf(m -> m.subtask() == subtask);
-        List<SeedBatch> lost = new ArrayList<>();
+        List<T> lost = new ArrayList<>();
         for (int i = emitted.size() - 1; i >= emittedAtSnapshot; i--) {
             if (emitted.get(i).subtask() == subtask) {
                 lost.add(emitted.remove(i).batch());
@@ -202,7 +210,7 @@ public final class LocalSourceRun {
 
     /** Keys (epoch << 32 | batch) of everything emitted, in order. */
     public long[] emittedKeys() {
-        return emitted.stream().mapToLong(e -> e.batch().key()).toArray();
+        return emitted.stream().mapToLong(e -> ((SeedBatch) e.batch()).key()).toArray();
     }
 
     @Override
@@ -322,7 +330,7 @@ public final class LocalSourceRun {
         }
     }
 
-    private final class Output implements ReaderOutput<SeedBatch> {
+    private final class Output implements ReaderOutput<T> {
         private final int subtask;
 
         Output(int subtask) {
@@ -330,12 +338,12 @@ public final class LocalSourceRun {
         }
 
         @Override
-        public void collect(SeedBatch record) {
-            emitted.add(new Emitted(subtask, record));
+        public void collect(T record) {
+            emitted.add(new Emitted<>(subtask, record));
         }
 
         @Override
-        public void collect(SeedBatch record, long timestamp) {
+        public void collect(T record, long timestamp) {
             collect(record);
         }
 
@@ -349,7 +357,7 @@ public final class LocalSourceRun {
         public void markActive() {}
 
         @Override
-        public SourceOutput<SeedBatch> createOutputForSplit(String splitId) {
+        public SourceOutput<T> createOutputForSplit(String splitId) {
             return this;
         }
 

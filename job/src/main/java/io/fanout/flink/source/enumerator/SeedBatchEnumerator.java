@@ -43,13 +43,22 @@ public final class SeedBatchEnumerator implements SplitEnumerator<SeedBatchSplit
      */
     public SeedBatchEnumerator(SplitEnumeratorContext<SeedBatchSplit> context, int numBatches, int epochs,
             SeedBatchEnumeratorState state) {
-        if (numBatches < 1 || epochs < 1) {
+        this(context, numBatches, epochs, batchesPerSplit(numBatches, context.currentParallelism()), state);
+    }
+
+    /**
+     * As above with splits of {@code batchesPerSplit} units. The seed file source hands out chunks of its file this
+     * way (its "batches" are chunk indices), one split per epoch for a file that must be read in sequence.
+     */
+    public SeedBatchEnumerator(SplitEnumeratorContext<SeedBatchSplit> context, int numBatches, int epochs,
+            int batchesPerSplit, SeedBatchEnumeratorState state) {
+        if (numBatches < 1 || epochs < 1 || batchesPerSplit < 1) {
             throw new IllegalArgumentException("numBatches and epochs must be >= 1, got " + numBatches + ", " + epochs);
         }
         this.context = context;
         this.numBatches = numBatches;
         this.epochs = epochs;
-        this.batchesPerSplit = batchesPerSplit(numBatches, context.currentParallelism());
+        this.batchesPerSplit = batchesPerSplit;
         this.nextEpoch = state.nextEpoch();
         this.nextBatch = state.nextBatch();
         this.pending.addAll(state.pendingSplits());

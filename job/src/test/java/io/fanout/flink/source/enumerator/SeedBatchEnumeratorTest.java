@@ -3,6 +3,7 @@ package io.fanout.flink.source.enumerator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.batch.BatchPlan;
+import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedSet;
 import io.fanout.flink.source.LocalSourceRun;
 import io.fanout.flink.source.SeedBatchSource;
@@ -169,7 +170,7 @@ class SeedBatchEnumeratorTest {
     @ValueSource(ints = {1, 2, 3})
     void withRealReadersEveryReaderGetsWorkInEveryEpoch(int parallelism) throws Exception {
         BatchPlan plan = new BatchPlan(SeedSet.allNodes(CORA_NODES), 16, true, false, 3, 11L);
-        LocalSourceRun run = LocalSourceRun.start(new SeedBatchSource(plan), parallelism);
+        LocalSourceRun<SeedBatch> run = LocalSourceRun.start(new SeedBatchSource(plan), parallelism);
         run.runToEnd();
         assertThat(run.emitted).hasSize(3 * plan.numBatches());
         for (int epoch = 0; epoch < 3; epoch++) {

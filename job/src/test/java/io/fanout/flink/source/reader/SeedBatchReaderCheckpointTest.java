@@ -33,7 +33,7 @@ class SeedBatchReaderCheckpointTest {
         assertThat(batches).containsExactlyInAnyOrderElementsOf(expected);
     }
 
-    private static List<SeedBatch> batches(List<LocalSourceRun.Emitted> emitted) {
+    private static List<SeedBatch> batches(List<LocalSourceRun.Emitted<SeedBatch>> emitted) {
         return emitted.stream().map(LocalSourceRun.Emitted::batch).toList();
     }
 
@@ -53,7 +53,7 @@ class SeedBatchReaderCheckpointTest {
     @MethodSource("snapshotPoints")
     void restoreFromSnapshotEmitsTheRestExactlyOnce(int parallelism, int snapshotAfter) throws Exception {
         SeedBatchSource source = new SeedBatchSource(PLAN);
-        LocalSourceRun first = LocalSourceRun.start(source, parallelism);
+        LocalSourceRun<SeedBatch> first = LocalSourceRun.start(source, parallelism);
         first.emit(snapshotAfter);
         assertThat(first.emitted).hasSize(snapshotAfter);
         LocalSourceRun.Snapshot snapshot = first.snapshot(1);
@@ -61,7 +61,7 @@ class SeedBatchReaderCheckpointTest {
         // The job goes on a little and then fails: what came after the snapshot is lost.
         first.emit(6);
 
-        LocalSourceRun restored = LocalSourceRun.restore(source, parallelism, snapshot);
+        LocalSourceRun<SeedBatch> restored = LocalSourceRun.restore(source, parallelism, snapshot);
         restored.runToEnd();
         List<SeedBatch> all = new ArrayList<>(beforeSnapshot);
         all.addAll(batches(restored.emitted));
@@ -71,7 +71,7 @@ class SeedBatchReaderCheckpointTest {
 
     @Test
     void oneReaderFailsAndItsSplitsComeBackThroughTheEnumerator() throws Exception {
-        LocalSourceRun run = LocalSourceRun.start(new SeedBatchSource(PLAN), 2);
+        LocalSourceRun<SeedBatch> run = LocalSourceRun.start(new SeedBatchSource(PLAN), 2);
         run.emit(10);
         run.snapshot(1);
         int atSnapshot = run.emitted.size();
@@ -84,7 +84,7 @@ class SeedBatchReaderCheckpointTest {
 
     @Test
     void readerStateIsTheUnfinishedSplitAtTheNextBatch() throws Exception {
-        LocalSourceRun run = LocalSourceRun.start(new SeedBatchSource(PLAN), 1);
+        LocalSourceRun<SeedBatch> run = LocalSourceRun.start(new SeedBatchSource(PLAN), 1);
         run.emit(3);
         LocalSourceRun.Snapshot snapshot = run.snapshot(1);
         assertThat(snapshot.readerSplits()).hasSize(1);

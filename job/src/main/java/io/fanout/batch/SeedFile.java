@@ -1,0 +1,297 @@
+package io.fanout.batch;
+
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * A seed file indexed for reading by many workers: its seed count, and where each chunk of
+ * {@code seedsPerChunk} consecutive seeds starts, so a worker reads chunk {@code c} (seed positions
+ * {@code c * seedsPerChunk ...}) without anyone holding the seeds.
+ *
+ * <p>{@link #index} makes one streaming pass that checks every line as {@link SeedSet#parse} does (one id per
+ * line, blank and {@code #} lines skipped, {@code .gz} decompressed) and keeps 8 bytes per chunk, never per seed.
+ * A {@code .gz} file's offsets are into its decompressed bytes, so a worker reaches a chunk by decompressing up to
+ * it: read such a file as one sequential range per epoch. Seed times (a second column) are refused here: they are
+ * for temporal sampling, which reads its seeds with {@link SeedSet}.
+ */
+public final class SeedFile implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String path;
+    private final boolean gzip;
+    private final long size;
+    private final long modified;
+    private final int seedsPerChunk;
+    private final long numSeeds;
+    /** Byte offset (decompressed for .gz) of the line of each chunk's first seed. */
+    private final long[] chunkOffsets;
+    /** 1-based line number of each chunk's first seed, for error messages. */
+    private final long[] chunkLines;
+    private final long contentHash;
+
+    private SeedFile(String path, boolean gzip, long size, long modified, int seedsPerChunk, long numSeeds,
+            long[] chunkOffsets, long[] chunkLines, long contentHash) {
+        this.path = path;
+        this.gzip = gzip;
+        this.size = size;
+        this.modified = modified;
+        this.seedsPerChunk = seedsPerChunk;
+        this.numSeeds = numSeeds;
+        this.chunkOffsets = chunkOffsets;
+        this.chunkLines = chunkLines;
+        this.contentHash = contentHash;
+    }
+
+    /**
+     * Indexes {@code file} in one pass.
+     *
+     * @throws IllegalArgumentException naming the file and line of a malformed, negative or timed seed line, or
+     *     when the file holds no seed
+     */
+    public static SeedFile index(Path file, int seedsPerChunk) throws IOException {
+        if (seedsPerChunk < 1) {
+            throw new IllegalArgumentException("seedsPerChunk must be >= 1, got " + seedsPerChunk);
+        }
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        boolean gzip = file.getFileName().toString().endsWith(".gz");
+        MessageDigest sha = sha256();
+        long[] offsets = new long[16];
+        long[] lines = new long[16];
+        int chunks = 0;
+        long seeds = 0;
+        try (LineStream in = new LineStream(open(file, gzip), file.toString(), 1)) {
+            while (true) {
+                long offset = in.offset();
+                String line = in.next();
+                if (line == null) {
+                    break;
+                }
+                sha.update(line.getBytes(StandardCharsets.ISO_8859_1));
+                sha.update((byte) '\n');
+                if (in.parse(line) < 0) {
+                    continue;
+                }
+                if (seeds % seedsPerChunk == 0) {
+                    if (chunks == offsets.length) {
+                        offsets = Arrays.copyOf(offsets, chunks * 2);
+                        lines = Arrays.copyOf(lines, chunks * 2);
+                    }
+                    offsets[chunks] = offset;
+                    lines[chunks] = in.lineNumber();
+                    chunks++;
+                }
+                seeds++;
+            }
+        }
+        if (seeds == 0) {
+            throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
+        }
+        long hash = java.nio.ByteBuffer.wrap(sha.digest()).getLong();
+        return new SeedFile(file.toAbsolutePath().toString(), gzip, attributes.size(),
+                attributes.lastModifiedTime().toMillis(), seedsPerChunk, seeds, Arrays.copyOf(offsets, chunks),
+                Arrays.copyOf(lines, chunks), hash);
+    }
+
+    public String path() {
+        return path;
+    }
+
+    public boolean isGzip() {
+        return gzip;
+    }
+
+    public long numSeeds() {
+        return numSeeds;
+    }
+
+    public int numChunks() {
+        return chunkOffsets.length;
+    }
+
+    public int seedsPerChunk() {
+        return seedsPerChunk;
+    }
+
+    /** A 64-bit digest of the file's lines: two files with the same digest hold the same seeds. */
+    public long contentHash() {
+        return contentHash;
+    }
+
+    /** Position (seed index) of chunk {@code chunk}'s first seed. */
+    public long firstPosition(int chunk) {
+        return (long) chunk * seedsPerChunk;
+    }
+
+    /** Seeds in chunk {@code chunk} (the last may be short). */
+    public int chunkLength(int chunk) {
+        return (int) Math.min(seedsPerChunk, numSeeds - firstPosition(chunk));
+    }
+
+    /**
+     * Reads the chunks from {@code chunk} on, in order.
+     *
+     * @throws IOException naming the file if it changed since it was indexed (its seeds would no longer be the ones
+     *     the batches were planned for)
+     */
+    public Cursor open(int chunk) throws IOException {
+        Path file = Path.of(path);
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        if (attributes.size() != size || attributes.lastModifiedTime().toMillis() != modified) {
+            throw new IOException(path + ": the seed file changed after the job was planned (size " + size + " -> "
+                    + attributes.size() + " bytes); restart the job to plan its batches over the new seeds");
+        }
+        InputStream in = open(file, gzip);
+        long offset = chunkOffsets[chunk];
+        if (gzip) {
+            in.skipNBytes(offset);
+        } else {
+            in.close();
+            java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(file);
+            channel.position(offset);
+            in = new BufferedInputStream(java.nio.channels.Channels.newInputStream(channel), 1 << 16);
+        }
+        return new Cursor(new LineStream(in, path, chunkLines[chunk]), chunk);
+    }
+
+    private static InputStream open(Path file, boolean gzip) throws IOException {
+        InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
+        return gzip ? new BufferedInputStream(new GZIPInputStream(raw, 1 << 16), 1 << 16) : raw;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SeedFile{" + path + ", " + numSeeds + " seeds in " + numChunks() + " chunks of " + seedsPerChunk + "}";
+    }
+
+    /** Reads a {@link SeedFile}'s chunks in order from the one it was opened at. */
+    public final class Cursor implements Closeable {
+        private final LineStream in;
+        private int next;
+
+        private Cursor(LineStream in, int chunk) {
+            this.in = in;
+            this.next = chunk;
+        }
+
+        /** The chunk {@link #nextChunk()} reads. */
+        public int chunk() {
+            return next;
+        }
+
+        /** The seed ids of the next chunk, in file order. */
+        public long[] nextChunk() throws IOException {
+            if (next >= numChunks()) {
+                throw new IllegalStateException("no chunk after " + (next - 1));
+            }
+            long[] ids = new long[chunkLength(next)];
+            int filled = 0;
+            while (filled < ids.length) {
+                String line = in.next();
+                if (line == null) {
+                    throw new IOException(path + ":" + in.lineNumber() + ": the seed file ended early; it changed "
+                            + "after the job was planned");
+                }
+                long id = in.parse(line);
+                if (id >= 0) {
+                    ids[filled++] = id;
+                }
+            }
+            next++;
+            return ids;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+
+    /** Lines of a seed file with their byte offsets and line numbers; parses one id per line. */
+    private static final class LineStream implements Closeable {
+        private final InputStream in;
+        private final String name;
+        private final StringBuilder line = new StringBuilder(32);
+        private long offset;
+        private long lineNumber;
+
+        LineStream(InputStream in, String name, long firstLine) {
+            this.in = in;
+            this.name = name;
+            this.lineNumber = firstLine - 1;
+        }
+
+        /** Byte offset of the next line. */
+        long offset() {
+            return offset;
+        }
+
+        /** Line number of the line {@link #next} returned last. */
+        long lineNumber() {
+            return lineNumber;
+        }
+
+        /** The next line without its end, or null at the end of the file. */
+        String next() throws IOException {
+            line.setLength(0);
+            int b = in.read();
+            if (b < 0) {
+                return null;
+            }
+            while (b >= 0 && b != '\n') {
+                line.append((char) b); // bytes as Latin-1: ids are ASCII, anything else fails the id check
+                offset++;
+                b = in.read();
+            }
+            if (b == '\n') {
+                offset++;
+            }
+            lineNumber++;
+            return line.toString();
+        }
+
+        /** The line's seed id, or -1 for a blank or # line; a bad line fails naming the file and line. */
+        long parse(String raw) {
+            String token = raw.strip();
+            if (token.isEmpty() || token.startsWith("#")) {
+                return -1;
+            }
+            String where = name + ":" + lineNumber;
+            String[] fields = token.split("[\\t ]+");
+            if (fields.length == 2) {
+                throw new IllegalArgumentException(where + ": a seed time (second column) is for temporal sampling, "
+                        + "which --store partitioned does not run; give one id per line");
+            }
+            if (fields.length > 2) {
+                throw new IllegalArgumentException(where + ": expected 'id', got " + fields.length + " fields");
+            }
+            long id = SeedSet.parseId(fields[0], where);
+            if (id == Long.MAX_VALUE && !fields[0].equals(Long.toString(Long.MAX_VALUE))) {
+                throw new IllegalArgumentException(where + ": seed id '" + fields[0] + "' is beyond int64");
+            }
+            return id;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package io.fanout.flink.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.batch.BatchPlan;
+import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedFile;
+import io.fanout.batch.SeedSet;
+import io.fanout.batch.SeedSlot;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.Collector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The seed file read by the TaskManagers and assembled into batches: a real MiniCluster, real files. */
+class SeedFileSourceMiniClusterTest {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+    @TempDir
+    Path tmp;
+
+    /** 2,000 seed lines: node id = 7 x line + 1 (so an id names its line), every tenth line twice. */
+    private SeedFile seeds(int seedsPerChunk) throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int line = 0; line < 2000; line++) {
+            text.append(7L * line + 1).append('\n');
+            if (line % 10 == 0) {
+                text.append("# again\n").append(7L * line + 1).append('\n');
+            }
+        }
+        return SeedFile.index(Files.writeString(tmp.resolve("seeds.txt"), text), seedsPerChunk);
+    }
+
+    /** The ids of the file in order, as the memory store's seed set would hold them. */
+    private static long[] idsInOrder() {
+        List<Long> ids = new ArrayList<>();
+        for (int line = 0; line < 2000; line++) {
+            ids.add(7L * line + 1);
+            if (line % 10 == 0) {
+                ids.add(7L * line + 1);
+            }
+        }
+        return ids.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static StreamExecutionEnvironment env(int parallelism, Configuration extra) {
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        conf.addAll(extra);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    private static DataStream<SeedBatch> batches(StreamExecutionEnvironment env, SeedFile file, BatchPlan plan,
+            int maxBatchesPerSecond) {
+        return env.fromSource(new SeedFileSource(file, plan), EpochWatermarks.forSlots(), "seed-file")
+                .keyBy(SeedSlot::batchKey, Types.LONG)
+                .transform("seed-batches", SeedBatchSource.TYPE, new SeedBatchAssembler(plan, maxBatchesPerSecond));
+    }
+
+    @SuppressWarnings("try")
+    private static <T> List<T> collect(DataStream<T> stream, String name) throws Exception {
+        List<T> out = new ArrayList<>();
+        try (CloseableIterator<T> it = stream.executeAndCollect(name)) {
+            it.forEachRemaining(out::add);
+        }
+        return out;
+    }
+
+    /** Every (epoch, batch) exactly once, with the plan's seed positions and the ids at those lines. */
+    private static void assertExactlyThePlan(List<SeedBatch> batches, BatchPlan plan) {
+        long[] ids = idsInOrder();
+        Map<Long, SeedBatch> byKey = new HashMap<>();
+        for (SeedBatch b : batches) {
+            assertThat(byKey.put(b.key(), b)).as("batch %d of epoch %d emitted twice", b.batchId, b.epoch).isNull();
+            assertThat(b.numBatches).isEqualTo(plan.numBatches());
+            int[] positions = plan.order(b.epoch).inputIdsOf(b.batchId);
+            assertThat(b.inputIds).isEqualTo(positions);
+            for (int i = 0; i < positions.length; i++) {
+                assertThat(b.seedIds[i]).isEqualTo(ids[positions[i]]);
+            }
+        }
+        assertThat(byKey).hasSize((int) plan.totalBatches());
+    }
+
+    @ParameterizedTest(name = "parallelism {0}")
+    @ValueSource(ints = {1, 2})
+    void everyBatchOfEveryEpochExactlyOnceWithThePlansSeeds(int parallelism) throws Exception {
+        SeedFile file = seeds(37);
+        assertThat(file.numSeeds()).isEqualTo(2200);
+        // 2200 / 64 = 34 full batches, the short 35th dropped, shuffled, 3 epochs: 102 batches.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, true, true, 3, 77L);
+        assertExactlyThePlan(collect(batches(env(parallelism, new Configuration()), file, plan, 0), "p" + parallelism),
+                plan);
+    }
+
+    /** What a downstream operator saw: the batch and the watermark when it arrived. */
+    private static final class WatermarkAtArrival extends ProcessFunction<SeedBatch, String> {
+        @Override
+        public void processElement(SeedBatch batch, Context ctx, Collector<String> out) {
+            out.collect(batch.epoch + "," + batch.batchId + "," + ctx.timerService().currentWatermark());
+        }
+    }
+
+    @Test
+    void pacedBatchesComeAtTheCapAndBeforeTheWatermarkThatClosesTheirEpoch() throws Exception {
+        SeedFile file = seeds(500);
+        // 2200 / 100 = 22 batches per epoch, 2 epochs, at 40 per second: the readers are done in milliseconds and
+        // their end-of-input watermark arrives while nearly every batch still waits for its turn.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 100, true, false, 2, 3L);
+        long start = System.nanoTime();
+        List<String> seen = collect(batches(env(2, new Configuration()), file, plan, 40)
+                .process(new WatermarkAtArrival()).returns(Types.STRING), "paced");
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertThat(seen).hasSize(44);
+        assertThat(seconds).as("44 batches at 40 per second").isGreaterThan(1.0);
+        for (String line : seen) {
+            String[] f = line.split(",");
+            assertThat(Long.parseLong(f[2])).as("watermark when batch %s of epoch %s arrived", f[1], f[0])
+                    .isLessThan(Long.parseLong(f[0]));
+        }
+    }
+
+    private static final AtomicBoolean CHECKPOINT_COMPLETED = new AtomicBoolean();
+    private static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static final AtomicInteger SEEN_AFTER_RESTART = new AtomicInteger();
+
+    /** Passes batches on slowly, and throws once, on the first batch after a checkpoint completed. */
+    private static final class FailOnceAfterCheckpoint extends RichMapFunction<SeedBatch, SeedBatch>
+            implements CheckpointListener {
+        @Override
+        public SeedBatch map(SeedBatch batch) throws Exception {
+            Thread.sleep(5);
+            if (getRuntimeContext().getTaskInfo().getAttemptNumber() > 0) {
+                SEEN_AFTER_RESTART.incrementAndGet();
+            } else if (CHECKPOINT_COMPLETED.get() && !FAILED.getAndSet(true)) {
+                throw new IllegalStateException("injected failure after a completed checkpoint");
+            }
+            return batch;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            CHECKPOINT_COMPLETED.set(true);
+        }
+    }
+
+    @Test
+    void failoverAfterACheckpointRestoresReadersAndHalfAssembledBatchesExactlyOnce() throws Exception {
+        CHECKPOINT_COMPLETED.set(false);
+        FAILED.set(false);
+        SEEN_AFTER_RESTART.set(0);
+        SeedFile file = seeds(50);
+        // Batches of 10, 6 epochs: 1,320 batches at 5 ms each; chunks of 50 (44 per epoch) spread over both readers.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 6, 5L);
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        StreamExecutionEnvironment env = env(2, conf);
+        env.enableCheckpointing(50);
+        DataStream<SeedBatch> out = batches(env, file, plan, 0).map(new FailOnceAfterCheckpoint())
+                .returns(SeedBatchSource.TYPE);
+        List<SeedBatch> collected = collect(out, "failover");
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(SEEN_AFTER_RESTART.get()).isPositive();
+        assertExactlyThePlan(collected, plan);
+    }
+}
