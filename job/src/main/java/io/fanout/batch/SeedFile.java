@@ -147,8 +147,10 @@ public final class SeedFile implements Serializable {
         Path file = Path.of(path);
         BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
         if (attributes.size() != size || attributes.lastModifiedTime().toMillis() != modified) {
-            throw new IOException(path + ": the seed file changed after the job was planned (size " + size + " -> "
-                    + attributes.size() + " bytes); restart the job to plan its batches over the new seeds");
+            throw new SeedFileChangedException(path + ": the seed file changed after the job was planned (size " + size
+                    + " -> " + attributes.size() + " bytes, modified " + modified + " -> "
+                    + attributes.lastModifiedTime().toMillis() + " ms); submit the job again to plan its batches over"
+                    + " the new seeds (every TaskManager must see the same file at this path)");
         }
         InputStream in = open(file, gzip);
         long offset = chunkOffsets[chunk];
@@ -206,8 +208,8 @@ public final class SeedFile implements Serializable {
             while (filled < ids.length) {
                 String line = in.next();
                 if (line == null) {
-                    throw new IOException(path + ":" + in.lineNumber() + ": the seed file ended early; it changed "
-                            + "after the job was planned");
+                    throw new SeedFileChangedException(path + ":" + in.lineNumber() + ": the seed file ended early; it"
+                            + " changed after the job was planned");
                 }
                 long id = in.parse(line);
                 if (id >= 0) {
@@ -221,6 +223,15 @@ public final class SeedFile implements Serializable {
         @Override
         public void close() throws IOException {
             in.close();
+        }
+    }
+
+    /** The seed file is not the one the batches were planned over: retrying cannot help. */
+    public static final class SeedFileChangedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SeedFileChangedException(String message) {
+            super(message);
         }
     }
 

@@ -39,7 +39,7 @@ public final class SeedSet implements Serializable {
     /** Per seed (by input position), its time from the seed file's second column; null when none was given. */
     private final long[] times;
 
-    /** For a {@link #counted} set: the digest of the seed file the workers read; 0 otherwise. */
+    /** For a {@link #counted} set: the digest of the seed file the workers read and its chunking; 0 otherwise. */
     private final long countedHash;
 
     private SeedSet(int numNodes, int[] ids) {
@@ -82,7 +82,9 @@ public final class SeedSet implements Serializable {
             throw new IllegalArgumentException(file.path() + ": " + file.numSeeds() + " seeds, more than the "
                     + Integer.MAX_VALUE + " a job plans batches for");
         }
-        return new SeedSet((int) file.numSeeds(), null, null, file.contentHash() == 0 ? 1 : file.contentHash());
+        // The chunking is in the digest too: a restored reader's position is a chunk index.
+        long hash = io.fanout.random.SplitMix64.seed(file.contentHash(), file.seedsPerChunk(), 0x5EEDF11EL);
+        return new SeedSet((int) file.numSeeds(), null, null, hash == 0 ? 1 : hash);
     }
 
     /** True for a {@link #counted} set, whose seeds only the workers read. */

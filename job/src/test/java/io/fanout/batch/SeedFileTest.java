@@ -83,8 +83,12 @@ class SeedFileTest {
         assertThat(SeedFile.index(a, 1).contentHash()).isEqualTo(SeedFile.index(a, 2).contentHash())
                 .isNotEqualTo(SeedFile.index(b, 1).contentHash());
         // The plan fingerprint over a counted set changes with the file.
-        assertThat(new BatchPlan(SeedSet.counted(SeedFile.index(a, 2)), 2, true, false, 1, 1L).fingerprint())
-                .isNotEqualTo(new BatchPlan(SeedSet.counted(SeedFile.index(b, 2)), 2, true, false, 1, 1L).fingerprint());
+        String planA = new BatchPlan(SeedSet.counted(SeedFile.index(a, 2)), 2, true, false, 1, 1L).fingerprint();
+        assertThat(planA)
+                .isNotEqualTo(new BatchPlan(SeedSet.counted(SeedFile.index(b, 2)), 2, true, false, 1, 1L).fingerprint())
+                // A restored reader's position is a chunk index: another chunking is another plan.
+                .isNotEqualTo(new BatchPlan(SeedSet.counted(SeedFile.index(a, 1)), 2, true, false, 1, 1L).fingerprint())
+                .isEqualTo(new BatchPlan(SeedSet.counted(SeedFile.index(a, 2)), 2, true, false, 1, 1L).fingerprint());
     }
 
     @Test

@@ -147,6 +147,23 @@ class SeedFileSourceMiniClusterTest {
         }
     }
 
+    @Test
+    void aSeedFileChangedAfterPlanningFailsTheJobAtOnceNamingItWithoutRestarts() throws Exception {
+        SeedFile file = seeds(100);
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, false, false, 1, 1L);
+        Files.writeString(tmp.resolve("seeds.txt"), "1\n2\n");
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1000);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
+        long start = System.nanoTime();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> collect(batches(env(2, conf), file, plan, 0), "changed"))
+                .satisfies(e -> assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(e))
+                        .contains(tmp.resolve("seeds.txt").toString()).contains("changed after the job was planned"));
+        // 1,000 restarts 10 ms apart would take over 10 s.
+        assertThat((System.nanoTime() - start) / 1e9).isLessThan(10);
+    }
+
     private static final AtomicBoolean CHECKPOINT_COMPLETED = new AtomicBoolean();
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     private static final AtomicInteger SEEN_AFTER_RESTART = new AtomicInteger();

@@ -15,6 +15,7 @@ import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 /**
  * Reads chunks of a {@link SeedFile} for one epoch at a time and emits each seed as a {@link SeedSlot}: the batch and
@@ -55,7 +56,12 @@ public final class SeedFileReader implements SourceReader<SeedSlot, SeedBatchSpl
             return idleStatus();
         }
         int chunk = cursor.chunk();
-        long[] ids = cursor.nextChunk();
+        long[] ids;
+        try {
+            ids = cursor.nextChunk();
+        } catch (SeedFile.SeedFileChangedException | IllegalArgumentException e) {
+            throw new SuppressRestartsException(e); // the same on every attempt: fail now, naming the file
+        }
         int epoch = current.epoch();
         int batchSize = plan.batchSize();
         int numBatches = plan.numBatches();
@@ -90,7 +96,11 @@ public final class SeedFileReader implements SourceReader<SeedSlot, SeedBatchSpl
             return false;
         }
         current = split;
-        cursor = file.open(split.nextBatch());
+        try {
+            cursor = file.open(split.nextBatch());
+        } catch (SeedFile.SeedFileChangedException e) {
+            throw new SuppressRestartsException(e);
+        }
         if (order == null || order.epoch() != split.epoch()) {
             order = plan.order(split.epoch());
         }
