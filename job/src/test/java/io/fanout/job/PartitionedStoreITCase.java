@@ -20,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code --store partitioned} (adjacency in RocksDB keyed state, one keyed lookup per hop) gives byte-identical
@@ -134,11 +133,11 @@ class PartitionedStoreITCase {
      * The seed file read by the TaskManagers in chunks (7 seeds each, so 315 chunks over the readers): 2,200 seed lines
      * of cora with duplicates, comments and blank lines, plain and gzipped (one sequential split per epoch), batches of
      * 100 with drop-last, 2 shuffled epochs, partitioned at parallelism 2 against the memory store (which reads the
-     * same file on the client), every message byte for byte, its input ids included.
+     * same file on the client), every message byte for byte, its input ids included; k-hop, and PPR.
      */
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"seeds.txt", "seeds.txt.gz"})
-    void aSeedFileReadInChunksByTheTaskManagersBatchesAsTheMemoryStore(String name) throws Exception {
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"seeds.txt, khop", "seeds.txt.gz, khop", "seeds.txt, ppr"})
+    void aSeedFileReadInChunksByTheTaskManagersBatchesAsTheMemoryStore(String name, String sampler) throws Exception {
         Path graph = SharedData.graph("cora");
         StringBuilder text = new StringBuilder("# cora seeds\n");
         java.util.Random random = new java.util.Random(5);
@@ -150,8 +149,12 @@ class PartitionedStoreITCase {
                 ? new java.util.zip.GZIPOutputStream(Files.newOutputStream(seeds)) : Files.newOutputStream(seeds)) {
             out.write(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
-        String[] options = {"--fanout", "5,3", "--batch-size", "100", "--drop-last", "--epochs", "2", "--shuffle",
-            "--seeds", seeds.toString(), "--partitioned.seed-chunk", "7"};
+        // PPR with rounds enough for every list is the memory store's push byte for byte (see PartitionedPprITCase).
+        String[] sampling = sampler.equals("ppr") ? new String[] {"--sampler", "ppr", "--ppr-max-fetch-iterations", "12"}
+                : new String[] {"--fanout", "5,3"};
+        String[] options = java.util.stream.Stream.concat(java.util.Arrays.stream(sampling), java.util.stream.Stream.of(
+                "--batch-size", "100", "--drop-last", "--epochs", "2", "--shuffle", "--seeds", seeds.toString(),
+                "--partitioned.seed-chunk", "7")).toArray(String[]::new);
         TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
         assertThat(memory).hasSize(44);
         assertSameMessages(memory, run("partitioned", 2, graph, options));
