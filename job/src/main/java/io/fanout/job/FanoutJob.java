@@ -242,9 +242,8 @@ public final class FanoutJob {
                 ? env.fromSource(new SeedFileSource(seedFile, plan), EpochWatermarks.forSlots(), "seed-file")
                         .uid("seed-file" + runTag)
                         .keyBy(SeedSlot::batchKey, Types.LONG)
-                        .transform("seed-batches", SeedBatchSource.TYPE,
-                                new SeedBatchAssembler(plan, config.maxBatchesPerSecond))
-                        .uid("seed-assembler" + runTag)
+                        .process(new SeedBatchAssembler(plan)).returns(SeedBatchSource.TYPE)
+                        .name("seed-batches").uid("seed-assembler" + runTag)
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
@@ -445,10 +444,18 @@ public final class FanoutJob {
 
     /**
      * A partitioned job's seed file, indexed in one streaming pass that checks every line (16 bytes per chunk kept,
-     * never the seeds), or null when the job is not partitioned or its seeds are a comma list (read on the client).
+     * never the seeds), or null when the job is not partitioned, its seeds are a comma list or it is paced (then the
+     * client reads the seeds).
      */
     static SeedFile partitionedSeedFile(FanoutJobConfig config) throws java.io.IOException {
         if (!partitionedSeeds(config) || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(config.seeds.trim()))) {
+            return null;
+        }
+        if (config.maxBatchesPerSecond > 0) {
+            // Pacing (demonstrations, tests) needs a source that hands out whole batches over time; the seed file's
+            // readers finish in moments and its batches complete as their last seed is read.
+            LOG.info("--store partitioned with {}: the seeds of {} are read on the client",
+                    FanoutJobConfig.name(FanoutOptions.MAX_BATCHES_PER_SECOND), config.seeds);
             return null;
         }
         try {

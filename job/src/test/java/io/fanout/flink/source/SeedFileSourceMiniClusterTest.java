@@ -25,10 +25,8 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,11 +75,10 @@ class SeedFileSourceMiniClusterTest {
         return env;
     }
 
-    private static DataStream<SeedBatch> batches(StreamExecutionEnvironment env, SeedFile file, BatchPlan plan,
-            int maxBatchesPerSecond) {
+    private static DataStream<SeedBatch> batches(StreamExecutionEnvironment env, SeedFile file, BatchPlan plan) {
         return env.fromSource(new SeedFileSource(file, plan), EpochWatermarks.forSlots(), "seed-file")
                 .keyBy(SeedSlot::batchKey, Types.LONG)
-                .transform("seed-batches", SeedBatchSource.TYPE, new SeedBatchAssembler(plan, maxBatchesPerSecond));
+                .process(new SeedBatchAssembler(plan)).returns(SeedBatchSource.TYPE);
     }
 
     @SuppressWarnings("try")
@@ -116,35 +113,8 @@ class SeedFileSourceMiniClusterTest {
         assertThat(file.numSeeds()).isEqualTo(2200);
         // 2200 / 64 = 34 full batches, the short 35th dropped, shuffled, 3 epochs: 102 batches.
         BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, true, true, 3, 77L);
-        assertExactlyThePlan(collect(batches(env(parallelism, new Configuration()), file, plan, 0), "p" + parallelism),
+        assertExactlyThePlan(collect(batches(env(parallelism, new Configuration()), file, plan), "p" + parallelism),
                 plan);
-    }
-
-    /** What a downstream operator saw: the batch and the watermark when it arrived. */
-    private static final class WatermarkAtArrival extends ProcessFunction<SeedBatch, String> {
-        @Override
-        public void processElement(SeedBatch batch, Context ctx, Collector<String> out) {
-            out.collect(batch.epoch + "," + batch.batchId + "," + ctx.timerService().currentWatermark());
-        }
-    }
-
-    @Test
-    void pacedBatchesComeAtTheCapAndBeforeTheWatermarkThatClosesTheirEpoch() throws Exception {
-        SeedFile file = seeds(500);
-        // 2200 / 100 = 22 batches per epoch, 2 epochs, at 40 per second: the readers are done in milliseconds and
-        // their end-of-input watermark arrives while nearly every batch still waits for its turn.
-        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 100, true, false, 2, 3L);
-        long start = System.nanoTime();
-        List<String> seen = collect(batches(env(2, new Configuration()), file, plan, 40)
-                .process(new WatermarkAtArrival()).returns(Types.STRING), "paced");
-        double seconds = (System.nanoTime() - start) / 1e9;
-        assertThat(seen).hasSize(44);
-        assertThat(seconds).as("44 batches at 40 per second").isGreaterThan(1.0);
-        for (String line : seen) {
-            String[] f = line.split(",");
-            assertThat(Long.parseLong(f[2])).as("watermark when batch %s of epoch %s arrived", f[1], f[0])
-                    .isLessThan(Long.parseLong(f[0]));
-        }
     }
 
     @Test
@@ -157,7 +127,7 @@ class SeedFileSourceMiniClusterTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1000);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
         long start = System.nanoTime();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> collect(batches(env(2, conf), file, plan, 0), "changed"))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> collect(batches(env(2, conf), file, plan), "changed"))
                 .satisfies(e -> assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(e))
                         .contains(tmp.resolve("seeds.txt").toString()).contains("changed after the job was planned"));
         // 1,000 restarts 10 ms apart would take over 10 s.
@@ -202,7 +172,7 @@ class SeedFileSourceMiniClusterTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         StreamExecutionEnvironment env = env(2, conf);
         env.enableCheckpointing(50);
-        DataStream<SeedBatch> out = batches(env, file, plan, 0).map(new FailOnceAfterCheckpoint())
+        DataStream<SeedBatch> out = batches(env, file, plan).map(new FailOnceAfterCheckpoint())
                 .returns(SeedBatchSource.TYPE);
         List<SeedBatch> collected = collect(out, "failover");
         assertThat(FAILED).as("the injected failure happened").isTrue();
