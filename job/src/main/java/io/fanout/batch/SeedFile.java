@@ -69,16 +69,13 @@ public final class SeedFile implements Serializable {
         long[] lines = new long[16];
         int chunks = 0;
         long seeds = 0;
-        try (LineStream in = new LineStream(open(file, gzip), file.toString(), 1)) {
+        try (LineStream in = new LineStream(open(file, gzip), file.toString(), 1, sha)) {
             while (true) {
                 long offset = in.offset();
-                String line = in.next();
-                if (line == null) {
+                if (!in.next()) {
                     break;
                 }
-                sha.update(line.getBytes(StandardCharsets.ISO_8859_1));
-                sha.update((byte) '\n');
-                if (in.parse(line) < 0) {
+                if (in.parse() < 0) {
                     continue;
                 }
                 if (seeds % seedsPerChunk == 0) {
@@ -162,7 +159,7 @@ public final class SeedFile implements Serializable {
             channel.position(offset);
             in = new BufferedInputStream(java.nio.channels.Channels.newInputStream(channel), 1 << 16);
         }
-        return new Cursor(new LineStream(in, path, chunkLines[chunk]), chunk);
+        return new Cursor(new LineStream(in, path, chunkLines[chunk], null), chunk);
     }
 
     private static InputStream open(Path file, boolean gzip) throws IOException {
@@ -206,12 +203,11 @@ public final class SeedFile implements Serializable {
             long[] ids = new long[chunkLength(next)];
             int filled = 0;
             while (filled < ids.length) {
-                String line = in.next();
-                if (line == null) {
+                if (!in.next()) {
                     throw new SeedFileChangedException(path + ":" + in.lineNumber() + ": the seed file ended early; it"
                             + " changed after the job was planned");
                 }
-                long id = in.parse(line);
+                long id = in.parse();
                 if (id >= 0) {
                     ids[filled++] = id;
                 }
@@ -235,18 +231,29 @@ public final class SeedFile implements Serializable {
         }
     }
 
-    /** Lines of a seed file with their byte offsets and line numbers; parses one id per line. */
+    /**
+     * Lines of a seed file with their byte offsets and line numbers; parses one id per line. Reads through its own
+     * buffer and parses plain digits in place (no String per line): a seed file can hold billions of lines. Anything
+     * else goes to the general rule ({@link #parseText}), which accepts or names what is wrong.
+     */
     private static final class LineStream implements Closeable {
         private final InputStream in;
         private final String name;
-        private final StringBuilder line = new StringBuilder(32);
+        /** Every byte read goes through it (the file's digest), or null. */
+        private final MessageDigest digest;
+        private final byte[] buffer = new byte[1 << 16];
+        private int position;
+        private int limit;
+        private byte[] line = new byte[64];
+        private int length;
         private long offset;
         private long lineNumber;
 
-        LineStream(InputStream in, String name, long firstLine) {
+        LineStream(InputStream in, String name, long firstLine, MessageDigest digest) {
             this.in = in;
             this.name = name;
             this.lineNumber = firstLine - 1;
+            this.digest = digest;
         }
 
         /** Byte offset of the next line. */
@@ -254,32 +261,89 @@ public final class SeedFile implements Serializable {
             return offset;
         }
 
-        /** Line number of the line {@link #next} returned last. */
+        /** Line number of the line {@link #next} read last. */
         long lineNumber() {
             return lineNumber;
         }
 
-        /** The next line without its end, or null at the end of the file. */
-        String next() throws IOException {
-            line.setLength(0);
-            int b = in.read();
-            if (b < 0) {
-                return null;
+        /** Reads the next line (without its end); false at the end of the file. */
+        boolean next() throws IOException {
+            length = 0;
+            boolean any = false;
+            while (true) {
+                if (position == limit && !fill()) {
+                    if (any) {
+                        lineNumber++;
+                    }
+                    return any;
+                }
+                any = true;
+                int end = position;
+                while (end < limit && buffer[end] != '\n') {
+                    end++;
+                }
+                append(position, end - position);
+                offset += end - position;
+                if (end < limit) {
+                    position = end + 1;
+                    offset++;
+                    lineNumber++;
+                    return true;
+                }
+                position = end;
             }
-            while (b >= 0 && b != '\n') {
-                line.append((char) b); // bytes as Latin-1: ids are ASCII, anything else fails the id check
-                offset++;
-                b = in.read();
+        }
+
+        private boolean fill() throws IOException {
+            int read = in.read(buffer);
+            while (read == 0) {
+                read = in.read(buffer);
             }
-            if (b == '\n') {
-                offset++;
+            if (read < 0) {
+                return false;
             }
-            lineNumber++;
-            return line.toString();
+            if (digest != null) {
+                digest.update(buffer, 0, read);
+            }
+            position = 0;
+            limit = read;
+            return true;
+        }
+
+        private void append(int from, int count) {
+            if (length + count > line.length) {
+                line = Arrays.copyOf(line, Math.max(line.length * 2, length + count));
+            }
+            System.arraycopy(buffer, from, line, length, count);
+            length += count;
         }
 
         /** The line's seed id, or -1 for a blank or # line; a bad line fails naming the file and line. */
-        long parse(String raw) {
+        long parse() {
+            int from = 0;
+            int to = length;
+            while (from < to && (line[from] == ' ' || line[from] == '\t')) {
+                from++;
+            }
+            while (to > from && (line[to - 1] == ' ' || line[to - 1] == '\t' || line[to - 1] == '\r')) {
+                to--;
+            }
+            if (from == to || line[from] == '#') {
+                return -1;
+            }
+            long id = 0;
+            for (int i = from; i < to; i++) {
+                int digit = line[i] - '0';
+                if (digit < 0 || digit > 9 || id > (Long.MAX_VALUE - digit) / 10) {
+                    return parseText(new String(line, 0, length, StandardCharsets.ISO_8859_1));
+                }
+                id = id * 10 + digit;
+            }
+            return id;
+        }
+
+        /** The general rule for one line (bytes as Latin-1: ids are ASCII, anything else fails the id check). */
+        private long parseText(String raw) {
             String token = raw.strip();
             if (token.isEmpty() || token.startsWith("#")) {
                 return -1;

@@ -164,8 +164,9 @@ class SeedFileSourceMiniClusterTest {
         FAILED.set(false);
         SEEN_AFTER_RESTART.set(0);
         SeedFile file = seeds(50);
-        // Batches of 10, 6 epochs: 1,320 batches at 5 ms each; chunks of 50 (44 per epoch) spread over both readers.
-        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 6, 5L);
+        // Batches of 10, 12 epochs: 2,640 batches at 5 ms each, over 6 s per subtask, so a checkpoint completes
+        // mid-stream even on a busy machine; chunks of 50 (44 per epoch) spread over both readers.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 12, 5L);
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
