@@ -117,6 +117,21 @@ class SeedFileTest {
     }
 
     @Test
+    void linesOutsideThePlainDigitsPathReadAsTheMemoryStoreReadsThem() throws IOException {
+        // Tabs, form feeds, vertical tabs and CR around ids, a last line without its end: SeedSet.parse's rule.
+        Path file = write("odd.txt", "\t 7\f\n\u000B8\n9 \r\n  # note\n\f\n00012\n3");
+        long[] expected = java.util.Arrays.stream(SeedSet.parse(file.toString(), 100).toArray()).asLongStream().toArray();
+        SeedFile index = SeedFile.index(file, 4);
+        try (SeedFile.Cursor cursor = index.open(0)) {
+            long[] first = cursor.nextChunk();
+            long[] second = cursor.nextChunk();
+            long[] all = java.util.stream.LongStream.concat(java.util.Arrays.stream(first), java.util.Arrays.stream(second))
+                    .toArray();
+            assertThat(all).containsExactly(expected).containsExactly(7, 8, 9, 12, 3);
+        }
+    }
+
+    @Test
     void badLinesFailNamingFileAndLine() throws IOException {
         Path negative = write("negative.txt", "1\n2\n# c\n-3\n");
         assertThatThrownBy(() -> SeedFile.index(negative, 4)).isInstanceOf(IllegalArgumentException.class)
