@@ -11,12 +11,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -110,41 +106,9 @@ class SeedBatchSourceMiniClusterTest {
 
     // ---------------------------------------------------------------- failover
 
-    private static final AtomicBoolean CHECKPOINT_COMPLETED = new AtomicBoolean();
-    private static final AtomicBoolean FAILED = new AtomicBoolean();
-    private static final AtomicInteger SEEN_FIRST_ATTEMPT = new AtomicInteger();
-    private static final AtomicInteger SEEN_AFTER_RESTART = new AtomicInteger();
-
-    /** Passes batches on slowly, and throws once, on the first batch after a checkpoint completed. */
-    private static final class FailOnceAfterCheckpoint extends RichMapFunction<SeedBatch, SeedBatch>
-            implements CheckpointListener {
-        @Override
-        public SeedBatch map(SeedBatch batch) throws Exception {
-            // Paces the (chained) source so checkpoints complete while batches are still flowing.
-            Thread.sleep(3);
-            if (getRuntimeContext().getTaskInfo().getAttemptNumber() > 0) {
-                SEEN_AFTER_RESTART.incrementAndGet();
-            } else {
-                SEEN_FIRST_ATTEMPT.incrementAndGet();
-                if (CHECKPOINT_COMPLETED.get() && !FAILED.getAndSet(true)) {
-                    throw new IllegalStateException("injected failure after a completed checkpoint");
-                }
-            }
-            return batch;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINT_COMPLETED.set(true);
-        }
-    }
-
     @Test
     void failoverAfterACheckpointResumesFromTheCheckpointedSplitsExactlyOnce() throws Exception {
-        CHECKPOINT_COMPLETED.set(false);
-        FAILED.set(false);
-        SEEN_FIRST_ATTEMPT.set(0);
-        SEEN_AFTER_RESTART.set(0);
+        FailOnceAfterCheckpoint.reset();
         // 2708 / 10 = 270 full batches + one of 8, 2 epochs: 542 batches, ~0.8 s at 3 ms each on 2 readers.
         BatchPlan plan = new BatchPlan(SeedSet.allNodes(CORA_NODES), 10, true, false, 2, 5L);
         Configuration conf = new Configuration();
@@ -155,7 +119,7 @@ class SeedBatchSourceMiniClusterTest {
         env.enableCheckpointing(50);
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seeds")
-                .map(new FailOnceAfterCheckpoint())
+                .map(new FailOnceAfterCheckpoint(3))  // paces the chained source
                 .returns(SeedBatchSource.TYPE);
 
         // With checkpointing, the collect sink hands out only what a checkpoint committed and drops the
@@ -164,9 +128,9 @@ class SeedBatchSourceMiniClusterTest {
         List<SeedBatch> out = collect(batches, "seed batches with failover");
 
         System.out.printf("failover: %d batches before the failure, %d after the restart, %d collected%n",
-                SEEN_FIRST_ATTEMPT.get(), SEEN_AFTER_RESTART.get(), out.size());
-        assertThat(FAILED).as("the injected failure happened (a checkpoint completed mid-stream)").isTrue();
-        assertThat(SEEN_AFTER_RESTART.get()).as("batches were emitted after the restart").isPositive();
+                FailOnceAfterCheckpoint.SEEN_FIRST_ATTEMPT.get(), FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get(), out.size());
+        assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened (a checkpoint completed mid-stream)").isTrue();
+        assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).as("batches were emitted after the restart").isPositive();
         assertExactlyThePlan(out, plan);
     }
 }

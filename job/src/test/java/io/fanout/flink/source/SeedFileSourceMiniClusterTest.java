@@ -14,10 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -134,35 +130,9 @@ class SeedFileSourceMiniClusterTest {
         assertThat((System.nanoTime() - start) / 1e9).isLessThan(10);
     }
 
-    private static final AtomicBoolean CHECKPOINT_COMPLETED = new AtomicBoolean();
-    private static final AtomicBoolean FAILED = new AtomicBoolean();
-    private static final AtomicInteger SEEN_AFTER_RESTART = new AtomicInteger();
-
-    /** Passes batches on slowly, and throws once, on the first batch after a checkpoint completed. */
-    private static final class FailOnceAfterCheckpoint extends RichMapFunction<SeedBatch, SeedBatch>
-            implements CheckpointListener {
-        @Override
-        public SeedBatch map(SeedBatch batch) throws Exception {
-            Thread.sleep(5);
-            if (getRuntimeContext().getTaskInfo().getAttemptNumber() > 0) {
-                SEEN_AFTER_RESTART.incrementAndGet();
-            } else if (CHECKPOINT_COMPLETED.get() && !FAILED.getAndSet(true)) {
-                throw new IllegalStateException("injected failure after a completed checkpoint");
-            }
-            return batch;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINT_COMPLETED.set(true);
-        }
-    }
-
     @Test
     void failoverAfterACheckpointRestoresReadersAndHalfAssembledBatchesExactlyOnce() throws Exception {
-        CHECKPOINT_COMPLETED.set(false);
-        FAILED.set(false);
-        SEEN_AFTER_RESTART.set(0);
+        FailOnceAfterCheckpoint.reset();
         SeedFile file = seeds(50);
         // Batches of 10, 12 epochs: 2,640 batches at 5 ms each, over 6 s per subtask, so a checkpoint completes
         // mid-stream even on a busy machine; chunks of 50 (44 per epoch) spread over both readers.
@@ -173,11 +143,11 @@ class SeedFileSourceMiniClusterTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         StreamExecutionEnvironment env = env(2, conf);
         env.enableCheckpointing(50);
-        DataStream<SeedBatch> out = batches(env, file, plan).map(new FailOnceAfterCheckpoint())
+        DataStream<SeedBatch> out = batches(env, file, plan).map(new FailOnceAfterCheckpoint(5))
                 .returns(SeedBatchSource.TYPE);
         List<SeedBatch> collected = collect(out, "failover");
-        assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(SEEN_AFTER_RESTART.get()).isPositive();
+        assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
+        assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
         assertExactlyThePlan(collected, plan);
     }
 }
