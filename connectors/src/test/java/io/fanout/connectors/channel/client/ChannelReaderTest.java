@@ -237,18 +237,23 @@ class ChannelReaderTest {
 
     /**
      * A broken server: welcomes the reader, then writes twenty messages against its two credits before
-     * the consumer takes any.
+     * the consumer takes any (or until the reader, rightly, hangs up on it).
      */
     @Test
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CountDownLatch allWritten = new CountDownLatch(1);
             CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
-                for (int i = 0; i < 20; i++) {
-                    EncodedMessage m = sample(i);
-                    out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                try {
+                    for (int i = 0; i < 20; i++) {
+                        EncodedMessage m = sample(i);
+                        out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
+                    }
+                } finally {
+                    // Also when a write fails: a reader that caught the third MESSAGE at once has already closed
+                    // the connection (as it should), and the rest of the writes meet a closed socket.
+                    allWritten.countDown();
                 }
-                allWritten.countDown();
                 Thread.sleep(2_000); // keep the connection open while the reader judges it
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
@@ -268,7 +273,8 @@ class ChannelReaderTest {
                         .hasMessageMatching("(?s).*endpoint 0 \\(127\\.0\\.0\\.1:" + server.getLocalPort()
                                 + "\\) sent MESSAGE (\\d+) but only (\\d+) credits were granted.*");
             }
-            broken.get(10, TimeUnit.SECONDS);
+            // The server ends either way: its writes done, or failed on the connection the reader closed.
+            broken.handle((done, failed) -> null).get(10, TimeUnit.SECONDS);
         }
     }
 
