@@ -147,8 +147,7 @@ public final class BatchPlan implements Serializable {
 
     /** Batch {@code batchId} of {@code epoch} as the source emits it: its seeds and their input positions. */
     public SeedBatch batch(int epoch, int batchId) {
-        EpochOrder order = order(epoch);
-        return new SeedBatch(epoch, batchId, numBatches, order.seedsOf(batchId), order.inputIdsOf(batchId));
+        return order(epoch).batch(batchId);
     }
 
     /** The seed order of one epoch (O(1) to build and to keep). */

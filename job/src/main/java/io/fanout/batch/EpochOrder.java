@@ -31,15 +31,27 @@ public final class EpochOrder {
 
     /** The seeds of batch {@code batchId} of this epoch, as a new array. */
     public int[] seedsOf(int batchId) {
-        int from = plan.batchStart(batchId);
-        int to = plan.batchEnd(batchId);
-        if (permuted == null) {
-            return plan.seeds().copyRange(from, to);
-        }
+        return seedsAt(inputIdsOf(batchId));
+    }
+
+    /**
+     * Batch {@code batchId} of this epoch as the seed source emits it: its seeds and their input positions, each
+     * slot's position computed once.
+     */
+    public SeedBatch batch(int batchId) {
+        int[] positions = inputIdsOf(batchId);
+        return new SeedBatch(epoch, batchId, plan.numBatches(), seedsAt(positions), positions);
+    }
+
+    /** The seeds at these positions of the seed set. */
+    private int[] seedsAt(int[] positions) {
         SeedSet seeds = plan.seeds();
-        int[] out = new int[to - from];
-        for (int i = from; i < to; i++) {
-            out[i - from] = seeds.get((int) permuted.positionAt(i));
+        if (seeds.isAllNodes()) {
+            return positions.clone(); // every node in id order: a seed is its position
+        }
+        int[] out = new int[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            out[i] = seeds.get(positions[i]);
         }
         return out;
     }

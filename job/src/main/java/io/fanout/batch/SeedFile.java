@@ -1,6 +1,5 @@
 package io.fanout.batch;
 
-import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +18,8 @@ import java.util.zip.GZIPInputStream;
  * {@code c * seedsPerChunk ...}) without anyone holding the seeds.
  *
  * <p>{@link #index} makes one streaming pass that checks every line as {@link SeedSet#parse} does (one id per
- * line, blank and {@code #} lines skipped, {@code .gz} decompressed) and keeps 8 bytes per chunk, never per seed.
+ * line, blank and {@code #} lines skipped, {@code .gz} decompressed) and keeps 16 bytes per chunk (its offset and
+ * line number), never per seed.
  * A {@code .gz} file's offsets are into its decompressed bytes, so a worker reaches a chunk by decompressing up to
  * it: read such a file as one sequential range per epoch. Seed times (a second column) are refused here: they are
  * for temporal sampling, which reads its seeds with {@link SeedSet}.
@@ -149,22 +149,23 @@ public final class SeedFile implements Serializable {
                     + attributes.lastModifiedTime().toMillis() + " ms); submit the job again to plan its batches over"
                     + " the new seeds (every TaskManager must see the same file at this path)");
         }
-        InputStream in = open(file, gzip);
         long offset = chunkOffsets[chunk];
+        InputStream in;
         if (gzip) {
-            in.skipNBytes(offset);
+            in = open(file, true);
+            in.skipNBytes(offset); // no random access into a gzip stream: decompress up to the chunk
         } else {
-            in.close();
             java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(file);
             channel.position(offset);
-            in = new BufferedInputStream(java.nio.channels.Channels.newInputStream(channel), 1 << 16);
+            in = java.nio.channels.Channels.newInputStream(channel);
         }
         return new Cursor(new LineStream(in, path, chunkLines[chunk], null), chunk);
     }
 
+    /** The file's bytes (decompressed for gzip); unbuffered: {@link LineStream} reads in blocks of its own. */
     private static InputStream open(Path file, boolean gzip) throws IOException {
-        InputStream raw = new BufferedInputStream(Files.newInputStream(file), 1 << 16);
-        return gzip ? new BufferedInputStream(new GZIPInputStream(raw, 1 << 16), 1 << 16) : raw;
+        InputStream raw = Files.newInputStream(file);
+        return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
     }
 
     private static MessageDigest sha256() {

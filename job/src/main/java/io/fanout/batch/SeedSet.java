@@ -303,9 +303,7 @@ public final class SeedSet implements Serializable {
 
     /** The {@code i}-th seed id, {@code 0 <= i < size()}. */
     public int get(int i) {
-        if (isCounted()) {
-            throw new UnsupportedOperationException("the seeds of " + this + " are read by the workers, not held here");
-        }
+        requireHeld();
         if (ids == null) {
             if (i < 0 || i >= numNodes) {
                 throw new IndexOutOfBoundsException("seed index " + i + " out of 0.." + (numNodes - 1));
@@ -315,6 +313,12 @@ public final class SeedSet implements Serializable {
         return ids[i];
     }
 
+    private void requireHeld() {
+        if (isCounted()) {
+            throw new UnsupportedOperationException("the seeds of " + this + " are read by the workers, not held here");
+        }
+    }
+
     /** True if this is every node {@code 0..size()-1} in id order (no explicit list stored). */
     public boolean isAllNodes() {
         return ids == null && !isCounted();
@@ -322,7 +326,7 @@ public final class SeedSet implements Serializable {
 
     /** A fresh array of the seeds in order. */
     public int[] toArray() {
-        get(0); // fails for a counted set
+        requireHeld();
         if (ids != null) {
             return ids.clone();
         }
@@ -331,19 +335,6 @@ public final class SeedSet implements Serializable {
             all[i] = i;
         }
         return all;
-    }
-
-    /** Copies seeds {@code [from, to)} into a new array (no full copy of the set). */
-    int[] copyRange(int from, int to) {
-        get(from); // fails for a counted set
-        if (ids != null) {
-            return Arrays.copyOfRange(ids, from, to);
-        }
-        int[] range = new int[to - from];
-        for (int i = 0; i < range.length; i++) {
-            range[i] = from + i;
-        }
-        return range;
     }
 
     @Override

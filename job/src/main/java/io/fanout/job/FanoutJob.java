@@ -403,12 +403,7 @@ public final class FanoutJob {
             throw new ConfigException("Invalid value '" + options.ablpPositive + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
         }
-        try {
-            return new BatchPlan(SeedSet.of(anchorIds.size(), anchors), config.batchSize, config.shuffle,
-                    config.dropLast, config.epochs, config.seed);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage(), e);
-        }
+        return planOver(config, SeedSet.of(anchorIds.size(), anchors)); // anchors are node indices of the graph
     }
 
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
@@ -448,7 +443,8 @@ public final class FanoutJob {
      * client reads the seeds).
      */
     static SeedFile partitionedSeedFile(FanoutJobConfig config) throws java.io.IOException {
-        if (!partitionedSeeds(config) || !java.nio.file.Files.isRegularFile(java.nio.file.Path.of(config.seeds.trim()))) {
+        java.nio.file.Path file = partitionedSeeds(config) ? java.nio.file.Path.of(config.seeds.trim()) : null;
+        if (file == null || !java.nio.file.Files.isRegularFile(file)) {
             return null;
         }
         if (config.maxBatchesPerSecond > 0) {
@@ -459,9 +455,9 @@ public final class FanoutJob {
             return null;
         }
         try {
-            SeedFile file = SeedFile.index(java.nio.file.Path.of(config.seeds.trim()), config.partitionedSeedChunk);
-            LOG.info("--store partitioned: {} (read by the TaskManagers; the client keeps no seed)", file);
-            return file;
+            SeedFile seeds = SeedFile.index(file, config.partitionedSeedChunk);
+            LOG.info("--store partitioned: {} (read by the TaskManagers; the client keeps no seed)", seeds);
+            return seeds;
         } catch (IllegalArgumentException | java.io.IOException e) {
             throw invalidSeeds(config, e);
         }
@@ -469,12 +465,7 @@ public final class FanoutJob {
 
     /** The batch plan over a seed file the TaskManagers read; bad batch options fail naming the option. */
     private static BatchPlan seedFilePlan(FanoutJobConfig config, SeedFile file) {
-        try {
-            return new BatchPlan(SeedSet.counted(file), config.batchSize, config.shuffle, config.dropLast,
-                    config.epochs, config.seed);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage(), e);
-        }
+        return planOver(config, SeedSet.counted(file));
     }
 
     /** The ids the seed option names (see {@link SeedSet#idsNamed}); a bad line fails naming the option. */
@@ -498,6 +489,11 @@ public final class FanoutJob {
             throw invalidSeeds(config, e);
         }
         checkSeedTimes(config, seeds);
+        return planOver(config, seeds);
+    }
+
+    /** The loader options applied to {@code seeds}; bad batch options fail naming the option. */
+    private static BatchPlan planOver(FanoutJobConfig config, SeedSet seeds) {
         try {
             return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
         } catch (IllegalArgumentException e) {

@@ -23,7 +23,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * The bounded source of a seed file read on the TaskManagers: every seed of every epoch of a {@link BatchPlan}, once
  * per epoch, as a {@link SeedSlot} placed in its batch; a stage keyed by batch assembles the batches. Neither the
- * client nor the JobManager holds the seeds (the plan keeps their count, the {@link SeedFile} 8 bytes per chunk).
+ * client nor the JobManager holds the seeds (the plan keeps their count, the {@link SeedFile} 16 bytes per chunk).
  *
  * <p>Splits are ranges of chunk indices of one epoch, handed out in epoch order by the seed batch source's own
  * enumerator, so {@link EpochWatermarks#forSlots()} tells downstream when an epoch's seeds are all out. A

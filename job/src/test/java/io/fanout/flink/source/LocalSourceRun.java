@@ -41,8 +41,8 @@ import org.apache.flink.util.UserCodeClassLoader;
  * batch, which a MiniCluster cannot do deterministically.
  */
 public final class LocalSourceRun<T> {
-    /** One emitted batch and the reader (subtask) that emitted it. */
-    public record Emitted<T>(int subtask, T batch) {}
+    /** One emitted record (a batch, or a seed slot) and the reader (subtask) that emitted it. */
+    public record Emitted<T>(int subtask, T record) {}
 
     /** A checkpoint as Flink stores it: the serialized enumerator state and each reader's serialized splits. */
     public record Snapshot(int enumVersion, byte[] enumState, int splitVersion, List<List<byte[]>> readerSplits) {}
@@ -199,7 +199,7 @@ public final class LocalSourceRun<T> {
         List<T> lost = new ArrayList<>();
         for (int i = emitted.size() - 1; i >= emittedAtSnapshot; i--) {
             if (emitted.get(i).subtask() == subtask) {
-                lost.add(emitted.remove(i).batch());
+                lost.add(emitted.remove(i).record());
             }
         }
         enumerator.addSplitsBack(assignedSinceSnapshot.getOrDefault(subtask, new ArrayList<>()), subtask);
@@ -210,7 +210,7 @@ public final class LocalSourceRun<T> {
 
     /** Keys (epoch << 32 | batch) of everything emitted, in order. */
     public long[] emittedKeys() {
-        return emitted.stream().mapToLong(e -> ((SeedBatch) e.batch()).key()).toArray();
+        return emitted.stream().mapToLong(e -> ((SeedBatch) e.record()).key()).toArray();
     }
 
     @Override

@@ -53,7 +53,8 @@ public final class SeedBatchEnumerator implements SplitEnumerator<SeedBatchSplit
     public SeedBatchEnumerator(SplitEnumeratorContext<SeedBatchSplit> context, int numBatches, int epochs,
             int batchesPerSplit, SeedBatchEnumeratorState state) {
         if (numBatches < 1 || epochs < 1 || batchesPerSplit < 1) {
-            throw new IllegalArgumentException("numBatches and epochs must be >= 1, got " + numBatches + ", " + epochs);
+            throw new IllegalArgumentException("numBatches, epochs and batchesPerSplit must be >= 1, got " + numBatches
+                    + ", " + epochs + ", " + batchesPerSplit);
         }
         this.context = context;
         this.numBatches = numBatches;

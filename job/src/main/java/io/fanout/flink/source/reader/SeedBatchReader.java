@@ -33,7 +33,6 @@ public final class SeedBatchReader extends EpochSplitReader<SeedBatch> {
 
     @Override
     void emit(SeedBatchSplit split, int batchId, ReaderOutput<SeedBatch> output) {
-        output.collect(new SeedBatch(split.epoch(), batchId, plan.numBatches(), order.seedsOf(batchId),
-                order.inputIdsOf(batchId)));
+        output.collect(order.batch(batchId));
     }
 }

@@ -178,7 +178,7 @@ class SeedBatchEnumeratorTest {
                 int e = epoch;
                 int s = subtask;
                 assertThat(run.emitted).as("reader %d in epoch %d", s, e)
-                        .anyMatch(x -> x.subtask() == s && x.batch().epoch == e);
+                        .anyMatch(x -> x.subtask() == s && x.record().epoch == e);
             }
         }
     }

@@ -34,7 +34,7 @@ class SeedBatchReaderCheckpointTest {
     }
 
     private static List<SeedBatch> batches(List<LocalSourceRun.Emitted<SeedBatch>> emitted) {
-        return emitted.stream().map(LocalSourceRun.Emitted::batch).toList();
+        return emitted.stream().map(LocalSourceRun.Emitted::record).toList();
     }
 
     static Stream<Arguments> snapshotPoints() {
@@ -93,6 +93,6 @@ class SeedBatchReaderCheckpointTest {
         SeedBatchSplit split = SeedBatchSplitSerializer.INSTANCE.deserialize(snapshot.splitVersion(), splits.get(0));
         // Parallelism 1: 4 splits of 7 batches per epoch; 3 batches of the first one emitted.
         assertThat(split).isEqualTo(new SeedBatchSplit(0, 0, 7, 3));
-        assertThat(run.emitted.get(2).batch().batchId).isEqualTo(2);
+        assertThat(run.emitted.get(2).record().batchId).isEqualTo(2);
     }
 }

@@ -42,12 +42,12 @@ class SeedFileReaderCheckpointTest {
         LocalSourceRun<SeedSlot> first = LocalSourceRun.start(source, parallelism);
         pollChunks(first, parallelism, snapshotAfter);
         LocalSourceRun.Snapshot snapshot = first.snapshot(1);
-        List<SeedSlot> slots = new ArrayList<>(first.emitted.stream().map(LocalSourceRun.Emitted::batch).toList());
+        List<SeedSlot> slots = new ArrayList<>(first.emitted.stream().map(LocalSourceRun.Emitted::record).toList());
         pollChunks(first, parallelism, 2); // lost in the failure
 
         LocalSourceRun<SeedSlot> restored = LocalSourceRun.restore(source, parallelism, snapshot);
         restored.runToEnd();
-        restored.emitted.forEach(e -> slots.add(e.batch()));
+        restored.emitted.forEach(e -> slots.add(e.record()));
         assertThat(restored.allEnded()).isTrue();
 
         Map<Long, SeedSlot> byPlace = new HashMap<>();
