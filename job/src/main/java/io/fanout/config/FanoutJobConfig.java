@@ -47,6 +47,8 @@ public final class FanoutJobConfig {
     public final int partitionedBucketSize;
     /** Seeds per chunk of a --seeds file the TaskManagers read (--store partitioned). */
     public final int partitionedSeedChunk;
+    /** Where a partitioned job without seeds writes the graph's node ids (a local directory), or null for java.io.tmpdir. */
+    public final String partitionedNodeIdsDir;
     /** --store partitioned: heap bytes per lookup subtask for cached node heads (0 = off, -1 = sized from the heap). */
     public final long partitionedCacheBytes;
     /** Bytes per edge-load range ({@link FanoutOptions#PARTITIONED_SPLIT_SIZE}). */
@@ -152,6 +154,15 @@ public final class FanoutJobConfig {
         this.store = get(conf, FanoutOptions.STORE);
         this.partitionedBucketSize = atLeast(conf, FanoutOptions.PARTITIONED_BUCKET_SIZE, 1);
         this.partitionedSeedChunk = atLeast(conf, FanoutOptions.PARTITIONED_SEED_CHUNK, 1);
+        this.partitionedNodeIdsDir = get(conf, FanoutOptions.PARTITIONED_NODE_IDS_DIR);
+        if (partitionedNodeIdsDir != null) {
+            DirectoryChecks.requireWritable(FanoutOptions.PARTITIONED_NODE_IDS_DIR, partitionedNodeIdsDir);
+            if (DirectoryChecks.localPath(partitionedNodeIdsDir) == null) {
+                throw new ConfigException("Invalid value '" + partitionedNodeIdsDir + "' for option "
+                        + name(FanoutOptions.PARTITIONED_NODE_IDS_DIR) + ": the client writes it and the TaskManagers"
+                        + " read it as a local path (a shared mount), not a file system URI");
+            }
+        }
         int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
         this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();

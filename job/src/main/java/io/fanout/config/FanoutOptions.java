@@ -120,6 +120,16 @@ public final class FanoutOptions {
                     + " TaskManagers read the seed file in chunks, one chunk per source poll, and place each seed in its"
                     + " batch; the client keeps 16 bytes per chunk, never the seeds. Does not change the samples.");
 
+    public static final ConfigOption<String> PARTITIONED_NODE_IDS_DIR = ConfigOptions.key("fanout.partitioned.node-ids-dir")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("--store partitioned without --seeds (every node a seed): the local directory where the"
+                    + " client writes the graph's node ids in id order (sorted in bounded runs, so its heap does not grow"
+                    + " with the graph), as the seed file the TaskManagers read; every TaskManager must see it at the same"
+                    + " path, as the edge files. The file is named by its content and reused while the graph is"
+                    + " unchanged; ids exactly 0..n-1 need no file. Default: java.io.tmpdir (a local run, or a cluster"
+                    + " whose TaskManagers share the client's /tmp).");
+
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()
             .defaultValue(-1)
@@ -410,7 +420,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,

@@ -63,6 +63,38 @@ public final class NodeFileReader {
         return rows.size;
     }
 
+    /**
+     * Validates every row of the node file(s) at {@code path} as {@link #read} does and hands each row's id to
+     * {@code ids}, keeping nothing: an id given twice is not looked for (a caller that sorts the ids finds it, and
+     * names its line with {@link #errorAtFirst}). Returns the number of rows.
+     */
+    public static long streamIds(Path path, LongConsumer ids) throws IOException {
+        return parse(path, ids).size;
+    }
+
+    /**
+     * Reads the node file(s) at {@code path} again and returns {@code problem} of the id as an error naming the file
+     * and line of the first row whose id passes {@code test} (which may count: it sees the ids in file order), or
+     * null if no row does.
+     */
+    public static GraphFormatException errorAtFirst(Path path, java.util.function.LongPredicate test,
+            java.util.function.LongFunction<String> problem) throws IOException {
+        List<Path> files = GraphFiles.parts(path, "nodes", "node");
+        NodeRows again = new NodeRows(files, id -> {
+            if (test.test(id)) {
+                throw new DuplicateId(id);
+            }
+        });
+        try {
+            for (int part = 0; part < files.size(); part++) {
+                new Parser(files.get(part), part, again).parse();
+            }
+        } catch (DuplicateId found) {
+            return again.error(again.size - 1, problem.apply(found.id));
+        }
+        return null;
+    }
+
     /** One node-file row as streamed. */
     @FunctionalInterface
     public interface RowConsumer {
@@ -138,13 +170,17 @@ public final class NodeFileReader {
         throw missingRows(path, first, missing, graph.size());
     }
 
-    private static GraphFormatException missingRows(Path where, long firstMissing, int missing, int numNodes) {
+    /**
+     * The error for a node file at {@code where} that has no row for {@code missing} of the graph's {@code numNodes}
+     * nodes, the smallest of them {@code firstMissing}.
+     */
+    public static GraphFormatException missingRows(Path where, long firstMissing, long missing, long numNodes) {
         return new GraphFormatException(where, "the node file has no row for node id " + firstMissing
                 + (missing > 1 ? " and " + (missing - 1) + " more of the graph's " + numNodes + " nodes" : "")
                 + " (every node of the graph needs features and a label; -1 = unlabelled)");
     }
 
-    /** Thrown inside a scan's id sink to stop at the first repeated id. */
+    /** Thrown inside a scan's id sink to stop at the row looked for (the first repeated id, or a test's match). */
     private static final class DuplicateId extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final long id;

@@ -454,7 +454,7 @@ final class EdgeFileReader {
         if (id < 0) {
             throw error(column + " id " + raw + " is below id_base=" + idBase);
         }
-        if (id >= declaredNodes) {
+        if (id >= declaredNodes && settings.numNodes >= 0) { // undeclared: Long.MAX_VALUE itself is an id
             throw error(column + " id " + raw + " is not below num_nodes=" + declaredNodes + " declared in "
                     + (settings.numNodesFrom.equals(file) ? "the header" : settings.numNodesFrom.toString()));
         }

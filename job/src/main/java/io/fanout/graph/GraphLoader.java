@@ -154,14 +154,28 @@ public final class GraphLoader {
      */
     public static long scanNodeIds(Path graph, Boolean directed, String weightColumn, String timeColumn,
             NodeIdSet ids) throws IOException {
+        long declared = streamNodeIds(graph, directed, weightColumn, timeColumn, ids::add);
+        if (declared >= 0) {
+            ids.addRange(declared);
+        }
+        return declared;
+    }
+
+    /**
+     * As {@link #scanNodeIds(Path, Boolean, String, String, NodeIdSet)}, handing both ends of every row to
+     * {@code ids} as read (nothing kept); the declared {@code num_nodes} (ids {@code 0..num_nodes-1} are nodes too)
+     * is returned, not added.
+     */
+    public static long streamNodeIds(Path graph, Boolean directed, String weightColumn, String timeColumn,
+            java.util.function.LongConsumer ids) throws IOException {
         List<Path> files = edgeFiles(graph);
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
         settings.weightColumn = weightColumn;
         settings.timeColumn = timeColumn;
         settings.rows = (src, dst, weight, timestamp, row) -> {
-            ids.add(src);
-            ids.add(dst);
+            ids.accept(src);
+            ids.accept(dst);
         };
         long rows = 0;
         for (Path file : files) {
@@ -169,9 +183,6 @@ public final class GraphLoader {
         }
         if (rows == 0) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
-        }
-        if (settings.numNodes >= 0) {
-            ids.addRange(settings.numNodes);
         }
         return settings.numNodes;
     }

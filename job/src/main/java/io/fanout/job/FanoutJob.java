@@ -31,6 +31,7 @@ import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.flink.source.SeedBatchAssembler;
 import io.fanout.flink.source.SeedFileSource;
 import io.fanout.graph.NodeIdMap;
+import io.fanout.store.NodeIdFile;
 import io.fanout.store.GraphStore;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.sampling.link.LinkSeeds;
@@ -124,9 +125,14 @@ public final class FanoutJob {
         LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = partitionedSeedFile(config);
+        NodeIdFile.NodeIds allNodes = seedFile == null && typed == null ? partitionedNodeIds(config) : null;
+        if (allNodes != null && !allNodes.identity()) {
+            seedFile = nodeIdSeedFile(config, allNodes.file());
+        }
         NodeIdMap nodes = seedFile != null ? null
                 : links != null ? NodeIdMap.identity(links.size())
                 : typed != null ? typed.nodeIds(config.typed.seedType)
+                : allNodes != null ? identityOf(allNodes)
                 : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = seedFile != null ? seedFilePlan(config, seedFile)
                 : config.typed != null && config.typed.ablpPositive != null
@@ -461,6 +467,37 @@ public final class FanoutJob {
         } catch (IllegalArgumentException | java.io.IOException e) {
             throw invalidSeeds(config, e);
         }
+    }
+
+    /**
+     * For a partitioned job whose seeds are every node (no {@code --seeds}, not paced): the graph's node ids, found by
+     * the client's streaming scan (which checks every row) with sorted runs spilled to disk, so its heap does not
+     * grow with the graph; null for any other job.
+     */
+    static NodeIdFile.NodeIds partitionedNodeIds(FanoutJobConfig config) throws java.io.IOException {
+        if (config.store != StoreType.PARTITIONED || config.seeds != null || config.maxBatchesPerSecond > 0) {
+            return null; // a paced job's source hands out whole batches: it keeps the id map (see partitionedSeedFile)
+        }
+        java.nio.file.Path dir = config.partitionedNodeIdsDir != null
+                ? io.fanout.config.DirectoryChecks.localPath(config.partitionedNodeIdsDir)
+                : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+        return NodeIdFile.write(config.graphSpec(), dir.toAbsolutePath());
+    }
+
+    /** The seed file of every node id the client wrote: its plan reads as a --seeds file's would. */
+    private static SeedFile nodeIdSeedFile(FanoutJobConfig config, java.nio.file.Path file) throws java.io.IOException {
+        SeedFile seeds = SeedFile.index(file, config.partitionedSeedChunk);
+        LOG.info("--store partitioned without {}: every node is a seed; the TaskManagers read {}",
+                FanoutJobConfig.name(FanoutOptions.SEEDS), seeds);
+        return seeds;
+    }
+
+    private static NodeIdMap identityOf(NodeIdFile.NodeIds ids) {
+        if (ids.numNodes() > NodeIdMap.MAX_NODES) {
+            throw new IllegalArgumentException(ids.numNodes() + " nodes are more than the " + NodeIdMap.MAX_NODES
+                    + " a job plans batches for");
+        }
+        return NodeIdMap.identity((int) ids.numNodes());
     }
 
     /** The batch plan over a seed file the TaskManagers read; bad batch options fail naming the option. */

@@ -49,6 +49,13 @@ class DirectoryChecksTest {
         assertThatThrownBy(() -> config("--checkpoint-dir", "file://" + under + "/deeper"))
                 .hasMessage("Invalid value 'file://" + under + "/deeper' for option fanout.checkpoint-dir"
                         + " (--checkpoint-dir)" + parentIsAFile);
+        assertThatThrownBy(() -> config("--store", "partitioned", "--partitioned.node-ids-dir", under))
+                .hasMessage("Invalid value '" + under + "' for option fanout.partitioned.node-ids-dir"
+                        + " (--partitioned.node-ids-dir)" + parentIsAFile);
+        assertThatThrownBy(() -> config("--store", "partitioned", "--partitioned.node-ids-dir", "s3://bucket/ids"))
+                .hasMessage("Invalid value 's3://bucket/ids' for option fanout.partitioned.node-ids-dir"
+                        + " (--partitioned.node-ids-dir): the client writes it and the TaskManagers read it as a local"
+                        + " path (a shared mount), not a file system URI");
         assertThatThrownBy(() -> config("--output", "/etc/passwd/x"))
                 .hasMessage("Invalid value '/etc/passwd/x' for option fanout.output (--output): a parent, /etc/passwd,"
                         + " is a regular file");

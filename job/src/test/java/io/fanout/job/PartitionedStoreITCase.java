@@ -87,8 +87,23 @@ class PartitionedStoreITCase {
             text.append(sparse(row[0])).append('\t').append(sparse(row[1])).append('\n');
         }
         Files.writeString(dir.resolve("edges.tsv"), text);
-        String[] options = {"--fanout", "10,10", "--batch-size", "500", "--shuffle", "--partitioned.split-size", "4kb"};
-        assertSameMessages(run("memory", 1, dir, options), run("partitioned", 2, dir, options));
+        // Every node a seed: the client writes the sparse ids in id order to a file the TaskManagers read in chunks.
+        Path ids = tmp.resolve("node-ids");
+        String[] options = {"--fanout", "10,10", "--batch-size", "500", "--shuffle", "--partitioned.split-size", "4kb",
+                "--epochs", "2", "--partitioned.seed-chunk", "300", "--partitioned.node-ids-dir", ids.toString()};
+        TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
+        assertSameMessages(memory, run("partitioned", 1, dir, options));
+        assertSameMessages(memory, run("partitioned", 2, dir, options));
+        List<Path> written;
+        try (java.util.stream.Stream<Path> files = Files.list(ids)) {
+            written = files.toList();
+        }
+        assertThat(written).as("one file, reused by the second run").hasSize(1);
+        List<Long> expected = NodeFileReaderTest.referenceRows(SharedData.graph("cora").resolve("edges.tsv")).stream()
+                .flatMap(row -> java.util.stream.Stream.of(row[0], row[1])).map(PartitionedStoreITCase::sparse)
+                .distinct().sorted().toList();
+        assertThat(Files.readAllLines(written.get(0)).stream().map(Long::parseLong).toList())
+                .containsExactlyElementsOf(expected);
     }
 
     private static long sparse(String id) {

@@ -1,0 +1,210 @@
+package io.fanout.store;
+
+import io.fanout.features.NodeFileReader;
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.GraphLoader;
+import io.fanout.graph.IdRunSorter;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every node id of a graph, in id order, written to a seed file: the seeds of a partitioned job without
+ * {@code --seeds}, found by a client whose heap is bounded by its sort runs, whatever the graph's size.
+ *
+ * <p>One streaming pass over the edge files (and the node file) checks every row as {@link GraphStore#scanNodeIds}
+ * does and feeds the ids to {@link IdRunSorter}s; their merge is the graph's node set (edge endpoints, the declared
+ * {@code num_nodes} range and the node file's ids), written one id per line. The file is named by its content's
+ * digest, so a job that is running on it never sees it change, and an unchanged graph reuses it. Node ids that are
+ * exactly {@code 0..n-1} need no file: the seeds are then the range.
+ */
+public final class NodeIdFile {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeIdFile.class);
+    /** Most ids per sorted run (8 bytes each): 16 MiB of heap per sorter, two sorters with a node file. */
+    static final int DEFAULT_RUN_IDS = 1 << 21;
+
+    private NodeIdFile() {}
+
+    /**
+     * The scan's result.
+     *
+     * @param numNodes the graph's distinct node ids
+     * @param file the id file, or null when the ids are exactly {@code 0..numNodes-1}
+     */
+    public record NodeIds(long numNodes, Path file) {
+        /** True when the ids are {@code 0..numNodes-1} (no file was kept). */
+        public boolean identity() {
+            return file == null;
+        }
+    }
+
+    /** Scans {@code spec}'s files and writes its node ids under {@code dir} (created if missing). */
+    public static NodeIds write(GraphSpec spec, Path dir) throws IOException {
+        // At most an eighth of the heap per sorter, so a small client heap spills sooner instead of failing.
+        long fit = Runtime.getRuntime().maxMemory() / 8 / Long.BYTES;
+        return write(spec, dir, (int) Math.max(1 << 12, Math.min(DEFAULT_RUN_IDS, fit)));
+    }
+
+    static NodeIds write(GraphSpec spec, Path dir, int runIds) throws IOException {
+        long started = System.nanoTime();
+        Files.createDirectories(dir);
+        try (IdRunSorter edgeIds = new IdRunSorter(dir, runIds, true);
+                IdRunSorter fileIds = spec.nodeFeatures() == null ? null : new IdRunSorter(dir, runIds, false)) {
+            long declared = GraphLoader.streamNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
+                    spec.timeColumn(), edgeIds::add);
+            if (fileIds != null) {
+                NodeFileReader.streamIds(spec.nodeFeatures(), fileIds::add);
+            }
+            int runs = edgeIds.spilledRuns() + (fileIds == null ? 0 : fileIds.spilledRuns());
+            Path tmp = Files.createTempFile(dir, "fanout-node-ids-", ".tmp");
+            try {
+                NodeIds ids = merge(spec, declared, edgeIds, fileIds, tmp);
+                LOG.info("Scanned {}: {} nodes ({}) in {} s with {} sorted runs spilled (heap: {} ids per run){}", spec,
+                        ids.numNodes(), ids.identity() ? "ids 0.." + (ids.numNodes() - 1) : "sparse ids",
+                        String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), runs, runIds,
+                        ids.identity() ? "" : "; ids written to " + ids.file());
+                return ids;
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    /** Merges the sorted streams into {@code tmp}, checks the node file against them and names the result. */
+    private static NodeIds merge(GraphSpec spec, long declared, IdRunSorter edgeIds, IdRunSorter fileIds, Path tmp)
+            throws IOException {
+        MessageDigest sha = sha256();
+        long count = 0;
+        long last = -1;
+        long missing = 0;
+        long firstMissing = -1;
+        long repeated = -1;
+        boolean aboveDeclared = false;
+        try (IdRunSorter.Cursor edges = edgeIds.sorted();
+                IdRunSorter.Cursor rows = fileIds == null ? null : fileIds.sorted();
+                OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16),
+                        sha)) {
+            Head edge = new Head(edges);
+            Head row = new Head(rows);
+            long range = Math.max(declared, 0); // ids 0..range-1 are nodes
+            byte[] line = new byte[21];
+            for (long next = 0; ; ) {
+                long id = Math.min(edge.has ? edge.id : Long.MAX_VALUE, row.has ? row.id : Long.MAX_VALUE);
+                if (next < range) {
+                    id = Math.min(id, next);
+                } else if (!edge.has && !row.has) {
+                    break;
+                }
+                boolean inEdges = edge.skip(id) > 0 || id < range;
+                long inFile = row.skip(id);
+                next = id + 1;
+                if (fileIds != null) {
+                    if (inFile == 0 && missing++ == 0) {
+                        firstMissing = id;
+                    }
+                    if (inFile > 1 && repeated < 0) {
+                        repeated = id;
+                    }
+                    aboveDeclared |= inFile > 0 && declared >= 0 && id >= declared;
+                }
+                assert inEdges || inFile > 0;
+                out.write(line, 0, digits(id, line));
+                count++;
+                last = id;
+                if (id == Long.MAX_VALUE) {
+                    break; // nothing is larger (and id + 1 would wrap)
+                }
+            }
+        }
+        if (repeated >= 0) {
+            long twice = repeated;
+            long[] seen = {0};
+            throw found(spec.nodeFeatures(), id -> id == twice && ++seen[0] == 2,
+                    id -> "node id " + id + " is given twice (an earlier line has it too)");
+        }
+        if (aboveDeclared) {
+            throw found(spec.nodeFeatures(), id -> id >= declared,
+                    id -> "node id " + id + " is not below num_nodes=" + declared + " declared in the edge file header");
+        }
+        if (missing > 0) {
+            throw NodeFileReader.missingRows(spec.nodeFeatures(), firstMissing, missing, count);
+        }
+        if (last == count - 1) {
+            return new NodeIds(count, null);
+        }
+        Path file = tmp.resolveSibling("fanout-node-ids-" + HexFormat.of().formatHex(sha.digest()).substring(0, 32)
+                + ".txt");
+        if (!Files.isRegularFile(file) || Files.size(file) != Files.size(tmp)) {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } // else the same ids are there already: leave that file (and its modification time) alone
+        return new NodeIds(count, file);
+    }
+
+    private static GraphFormatException found(Path nodeFile, java.util.function.LongPredicate test,
+            java.util.function.LongFunction<String> problem) throws IOException {
+        GraphFormatException error = NodeFileReader.errorAtFirst(nodeFile, test, problem);
+        if (error == null) {
+            throw new IllegalStateException(nodeFile + " changed while it was read"); // its first read found the row
+        }
+        return error;
+    }
+
+    /** Writes {@code id} and a newline into {@code line}; returns the length. */
+    private static int digits(long id, byte[] line) {
+        int end = line.length;
+        line[--end] = '\n';
+        long v = id;
+        do {
+            line[--end] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        System.arraycopy(line, end, line, 0, line.length - end);
+        return line.length - end;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
+        }
+    }
+
+    /** A cursor's next id, consumed by value. */
+    private static final class Head {
+        private final IdRunSorter.Cursor cursor;
+        boolean has;
+        long id;
+
+        Head(IdRunSorter.Cursor cursor) throws IOException {
+            this.cursor = cursor;
+            advance();
+        }
+
+        private void advance() throws IOException {
+            has = cursor != null && cursor.hasNext();
+            if (has) {
+                id = cursor.next();
+            }
+        }
+
+        /** Consumes every copy of {@code value} at the head; returns how many there were. */
+        long skip(long value) throws IOException {
+            long n = 0;
+            while (has && id == value) {
+                n++;
+                advance();
+            }
+            return n;
+        }
+    }
+}
