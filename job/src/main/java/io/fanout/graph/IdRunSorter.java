@@ -21,7 +21,9 @@ import java.util.PriorityQueue;
  * order when the ids may not fit its heap.
  *
  * <p>With {@code distinct} a run keeps each id once (the graph's edge endpoints repeat each node once per edge);
- * without it every added id comes back, so a caller can find an id given twice.
+ * without it every added id comes back, so a caller can find an id given twice. Ids below {@code denseIds} are
+ * marked in a bit set instead (grown up to the largest such id: at most {@code denseIds / 8} bytes), so the common
+ * dense ids are never sorted or spilled; only a repeat of one (without {@code distinct}) goes to the runs.
  */
 public final class IdRunSorter implements Closeable {
     /** Runs merged at once; more are merged in rounds first, so open files and read buffers stay bounded. */
@@ -30,6 +32,8 @@ public final class IdRunSorter implements Closeable {
 
     private final Path dir;
     private final boolean distinct;
+    private final long denseIds;
+    private long[] dense = new long[0];
     private final long[] buffer;
     private int buffered;
     private final List<Path> runs = new ArrayList<>();
@@ -40,20 +44,48 @@ public final class IdRunSorter implements Closeable {
      * @param dir where run files are created (and deleted by {@link #close})
      * @param runIds ids per in-memory run (8 bytes each): the heap this sorter holds
      * @param distinct whether repeated ids may be dropped
+     * @param denseIds ids below this are kept in a bit set (at most {@code denseIds / 8} bytes), never in runs
      */
-    public IdRunSorter(Path dir, int runIds, boolean distinct) {
+    public IdRunSorter(Path dir, int runIds, boolean distinct, long denseIds) {
         if (runIds < 2) {
             throw new IllegalArgumentException("runIds must be >= 2, got " + runIds);
         }
+        if (denseIds < 0 || denseIds > 64L * Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("denseIds must be in 0.." + 64L * Integer.MAX_VALUE + ", got " + denseIds);
+        }
         this.dir = dir;
         this.distinct = distinct;
+        this.denseIds = denseIds;
         this.buffer = new long[runIds];
+    }
+
+    /** As above, every id sorted in runs (no bit set). */
+    public IdRunSorter(Path dir, int runIds, boolean distinct) {
+        this(dir, runIds, distinct, 0);
     }
 
     /** Adds one id. */
     public void add(long id) {
         if (merging) {
             throw new IllegalStateException("ids added after sorted()");
+        }
+        if (id >= 0 && id < denseIds) {
+            int word = (int) (id >>> 6);
+            if (word >= dense.length) {
+                dense = java.util.Arrays.copyOf(dense, (int) Math.min(Math.max(word + 1L, 2L * dense.length),
+                        (denseIds + 63) >>> 6));
+            }
+            long bit = 1L << id;
+            if ((dense[word] & bit) == 0) {
+                dense[word] |= bit;
+                added++;
+                return;
+            }
+            if (distinct) {
+                added++;
+                return;
+            }
+            // A repeat: it comes back from the runs, merged beside the bit set's copy.
         }
         if (buffered == buffer.length) {
             spill();
@@ -113,6 +145,11 @@ public final class IdRunSorter implements Closeable {
             throw new IllegalStateException("sorted() called twice");
         }
         merging = true;
+        Cursor sorted = sortedRuns();
+        return dense.length == 0 ? sorted : new DenseMergeCursor(dense, sorted);
+    }
+
+    private Cursor sortedRuns() throws IOException {
         if (runs.isEmpty()) { // everything fits in one buffer: no file at all
             int n = sortBuffer();
             return new ArrayCursor(buffer, n);
@@ -176,6 +213,64 @@ public final class IdRunSorter implements Closeable {
         @Override
         public long next() {
             return ids[next++];
+        }
+    }
+
+    /** The bit set's ids merged with the runs' (which hold the larger ids and, without distinct, repeats). */
+    private static final class DenseMergeCursor implements Cursor {
+        private final long[] words;
+        private final Cursor runs;
+        private int word;
+        private long bits;
+        private boolean runHas;
+        private long runHead;
+
+        DenseMergeCursor(long[] words, Cursor runs) throws IOException {
+            this.words = words;
+            this.runs = runs;
+            this.bits = words[0];
+            nextRun();
+        }
+
+        private void nextRun() throws IOException {
+            runHas = runs.hasNext();
+            if (runHas) {
+                runHead = runs.next();
+            }
+        }
+
+        private boolean denseHas() {
+            while (bits == 0 && word + 1 < words.length) {
+                bits = words[++word];
+            }
+            return bits != 0;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return runHas || denseHas();
+        }
+
+        @Override
+        public long next() throws IOException {
+            if (denseHas()) {
+                long id = ((long) word << 6) + Long.numberOfTrailingZeros(bits);
+                if (!runHas || id <= runHead) {
+                    bits &= bits - 1;
+                    return id;
+                }
+            }
+            if (!runHas) {
+                throw new java.util.NoSuchElementException();
+            }
+            long id = runHead;
+            nextRun();
+            return id;
+        }
+
+        @Override
+        public void close() throws IOException {
+            runs.close();
         }
     }
 

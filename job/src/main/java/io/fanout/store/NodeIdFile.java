@@ -31,6 +31,8 @@ public final class NodeIdFile {
     private static final Logger LOG = LoggerFactory.getLogger(NodeIdFile.class);
     /** Most ids per sorted run (8 bytes each): 16 MiB of heap per sorter, two sorters with a node file. */
     static final int DEFAULT_RUN_IDS = 1 << 21;
+    /** Most ids in a sorter's bit set (ids 0..2^27-1 are never sorted): another 16 MiB per sorter. */
+    static final long DEFAULT_DENSE_IDS = 1L << 27;
 
     private NodeIdFile() {}
 
@@ -49,16 +51,19 @@ public final class NodeIdFile {
 
     /** Scans {@code spec}'s files and writes its node ids under {@code dir} (created if missing). */
     public static NodeIds write(GraphSpec spec, Path dir) throws IOException {
-        // At most an eighth of the heap per sorter, so a small client heap spills sooner instead of failing.
-        long fit = Runtime.getRuntime().maxMemory() / 8 / Long.BYTES;
-        return write(spec, dir, (int) Math.max(1 << 12, Math.min(DEFAULT_RUN_IDS, fit)));
+        // Runs and bit set each at most a sixteenth of the heap per sorter (a quarter for both sorters), so a small
+        // client heap spills sooner instead of failing.
+        long sixteenth = Runtime.getRuntime().maxMemory() / 16;
+        return write(spec, dir, (int) Math.max(1 << 12, Math.min(DEFAULT_RUN_IDS, sixteenth / Long.BYTES)),
+                Math.min(DEFAULT_DENSE_IDS, sixteenth * 8));
     }
 
-    static NodeIds write(GraphSpec spec, Path dir, int runIds) throws IOException {
+    static NodeIds write(GraphSpec spec, Path dir, int runIds, long denseIds) throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(dir);
-        try (IdRunSorter edgeIds = new IdRunSorter(dir, runIds, true);
-                IdRunSorter fileIds = spec.nodeFeatures() == null ? null : new IdRunSorter(dir, runIds, false)) {
+        try (IdRunSorter edgeIds = new IdRunSorter(dir, runIds, true, denseIds);
+                IdRunSorter fileIds = spec.nodeFeatures() == null ? null
+                        : new IdRunSorter(dir, runIds, false, denseIds)) {
             long declared = GraphLoader.streamNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
                     spec.timeColumn(), edgeIds::add);
             if (fileIds != null) {
@@ -68,9 +73,10 @@ public final class NodeIdFile {
             Path tmp = Files.createTempFile(dir, "fanout-node-ids-", ".tmp");
             try {
                 NodeIds ids = merge(spec, declared, edgeIds, fileIds, tmp);
-                LOG.info("Scanned {}: {} nodes ({}) in {} s with {} sorted runs spilled (heap: {} ids per run){}", spec,
-                        ids.numNodes(), ids.identity() ? "ids 0.." + (ids.numNodes() - 1) : "sparse ids",
-                        String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), runs, runIds,
+                LOG.info("Scanned {}: {} nodes ({}) in {} s with {} sorted runs spilled (heap: {} ids per run, a bit"
+                        + " set for ids below {}){}", spec, ids.numNodes(),
+                        ids.identity() ? "ids 0.." + (ids.numNodes() - 1) : "sparse ids",
+                        String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), runs, runIds, denseIds,
                         ids.identity() ? "" : "; ids written to " + ids.file());
                 return ids;
             } finally {

@@ -57,6 +57,30 @@ class IdRunSorterTest {
         }
     }
 
+    @ParameterizedTest(name = "ids below {0} in a bit set, distinct {1}")
+    @CsvSource({"1, true", "1, false", "64, false", "5000, true", "5000, false", "100000, true", "100000, false"})
+    void aBitSetForSmallIdsMergesWithTheRunsOfTheRest(long denseIds, boolean distinct) throws IOException {
+        Random random = new Random(denseIds);
+        List<Long> added = new ArrayList<>();
+        try (IdRunSorter sorter = new IdRunSorter(tmp, 50, distinct, denseIds)) {
+            for (int i = 0; i < 20_000; i++) {
+                long id = random.nextInt(8) == 0 ? random.nextLong() >>> 1 : random.nextInt(10_000);
+                sorter.add(id);
+                added.add(id);
+            }
+            assertThat(sorter.added()).isEqualTo(added.size());
+            List<Long> got = new ArrayList<>();
+            try (IdRunSorter.Cursor cursor = sorter.sorted()) {
+                while (cursor.hasNext()) {
+                    got.add(cursor.next());
+                }
+            }
+            Stream<Long> expected = added.stream().sorted();
+            assertThat(got).containsExactlyElementsOf((distinct ? expected.distinct() : expected).toList());
+        }
+        assertThatThrownBy(() -> new IdRunSorter(tmp, 4, true, -1)).hasMessageContaining("denseIds must be in");
+    }
+
     @Test
     void sortedIsOnceAndAfterTheLastAdd() throws IOException {
         try (IdRunSorter sorter = new IdRunSorter(tmp, 4, true)) {

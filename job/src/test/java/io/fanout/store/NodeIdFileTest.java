@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@link NodeIdFile}: the node ids of the in-heap scan, in id order, through spilled sort runs; the scan's errors;
@@ -49,14 +49,16 @@ class NodeIdFileTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cora", "citeseer", "ego_twitter_u", "college_msg", "bitcoin_alpha"})
-    void theIdsOfTheInHeapScanThroughSpilledRuns(String name) throws Exception {
+    @ParameterizedTest(name = "{0}, ids below {1} in a bit set")
+    @CsvSource({"cora, 0", "cora, 1500", "citeseer, 0", "citeseer, 3000", "ego_twitter_u, 0", "ego_twitter_u, 40000",
+            "college_msg, 0", "bitcoin_alpha, 0", "bitcoin_alpha, 100000000"})
+    void theIdsOfTheInHeapScanThroughSpilledRuns(String name, long denseIds) throws Exception {
         Path graph = SharedData.graph(name);
         Path nodes = Files.exists(graph.resolve("nodes.tsv.gz")) ? graph.resolve("nodes.tsv.gz") : null;
         GraphSpec spec = spec(graph, nodes);
-        // Runs of 1,000 ids: ego_twitter_u's 2.7 M endpoint mentions spill thousands of runs, merged in rounds.
-        assertIdsOf(NodeIdFile.write(spec, tmp, 1000), GraphStore.scanNodeIds(spec));
+        // Runs of 1,000 ids: ego_twitter_u's 2.7 M endpoint mentions spill thousands of runs, merged in rounds; with
+        // a bit set the ids below it are marked there and merged with the runs of the rest.
+        assertIdsOf(NodeIdFile.write(spec, tmp, 1000, denseIds), GraphStore.scanNodeIds(spec));
         try (Stream<Path> left = Files.list(tmp)) {
             assertThat(left.filter(p -> !p.getFileName().toString().endsWith(".txt")))
                     .as("no run or temporary file left").isEmpty();
@@ -71,7 +73,7 @@ class NodeIdFileTest {
         Path nodes = tmp.resolve("nodes.tsv");
         Files.writeString(nodes, "7\t1\n3000000000\t0\n" + big + "\t1\n12\t-1\n");
         Path dir = tmp.resolve("ids");
-        NodeIdFile.NodeIds first = NodeIdFile.write(spec(edges, nodes), dir, 2);
+        NodeIdFile.NodeIds first = NodeIdFile.write(spec(edges, nodes), dir, 2, 10);
         assertThat(first.numNodes()).isEqualTo(4);
         assertThat(Files.readString(first.file())).isEqualTo("7\n12\n3000000000\n" + big + "\n");
         assertThat(first.file().getFileName().toString()).startsWith("fanout-node-ids-").endsWith(".txt");
@@ -79,7 +81,7 @@ class NodeIdFileTest {
         // The same ids again: the same file, left alone (a job reading it sees no change).
         FileTime before = FileTime.fromMillis(Files.getLastModifiedTime(first.file()).toMillis() - 60_000);
         Files.setLastModifiedTime(first.file(), before);
-        NodeIdFile.NodeIds again = NodeIdFile.write(spec(edges, nodes), dir, 3);
+        NodeIdFile.NodeIds again = NodeIdFile.write(spec(edges, nodes), dir, 3, 0);
         assertThat(again.file()).isEqualTo(first.file());
         assertThat(Files.getLastModifiedTime(again.file())).isEqualTo(before);
 
@@ -94,16 +96,16 @@ class NodeIdFileTest {
     void aDeclaredNodeCountAndIdsZeroToNNeedNoFile() throws Exception {
         Path edges = tmp.resolve("edges.tsv");
         Files.writeString(edges, "# directed=true columns=src,dst num_nodes=10\n0\t1\n5\t6\n");
-        NodeIdFile.NodeIds ids = NodeIdFile.write(spec(edges, null), tmp, 2);
+        NodeIdFile.NodeIds ids = NodeIdFile.write(spec(edges, null), tmp, 2, 4);
         assertThat(ids.identity()).isTrue();
         assertThat(ids.numNodes()).isEqualTo(10);
 
         Files.writeString(edges, "# directed=true columns=src,dst\n0\t1\n5\t6\n");
-        assertIdsOf(NodeIdFile.write(spec(edges, null), tmp, 2),
+        assertIdsOf(NodeIdFile.write(spec(edges, null), tmp, 2, 0),
                 NodeIdMap.ofAscending(new long[] {0, 1, 5, 6}));
         Path nodes = tmp.resolve("nodes.tsv");
         Files.writeString(nodes, "0\t1\n1\t0\n2\t0\n3\t0\n4\t0\n5\t1\n6\t1\n");
-        ids = NodeIdFile.write(spec(edges, nodes), tmp, 2); // the node file's rows fill the gaps
+        ids = NodeIdFile.write(spec(edges, nodes), tmp, 2, 3); // the node file's rows fill the gaps
         assertThat(ids.identity()).isTrue();
         assertThat(ids.numNodes()).isEqualTo(7);
     }
@@ -123,13 +125,16 @@ class NodeIdFileTest {
         for (String text : bad) {
             Files.writeString(nodes, text);
             Throwable heap = catchThrowable(() -> GraphStore.scanNodeIds(spec(edges, nodes)));
-            Throwable spilled = catchThrowable(() -> NodeIdFile.write(spec(edges, nodes), tmp.resolve("ids"), 2));
             assertThat(heap).isInstanceOf(GraphFormatException.class);
-            assertThat(spilled).as(text).isInstanceOf(GraphFormatException.class).hasMessage(heap.getMessage());
+            for (long denseIds : new long[] {0, 2, 1000}) { // runs only, some ids in the bit set, all of them
+                Throwable spilled = catchThrowable(() -> NodeIdFile.write(spec(edges, nodes), tmp.resolve("ids"), 2,
+                        denseIds));
+                assertThat(spilled).as(text).isInstanceOf(GraphFormatException.class).hasMessage(heap.getMessage());
+            }
         }
         Files.writeString(edges, "# directed=true columns=src,dst\n0\t1\n2\tthree\n");
         Throwable heap = catchThrowable(() -> GraphStore.scanNodeIds(spec(edges, null)));
-        assertThat(catchThrowable(() -> NodeIdFile.write(spec(edges, null), tmp.resolve("ids"), 2)))
+        assertThat(catchThrowable(() -> NodeIdFile.write(spec(edges, null), tmp.resolve("ids"), 2, 0)))
                 .isInstanceOf(GraphFormatException.class).hasMessageContaining(edges + " line 3")
                 .hasMessage(heap.getMessage());
     }
