@@ -37,14 +37,7 @@ class IdRunSorterTest {
             }
             assertThat(sorter.added()).isEqualTo(count);
             assertThat(sorter.spilledRuns()).isEqualTo(count > runIds ? (count - 1) / runIds : 0);
-            List<Long> got = new ArrayList<>();
-            try (IdRunSorter.Cursor cursor = sorter.sorted()) {
-                while (cursor.hasNext()) {
-                    got.add(cursor.next());
-                }
-            }
-            Stream<Long> expected = added.stream().sorted();
-            assertThat(got).containsExactlyElementsOf((distinct ? expected.distinct() : expected).toList());
+            assertSortedBack(sorter, added, distinct);
             if (count / runIds > IdRunSorter.MAX_FAN_IN) {
                 // Merged in rounds: never more run files than one merge opens, plus the merged ones.
                 try (Stream<Path> files = Files.list(tmp)) {
@@ -69,16 +62,21 @@ class IdRunSorterTest {
                 added.add(id);
             }
             assertThat(sorter.added()).isEqualTo(added.size());
-            List<Long> got = new ArrayList<>();
-            try (IdRunSorter.Cursor cursor = sorter.sorted()) {
-                while (cursor.hasNext()) {
-                    got.add(cursor.next());
-                }
-            }
-            Stream<Long> expected = added.stream().sorted();
-            assertThat(got).containsExactlyElementsOf((distinct ? expected.distinct() : expected).toList());
+            assertSortedBack(sorter, added, distinct);
         }
         assertThatThrownBy(() -> new IdRunSorter(tmp, 4, true, -1)).hasMessageContaining("denseIds must be in");
+    }
+
+    /** The sorter's ids are {@code added} sorted, each once when {@code distinct}. */
+    private static void assertSortedBack(IdRunSorter sorter, List<Long> added, boolean distinct) throws IOException {
+        List<Long> got = new ArrayList<>();
+        try (IdRunSorter.Cursor cursor = sorter.sorted()) {
+            while (cursor.hasNext()) {
+                got.add(cursor.next());
+            }
+        }
+        Stream<Long> expected = added.stream().sorted();
+        assertThat(got).containsExactlyElementsOf((distinct ? expected.distinct() : expected).toList());
     }
 
     @Test

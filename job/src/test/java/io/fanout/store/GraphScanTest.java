@@ -9,13 +9,10 @@ import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.NodeIdSet;
 import io.fanout.testing.SharedData;
+import io.fanout.testing.SmallHeapJvm;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,13 +115,8 @@ class GraphScanTest {
 
     /** Runs {@link Probe} in a JVM with a 24 MiB heap; returns its exit code and output. */
     private static String[] probe(String mode, Path graph) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx24m", "-XX:+UseSerialGC", "-cp",
-                System.getProperty("java.class.path"), Probe.class.getName(), mode, graph.toString()));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        return new String[] {String.valueOf(process.exitValue()), output};
+        SmallHeapJvm.Outcome outcome = SmallHeapJvm.run("24m", Probe.class, 120, mode, graph.toString());
+        return new String[] {String.valueOf(outcome.exitCode()), outcome.output()};
     }
 
     @Test

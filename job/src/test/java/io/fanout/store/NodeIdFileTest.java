@@ -9,13 +9,12 @@ import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.NodeIdSet;
 import io.fanout.testing.SharedData;
+import io.fanout.testing.SmallHeapJvm;
 import java.io.BufferedWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -139,15 +138,9 @@ class NodeIdFileTest {
                 .hasMessage(heap.getMessage());
     }
 
-    /** Runs {@link Probe} in a JVM with a 40 MiB heap; returns its exit code and output. */
-    private static String[] probe(String mode, Path graph, Path dir) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xmx40m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-                Probe.class.getName(), mode, graph.toString(), dir.toString());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(180, TimeUnit.SECONDS)).isTrue();
-        return new String[] {String.valueOf(process.exitValue()), output};
+    /** Runs {@link Probe} in a JVM with a 40 MiB heap. */
+    private static SmallHeapJvm.Outcome probe(String mode, Path graph, Path dir) throws Exception {
+        return SmallHeapJvm.run("40m", Probe.class, 180, mode, graph.toString(), dir.toString());
     }
 
     /**
@@ -166,11 +159,10 @@ class NodeIdFileTest {
                 out.write((a + (1L << 40)) + "\t" + (a + 1 + (1L << 40)) + "\n");
             }
         }
-        String[] set = probe("set", edges, tmp);
-        assertThat(set[1]).as("the ids do not fit this heap").contains("OutOfMemoryError");
-        String[] file = probe("file", edges, tmp.resolve("ids"));
-        assertThat(file[0]).as(file[1]).isEqualTo("0");
-        assertThat(file[1]).contains("nodes=" + 2 * rows);
+        assertThat(probe("set", edges, tmp).output()).as("the ids do not fit this heap").contains("OutOfMemoryError");
+        SmallHeapJvm.Outcome file = probe("file", edges, tmp.resolve("ids"));
+        assertThat(file.exitCode()).as(file.output()).isZero();
+        assertThat(file.output()).contains("nodes=" + 2 * rows);
         try (Stream<Path> written = Files.list(tmp.resolve("ids"))) {
             Path ids = written.filter(p -> p.toString().endsWith(".txt")).findFirst().orElseThrow();
             try (Stream<String> lines = Files.lines(ids)) {
