@@ -142,7 +142,14 @@ public final class SeedFile implements Serializable {
      */
     public Cursor open(int chunk) throws IOException {
         Path file = Path.of(path);
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(file, BasicFileAttributes.class);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new SeedFileChangedException(path + ": no such seed file on " + host() + "; every TaskManager must see"
+                    + " the file the client planned the batches from at this same path (a shared or copied directory;"
+                    + " without --seeds, the --partitioned.node-ids-dir the client wrote the node ids to)");
+        }
         if (attributes.size() != size || attributes.lastModifiedTime().toMillis() != modified) {
             throw new SeedFileChangedException(path + ": the seed file changed after the job was planned (size " + size
                     + " -> " + attributes.size() + " bytes, modified " + modified + " -> "
@@ -160,6 +167,14 @@ public final class SeedFile implements Serializable {
             in = java.nio.channels.Channels.newInputStream(channel);
         }
         return new Cursor(new LineStream(in, path, chunkLines[chunk], null), chunk);
+    }
+
+    private static String host() {
+        try {
+            return "host " + java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "this host";
+        }
     }
 
     /** The file's bytes (decompressed for gzip); unbuffered: {@link LineStream} reads in blocks of its own. */
@@ -223,7 +238,7 @@ public final class SeedFile implements Serializable {
         }
     }
 
-    /** The seed file is not the one the batches were planned over: retrying cannot help. */
+    /** The seed file is not the one the batches were planned over, or not there: retrying cannot help. */
     public static final class SeedFileChangedException extends IOException {
         private static final long serialVersionUID = 1L;
 

@@ -156,5 +156,10 @@ class SeedFileTest {
         Files.writeString(file, "1\n2\n3\n4\n5\n");
         assertThatThrownBy(() -> index.open(0)).isInstanceOf(IOException.class).hasMessageContaining(file.toString())
                 .hasMessageContaining("changed");
+        // Not there at all (a TaskManager that does not see the client's directory): refused the same way.
+        Files.delete(file);
+        assertThatThrownBy(() -> index.open(1)).isInstanceOf(SeedFile.SeedFileChangedException.class)
+                .hasMessageStartingWith(file + ": no such seed file on ")
+                .hasMessageContaining("every TaskManager must see the file");
     }
 }
