@@ -49,14 +49,14 @@ public final class NodeFileReader {
             LongOpenHashSet seen = new LongOpenHashSet();
             NodeRows again = new NodeRows(rows.files, id -> {
                 if (!seen.add(id)) {
-                    throw new DuplicateId(id);
+                    throw new FoundId(id);
                 }
             });
             try {
                 for (int part = 0; part < rows.files.size(); part++) {
                     new Parser(rows.files.get(part), part, again).parse();
                 }
-            } catch (DuplicateId d) {
+            } catch (FoundId d) {
                 throw again.error(again.size - 1, "node id " + d.id + " is given twice (an earlier line has it too)");
             }
         }
@@ -82,14 +82,14 @@ public final class NodeFileReader {
         List<Path> files = GraphFiles.parts(path, "nodes", "node");
         NodeRows again = new NodeRows(files, id -> {
             if (test.test(id)) {
-                throw new DuplicateId(id);
+                throw new FoundId(id);
             }
         });
         try {
             for (int part = 0; part < files.size(); part++) {
                 new Parser(files.get(part), part, again).parse();
             }
-        } catch (DuplicateId found) {
+        } catch (FoundId found) {
             return again.error(again.size - 1, problem.apply(found.id));
         }
         return null;
@@ -181,11 +181,11 @@ public final class NodeFileReader {
     }
 
     /** Thrown inside a scan's id sink to stop at the row looked for (the first repeated id, or a test's match). */
-    private static final class DuplicateId extends RuntimeException {
+    private static final class FoundId extends RuntimeException {
         private static final long serialVersionUID = 1L;
         final long id;
 
-        DuplicateId(long id) {
+        FoundId(long id) {
             super(null, null, false, false);
             this.id = id;
         }
