@@ -161,6 +161,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         metrics.gauge("headCacheHits", cache::hits);
         metrics.gauge("headCacheMisses", cache::misses);
         metrics.gauge("headCacheBytes", cache::bytes);
+        metrics.gauge("bucketCacheHits", cache::bucketHits);
+        metrics.gauge("bucketCacheMisses", cache::bucketMisses);
+        metrics.gauge("bucketCacheBytes", cache::bucketBytes);
     }
 
     @Override
@@ -205,12 +208,23 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                 h = cutBuckets();
                 cache.put(node, h);
             }
-            int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node,
-                    NeighborBuckets.degreeOf(h), fanout, replace);
-            if (!keyed && NeighborBuckets.degreeOf(h) > bucketSize) {
-                RequestRouting.toKey(this, node); // a pick may fall in a later bucket, read from keyed state
-            }
-            return layout.gatherFromHead(picks, h, buckets::get);
+            int degree = NeighborBuckets.degreeOf(h);
+            int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node, degree, fanout,
+                    replace);
+            int numBuckets = (int) ((degree + (long) bucketSize - 1) / bucketSize);
+            boolean[] onKey = {keyed};
+            return layout.gatherFromHead(picks, h, bucket -> {
+                long[] values = cache.bucket(node, bucket);
+                if (values == null) {
+                    if (!onKey[0]) {
+                        RequestRouting.toKey(this, node); // read from keyed state
+                        onKey[0] = true;
+                    }
+                    values = buckets.get(bucket);
+                    cache.putBucket(node, bucket, numBuckets, values);
+                }
+                return values;
+            });
         })));
         cacheHits.add(cache.hits() - hits);
         cacheMisses.add(cache.misses() - misses);

@@ -9,6 +9,10 @@ import it.unimi.dsi.fastutil.longs.Long2ObjectLinkedOpenHashMap;
  * empty). In power-law graphs the frontier of a later hop is dominated by high-degree nodes, so a small cache
  * catches many of a hop's requests.
  *
+ * <p>A quarter of the bytes holds the later buckets (1 and up) of nodes longer than one bucket, by node: such a
+ * hub is requested by nearly every batch, and each pick in a later bucket would otherwise read and copy that whole
+ * bucket from keyed state.
+ *
  * <p>Not thread-safe; one per lookup subtask.
  */
 public final class HeadCache {
@@ -16,17 +20,32 @@ public final class HeadCache {
     static final int ENTRY_OVERHEAD = 64;
 
     private final long capacityBytes;
+    private final long bucketCapacityBytes;
     private final Long2ObjectLinkedOpenHashMap<long[]> heads = new Long2ObjectLinkedOpenHashMap<>();
+    /** Node -> its later buckets by index (entry 0 unused: bucket 0 is in the head), filled as they are read. */
+    private final Long2ObjectLinkedOpenHashMap<long[][]> later = new Long2ObjectLinkedOpenHashMap<>();
     private long bytes;
+    private long bucketBytes;
     private long hits;
     private long misses;
+    private long bucketHits;
+    private long bucketMisses;
 
-    /** @param capacityBytes the most bytes the cached heads take, {@code >= 0} (0: nothing is cached) */
+    /**
+     * @param capacityBytes the most bytes the cache takes, {@code >= 0} (0: nothing is cached): three quarters for
+     *     heads, a quarter for later buckets
+     */
     public HeadCache(long capacityBytes) {
-        if (capacityBytes < 0) {
-            throw new IllegalArgumentException("cache capacity must be >= 0 bytes, got " + capacityBytes);
+        this(capacityBytes - Math.max(capacityBytes, 0) / 4, Math.max(capacityBytes, 0) / 4);
+    }
+
+    /** With {@code headBytes} for heads and {@code bucketBytes} for later buckets, each {@code >= 0}. */
+    HeadCache(long headBytes, long bucketBytes) {
+        if (headBytes < 0 || bucketBytes < 0) {
+            throw new IllegalArgumentException("cache capacity must be >= 0 bytes, got " + (headBytes + bucketBytes));
         }
-        this.capacityBytes = capacityBytes;
+        this.capacityBytes = headBytes;
+        this.bucketCapacityBytes = bucketBytes;
     }
 
     /** The node's head, or null (a miss, counted); a hit makes it the most recently used. */
@@ -56,15 +75,75 @@ public final class HeadCache {
         }
     }
 
+    /** Bucket {@code bucket} (>= 1) of {@code node}, or null (a miss, counted); a hit makes the node's buckets recent. */
+    public long[] bucket(long node, int bucket) {
+        long[][] buckets = bucketCapacityBytes == 0 ? null : later.getAndMoveToLast(node);
+        long[] values = buckets == null || bucket >= buckets.length ? null : buckets[bucket];
+        if (values == null) {
+            bucketMisses++;
+        } else {
+            bucketHits++;
+        }
+        return values;
+    }
+
+    /**
+     * Caches bucket {@code bucket} (>= 1, not yet cached) of {@code node}, which has {@code numBuckets}, dropping the
+     * least recently used nodes' buckets beyond their quarter of the capacity. A bucket larger than an eighth of that
+     * quarter is not cached.
+     */
+    public void putBucket(long node, int bucket, int numBuckets, long[] values) {
+        long size = sizeOf(values);
+        if (size > bucketCapacityBytes / 8) {
+            return;
+        }
+        long[][] buckets = later.getAndMoveToLast(node);
+        if (buckets == null) {
+            buckets = new long[numBuckets][];
+            later.putAndMoveToLast(node, buckets);
+            bucketBytes += ENTRY_OVERHEAD + 8L * numBuckets;
+        }
+        if (buckets[bucket] == null) {
+            buckets[bucket] = values;
+            bucketBytes += size;
+        }
+        while (bucketBytes > bucketCapacityBytes && !later.isEmpty()) {
+            bucketBytes -= sizeOfBuckets(later.removeFirst());
+        }
+    }
+
+    private static long sizeOfBuckets(long[][] buckets) {
+        long size = ENTRY_OVERHEAD + 8L * buckets.length;
+        for (long[] bucket : buckets) {
+            size += bucket == null ? 0 : sizeOf(bucket);
+        }
+        return size;
+    }
+
     public long hits() {
         return hits;
+    }
+
+    /** Later-bucket reads answered from the cache. */
+    public long bucketHits() {
+        return bucketHits;
+    }
+
+    /** Later-bucket reads that went to keyed state. */
+    public long bucketMisses() {
+        return bucketMisses;
+    }
+
+    /** Bytes the cached later buckets take now (at most a quarter of the capacity). */
+    public long bucketBytes() {
+        return bucketBytes;
     }
 
     public long misses() {
         return misses;
     }
 
-    /** Bytes the cached heads take now (at most the capacity). */
+    /** Bytes the cached heads take now (at most three quarters of the capacity). */
     public long bytes() {
         return bytes;
     }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** The head cache: bounded by bytes, least recently used dropped first, hits and misses counted, 0 = off. */
+/**
+ * The head cache: heads and later buckets each bounded by bytes, least recently used dropped first, hits and misses
+ * counted, 0 = off.
+ */
 class HeadCacheTest {
     private static long[] head(int degree) {
         long[] h = new long[1 + degree];
@@ -16,7 +19,7 @@ class HeadCacheTest {
     @Test
     void dropsTheLeastRecentlyUsedBeyondItsBytes() {
         long one = HeadCache.sizeOf(head(3));
-        HeadCache cache = new HeadCache(16 * one);
+        HeadCache cache = new HeadCache(16 * one, 0);
         for (long node = 1; node <= 16; node++) {
             cache.put(node, head(3));
         }
@@ -34,7 +37,7 @@ class HeadCacheTest {
 
     @Test
     void aHeadLargerThanAnEighthIsNotCachedAndZeroIsOff() {
-        HeadCache cache = new HeadCache(8 * HeadCache.sizeOf(head(10)));
+        HeadCache cache = new HeadCache(8 * HeadCache.sizeOf(head(10)), 0);
         cache.put(1, head(11));
         assertThat(cache.get(1)).isNull();
         cache.put(2, head(10));
@@ -45,5 +48,38 @@ class HeadCacheTest {
         assertThat(off.get(1)).isNull();
         assertThat(off.size()).isZero();
         assertThatThrownBy(() -> new HeadCache(-1)).hasMessageContaining("must be >= 0 bytes, got -1");
+    }
+
+    @Test
+    void aQuarterOfTheCapacityHoldsLaterBucketsByNode() {
+        HeadCache quarter = new HeadCache(4000);
+        quarter.putBucket(1, 1, 3, new long[4]); // 96 bytes: within an eighth of the 1,000
+        assertThat(quarter.bucketBytes()).isPositive().isLessThanOrEqualTo(1000);
+        assertThat(quarter.bucket(1, 1)).hasSize(4);
+
+        long[] bucket = new long[8]; // 128 bytes: within an eighth of the 1,032 below
+        long node = HeadCache.ENTRY_OVERHEAD + 8L * 3; // a node entry with 3 bucket slots
+        HeadCache cache = new HeadCache(0, 3 * (node + 2 * HeadCache.sizeOf(bucket)));
+        for (long n = 1; n <= 3; n++) {
+            cache.putBucket(n, 1, 3, bucket);
+            cache.putBucket(n, 2, 3, bucket);
+        }
+        assertThat(cache.bucketBytes()).isEqualTo(3 * (node + 2 * HeadCache.sizeOf(bucket)));
+        assertThat(cache.bucket(1, 2)).isSameAs(bucket); // node 1 is now the most recent: 2 goes first
+        cache.putBucket(4, 1, 3, bucket);
+        assertThat(cache.bucket(2, 1)).isNull();
+        assertThat(cache.bucket(2, 2)).isNull();
+        assertThat(cache.bucket(1, 1)).isSameAs(bucket);
+        assertThat(cache.bucket(4, 1)).isSameAs(bucket);
+        assertThat(cache.bucket(4, 2)).isNull(); // not read yet
+        assertThat(cache.bucketHits()).isEqualTo(3);
+        assertThat(cache.bucketMisses()).isEqualTo(3);
+        assertThat(cache.hits() + cache.misses()).as("heads are counted apart").isZero();
+
+        cache.putBucket(5, 1, 3, new long[1000]); // larger than an eighth of the bucket bytes: not cached
+        assertThat(cache.bucket(5, 1)).isNull();
+        HeadCache off = new HeadCache(100_000, 0);
+        off.putBucket(1, 1, 2, bucket);
+        assertThat(off.bucket(1, 1)).isNull();
     }
 }
