@@ -73,8 +73,8 @@ public final class NodeIdFile {
             Path tmp = Files.createTempFile(dir, "fanout-node-ids-", ".tmp");
             try {
                 NodeIds ids = merge(spec, declared, edgeIds, fileIds, tmp);
-                LOG.info("Scanned {}: {} nodes ({}) in {} s with {} sorted runs spilled (heap: {} ids per run, a bit"
-                        + " set for ids below {}){}", spec, ids.numNodes(),
+                LOG.info("Scanned {}: {} nodes ({}) in {} s, {} full runs spilled while reading (heap: {} ids per"
+                        + " run, a bit set for ids below {}){}", spec, ids.numNodes(),
                         ids.identity() ? "ids 0.." + (ids.numNodes() - 1) : "sparse ids",
                         String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), runs, runIds, denseIds,
                         ids.identity() ? "" : "; ids written to " + ids.file());

@@ -120,7 +120,7 @@ class PartitionedStoreITCase {
         String[] bucketed = java.util.Arrays.copyOf(options, options.length + 2);
         bucketed[options.length] = "--partitioned.bucket-size";
         bucketed[options.length + 1] = String.valueOf(bucketSize);
-        // Parallelism 1 with the head cache (a cached head of a hub still reads its later buckets), 2 without.
+        // Parallelism 1 with the head cache (hubs' heads and later buckets answered from it once read), 2 without.
         assertSameMessages(memory, run("partitioned", 1, graph, bucketed));
         String[] uncached = java.util.Arrays.copyOf(bucketed, bucketed.length + 2);
         uncached[bucketed.length] = "--partitioned.cache-mb";

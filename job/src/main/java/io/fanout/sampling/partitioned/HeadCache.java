@@ -9,9 +9,9 @@ import it.unimi.dsi.fastutil.longs.Long2ObjectLinkedOpenHashMap;
  * empty). In power-law graphs the frontier of a later hop is dominated by high-degree nodes, so a small cache
  * catches many of a hop's requests.
  *
- * <p>A quarter of the bytes holds the later buckets (1 and up) of nodes longer than one bucket, by node: such a
- * hub is requested by nearly every batch, and each pick in a later bucket would otherwise read and copy that whole
- * bucket from keyed state.
+ * <p>Up to a quarter of the bytes holds the later buckets (1 and up) of nodes longer than one bucket, by node (heads
+ * use the rest): such a hub is requested by nearly every batch, and each pick in a later bucket would otherwise read
+ * and copy that whole bucket from keyed state.
  *
  * <p>Not thread-safe; one per lookup subtask.
  */
@@ -32,20 +32,24 @@ public final class HeadCache {
     private long bucketMisses;
 
     /**
-     * @param capacityBytes the most bytes the cache takes, {@code >= 0} (0: nothing is cached): three quarters for
-     *     heads, a quarter for later buckets
+     * @param capacityBytes the most bytes the cache takes, {@code >= 0} (0: nothing is cached), of which later
+     *     buckets take at most a quarter
      */
     public HeadCache(long capacityBytes) {
-        this(capacityBytes - Math.max(capacityBytes, 0) / 4, Math.max(capacityBytes, 0) / 4);
+        this(capacityBytes, Math.max(capacityBytes, 0) / 4);
     }
 
-    /** With {@code headBytes} for heads and {@code bucketBytes} for later buckets, each {@code >= 0}. */
-    HeadCache(long headBytes, long bucketBytes) {
-        if (headBytes < 0 || bucketBytes < 0) {
-            throw new IllegalArgumentException("cache capacity must be >= 0 bytes, got " + (headBytes + bucketBytes));
+    /** With at most {@code bucketCapacityBytes} (of {@code capacityBytes}) for later buckets; both {@code >= 0}. */
+    HeadCache(long capacityBytes, long bucketCapacityBytes) {
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("cache capacity must be >= 0 bytes, got " + capacityBytes);
         }
-        this.capacityBytes = headBytes;
-        this.bucketCapacityBytes = bucketBytes;
+        if (bucketCapacityBytes < 0 || bucketCapacityBytes > capacityBytes) {
+            throw new IllegalArgumentException("bucket capacity must be in 0.." + capacityBytes + " bytes, got "
+                    + bucketCapacityBytes);
+        }
+        this.capacityBytes = capacityBytes;
+        this.bucketCapacityBytes = bucketCapacityBytes;
     }
 
     /** The node's head, or null (a miss, counted); a hit makes it the most recently used. */
@@ -70,7 +74,12 @@ public final class HeadCache {
         }
         heads.putAndMoveToLast(node, head);
         bytes += size;
-        while (bytes > capacityBytes) {
+        evictHeads();
+    }
+
+    /** Drops the least recently used heads while heads and buckets together exceed the capacity. */
+    private void evictHeads() {
+        while (bytes + bucketBytes > capacityBytes && !heads.isEmpty()) {
             bytes -= sizeOf(heads.removeFirst());
         }
     }
@@ -89,8 +98,8 @@ public final class HeadCache {
 
     /**
      * Caches bucket {@code bucket} (>= 1, not yet cached) of {@code node}, which has {@code numBuckets}, dropping the
-     * least recently used nodes' buckets beyond their quarter of the capacity. A bucket larger than an eighth of that
-     * quarter is not cached.
+     * least recently used nodes' buckets beyond their quarter of the capacity (and heads beyond the rest). A bucket
+     * larger than an eighth of that quarter is not cached.
      */
     public void putBucket(long node, int bucket, int numBuckets, long[] values) {
         long size = sizeOf(values);
@@ -110,6 +119,7 @@ public final class HeadCache {
         while (bucketBytes > bucketCapacityBytes && !later.isEmpty()) {
             bucketBytes -= sizeOfBuckets(later.removeFirst());
         }
+        evictHeads();
     }
 
     private static long sizeOfBuckets(long[][] buckets) {
@@ -143,7 +153,7 @@ public final class HeadCache {
         return misses;
     }
 
-    /** Bytes the cached heads take now (at most three quarters of the capacity). */
+    /** Bytes the cached heads take now (with the buckets' at most the capacity). */
     public long bytes() {
         return bytes;
     }

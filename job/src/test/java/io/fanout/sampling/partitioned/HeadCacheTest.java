@@ -59,7 +59,8 @@ class HeadCacheTest {
 
         long[] bucket = new long[8]; // 128 bytes: within an eighth of the 1,032 below
         long node = HeadCache.ENTRY_OVERHEAD + 8L * 3; // a node entry with 3 bucket slots
-        HeadCache cache = new HeadCache(0, 3 * (node + 2 * HeadCache.sizeOf(bucket)));
+        long most = 3 * (node + 2 * HeadCache.sizeOf(bucket));
+        HeadCache cache = new HeadCache(most, most);
         for (long n = 1; n <= 3; n++) {
             cache.putBucket(n, 1, 3, bucket);
             cache.putBucket(n, 2, 3, bucket);
@@ -81,5 +82,23 @@ class HeadCacheTest {
         HeadCache off = new HeadCache(100_000, 0);
         off.putBucket(1, 1, 2, bucket);
         assertThat(off.bucket(1, 1)).isNull();
+        assertThatThrownBy(() -> new HeadCache(10, 11)).hasMessageContaining("bucket capacity must be in 0..10");
+    }
+
+    @Test
+    void headsUseWhatBucketsLeave() {
+        long one = HeadCache.sizeOf(head(3));
+        HeadCache cache = new HeadCache(16 * one, 8 * one); // buckets: at most 8 heads' worth
+        for (long node = 1; node <= 16; node++) {
+            cache.put(node, head(3));
+        }
+        assertThat(cache.size()).as("no bucket cached: heads take all of it").isEqualTo(16);
+        cache.putBucket(100, 1, 2, new long[3]); // 88 bytes and its node entry: two heads go
+        assertThat(cache.bucket(100, 1)).isNotNull();
+        assertThat(cache.bytes() + cache.bucketBytes()).isLessThanOrEqualTo(16 * one);
+        assertThat(cache.size()).isEqualTo(14);
+        assertThat(cache.get(1)).isNull();
+        assertThat(cache.get(2)).isNull();
+        assertThat(cache.get(3)).isNotNull();
     }
 }
