@@ -149,8 +149,19 @@ public final class NodeIdFile {
         }
         Path file = tmp.resolveSibling("fanout-node-ids-" + HexFormat.of().formatHex(sha.digest()).substring(0, 32)
                 + ".txt");
-        if (!Files.isRegularFile(file) || Files.size(file) != Files.size(tmp)) {
+        if (Files.isRegularFile(file) && Files.size(file) != Files.size(tmp)) {
+            // Same name, other size: not what this client would write (cut short?): replace it.
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } else if (!Files.isRegularFile(file)) {
+            try {
+                // A link fails if the name exists: a client writing the same ids at the same moment keeps its file,
+                // so a job already planned over it never sees it change.
+                Files.createLink(file, tmp);
+            } catch (java.nio.file.FileAlreadyExistsException sameIds) {
+                // written by another client just now: the same ids
+            } catch (UnsupportedOperationException | IOException noLinks) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
         } // else the same ids are there already: leave that file (and its modification time) alone
         return new NodeIds(count, file);
     }
