@@ -65,12 +65,7 @@ public final class BatchPlan implements Serializable {
      * jobs use it in operator uids so a savepoint of another plan's source is not restored into this one.
      */
     public String fingerprint() {
-        java.security.MessageDigest sha;
-        try {
-            sha = java.security.MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e); // every JVM has SHA-256
-        }
+        java.security.MessageDigest sha = io.fanout.digest.Sha256.create();
         java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(8192);
         java.util.function.LongConsumer put = v -> {
             if (buf.remaining() < Long.BYTES) {
@@ -101,7 +96,7 @@ public final class BatchPlan implements Serializable {
             }
         }
         sha.update(buf.flip());
-        return java.util.HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+        return io.fanout.digest.Sha256.hex(sha, 16);
     }
 
     /** Batches in every epoch. */

@@ -64,7 +64,7 @@ public final class SeedFile implements Serializable {
         }
         BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
         boolean gzip = file.getFileName().toString().endsWith(".gz");
-        MessageDigest sha = sha256();
+        MessageDigest sha = io.fanout.digest.Sha256.create();
         long[] offsets = new long[16];
         long[] lines = new long[16];
         int chunks = 0;
@@ -181,14 +181,6 @@ public final class SeedFile implements Serializable {
     private static InputStream open(Path file, boolean gzip) throws IOException {
         InputStream raw = Files.newInputStream(file);
         return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e); // every JVM has SHA-256
-        }
     }
 
     @Override

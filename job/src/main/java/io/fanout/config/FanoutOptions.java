@@ -135,8 +135,9 @@ public final class FanoutOptions {
             .defaultValue(-1)
             .withDescription("--store partitioned (k-hop over a fixed graph): MB of heap per lookup subtask (one per"
                     + " hop and parallel subtask) for the most recently read node heads (degree and first bucket of"
-                    + " neighbours), and a quarter of that more for the later buckets of nodes longer than one; 0 = off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by the"
-                    + " lookup subtasks it can run (hops x task slots). Bounded by the heap, so it does not grow with"
+                    + " neighbours), and a quarter of that more for the later buckets of nodes longer than one; 0 ="
+                    + " off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by the lookup subtasks it"
+                    + " can run (hops x task slots). Bounded by the heap, so it does not grow with"
                     + " the graph; a hit saves a RocksDB read. Does not change the samples.");
 
     public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")

@@ -47,20 +47,14 @@ public final class NodeFileReader {
         NodeIdMap distinct = ids.toMap();
         if (distinct.size() < rows.size) {
             LongOpenHashSet seen = new LongOpenHashSet();
-            NodeRows again = new NodeRows(rows.files, id -> {
-                if (!seen.add(id)) {
-                    throw new FoundId(id);
-                }
-            });
-            try {
-                for (int part = 0; part < rows.files.size(); part++) {
-                    new Parser(rows.files.get(part), part, again).parse();
-                }
-            } catch (FoundId d) {
-                throw again.error(again.size - 1, "node id " + d.id + " is given twice (an earlier line has it too)");
-            }
+            throw errorAtFirst(path, id -> !seen.add(id), NodeFileReader::givenTwice);
         }
         return rows.size;
+    }
+
+    /** The problem of a node file row whose id an earlier row has. */
+    public static String givenTwice(long id) {
+        return "node id " + id + " is given twice (an earlier line has it too)";
     }
 
     /**
@@ -74,8 +68,8 @@ public final class NodeFileReader {
 
     /**
      * Reads the node file(s) at {@code path} again and returns {@code problem} of the id as an error naming the file
-     * and line of the first row whose id passes {@code test} (which may count: it sees the ids in file order), or
-     * null if no row does.
+     * and line of the first row whose id passes {@code test} (which may count: it sees the ids in file order). An
+     * earlier read found such a row: if none passes now, the file changed in between (an IllegalStateException).
      */
     public static GraphFormatException errorAtFirst(Path path, java.util.function.LongPredicate test,
             java.util.function.LongFunction<String> problem) throws IOException {
@@ -92,7 +86,7 @@ public final class NodeFileReader {
         } catch (FoundId found) {
             return again.error(again.size - 1, problem.apply(found.id));
         }
-        return null;
+        throw new IllegalStateException(path + " changed while it was read: no row is the one its first read found");
     }
 
     /** One node-file row as streamed. */

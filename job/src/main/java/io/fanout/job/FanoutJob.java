@@ -313,13 +313,7 @@ public final class FanoutJob {
             run += "|ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
                     + " " + config.pprMaxFetchIterations + "|" + PPR_STATE_LAYOUT;
         }
-        try {
-            byte[] sha = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(run.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(sha).substring(0, 16);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e); // every JVM has SHA-256
-        }
+        return io.fanout.digest.Sha256.hex(run, 16);
     }
 
     /** The graph-update lines of --graph-updates or --graph-updates-socket, or null for a fixed graph. */

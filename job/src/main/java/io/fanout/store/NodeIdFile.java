@@ -1,5 +1,6 @@
 package io.fanout.store;
 
+import io.fanout.digest.Sha256;
 import io.fanout.features.NodeFileReader;
 import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,7 +88,7 @@ public final class NodeIdFile {
     /** Merges the sorted streams into {@code tmp}, checks the node file against them and names the result. */
     private static NodeIds merge(GraphSpec spec, long declared, IdRunSorter edgeIds, IdRunSorter fileIds, Path tmp)
             throws IOException {
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.create();
         long count = 0;
         long last = -1;
         long missing = 0;
@@ -134,11 +134,11 @@ public final class NodeIdFile {
         if (repeated >= 0) {
             long twice = repeated;
             long[] seen = {0};
-            throw found(spec.nodeFeatures(), id -> id == twice && ++seen[0] == 2,
-                    id -> "node id " + id + " is given twice (an earlier line has it too)");
+            throw NodeFileReader.errorAtFirst(spec.nodeFeatures(), id -> id == twice && ++seen[0] == 2,
+                    NodeFileReader::givenTwice);
         }
         if (aboveDeclared) {
-            throw found(spec.nodeFeatures(), id -> id >= declared,
+            throw NodeFileReader.errorAtFirst(spec.nodeFeatures(), id -> id >= declared,
                     id -> "node id " + id + " is not below num_nodes=" + declared + " declared in the edge file header");
         }
         if (missing > 0) {
@@ -147,8 +147,7 @@ public final class NodeIdFile {
         if (last == count - 1) {
             return new NodeIds(count, null);
         }
-        Path file = tmp.resolveSibling("fanout-node-ids-" + HexFormat.of().formatHex(sha.digest()).substring(0, 32)
-                + ".txt");
+        Path file = tmp.resolveSibling("fanout-node-ids-" + Sha256.hex(sha, 32) + ".txt");
         if (Files.isRegularFile(file) && Files.size(file) != Files.size(tmp)) {
             // Same name, other size: not what this client would write (cut short?): replace it.
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -166,15 +165,6 @@ public final class NodeIdFile {
         return new NodeIds(count, file);
     }
 
-    private static GraphFormatException found(Path nodeFile, java.util.function.LongPredicate test,
-            java.util.function.LongFunction<String> problem) throws IOException {
-        GraphFormatException error = NodeFileReader.errorAtFirst(nodeFile, test, problem);
-        if (error == null) {
-            throw new IllegalStateException(nodeFile + " changed while it was read"); // its first read found the row
-        }
-        return error;
-    }
-
     /** Writes {@code id} and a newline into {@code line}; returns the length. */
     private static int digits(long id, byte[] line) {
         int end = line.length;
@@ -186,14 +176,6 @@ public final class NodeIdFile {
         } while (v != 0);
         System.arraycopy(line, end, line, 0, line.length - end);
         return line.length - end;
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e); // every JVM has SHA-256
-        }
     }
 
     /** A cursor's next id, consumed by value. */

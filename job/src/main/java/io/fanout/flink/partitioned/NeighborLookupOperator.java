@@ -211,7 +211,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             int degree = NeighborBuckets.degreeOf(h);
             int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node, degree, fanout,
                     replace);
-            int numBuckets = (int) ((degree + (long) bucketSize - 1) / bucketSize);
+            int numBuckets = layout.bucketCount(degree);
             boolean[] onKey = {keyed};
             return layout.gatherFromHead(picks, h, bucket -> {
                 long[] values = cache.bucket(node, bucket);

@@ -9,8 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.ListState;
@@ -67,18 +65,13 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
 
     /** SHA-256 (first 16 hex digits) of the files' absolute paths, sizes and modification times. */
     static String fingerprint(List<Path> files) throws IOException {
-        MessageDigest sha;
-        try {
-            sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e); // every JVM has SHA-256
-        }
+        MessageDigest sha = io.fanout.digest.Sha256.create();
         for (Path f : files) {
             String entry = f.toAbsolutePath().normalize() + "\t" + Files.size(f) + "\t"
                     + Files.getLastModifiedTime(f).toMillis() + "\n";
             sha.update(entry.getBytes(StandardCharsets.UTF_8));
         }
-        return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+        return io.fanout.digest.Sha256.hex(sha, 16);
     }
 
     @Override
