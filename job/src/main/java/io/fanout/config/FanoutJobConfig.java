@@ -55,6 +55,8 @@ public final class FanoutJobConfig {
     public final long partitionedSplitBytes;
     /** --store partitioned: load the graph and wait for a savepoint, no batches. */
     public final boolean partitionedLoadOnly;
+    /** --store partitioned: compact the loaded adjacency before the first request is answered. */
+    public final boolean partitionedCompactAfterLoad;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
     public final int[] fanouts;
     /** The options of a typed graph, or null for a homogeneous graph. */
@@ -171,6 +173,7 @@ public final class FanoutJobConfig {
                     + "' for option " + name(FanoutOptions.PARTITIONED_SPLIT_SIZE) + ": must be >= 1kb");
         }
         this.partitionedLoadOnly = get(conf, FanoutOptions.PARTITIONED_LOAD_ONLY);
+        this.partitionedCompactAfterLoad = get(conf, FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD);
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);

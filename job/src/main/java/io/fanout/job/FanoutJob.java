@@ -259,7 +259,8 @@ public final class FanoutJob {
                         config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config))
                 : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        seedIds, config.partitionedBucketSize, config.partitionedCacheBytes, runTag,
+                        seedIds, config.partitionedBucketSize, config.partitionedCacheBytes,
+                        config.partitionedCompactAfterLoad, runTag,
                         graphUpdateLines(env, config))
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)

@@ -35,6 +35,8 @@ public final class JobSummary {
     /** --store partitioned: node heads the lookups found in their heap cache, and read from keyed state. */
     public final long headCacheHits;
     public final long headCacheMisses;
+    /** --store partitioned: milliseconds the lookups spent compacting the loaded adjacency, summed over subtasks. */
+    public final long loadCompactionMs;
     /** Graph-update rows read (--store partitioned with graph updates). */
     public final long graphUpdates;
     /** Graph-update deletions of an edge the graph did not have: counted, logged and ignored. */
@@ -64,6 +66,7 @@ public final class JobSummary {
         this.featureMaxError = error instanceof Number ? ((Number) error).doubleValue() : 0;
         this.headCacheHits = count(accumulators, io.fanout.flink.partitioned.NeighborLookupOperator.CACHE_HITS);
         this.headCacheMisses = count(accumulators, io.fanout.flink.partitioned.NeighborLookupOperator.CACHE_MISSES);
+        this.loadCompactionMs = count(accumulators, io.fanout.flink.partitioned.LoadCompaction.COMPACTION_MS);
         this.graphUpdates = count(accumulators, io.fanout.flink.partitioned.UpdateReaderOperator.UPDATES);
         this.graphUpdatesMissingDeletes = count(accumulators,
                 io.fanout.flink.partitioned.VersionedNeighborLookupOperator.MISSING_DELETES);
@@ -114,6 +117,9 @@ public final class JobSummary {
                 + (headCacheHits + headCacheMisses == 0 ? "" : String.format(Locale.ROOT,
                         "%n  head cache      %.1f %% of %,d node lookups (--partitioned.cache-mb)",
                         100.0 * headCacheHits / (headCacheHits + headCacheMisses), headCacheHits + headCacheMisses))
+                + (loadCompactionMs == 0 ? "" : String.format(Locale.ROOT,
+                        "%n  compaction      %.1f s after the load, summed over the lookup subtasks"
+                                + " (--partitioned.compact-after-load)", loadCompactionMs / 1e3))
                 + (graphUpdates == 0 && graphUpdatesMissingDeletes == 0 ? "" : String.format(Locale.ROOT,
                         "%n  graph updates   %,d rows read, %,d deletions of missing edges (ignored)", graphUpdates,
                         graphUpdatesMissingDeletes));

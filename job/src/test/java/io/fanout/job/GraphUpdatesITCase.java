@@ -148,7 +148,8 @@ class GraphUpdatesITCase {
                 .fromSource(new SeedBatchSource(FanoutJob.batchPlan(config, nodes), 3), EpochWatermarks.strategy(),
                         "seed-batches");
         DataStream<EncodedMessage> messages = PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts,
-                false, config.seed, nodes.idsOrNull(), config.partitionedBucketSize, config.partitionedCacheBytes, "",
+                false, config.seed, nodes.idsOrNull(), config.partitionedBucketSize, config.partitionedCacheBytes,
+                config.partitionedCompactAfterLoad, "",
                 GraphUpdateSources.directory(env, dir, config.graphUpdatesInterval));
         List<byte[]> payloads = new ArrayList<>();
         List<long[]> watermarkAfter = new ArrayList<>(); // {messages seen, watermark}

@@ -140,6 +140,7 @@ final class PartitionedBench {
                 if (sample.headCacheHits + sample.headCacheMisses > 0) {
                     r.cacheHitRate = (double) sample.headCacheHits / (sample.headCacheHits + sample.headCacheMisses);
                 }
+                r.compactionSeconds = sample.loadCompactionMs / 1e3;
                 r.sampledEdges = sample.sampledEdges;
                 r.batches = sample.batches;
                 r.storedEdges = sample.graphEdges;
@@ -188,6 +189,8 @@ final class PartitionedBench {
         double windowRate;
         /** Share of node lookups the partitioned store's head cache answered, NaN for the memory store. */
         double cacheHitRate = Double.NaN;
+        /** Partitioned store: seconds compacting the loaded adjacency (part of the load), summed over subtasks. */
+        double compactionSeconds;
         long sampledEdges;
         long batches;
         long storedEdges;
@@ -216,7 +219,9 @@ final class PartitionedBench {
                     rows / loadSeconds, sampleSeconds, epochs, batches, sampledEdges, windowSeconds, samplingRate(),
                     (Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio))
                             + (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", head cache hits %.1f %%",
-                            100 * cacheHitRate)), checkpointBytes,
+                            100 * cacheHitRate))
+                            + (compactionSeconds > 0 ? String.format(Locale.ROOT, ", compaction %.1f s (summed over"
+                            + " lookup subtasks)", compactionSeconds) : ""), checkpointBytes,
                     checkpointMaxBytes, bytesPerStoredEdge(),
                     heapBytes > 0 ? String.format(Locale.ROOT, "  graph heap %,d bytes", heapBytes) : "");
         }
@@ -232,11 +237,11 @@ final class PartitionedBench {
         String json(long rows) {
             return String.format(Locale.ROOT, "{\"store\":\"%s\",\"parallelism\":%d,\"load_seconds\":%.3f,"
                     + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"epochs\":%d,\"window_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
-                    + "\"sampled_edges_per_s\":%.1f,\"head_cache_hit_rate\":%s,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
+                    + "\"sampled_edges_per_s\":%.1f,\"head_cache_hit_rate\":%s,\"compaction_seconds\":%.3f,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
                     + "\"checkpoint_bytes\":%d,\"checkpoint_max_bytes\":%d}", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, windowSeconds, sampledEdges, batches, samplingRate(),
                     Double.isNaN(cacheHitRate) ? "null" : String.format(Locale.ROOT, "%.4f", cacheHitRate),
-                    Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
+                    compactionSeconds, Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
                     checkpointBytes, checkpointMaxBytes);
         }
     }

@@ -76,11 +76,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final int bucketSize;
     private final long cacheBytes;
     private final int hops;
+    private final boolean compactAfterLoad;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
+    private transient MapStateDescriptor<Long, long[]> loadingDescriptor;
     /** Loading: the node's groups in arrival order ({@link NeighborBuckets.GroupIndex}); removed by a cut. */
     private transient ListState<long[]> groupIndex;
+    private transient ListStateDescriptor<long[]> groupIndexDescriptor;
     private transient ListState<RequestGroup> waiting;
     /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
     private transient ValueState<long[]> head;
@@ -100,14 +103,17 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * @param cacheBytes heap for recently read node heads ({@link HeadCache}), {@code >= 0}, or -1: sized from the
      *     TaskManager's heap ({@link #autoCacheBytes})
      * @param hops the job's hops (one lookup operator each), for the automatic cache size
+     * @param compactAfterLoad compact the loaded groups once the edges end ({@link LoadCompaction})
      */
-    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes, int hops) {
+    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes, int hops,
+            boolean compactAfterLoad) {
         this.fanout = fanout;
         this.replace = replace;
         this.seed = seed;
         this.bucketSize = bucketSize;
         this.cacheBytes = cacheBytes;
         this.hops = hops;
+        this.compactAfterLoad = compactAfterLoad;
         new NeighborBuckets(bucketSize); // fail here, on the client, for a bad size
         if (cacheBytes != -1) {
             new HeadCache(cacheBytes);
@@ -127,10 +133,11 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getMapState(new MapStateDescriptor<>(EDGE_GROUPS, Types.LONG,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        groupIndex = getRuntimeContext().getListState(new ListStateDescriptor<>(GROUP_INDEX,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        loadingDescriptor = new MapStateDescriptor<>(EDGE_GROUPS, Types.LONG,
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        loading = getRuntimeContext().getMapState(loadingDescriptor);
+        groupIndexDescriptor = new ListStateDescriptor<>(GROUP_INDEX, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        groupIndex = getRuntimeContext().getListState(groupIndexDescriptor);
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         head = getRuntimeContext().getState(new ValueStateDescriptor<>("head",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
@@ -172,6 +179,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             return;
         }
         edgesDone = true;
+        if (compactAfterLoad) {
+            // Before the waiting requests: they are the first reads of the loaded groups.
+            LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor);
+        }
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, this::answer);
     }

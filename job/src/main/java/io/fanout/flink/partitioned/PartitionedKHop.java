@@ -36,6 +36,7 @@ public final class PartitionedKHop {
      * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
      * @param cacheBytes heap per lookup subtask for recently read node heads (fixed graph only; 0 = off, -1 = an
      *     eighth of the TaskManager heap shared by its lookup subtasks)
+     * @param compactAfterLoad compact each hop's loaded adjacency before its first answer ({@link LoadCompaction})
      * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
      *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
      *     but not another run's batches in flight, when its tag differs
@@ -45,7 +46,7 @@ public final class PartitionedKHop {
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, long cacheBytes,
-            String runTag, DataStream<UpdateLine> updateLines) throws IOException {
+            boolean compactAfterLoad, String runTag, DataStream<UpdateLine> updateLines) throws IOException {
         // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
 
@@ -80,7 +81,7 @@ public final class PartitionedKHop {
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, cacheBytes,
-                                    fanouts.length))
+                                    fanouts.length, compactAfterLoad))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
