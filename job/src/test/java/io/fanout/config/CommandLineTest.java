@@ -139,6 +139,17 @@ class CommandLineTest {
     }
 
     @Test
+    void compactionAfterTheLoadIsOnUnlessTurnedOff() throws Exception {
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora}).configuration)
+                .partitionedCompactAfterLoad).as("default").isTrue();
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--partitioned.compact-after-load",
+                "false"}).configuration).partitionedCompactAfterLoad).isFalse();
+        assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora,
+                "--partitioned.compact-after-load", "sometimes"}).configuration))
+                .hasMessageContaining("'sometimes'"); // not a boolean: the flag is given alone and the word is left over
+    }
+
+    @Test
     void partitionedLoadOnlyNeedsThePartitionedStoreAndNoSink() throws Exception {
         assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--store", "partitioned",
                 "--partitioned.load-only"}).configuration).partitionedLoadOnly).isTrue();

@@ -34,6 +34,11 @@ class PartitionedStoreITCase {
     private int runs;
 
     private TreeMap<Long, byte[]> run(String store, int parallelism, Path graph, String... extra) throws Exception {
+        return runWithSummary(store, parallelism, graph, extra).getValue();
+    }
+
+    private java.util.Map.Entry<JobSummary, TreeMap<Long, byte[]>> runWithSummary(String store, int parallelism,
+            Path graph, String... extra) throws Exception {
         Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName() + "-" + (++runs));
         String[] base = {"--graph", graph.toString(), "--store", store, "--output", out.toString(),
                 "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
@@ -41,7 +46,23 @@ class PartitionedStoreITCase {
         System.arraycopy(extra, 0, args, base.length, extra.length);
         JobSummary summary = runJob(args);
         assertThat(summary.batches).isPositive();
-        return readMessages(out);
+        return java.util.Map.entry(summary, readMessages(out));
+    }
+
+    @Test
+    void compactingTheLoadedAdjacencyChangesNoSample() throws Exception {
+        Path graph = SharedData.graph("pubmed");
+        String[] options = {"--fanout", "10,5", "--batch-size", "1000", "--shuffle", "--partitioned.bucket-size", "7"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        var compacted = runWithSummary("partitioned", 2, graph, options);
+        String[] off = java.util.Arrays.copyOf(options, options.length + 2);
+        off[options.length] = "--partitioned.compact-after-load";
+        off[options.length + 1] = "false";
+        var loose = runWithSummary("partitioned", 2, graph, off);
+        assertThat(compacted.getKey().loadCompactionMs).as("the default compacts every lookup's load").isPositive();
+        assertThat(loose.getKey().loadCompactionMs).isZero();
+        assertSameMessages(memory, compacted.getValue());
+        assertSameMessages(memory, loose.getValue());
     }
 
     @ParameterizedTest(name = "{0} {1}")

@@ -47,6 +47,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * node's index holds at most {@link #INLINE_GROUP} edges per split buffer it appears in
  * ({@link EdgeGroupFunction#BUFFERED_EDGES} rows) and one entry per stored group.
  *
+ * <p>When the edges end, the loaded groups are compacted before the first request is answered
+ * ({@link LoadCompaction}, unless turned off): the load leaves a node's index as many merge operands over many
+ * sorted runs, and a read would gather them every time.
+ *
  * <p>Recently read heads are kept in a bounded heap cache ({@link HeadCache}): the graph is fixed once loaded, so
  * a cached head is the state's; a restored lookup starts with an empty cache.
  *
@@ -58,8 +62,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
-    private static final String EDGE_GROUPS = "edge-groups";
-    private static final String GROUP_INDEX = "edge-group-index";
+    static final String EDGE_GROUPS = "edge-groups";
+    static final String GROUP_INDEX = "edge-group-index";
     /**
      * Largest group kept in the node's index with its neighbours: on a graph whose edge files are in random order
      * (R-MAT) nearly every group is one or two edges, and reading them by key was most of a first request's cost.
