@@ -86,7 +86,8 @@ public final class PartitionedKHop {
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            new VersionedNeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, hop == 1))
+                            new VersionedNeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, hop == 1,
+                                    compactAfterLoad))
                     .uid("neighbors-hop-" + hop);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))

@@ -58,9 +58,11 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     private final int bucketSize;
     private final boolean countMissing;
     private final Class<R> requestClass;
+    private final boolean compactAfterLoad;
 
     /** A node's loaded edges not cut yet, {@code [order, neighbour]} each, appended by blind RocksDB merges. */
     private transient ListState<long[]> loading;
+    private transient ListStateDescriptor<long[]> loadingDescriptor;
     private transient ListState<R> waiting;
     private transient ListState<EdgeUpdate> early;
     private transient ValueState<Integer> degree;
@@ -87,9 +89,19 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
      * @param requestClass the request type (its waiting state's type)
      */
     protected VersionedAdjacencyOperator(int bucketSize, boolean countMissing, Class<R> requestClass) {
+        this(bucketSize, countMissing, requestClass, false);
+    }
+
+    /**
+     * As above; {@code compactAfterLoad}: compact the loaded edges once the load has ended, before the first update
+     * or request reads them ({@link LoadCompaction}).
+     */
+    protected VersionedAdjacencyOperator(int bucketSize, boolean countMissing, Class<R> requestClass,
+            boolean compactAfterLoad) {
         this.bucketSize = bucketSize;
         this.countMissing = countMissing;
         this.requestClass = requestClass;
+        this.compactAfterLoad = compactAfterLoad;
         new NeighborBuckets(bucketSize); // fails here, on the client, for a bad size
     }
 
@@ -118,8 +130,8 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     @Override
     public void open() throws Exception {
         super.open();
-        loading = getRuntimeContext().getListState(new ListStateDescriptor<>(LOADED,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        loadingDescriptor = new ListStateDescriptor<>(LOADED, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        loading = getRuntimeContext().getListState(loadingDescriptor);
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(requestClass)));
         early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
@@ -174,6 +186,10 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
             return;
         }
         boolean loadedNow = passed < 0;
+        if (loadedNow && compactAfterLoad) {
+            // Each loaded edge was one merge: a node's first read would gather them from every sorted run.
+            LoadCompaction.compact(this, getOperatorName(), loadingDescriptor);
+        }
         passed = version;
         if (loadedNow) {
             for (Object key : keysOf(EARLY)) {

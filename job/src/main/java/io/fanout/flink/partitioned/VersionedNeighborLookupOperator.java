@@ -20,9 +20,11 @@ public class VersionedNeighborLookupOperator extends VersionedAdjacencyOperator<
     /**
      * @param fanout this hop's fanout ({@code -1} = all)
      * @param countMissing count and log deletions of missing edges (one lookup of the job does)
+     * @param compactAfterLoad compact the loaded edges once the load has ended ({@link LoadCompaction})
      */
-    public VersionedNeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, boolean countMissing) {
-        super(bucketSize, countMissing, RequestGroup.class);
+    public VersionedNeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, boolean countMissing,
+            boolean compactAfterLoad) {
+        super(bucketSize, countMissing, RequestGroup.class, compactAfterLoad);
         this.fanout = fanout;
         this.replace = replace;
         this.seed = seed;
