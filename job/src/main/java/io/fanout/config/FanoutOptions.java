@@ -163,7 +163,7 @@ public final class FanoutOptions {
             ConfigOptions.key("fanout.partitioned.compact-after-load")
             .booleanType()
             .defaultValue(true)
-            .withDescription("--store partitioned (k-hop over a fixed graph): once the edges are loaded, compact each"
+            .withDescription("--store partitioned (k-hop, with or without graph updates): once the edges are loaded, compact each"
                     + " hop's loaded adjacency in RocksDB before answering requests. The load writes a node's edges"
                     + " as many small merges; compacted, a node's first read finds one value (R-MAT, 100 M stored edges,"
                     + " three epochs: 2.7x the sampled edges/s for 64 s more load). A cancelled job stops it at once."

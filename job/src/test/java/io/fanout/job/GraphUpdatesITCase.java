@@ -85,6 +85,7 @@ class GraphUpdatesITCase {
             JobSummary summary = job.get(120, TimeUnit.SECONDS);
             assertThat(summary.graphUpdates).isEqualTo(UPDATES.length);
             assertThat(summary.graphUpdatesMissingDeletes).as("2 - 7 9999 deletes an edge cora does not have").isEqualTo(1);
+            assertThat(summary.loadCompactionMs).as("the lookups compacted their loaded edges").isPositive();
         }
         List<byte[]> messages = new ArrayList<>(readMessages(out).values());
         assertThat(messages).hasSize(2 * 28);
