@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * cancellation timeout (180 s by default: past it the TaskManager is killed). A cancelled task (job cancel or
  * failover) stops the compaction through RocksDB's cancel flag, as Flink's own range compaction after a restore
  * does, and returns within moments. Flink's public {@code compactState} has no such flag, so the database and
- * column family handles are read from the backend's fields (Flink 2.3's RocksDB backend, checked by the tests).
+ * column family handles are read from the backend's fields (Flink 2.3's RocksDB backend, checked by the tests);
+ * where a cluster's Flink has other fields, {@code compactState} is used (logged), which a cancel waits for.
  */
 public final class LoadCompaction {
     /** Accumulator: milliseconds spent compacting loaded state, summed over the lookup subtasks. */
@@ -64,10 +65,22 @@ public final class LoadCompaction {
         if (!(backend instanceof RocksDBKeyedStateBackend<?> rocks)) {
             return false;
         }
-        RocksDB db = database(rocks);
+        RocksDB db;
         List<ColumnFamilyHandle> families = new ArrayList<>();
-        for (StateDescriptor<?, ?> state : states) {
-            families.add(family(rocks, state.getName()));
+        try {
+            db = database(rocks);
+            for (StateDescriptor<?, ?> state : states) {
+                families.add(family(rocks, state.getName()));
+            }
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            // Another Flink version on the cluster (Flink is provided there): its public compaction, not cancellable.
+            LOG.warn("RocksDB backend of {} has no fields 'db' and 'kvStateInformation' as in Flink 2.3 ({}): compacting"
+                    + " with Flink's compactState, which a cancelled task waits for", rocks.getClass().getName(),
+                    e.toString());
+            for (StateDescriptor<?, ?> state : states) {
+                rocks.compactState(state);
+            }
+            return true;
         }
         try (CompactRangeOptions options = new CompactRangeOptions()) {
             CompletableFuture<Void> done = new CompletableFuture<>();
