@@ -42,8 +42,9 @@ public final class LoadCompaction {
     private LoadCompaction() {}
 
     /**
-     * Compacts {@code states} of {@code operator}'s keyed backend when it is RocksDB (a heap or changelog backend
-     * has no sorted runs to merge: skipped) and adds the time to {@link #COMPACTION_MS}.
+     * Compacts {@code states} of {@code operator}'s keyed backend when it is RocksDB's and adds the time to
+     * {@link #COMPACTION_MS}. Skipped (logged) otherwise: a heap backend has no sorted runs, and Flink's changelog
+     * backend wraps RocksDB without giving access to it.
      *
      * @throws InterruptedException the task was cancelled meanwhile: the compaction was stopped (the state is as
      *     before it, complete)
