@@ -118,7 +118,7 @@ public final class JobSummary {
                         "%n  head cache      %.1f %% of %,d node lookups (--partitioned.cache-mb)",
                         100.0 * headCacheHits / (headCacheHits + headCacheMisses), headCacheHits + headCacheMisses))
                 + (loadCompactionMs == 0 ? "" : String.format(Locale.ROOT,
-                        "%n  compaction      %.1f s after the load, summed over the lookup subtasks"
+                        "%n  compaction      %.2f s after the load, summed over the lookup subtasks"
                                 + " (--partitioned.compact-after-load)", loadCompactionMs / 1e3))
                 + (graphUpdates == 0 && graphUpdatesMissingDeletes == 0 ? "" : String.format(Locale.ROOT,
                         "%n  graph updates   %,d rows read, %,d deletions of missing edges (ignored)", graphUpdates,
