@@ -244,6 +244,12 @@ public final class FanoutJob {
         DataStream<SeedBatch> batches = config.partitionedLoadOnly
                 ? env.fromSource(new NoBatchesSource(), WatermarkStrategy.noWatermarks(), "load-only")
                         .uid("load-only" + runTag)
+                : seedFile != null && config.maxBatchesPerSecond > 0
+                // Pacing needs whole batches over time; the seed file's readers are done in moments and, shuffled,
+                // complete every batch only at an epoch's end. So a paced job's readers read each batch's seeds
+                // by position from a local copy of the file.
+                ? env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond, seedFile),
+                        EpochWatermarks.strategy(), "seed-batches").uid("seed-batches" + runTag)
                 : seedFile != null
                 ? env.fromSource(new SeedFileSource(seedFile, plan), EpochWatermarks.forSlots(), "seed-file")
                         .uid("seed-file" + runTag)
@@ -440,19 +446,11 @@ public final class FanoutJob {
 
     /**
      * A partitioned job's seed file, indexed in one streaming pass that checks every line (16 bytes per chunk kept,
-     * never the seeds), or null when the job is not partitioned, its seeds are a comma list or it is paced (then the
-     * client reads the seeds).
+     * never the seeds), or null when the job is not partitioned or its seeds are a comma list.
      */
     static SeedFile partitionedSeedFile(FanoutJobConfig config) throws java.io.IOException {
         java.nio.file.Path file = partitionedSeeds(config) ? java.nio.file.Path.of(config.seeds.trim()) : null;
         if (file == null || !java.nio.file.Files.isRegularFile(file)) {
-            return null;
-        }
-        if (config.maxBatchesPerSecond > 0) {
-            // Pacing (demonstrations, tests) needs a source that hands out whole batches over time; the seed file's
-            // readers finish in moments and its batches complete as their last seed is read.
-            LOG.info("--store partitioned with {}: the seeds of {} are read on the client",
-                    FanoutJobConfig.name(FanoutOptions.MAX_BATCHES_PER_SECOND), config.seeds);
             return null;
         }
         try {
@@ -465,13 +463,13 @@ public final class FanoutJob {
     }
 
     /**
-     * For a partitioned job whose seeds are every node (no {@code --seeds}, not paced): the graph's node ids, found by
+     * For a partitioned job whose seeds are every node (no {@code --seeds}): the graph's node ids, found by
      * the client's streaming scan (which checks every row) with sorted runs spilled to disk, so its heap does not
      * grow with the graph; null for any other job.
      */
     static NodeIdFile.NodeIds partitionedNodeIds(FanoutJobConfig config) throws java.io.IOException {
-        if (config.store != StoreType.PARTITIONED || config.seeds != null || config.maxBatchesPerSecond > 0) {
-            return null; // a paced job's source hands out whole batches: it keeps the id map (see partitionedSeedFile)
+        if (config.store != StoreType.PARTITIONED || config.seeds != null) {
+            return null;
         }
         java.nio.file.Path dir = config.partitionedNodeIdsDir != null
                 ? io.fanout.config.DirectoryChecks.localPath(config.partitionedNodeIdsDir)

@@ -115,11 +115,16 @@ class PartitionedStoreITCase {
         TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
         assertSameMessages(memory, run("partitioned", 1, dir, options));
         assertSameMessages(memory, run("partitioned", 2, dir, options));
+        // Paced, the same node-id file, each batch's seeds read from it by position.
+        String[] paced = java.util.Arrays.copyOf(options, options.length + 2);
+        paced[options.length] = "--max-batches-per-second";
+        paced[options.length + 1] = "20";
+        assertSameMessages(memory, run("partitioned", 2, dir, paced));
         List<Path> written;
         try (java.util.stream.Stream<Path> files = Files.list(ids)) {
             written = files.toList();
         }
-        assertThat(written).as("one file, reused by the second run").hasSize(1);
+        assertThat(written).as("one file, reused by the later runs").hasSize(1);
         List<Long> expected = NodeFileReaderTest.referenceRows(SharedData.graph("cora").resolve("edges.tsv")).stream()
                 .flatMap(row -> java.util.stream.Stream.of(row[0], row[1])).map(PartitionedStoreITCase::sparse)
                 .distinct().sorted().toList();
@@ -169,11 +174,13 @@ class PartitionedStoreITCase {
      * The seed file read by the TaskManagers in chunks (7 seeds each, so 315 chunks over the readers): 2,200 seed lines
      * of cora with duplicates, comments and blank lines, plain and gzipped (one sequential split per epoch), batches of
      * 100 with drop-last, 2 shuffled epochs, partitioned at parallelism 2 against the memory store (which reads the
-     * same file on the client), every message byte for byte, its input ids included; k-hop, and PPR.
+     * same file on the client), every message byte for byte, its input ids included; k-hop, and PPR; and paced
+     * ({@code --max-batches-per-second}), where each reader copies the file and reads each batch's seeds by position.
      */
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"seeds.txt, khop", "seeds.txt.gz, khop", "seeds.txt, ppr"})
-    void aSeedFileReadInChunksByTheTaskManagersBatchesAsTheMemoryStore(String name, String sampler) throws Exception {
+    @CsvSource({"seeds.txt, khop, 0", "seeds.txt.gz, khop, 0", "seeds.txt, ppr, 0", "seeds.txt.gz, khop, 50"})
+    void aSeedFileReadInChunksByTheTaskManagersBatchesAsTheMemoryStore(String name, String sampler, int pace)
+            throws Exception {
         Path graph = SharedData.graph("cora");
         StringBuilder text = new StringBuilder("# cora seeds\n");
         java.util.Random random = new java.util.Random(5);
@@ -193,7 +200,10 @@ class PartitionedStoreITCase {
                 "--partitioned.seed-chunk", "7")).toArray(String[]::new);
         TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
         assertThat(memory).hasSize(44);
-        assertSameMessages(memory, run("partitioned", 2, graph, options));
+        // Paced, the readers read each batch's seeds by position from a local copy of the file instead.
+        String[] partitioned = pace == 0 ? options : java.util.stream.Stream.concat(java.util.Arrays.stream(options),
+                java.util.stream.Stream.of("--max-batches-per-second", String.valueOf(pace))).toArray(String[]::new);
+        assertSameMessages(memory, run("partitioned", 2, graph, partitioned));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.fanout.flink.source;
 
 import io.fanout.batch.BatchPlan;
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedFile;
 import io.fanout.flink.source.enumerator.SeedBatchEnumerator;
 import io.fanout.flink.source.enumerator.SeedBatchEnumeratorState;
 import io.fanout.flink.source.enumerator.SeedBatchEnumeratorStateSerializer;
@@ -19,6 +20,7 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimitedSourceReader;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.configuration.ConfigurationUtils;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
@@ -27,6 +29,10 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *
  * <p>Use with {@code env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")} so
  * downstream operators learn when an epoch is complete (or {@code WatermarkStrategy.noWatermarks()}).
+ *
+ * <p>Given a {@link SeedFile} (a plan whose seeds only the workers read, {@code SeedSet.counted}), each reader copies
+ * the file once into a local file of 8-byte ids in the TaskManager's {@code io.tmp.dirs} and reads every batch's
+ * seeds from it by position, so whole batches can be paced without the client or any heap holding the seeds.
  */
 public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, SeedBatchEnumeratorState>,
         ResultTypeQueryable<SeedBatch> {
@@ -38,6 +44,8 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
     private final BatchPlan plan;
     /** Cap on batches per second over all readers; 0 for none. */
     private final int maxBatchesPerSecond;
+    /** Where the seeds of a counted plan are, or null when the plan holds them. */
+    private final SeedFile seedFile;
 
     public SeedBatchSource(BatchPlan plan) {
         this(plan, 0);
@@ -45,14 +53,32 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
 
     /** A source handing out at most {@code maxBatchesPerSecond} batches per second in total (0: no cap). */
     public SeedBatchSource(BatchPlan plan, int maxBatchesPerSecond) {
+        this(plan, maxBatchesPerSecond, null);
+    }
+
+    /**
+     * As above, the seeds read from {@code seedFile} on the TaskManagers when it is given: then the plan's seeds must
+     * be {@code SeedSet.counted(seedFile)}.
+     */
+    public SeedBatchSource(BatchPlan plan, int maxBatchesPerSecond, SeedFile seedFile) {
         if (plan == null) {
             throw new IllegalArgumentException("plan must be given");
         }
         if (maxBatchesPerSecond < 0) {
             throw new IllegalArgumentException("maxBatchesPerSecond must be >= 0, got " + maxBatchesPerSecond);
         }
+        if (plan.seeds().isCounted() != (seedFile != null)) {
+            throw new IllegalArgumentException(seedFile == null
+                    ? "the plan's seeds are only counted: give the seed file they are read from"
+                    : "a seed file is given, but the plan holds its own seeds");
+        }
+        if (seedFile != null && plan.seeds().size() != seedFile.numSeeds()) {
+            throw new IllegalArgumentException("the plan has " + plan.seeds().size() + " seeds, the file "
+                    + seedFile.numSeeds());
+        }
         this.plan = plan;
         this.maxBatchesPerSecond = maxBatchesPerSecond;
+        this.seedFile = seedFile;
     }
 
     public BatchPlan plan() {
@@ -66,7 +92,14 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
 
     @Override
     public SourceReader<SeedBatch, SeedBatchSplit> createReader(SourceReaderContext readerContext) {
-        SeedBatchReader reader = new SeedBatchReader(readerContext, plan);
+        SeedBatchReader reader;
+        if (seedFile == null) {
+            reader = new SeedBatchReader(readerContext, plan);
+        } else {
+            String[] dirs = ConfigurationUtils.parseTempDirectories(readerContext.getConfiguration());
+            java.nio.file.Path dir = java.nio.file.Path.of(dirs[readerContext.getIndexOfSubtask() % dirs.length]);
+            reader = new SeedBatchReader(readerContext, plan, seedFile, dir);
+        }
         if (maxBatchesPerSecond == 0) {
             return reader;
         }

@@ -31,9 +31,34 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** The seed file read by the TaskManagers and assembled into batches: a real MiniCluster, real files. */
 class SeedFileSourceMiniClusterTest {
+    /** The TaskManager's {@code io.tmp.dirs}: where a paced reader copies the seed file. */
+    private static final Path TASK_MANAGER_TMP = taskManagerTmp();
+
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(taskManagerConfiguration()).build());
+
+    private static Path taskManagerTmp() {
+        try {
+            return Files.createTempDirectory("fanout-tm-tmp");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Configuration taskManagerConfiguration() {
+        Configuration conf = new Configuration();
+        conf.set(org.apache.flink.configuration.CoreOptions.TMP_DIRS, TASK_MANAGER_TMP.toString());
+        return conf;
+    }
+
+    /** The paced readers' local seed copies left in the TaskManager's temporary directory. */
+    private static List<Path> localSeedCopies() throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(TASK_MANAGER_TMP)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("fanout-seeds-")).toList();
+        }
+    }
 
     @TempDir
     Path tmp;
@@ -113,8 +138,51 @@ class SeedFileSourceMiniClusterTest {
                 plan);
     }
 
+    /**
+     * A paced job's source: whole batches over time, each batch's seeds read by position from a local copy of the
+     * file, so shuffled batches are paced too (the seed file's readers complete them all at an epoch's end).
+     */
+    @ParameterizedTest(name = "parallelism {0}")
+    @ValueSource(ints = {1, 2})
+    void aPacedSourceReadsEachBatchsSeedsFromALocalCopyOfTheFileAtThePace(int parallelism) throws Exception {
+        SeedFile file = seeds(37);
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, true, true, 3, 77L);
+        StreamExecutionEnvironment env = env(parallelism, new Configuration());
+        long start = System.nanoTime();
+        List<SeedBatch> batches = collect(env.fromSource(new SeedBatchSource(plan, 40, file),
+                EpochWatermarks.strategy(), "paced"), "paced p" + parallelism);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertExactlyThePlan(batches, plan);
+        // 102 batches at 40 per second take over 2.5 s however fast the machine (a lower bound only).
+        assertThat(seconds).as("the pace holds").isGreaterThan(2.0);
+        assertThat(localSeedCopies()).as("every reader deleted its copy").isEmpty();
+    }
+
     @Test
-    void aSeedFileChangedAfterPlanningFailsTheJobAtOnceNamingItWithoutRestarts() throws Exception {
+    void aPacedSourceFailsOverAfterACheckpointExactlyOnce() throws Exception {
+        FailOnceAfterCheckpoint.reset();
+        SeedFile file = seeds(50);
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 3, 5L);
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
+        StreamExecutionEnvironment env = env(2, conf);
+        env.enableCheckpointing(50);
+        // 660 batches, passed on 5 ms apart: a checkpoint completes mid-stream.
+        DataStream<SeedBatch> out = env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(),
+                "paced").map(new FailOnceAfterCheckpoint(5)).returns(SeedBatchSource.TYPE);
+        List<SeedBatch> collected = collect(out, "paced failover");
+        assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
+        assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
+        assertExactlyThePlan(collected, plan);
+        assertThat(localSeedCopies()).isEmpty();
+    }
+
+    /** The seed file's readers, and a paced job's readers copying it, alike. */
+    @ParameterizedTest(name = "paced {0}")
+    @ValueSource(booleans = {false, true})
+    void aSeedFileChangedAfterPlanningFailsTheJobAtOnceNamingItWithoutRestarts(boolean paced) throws Exception {
         SeedFile file = seeds(100);
         BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, false, false, 1, 1L);
         Files.writeString(tmp.resolve("seeds.txt"), "1\n2\n");
@@ -123,7 +191,11 @@ class SeedFileSourceMiniClusterTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1000);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
         long start = System.nanoTime();
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> collect(batches(env(2, conf), file, plan), "changed"))
+        StreamExecutionEnvironment env = env(2, conf);
+        DataStream<SeedBatch> batches = paced
+                ? env.fromSource(new SeedBatchSource(plan, 10, file), EpochWatermarks.strategy(), "paced")
+                : batches(env, file, plan);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> collect(batches, "changed"))
                 .satisfies(e -> assertThat(org.apache.flink.util.ExceptionUtils.stringifyException(e))
                         .contains(tmp.resolve("seeds.txt").toString()).contains("changed after the job was planned"));
         // 1,000 restarts 10 ms apart would take over 10 s.
