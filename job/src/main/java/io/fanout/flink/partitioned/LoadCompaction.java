@@ -78,9 +78,7 @@ public final class LoadCompaction {
             LOG.warn("RocksDB backend of {} has no fields 'db' and 'kvStateInformation' as in Flink 2.3 ({}): compacting"
                     + " with Flink's compactState, which a cancelled task waits for", rocks.getClass().getName(),
                     e.toString());
-            for (StateDescriptor<?, ?> state : states) {
-                rocks.compactState(state);
-            }
+            compactWithFlink(rocks, states);
             return true;
         }
         try (CompactRangeOptions options = new CompactRangeOptions()) {
@@ -111,6 +109,13 @@ public final class LoadCompaction {
             }
         }
         return true;
+    }
+
+    /** The fallback: Flink's public compaction of each state, on the task thread (not cancellable). */
+    static void compactWithFlink(RocksDBKeyedStateBackend<?> rocks, StateDescriptor<?, ?>... states) throws Exception {
+        for (StateDescriptor<?, ?> state : states) {
+            rocks.compactState(state);
+        }
     }
 
     private static void joinUninterruptibly(Thread thread) {
