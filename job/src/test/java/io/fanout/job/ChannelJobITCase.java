@@ -21,6 +21,7 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.SharedGraphs;
 import io.fanout.sampling.KHopSampler;
+import io.fanout.testing.FailOnceAfterCheckpoint;
 import io.fanout.testing.SharedData;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -101,31 +98,6 @@ class ChannelJobITCase {
         return out;
     }
 
-    /** Fails the job once, after a checkpoint completed and {@code after} messages went through. */
-    static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedMessage, EncodedMessage> implements CheckpointListener {
-        static final AtomicBoolean FAILED = new AtomicBoolean();
-        static final AtomicInteger CHECKPOINTS = new AtomicInteger();
-        static final AtomicInteger SEEN = new AtomicInteger();
-        private final int after;
-
-        FailOnceAfterCheckpoint(int after) {
-            this.after = after;
-        }
-
-        @Override
-        public EncodedMessage map(EncodedMessage s) {
-            if (SEEN.incrementAndGet() >= after && CHECKPOINTS.get() > 0 && FAILED.compareAndSet(false, true)) {
-                throw new IllegalStateException("injected failure after " + SEEN.get() + " messages (test)");
-            }
-            return s;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINTS.incrementAndGet();
-        }
-    }
-
     /** Slows the seed batches down to a trainer-like pace. */
     static final class Throttle implements org.apache.flink.api.common.functions.MapFunction<SeedBatch, SeedBatch> {
         @Override
@@ -149,16 +121,14 @@ class ChannelJobITCase {
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        FailOnceAfterCheckpoint.FAILED.set(false);
-        FailOnceAfterCheckpoint.CHECKPOINTS.set(0);
-        FailOnceAfterCheckpoint.SEEN.set(0);
+        FailOnceAfterCheckpoint.reset();
         ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(8).linger(Duration.ofMillis(500)).build();
         env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")
                 .map(new Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch, not after the last batch
                 .keyBy(new FanoutJob.BatchKey(), Types.LONG)
                 .process(new KHopSamplingFunction(GraphSpec.edges(graph, EdgeDirection.OUT), FANOUTS, false, SEED))
                 .returns(TypeInformation.of(EncodedMessage.class))
-                .map(new FailOnceAfterCheckpoint(30)).returns(TypeInformation.of(EncodedMessage.class))
+                .map(FailOnceAfterCheckpoint.<EncodedMessage>afterRecords(30)).returns(TypeInformation.of(EncodedMessage.class))
                 .sinkTo(new ChannelSink(options));
         JobClient job = env.executeAsync("channel-failover-it");
 

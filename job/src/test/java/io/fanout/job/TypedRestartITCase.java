@@ -14,6 +14,7 @@ import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.testing.AblpGraphs;
+import io.fanout.testing.FailOnceAfterCheckpoint;
 import io.fanout.testing.JobConfigs;
 import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
@@ -88,20 +89,18 @@ class TypedRestartITCase {
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
-        ChannelJobITCase.FailOnceAfterCheckpoint.FAILED.set(false);
-        ChannelJobITCase.FailOnceAfterCheckpoint.CHECKPOINTS.set(0);
-        ChannelJobITCase.FailOnceAfterCheckpoint.SEEN.set(0);
+        FailOnceAfterCheckpoint.reset();
         Path out = tmp.resolve("restarted");
         env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")
                 .map(new ChannelJobITCase.Throttle()).returns(SeedBatchSource.TYPE) // checkpoints fall mid-epoch
                 .keyBy(new FanoutJob.BatchKey(), Types.LONG)
                 .process(FanoutJob.samplingFunction(config))
                 .returns(TypeInformation.of(EncodedMessage.class))
-                .map(new ChannelJobITCase.FailOnceAfterCheckpoint(expected.size() / 2))
+                .map(FailOnceAfterCheckpoint.<EncodedMessage>afterRecords(expected.size() / 2))
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .sinkTo(SamplesFileSink.create(out.toAbsolutePath().toString()));
         env.execute("typed-restart-it");
-        assertThat(ChannelJobITCase.FailOnceAfterCheckpoint.FAILED).as("the failure was injected").isTrue();
+        assertThat(FailOnceAfterCheckpoint.FAILED).as("the failure was injected").isTrue();
 
         // De-duplicate by (epoch, batch): a copy must carry the same bytes.
         TreeMap<Long, byte[]> got = new TreeMap<>();

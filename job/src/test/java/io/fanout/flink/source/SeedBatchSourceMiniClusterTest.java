@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fanout.batch.BatchPlan;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedSet;
+import io.fanout.testing.FailOnceAfterCheckpoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -119,7 +120,7 @@ class SeedBatchSourceMiniClusterTest {
         env.enableCheckpointing(50);
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seeds")
-                .map(new FailOnceAfterCheckpoint(3))  // paces the chained source
+                .map(FailOnceAfterCheckpoint.<SeedBatch>slow(3))  // paces the chained source
                 .returns(SeedBatchSource.TYPE);
 
         // With checkpointing, the collect sink hands out only what a checkpoint committed and drops the

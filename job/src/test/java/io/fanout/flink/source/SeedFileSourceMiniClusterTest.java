@@ -7,6 +7,7 @@ import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedFile;
 import io.fanout.batch.SeedSet;
 import io.fanout.batch.SeedSlot;
+import io.fanout.testing.FailOnceAfterCheckpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -171,7 +172,7 @@ class SeedFileSourceMiniClusterTest {
         env.enableCheckpointing(50);
         // 660 batches, passed on 5 ms apart: a checkpoint completes mid-stream.
         DataStream<SeedBatch> out = env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(),
-                "paced").map(new FailOnceAfterCheckpoint(5)).returns(SeedBatchSource.TYPE);
+                "paced").map(FailOnceAfterCheckpoint.<SeedBatch>slow(5)).returns(SeedBatchSource.TYPE);
         List<SeedBatch> collected = collect(out, "paced failover");
         assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
         assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
@@ -215,7 +216,7 @@ class SeedFileSourceMiniClusterTest {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         StreamExecutionEnvironment env = env(2, conf);
         env.enableCheckpointing(50);
-        DataStream<SeedBatch> out = batches(env, file, plan).map(new FailOnceAfterCheckpoint(5))
+        DataStream<SeedBatch> out = batches(env, file, plan).map(FailOnceAfterCheckpoint.<SeedBatch>slow(5))
                 .returns(SeedBatchSource.TYPE);
         List<SeedBatch> collected = collect(out, "failover");
         assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
