@@ -35,6 +35,16 @@ public final class FailOnceAfterCheckpoint<T> extends RichMapFunction<T, T> impl
         return new FailOnceAfterCheckpoint<>(0, after);
     }
 
+    /** The failover tests' restarts: two attempts, at once (the injected failure needs one). */
+    public static org.apache.flink.configuration.Configuration restartOnce() {
+        var conf = new org.apache.flink.configuration.Configuration();
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+        conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                java.time.Duration.ZERO);
+        return conf;
+    }
+
     public static void reset() {
         FAILED.set(false);
         CHECKPOINTS.set(0);

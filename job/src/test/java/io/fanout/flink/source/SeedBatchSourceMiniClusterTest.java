@@ -6,7 +6,6 @@ import io.fanout.batch.BatchPlan;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedSet;
 import io.fanout.testing.FailOnceAfterCheckpoint;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -17,7 +16,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.typeutils.PojoTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -112,11 +110,7 @@ class SeedBatchSourceMiniClusterTest {
         FailOnceAfterCheckpoint.reset();
         // 2708 / 10 = 270 full batches + one of 8, 2 epochs: 542 batches, ~0.8 s at 3 ms each on 2 readers.
         BatchPlan plan = new BatchPlan(SeedSet.allNodes(CORA_NODES), 10, true, false, 2, 5L);
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        StreamExecutionEnvironment env = env(2, conf);
+        StreamExecutionEnvironment env = env(2, FailOnceAfterCheckpoint.restartOnce());
         env.enableCheckpointing(50);
         DataStream<SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(plan), WatermarkStrategy.noWatermarks(), "seeds")

@@ -159,27 +159,6 @@ class SeedFileSourceMiniClusterTest {
         assertThat(localSeedCopies()).as("every reader deleted its copy").isEmpty();
     }
 
-    @Test
-    void aPacedSourceFailsOverAfterACheckpointExactlyOnce() throws Exception {
-        FailOnceAfterCheckpoint.reset();
-        SeedFile file = seeds(50);
-        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 3, 5L);
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        StreamExecutionEnvironment env = env(2, conf);
-        env.enableCheckpointing(50);
-        // 660 batches, passed on 5 ms apart: a checkpoint completes mid-stream.
-        DataStream<SeedBatch> out = env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(),
-                "paced").map(FailOnceAfterCheckpoint.<SeedBatch>slow(5)).returns(SeedBatchSource.TYPE);
-        List<SeedBatch> collected = collect(out, "paced failover");
-        assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
-        assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
-        assertExactlyThePlan(collected, plan);
-        assertThat(localSeedCopies()).isEmpty();
-    }
-
     /** The seed file's readers, and a paced job's readers copying it, alike. */
     @ParameterizedTest(name = "paced {0}")
     @ValueSource(booleans = {false, true})
@@ -203,24 +182,28 @@ class SeedFileSourceMiniClusterTest {
         assertThat((System.nanoTime() - start) / 1e9).isLessThan(10);
     }
 
-    @Test
-    void failoverAfterACheckpointRestoresReadersAndHalfAssembledBatchesExactlyOnce() throws Exception {
+    /**
+     * A failover after a checkpoint: the seed file's readers and the half-assembled batches, or a paced job's readers
+     * (each with its local copy of the file), resume so that every batch is out exactly once.
+     */
+    @ParameterizedTest(name = "paced {0}")
+    @ValueSource(booleans = {false, true})
+    void failoverAfterACheckpointRestoresEveryBatchExactlyOnce(boolean paced) throws Exception {
         FailOnceAfterCheckpoint.reset();
         SeedFile file = seeds(50);
         // Batches of 10, 12 epochs: 2,640 batches at 5 ms each, over 6 s per subtask, so a checkpoint completes
         // mid-stream even on a busy machine; chunks of 50 (44 per epoch) spread over both readers.
         BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 12, 5L);
-        Configuration conf = new Configuration();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        StreamExecutionEnvironment env = env(2, conf);
+        StreamExecutionEnvironment env = env(2, FailOnceAfterCheckpoint.restartOnce());
         env.enableCheckpointing(50);
-        DataStream<SeedBatch> out = batches(env, file, plan).map(FailOnceAfterCheckpoint.<SeedBatch>slow(5))
-                .returns(SeedBatchSource.TYPE);
-        List<SeedBatch> collected = collect(out, "failover");
+        DataStream<SeedBatch> batches = paced
+                ? env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(), "paced")
+                : batches(env, file, plan);
+        List<SeedBatch> collected = collect(batches.map(FailOnceAfterCheckpoint.<SeedBatch>slow(5))
+                .returns(SeedBatchSource.TYPE), "failover");
         assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
         assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
         assertExactlyThePlan(collected, plan);
+        assertThat(localSeedCopies()).isEmpty();
     }
 }
