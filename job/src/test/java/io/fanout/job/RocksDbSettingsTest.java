@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
- * adjacency is its state) and bloom filters with partitioned index and filter blocks (its lookups are point reads).
+ * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
+ * background jobs enough for the hop copies' compactions to run side by side.
  */
 class RocksDbSettingsTest {
     private static Configuration flink(String... extra) {
@@ -39,6 +40,14 @@ class RocksDbSettingsTest {
                 "-D", "state.backend.rocksdb.memory.partitioned-index-filters=false");
         assertThat(off.get(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isFalse();
         assertThat(off.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)).isFalse();
+    }
+
+    @Test
+    void theHopCopiesCompactSideBySide() {
+        assertThat(flink().get(RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS)).as("three compaction threads")
+                .isEqualTo(4);
+        assertThat(flink("-D", "state.backend.rocksdb.thread.num=2").get(RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS))
+                .isEqualTo(2);
     }
 
     @Test
