@@ -190,6 +190,13 @@ public final class FanoutJob {
         if (!conf.contains(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS)) {
             conf.set(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS, 4);
         }
+        // LZ4 instead of Flink's Snappy: the load writes the adjacency through several compactions and a cold read
+        // decompresses a block. R-MAT 2^20 (p=1): load 41-46 s instead of 57-61 s, the compaction after it 7 s instead
+        // of 18-20 s (summed), checkpoints 589 MB instead of 600 MB, the first epoch's sampling no slower.
+        if (!conf.contains(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL)) {
+            conf.set(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
+                    java.util.List.of(org.rocksdb.CompressionType.LZ4_COMPRESSION));
+        }
         if (config.checkpointDir != null) {
             conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
             conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
- * background jobs enough for the hop copies' compactions to run side by side.
+ * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks.
  */
 class RocksDbSettingsTest {
     private static Configuration flink(String... extra) {
@@ -48,6 +48,15 @@ class RocksDbSettingsTest {
                 .isEqualTo(4);
         assertThat(flink("-D", "state.backend.rocksdb.thread.num=2").get(RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS))
                 .isEqualTo(2);
+    }
+
+    @Test
+    void blocksAreCompressedWithLz4() {
+        assertThat(flink().get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL))
+                .containsExactly(org.rocksdb.CompressionType.LZ4_COMPRESSION);
+        assertThat(flink("-D", "state.backend.rocksdb.compression.per.level=SNAPPY_COMPRESSION")
+                .get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL))
+                .containsExactly(org.rocksdb.CompressionType.SNAPPY_COMPRESSION);
     }
 
     @Test
