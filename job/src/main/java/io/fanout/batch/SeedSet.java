@@ -87,6 +87,14 @@ public final class SeedSet implements Serializable {
         return new SeedSet((int) file.numSeeds(), null, null, hash == 0 ? 1 : hash);
     }
 
+    /** Fails unless this set holds as many seeds as {@code file}: the plan of a source that reads them from it. */
+    public void requireCountOf(SeedFile file) {
+        if (size() != file.numSeeds()) {
+            throw new IllegalArgumentException("the plan has " + size() + " seeds, the file " + file.path() + " "
+                    + file.numSeeds());
+        }
+    }
+
     /** True for a {@link #counted} set, whose seeds only the workers read. */
     public boolean isCounted() {
         return countedHash != 0;

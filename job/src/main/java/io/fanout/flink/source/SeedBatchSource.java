@@ -72,9 +72,8 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
                     ? "the plan's seeds are only counted: give the seed file they are read from"
                     : "a seed file is given, but the plan holds its own seeds");
         }
-        if (seedFile != null && plan.seeds().size() != seedFile.numSeeds()) {
-            throw new IllegalArgumentException("the plan has " + plan.seeds().size() + " seeds, the file "
-                    + seedFile.numSeeds());
+        if (seedFile != null) {
+            plan.seeds().requireCountOf(seedFile);
         }
         this.plan = plan;
         this.maxBatchesPerSecond = maxBatchesPerSecond;

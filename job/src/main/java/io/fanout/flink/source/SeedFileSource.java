@@ -41,10 +41,7 @@ public final class SeedFileSource implements Source<SeedSlot, SeedBatchSplit, Se
 
     /** The seeds of {@code file} in the batches of {@code plan}, whose seed set is {@code SeedSet.counted(file)}. */
     public SeedFileSource(SeedFile file, BatchPlan plan) {
-        if (plan.seeds().size() != file.numSeeds()) {
-            throw new IllegalArgumentException("the plan has " + plan.seeds().size() + " seeds, the file "
-                    + file.numSeeds());
-        }
+        plan.seeds().requireCountOf(file);
         this.file = file;
         this.plan = plan;
     }
