@@ -174,6 +174,8 @@ public final class FanoutJobConfig {
         }
         this.partitionedLoadOnly = get(conf, FanoutOptions.PARTITIONED_LOAD_ONLY);
         this.partitionedCompactAfterLoad = get(conf, FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD);
+        // Which options work for this graph kind, sampler and store: one table, checked before any graph is read.
+        SamplingMatrix.check(conf, new SamplingMatrix.Cell(graphKind(graph), sampler, store));
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
@@ -290,19 +292,6 @@ public final class FanoutJobConfig {
         }
         this.tolerableFailedCheckpoints = atLeast(conf, FanoutOptions.TOLERABLE_FAILED_CHECKPOINTS, -1);
         this.checkpointDir = get(conf, FanoutOptions.CHECKPOINT_DIR);
-        if (store == StoreType.PARTITIONED) {
-            String unsupported = typed != null ? "a typed graph (" + name(FanoutOptions.GRAPH) + " " + graph + ")"
-                    : withEdge ? name(FanoutOptions.WITH_EDGE)
-                    : weightColumn != null ? name(FanoutOptions.WEIGHT_COLUMN)
-                    : disjoint ? name(FanoutOptions.DISJOINT)
-                    : !subgraphType.equals("directional") ? name(FanoutOptions.SUBGRAPH_TYPE) : null;
-            if (unsupported != null) {
-                throw new ConfigException("Invalid value 'partitioned' for option " + name(FanoutOptions.STORE)
-                        + ": the partitioned store samples uniform homogeneous k-hop and PPR (with node features) without edge ids for now,"
-                        + " not with "
-                        + unsupported + " (use --store memory)");
-            }
-        }
         String updatesDir = get(conf, FanoutOptions.GRAPH_UPDATES);
         String updatesSocket = get(conf, FanoutOptions.GRAPH_UPDATES_SOCKET);
         if ((updatesDir != null || updatesSocket != null) && store != StoreType.PARTITIONED) {
@@ -361,12 +350,24 @@ public final class FanoutJobConfig {
         this.injectedSamplingErrors = parseBatchKeys(get(conf, FanoutOptions.INJECT_SAMPLING_ERRORS));
     }
 
+    /** Plain or typed, from the graph's file names only (nothing is read). */
+    private static SamplingMatrix.GraphKind graphKind(Path graph) {
+        try {
+            return io.fanout.graph.typed.TypedGraphFiles.isTyped(graph) ? SamplingMatrix.GraphKind.TYPED
+                    : SamplingMatrix.GraphKind.PLAIN;
+        } catch (java.io.IOException e) {
+            throw new ConfigException("Invalid value '" + graph + "' for option " + name(FanoutOptions.GRAPH) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** What the samplers load: the graph, its node file and dtype, with edge ids when messages carry them. */
     public GraphSpec graphSpec() {
         return new GraphSpec(graph.toAbsolutePath().toString(), edgeDirection,
                 nodeFeatures == null ? null : nodeFeatures.toAbsolutePath().toString(), featureDType,
                 withEdge && sampler == SamplerType.KHOP).withDirected(directed).withWeightColumn(weightColumn)
-                .withTimeColumn(timeColumn).withSplitBytes(partitionedSplitBytes);
+                .withTimeColumn(timeColumn).withSplitBytes(partitionedSplitBytes)
+                .withTimelessTypes(typed == null ? null : typed.timelessTypes);
     }
 
     /** "0:3,1:0" -> batch keys (epoch << 32 | batch); errors name the option. */

@@ -271,6 +271,15 @@ public final class FanoutOptions {
                     + " Temporal sampling is disjoint (one tree per seed), as in PyG. Seed times: --seed-time, or a --seeds"
                     + " file of id<TAB>time lines. Default: none.");
 
+    public static final ConfigOption<String> TIMELESS_EDGE_TYPES = ConfigOptions.key("fanout.timeless-edge-types")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Typed graph with --time-column: the edge types (src__rel__dst, comma-separated) that"
+                    + " have no time column and may be followed at any seed time (a static relation, such as"
+                    + " paper__has__word). Every other edge type's file must have the time column; an edge type that"
+                    + " lacks it and is not named here fails the job before anything is read, so no relation is"
+                    + " timeless by default. Default: none.");
+
     public static final ConfigOption<Long> SEED_TIME = ConfigOptions.key("fanout.seed-time")
             .longType()
             .noDefaultValue()
@@ -435,7 +444,7 @@ public final class FanoutOptions {
                 SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
-                WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, ALPHA, EPS,
+                WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, TIMELESS_EDGE_TYPES, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, PPR_MAX_FETCH_ITERATIONS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,
                 MAX_BATCHES_PER_SECOND, ON_SAMPLING_ERROR, INJECT_SAMPLING_ERRORS);

@@ -43,6 +43,8 @@ public final class TypedGraphOptions {
     public final EdgeType ablpPositive;
     /** ABLP: the negative label edge type, or null. */
     public final EdgeType ablpNegative;
+    /** Temporal sampling: the edge types (src__rel__dst) declared timeless; empty when none. */
+    public final java.util.SortedSet<String> timelessTypes;
 
     private TypedGraphOptions(Configuration conf, Path graph, TypedGraphFiles files, SamplerType sampler,
             Path nodeFeatures) {
@@ -119,6 +121,8 @@ public final class TypedGraphOptions {
             throw new ConfigException("Option " + name(FanoutOptions.INCLUDE_SAMPLED_EDGES) + " is for "
                     + name(FanoutOptions.SAMPLER) + " ppr (k-hop always sends its sampled edges)");
         }
+        this.timelessTypes = timelessTypes(conf, files);
+        checkTemporalSeeds(conf);
         if (nodeFeatures != null) {
             throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + " is for homogeneous graphs:"
                     + " a typed graph's node files are the nodes.<type>.tsv files in its directory (" + graph + ")");
@@ -170,6 +174,79 @@ public final class TypedGraphOptions {
                     + " (homogeneous PPR sends the PPR edges only, as GiGL)");
         }
         return null;
+    }
+
+    /**
+     * --timeless-edge-types, checked against the graph's edge types and the time column: with --time-column every
+     * walked edge type's file must have that column or be named here, so no relation is followed at every time
+     * unless the user says so.
+     */
+    private java.util.SortedSet<String> timelessTypes(Configuration conf, TypedGraphFiles files) {
+        String value = get(conf, FanoutOptions.TIMELESS_EDGE_TYPES);
+        String timeColumn = get(conf, FanoutOptions.TIME_COLUMN);
+        timeColumn = timeColumn == null || timeColumn.isBlank() ? null : timeColumn.trim();
+        java.util.SortedSet<String> out = new java.util.TreeSet<>();
+        if (value != null && !value.isBlank()) {
+            if (timeColumn == null) {
+                throw new ConfigException("Option " + name(FanoutOptions.TIMELESS_EDGE_TYPES) + " needs "
+                        + name(FanoutOptions.TIME_COLUMN) + ": it names the edge types a temporal run follows at any"
+                        + " time");
+            }
+            for (String part : value.split(",")) {
+                out.add(edgeType(FanoutOptions.TIMELESS_EDGE_TYPES, part, files.edges().keySet()).toString());
+            }
+        }
+        if (timeColumn == null) {
+            return out;
+        }
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        for (EdgeType type : messagePassingTypes()) {
+            Path file = files.edges().get(type);
+            java.util.List<String> columns;
+            try {
+                columns = io.fanout.graph.GraphLoader.headerColumns(file);
+            } catch (IOException e) {
+                throw new ConfigException("Invalid value '" + file + "' for option " + name(FanoutOptions.GRAPH) + ": "
+                        + e.getMessage(), e);
+            }
+            boolean hasTime = columns.contains(timeColumn);
+            if (!hasTime && !out.contains(type.toString())) {
+                missing.add(type + " (" + file.getFileName() + ": columns " + String.join(",", columns) + ")");
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new ConfigException("Invalid value '" + timeColumn + "' for option " + name(FanoutOptions.TIME_COLUMN)
+                    + ": edge types without that column: " + String.join("; ", missing) + ". A temporal run follows"
+                    + " an edge type only up to each seed's time; name the static ones in "
+                    + name(FanoutOptions.TIMELESS_EDGE_TYPES) + " (e.g. --timeless-edge-types "
+                    + missing.get(0).substring(0, missing.get(0).indexOf(' ')) + ") to follow them at any time");
+        }
+        return out;
+    }
+
+    /**
+     * Temporal and disjoint sampling of a typed graph take trees of seed nodes; link seeds and ABLP anchors (whose
+     * label nodes join the seeds) are not implemented with them yet: refused by name.
+     */
+    private void checkTemporalSeeds(Configuration conf) {
+        String time = get(conf, FanoutOptions.TIME_COLUMN);
+        boolean temporal = time != null && !time.isBlank();
+        boolean disjoint = get(conf, FanoutOptions.DISJOINT);
+        if (!temporal && !disjoint) {
+            return;
+        }
+        org.apache.flink.configuration.ConfigOption<?> mode = temporal ? FanoutOptions.TIME_COLUMN
+                : FanoutOptions.DISJOINT;
+        if (linkSeeds != null) {
+            throw new ConfigException("Option " + name(mode) + " with " + name(FanoutOptions.LINK_SEEDS)
+                    + " on a typed graph is not implemented yet: temporal and disjoint typed sampling take seed"
+                    + " nodes (" + name(FanoutOptions.SEEDS) + "), not seed edges");
+        }
+        if (ablpPositive != null) {
+            throw new ConfigException("Option " + name(mode) + " with " + name(FanoutOptions.ABLP_POSITIVE_TYPE)
+                    + " is not implemented yet: temporal and disjoint typed sampling take seed nodes without"
+                    + " label edges");
+        }
     }
 
     /** --ppr-channels, checked against the graph's edge types (ppr only). */

@@ -101,7 +101,43 @@ public final class GraphLoader {
      * adjacency between two node types.
      */
     public static EdgeList readTypedEdgeFile(Path file) throws IOException {
-        return readEdges(file, List.of(file), null, null, null);
+        return readTypedEdgeFile(file, null, null);
+    }
+
+    /**
+     * The per-edge columns after {@code src,dst} that line 1 of {@code file} declares ({@code columns=}), e.g.
+     * {@code [weight, timestamp]}; empty when it declares none. Reads the header only.
+     *
+     * @throws GraphFormatException for a malformed header, naming the file
+     */
+    public static List<String> headerColumns(Path file) throws IOException {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(GraphFiles.open(file),
+                StandardCharsets.UTF_8))) {
+            String line = in.readLine();
+            if (line != null && line.startsWith("\uFEFF")) {
+                line = line.substring(1); // a UTF-8 byte-order mark
+            }
+            if (line == null || !line.startsWith("#")) {
+                return List.of();
+            }
+            EdgeFileHeader header = EdgeFileHeader.parse(line, file);
+            List<String> out = new java.util.ArrayList<>();
+            if (header.extras != null) {
+                for (EdgeFileHeader.Column c : header.extras) {
+                    out.add(c.label());
+                }
+            }
+            return out;
+        }
+    }
+
+    /**
+     * As {@link #readTypedEdgeFile(Path)}, requiring the weight column that drives sampling and the time column of
+     * temporal sampling (each null when not used for this edge type), as {@link #readEdges(Path, Boolean, String,
+     * String)} does; an error names the file and the option.
+     */
+    public static EdgeList readTypedEdgeFile(Path file, String weightColumn, String timeColumn) throws IOException {
+        return readEdges(file, List.of(file), null, weightColumn, timeColumn);
     }
 
     /**
@@ -342,11 +378,30 @@ public final class GraphLoader {
          * {@code valueBase} + its index, so that a sampler can keep both types in one index space.
          */
         public CsrGraph buildTyped(NodeIdMap keyNodes, NodeIdMap valueNodes, int valueBase, int numRows,
-                EdgeDirection direction, boolean keepEdgeIds) {
+                EdgeDirection direction, boolean keepEdgeIds) throws GraphFormatException {
             CsrGraph csr = settings.staging.build(keyNodes, valueNodes, valueBase, numRows, !settings.directed,
                     direction, keepEdgeIds);
+            if (settings.weightColumn != null) {
+                checkTypedWeightSums(csr, keyNodes, valueBase == 0 ? csr.numNodes() : valueBase);
+            }
             logLoad(csr, keyNodes.heapBytes(), direction);
             return csr;
+        }
+
+        /** As {@link GraphLoader#checkWeightSums} for a typed adjacency's key rows, naming the node and file. */
+        private void checkTypedWeightSums(CsrGraph csr, NodeIdMap keyNodes, int keyRows) throws GraphFormatException {
+            float[] w = csr.weights();
+            for (int v = 0; v < keyRows; v++) {
+                double sum = 0;
+                for (int i = csr.start(v); i < csr.end(v); i++) {
+                    sum += w[i];
+                }
+                if (csr.degree(v) > 0 && !(sum > 0)) {
+                    throw new GraphFormatException(files.get(0), "node " + keyNodes.id(v) + " has " + csr.degree(v)
+                            + " edges and every weight is 0: weighted sampling (option fanout.weight-column) needs a"
+                            + " positive weight sum per neighbourhood");
+                }
+            }
         }
 
         /**

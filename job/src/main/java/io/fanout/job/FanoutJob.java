@@ -351,6 +351,9 @@ public final class FanoutJob {
 
     /** The k-hop operator gets the seed file's times (by input position) for temporal sampling. */
     private static GraphSamplingFunction withSeedTimes(GraphSamplingFunction function, long[] times) {
+        if (times != null && function instanceof HeteroKHopSamplingFunction) {
+            return ((HeteroKHopSamplingFunction) function).seedTimes(times);
+        }
         return times != null && function instanceof KHopSamplingFunction
                 ? ((KHopSamplingFunction) function).seedTimes(times) : function;
     }
@@ -388,7 +391,8 @@ public final class FanoutJob {
             default:
                 if (config.typed != null) {
                     return new HeteroKHopSamplingFunction(config.graphSpec(), config.typed.fanouts, config.typed.seedType,
-                            config.replace, config.seed);
+                            config.replace, config.seed).disjoint(config.disjoint)
+                            .temporal(config.seedTime, config.temporalLast);
                 }
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
                         .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)

@@ -78,6 +78,8 @@ public final class KHopSampler {
     private int[] edges = new int[0];
     /** Floyd's chosen positions for the current node (relative to its first neighbour). */
     private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX and > any k < d <= 64: only the hashed path grows it
+    /** The picks of the last {@link #drawPrefix}. */
+    private int[] lastPicks;
     /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
     private int[] pickSet = new int[0];
 
@@ -387,6 +389,29 @@ public final class KHopSampler {
             pick[c] = SplitMix64.bounded(SplitMix64.mix(state), d);
         }
         return pick;
+    }
+
+    /**
+     * The draws of a sampler that builds its subgraph its own way ({@link DisjointKHopSampler}, the typed disjoint
+     * sampler) for a node whose neighbours start at {@code start}: among its first {@code d > 0} of {@code full}
+     * neighbours (a time prefix when {@code d < full}), fanout {@code f >= 1}, when not all are taken
+     * ({@code replace || d > f}). Weighted draws over a prefix draw over that range, as the node's alias table
+     * covers its whole list. Returns the count drawn; the positions (relative to {@code start}) are
+     * {@link #lastPicks()}'s {@code [0, count)}, valid until the next draw.
+     */
+    public int drawPrefix(long state, int start, int d, int full, int f) {
+        if (weighted != null && d < full) {
+            int k = weighted.inRange(state, start, d, f, replace);
+            lastPicks = weighted.picks();
+            return k;
+        }
+        lastPicks = draw(state, start, d, f);
+        return f;
+    }
+
+    /** The positions of the last {@link #drawPrefix}. */
+    public int[] lastPicks() {
+        return lastPicks;
     }
 
     /**

@@ -25,6 +25,8 @@ public final class GraphSpec implements Serializable {
     private final String weightColumn;
     /** The timestamp column temporal sampling uses (adjacency sorted by it at load), or null. */
     private final String timeColumn;
+    /** Typed temporal sampling: edge types (src__rel__dst, sorted, comma-joined) without a time column, or null. */
+    private final String timelessTypes;
     /** Bytes per range a streamed load reads of a large edge part ({@code --store partitioned}). */
     private final long splitBytes;
     /** Default {@link #splitBytes}: 16 MiB (a range of R-MAT ids is about 0.8 M rows, seconds to read). */
@@ -39,11 +41,13 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
             boolean withEdgeIds) {
-        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null, DEFAULT_SPLIT_BYTES);
+        this(edges, direction, nodeFeatures, featureDType, withEdgeIds, null, null, null, null, DEFAULT_SPLIT_BYTES);
     }
 
     private GraphSpec(String edges, EdgeDirection direction, String nodeFeatures, FeatureDType featureDType,
-            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn, long splitBytes) {
+            boolean withEdgeIds, Boolean directed, String weightColumn, String timeColumn, String timelessTypes,
+            long splitBytes) {
+        this.timelessTypes = timelessTypes;
         if (splitBytes < 1) {
             throw new IllegalArgumentException("split size must be >= 1 byte, got " + splitBytes);
         }
@@ -86,7 +90,7 @@ public final class GraphSpec implements Serializable {
 
     /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
     public GraphSpec withDirected(Boolean directed) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, splitBytes);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes);
     }
 
     /**
@@ -94,12 +98,12 @@ public final class GraphSpec implements Serializable {
      * load, alias tables built), or uniformly when null.
      */
     public GraphSpec withWeightColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn, splitBytes);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn, timelessTypes, splitBytes);
     }
 
     /** This spec for temporal sampling by {@code column} (a {@code columns=} name; edges sorted by it), or none when null. */
     public GraphSpec withTimeColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column, splitBytes);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column, timelessTypes, splitBytes);
     }
 
     /**
@@ -107,7 +111,23 @@ public final class GraphSpec implements Serializable {
      * ({@link io.fanout.graph.GraphLoader#edgeSplits}); the in-memory load reads whole files either way.
      */
     public GraphSpec withSplitBytes(long bytes) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, bytes);
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, bytes);
+    }
+
+    /**
+     * This typed spec with the edge types ({@code src__rel__dst}) that temporal sampling follows at any time: their
+     * files have no time column (option fanout.timeless-edge-types); empty or null for none.
+     */
+    public GraphSpec withTimelessTypes(java.util.Collection<String> types) {
+        String joined = types == null || types.isEmpty() ? null : String.join(",", new java.util.TreeSet<>(types));
+        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn,
+                joined, splitBytes);
+    }
+
+    /** The edge types declared timeless ({@link #withTimelessTypes}), in name order; empty for none. */
+    public java.util.SortedSet<String> timelessTypes() {
+        return timelessTypes == null ? new java.util.TreeSet<>()
+                : new java.util.TreeSet<>(java.util.Arrays.asList(timelessTypes.split(",")));
     }
 
     /** Bytes per range of a streamed load's edge split. */
@@ -134,7 +154,7 @@ public final class GraphSpec implements Serializable {
     GraphSpec canonical() throws java.io.IOException {
         return new GraphSpec(edges().toRealPath().toString(), direction,
                 nodeFeatures == null ? null : nodeFeatures().toRealPath().toString(), featureDType, withEdgeIds,
-                directed, weightColumn, timeColumn, splitBytes);
+                directed, weightColumn, timeColumn, timelessTypes, splitBytes);
     }
 
     @Override
@@ -146,12 +166,13 @@ public final class GraphSpec implements Serializable {
         return edges.equals(s.edges) && direction == s.direction && Objects.equals(nodeFeatures, s.nodeFeatures)
                 && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
                 && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn)
+                && Objects.equals(timelessTypes, s.timelessTypes)
                 && splitBytes == s.splitBytes;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, splitBytes);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes);
     }
 
     @Override
@@ -160,6 +181,7 @@ public final class GraphSpec implements Serializable {
                 + featureDType.optionValue() : "") + (withEdgeIds ? ", edge ids" : "")
                 + (directed != null ? ", directed=" + directed : "")
                 + (weightColumn != null ? ", weighted by " + weightColumn : "")
-                + (timeColumn != null ? ", sorted by " + timeColumn : "") + ")";
+                + (timeColumn != null ? ", sorted by " + timeColumn : "")
+                + (timelessTypes != null ? ", timeless " + timelessTypes : "") + ")";
     }
 }

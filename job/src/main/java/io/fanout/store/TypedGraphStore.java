@@ -2,6 +2,7 @@ package io.fanout.store;
 
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
+import io.fanout.graph.AliasTable;
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphFormatException;
@@ -38,9 +39,12 @@ public final class TypedGraphStore implements LoadedGraph {
     private final Map<String, NodeIdMap> ids;
     private final Map<String, NodeFeatures> features;
     private final Map<EdgeType, TypedAdjacency> adjacency;
+    /** Per edge type, the alias tables of the sampling weights when {@link GraphSpec#weightColumn()} is set. */
+    private final Map<EdgeType, AliasTable> alias;
 
     private TypedGraphStore(GraphSpec spec, Map<String, NodeIdMap> ids, Map<String, NodeFeatures> features,
-            Map<EdgeType, TypedAdjacency> adjacency) {
+            Map<EdgeType, TypedAdjacency> adjacency, Map<EdgeType, AliasTable> alias) {
+        this.alias = Collections.unmodifiableMap(alias);
         this.spec = spec;
         this.ids = Collections.unmodifiableMap(ids);
         this.features = Collections.unmodifiableMap(features);
@@ -67,7 +71,10 @@ public final class TypedGraphStore implements LoadedGraph {
         Map<EdgeType, GraphLoader.EdgeList> edges = new LinkedHashMap<>();
         for (Map.Entry<EdgeType, Path> e : files.edges().entrySet()) {
             EdgeType type = e.getKey();
-            GraphLoader.EdgeList list = GraphLoader.readTypedEdgeFile(e.getValue());
+            // Temporal sampling reads every edge type's time column except the declared timeless ones.
+            String time = spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())
+                    ? spec.timeColumn() : null;
+            GraphLoader.EdgeList list = GraphLoader.readTypedEdgeFile(e.getValue(), spec.weightColumn(), time);
             boolean oneType = type.src().equals(type.dst());
             if (!list.directed() && !oneType) {
                 throw new GraphFormatException(e.getValue(), "directed=false between two node types (" + type.src()
@@ -98,6 +105,7 @@ public final class TypedGraphStore implements LoadedGraph {
             features.put(e.getKey(), e.getValue().build(ids.get(e.getKey()), spec.featureDType()));
         }
         Map<EdgeType, TypedAdjacency> adjacency = new TreeMap<>();
+        Map<EdgeType, AliasTable> alias = new TreeMap<>();
         EdgeDirection direction = spec.direction();
         for (Map.Entry<EdgeType, GraphLoader.EdgeList> e : edges.entrySet()) {
             EdgeType type = e.getKey();
@@ -114,9 +122,16 @@ public final class TypedGraphStore implements LoadedGraph {
             }
             CsrGraph csr = e.getValue().buildTyped(keyIds, valueIds, base, (int) rowsNeeded, direction,
                     spec.withEdgeIds());
+            if (spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())) {
+                // Temporal sampling reads the neighbours up to a time as a prefix of each list (a binary search).
+                csr = csr.sortedByTime();
+            }
             adjacency.put(type, new TypedAdjacency(type, key, value, csr, base));
+            if (spec.weightColumn() != null) {
+                alias.put(type, AliasTable.build(csr));
+            }
         }
-        return new TypedGraphStore(spec, ids, features, adjacency);
+        return new TypedGraphStore(spec, ids, features, adjacency, alias);
     }
 
     public GraphSpec spec() {
@@ -136,6 +151,11 @@ public final class TypedGraphStore implements LoadedGraph {
     /** The features and labels of one node type, or null when it has no labelled node file. */
     public NodeFeatures features(String type) {
         return features.get(type);
+    }
+
+    /** The alias tables of one edge type's sampling weights, or null when sampling is uniform. */
+    public AliasTable aliasTable(EdgeType type) {
+        return alias.get(type);
     }
 
     /** Edge type -> adjacency in the spec's direction, in edge-type name order. */
@@ -176,6 +196,9 @@ public final class TypedGraphStore implements LoadedGraph {
     @Override
     public long heapBytes() {
         long bytes = structureHeapBytes();
+        for (AliasTable a : alias.values()) {
+            bytes += a.heapBytes();
+        }
         for (NodeFeatures f : features.values()) {
             bytes += f.heapBytes();
         }

@@ -84,6 +84,8 @@ final class PartitionedBench {
                 + " %,d MB max heap, %,d MB managed memory (RocksDB)%n", graph, fanout, batchSize, epochs,
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, managedMb);
         jobArgs.addAll(0, List.of("-D", "taskmanager.memory.managed.size=" + managedMb + "m"));
+        int samplerAt = jobArgs.indexOf("--sampler");
+        boolean ppr = samplerAt >= 0 && samplerAt + 1 < jobArgs.size() && jobArgs.get(samplerAt + 1).equals("ppr");
         long rows = edgeRows(graph);
 
         // Warm-up: the first job of a JVM pays class loading and JIT (about 10 s here), which would count as load.
@@ -108,9 +110,12 @@ final class PartitionedBench {
                 Path checkpoints = workDir.resolve("checkpoints-" + store + "-p" + p);
                 deleteTree(checkpoints);
                 List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store", store,
-                        "--fanout", fanout, "--batch-size", String.valueOf(batchSize), "--parallelism",
+                        "--batch-size", String.valueOf(batchSize), "--parallelism",
                         String.valueOf(p), "--checkpoint-interval", checkpointInterval, "--checkpoint-dir",
                         checkpoints.toUri().toString()));
+                if (!ppr) { // PPR refuses k-hop's fanouts
+                    common.addAll(List.of("--fanout", fanout));
+                }
                 common.addAll(jobArgs);
                 DirectorySize size = new DirectorySize(checkpoints);
                 size.start();

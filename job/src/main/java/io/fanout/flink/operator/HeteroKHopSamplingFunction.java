@@ -7,6 +7,8 @@ import io.fanout.connectors.message.TensorMessage;
 import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
+import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.hetero.HeteroDisjointKHopSampler;
 import io.fanout.sampling.hetero.HeteroKHopSampler;
 import io.fanout.sampling.hetero.HeteroSubgraph;
 import io.fanout.graph.typed.TypedAdjacency;
@@ -48,7 +50,17 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     private EdgeType ablpPositive;
     private EdgeType ablpNegative;
 
+    /** One tree per seed (PyG disjoint=True); implied by seed times. */
+    private boolean disjoint;
+    /** Every seed's time for temporal sampling, or null. */
+    private Long seedTime;
+    /** Every seed's time by input position (a seed file's second column), or null. */
+    private long[] seedTimesByInput;
+    private boolean temporalLast;
+
     private transient HeteroKHopSampler sampler;
+    /** The disjoint (and temporal) sampler when {@link #disjoint}, else null. */
+    private transient HeteroDisjointKHopSampler trees;
     private transient NegativeSampler negativeSampler;
     private transient TypedGraphStore typed;
     private transient SupervisionEdges positiveLabels;
@@ -88,6 +100,30 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /** One tree per seed (PyG {@code disjoint=True}) instead of one de-duplicated subgraph per batch. */
+    public HeteroKHopSamplingFunction disjoint(boolean disjoint) {
+        this.disjoint |= disjoint;
+        return this;
+    }
+
+    /**
+     * Temporal sampling (each timed edge type's adjacency sorted by its time column): every seed at {@code seedTime}
+     * (null: none), strategy last or uniform; implies {@link #disjoint}, as in PyG.
+     */
+    public HeteroKHopSamplingFunction temporal(Long seedTime, boolean last) {
+        this.seedTime = seedTime;
+        this.temporalLast = last;
+        this.disjoint |= seedTime != null;
+        return this;
+    }
+
+    /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
+    public HeteroKHopSamplingFunction seedTimes(long[] timesByInputPosition) {
+        this.seedTimesByInput = timesByInputPosition;
+        this.disjoint |= timesByInputPosition != null;
+        return this;
+    }
+
     @Override
     protected void openSampler(SharedGraphs.Lease lease) {
         typed = lease.typedGraph();
@@ -97,8 +133,17 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             positiveLabels = SupervisionEdges.of(walked.remove(ablpPositive), anchors);
             negativeLabels = ablpNegative == null ? null : SupervisionEdges.of(walked.remove(ablpNegative), anchors);
         }
+        Map<EdgeType, WeightedDraws> weights = null;
+        if (typed.spec().weightColumn() != null) {
+            weights = new TreeMap<>();
+            for (Map.Entry<EdgeType, TypedAdjacency> e : walked.entrySet()) {
+                weights.put(e.getKey(), new WeightedDraws(e.getValue().csr().weights(), typed.aliasTable(e.getKey())));
+            }
+        }
         sampler = new HeteroKHopSampler(walked, typed.nodeIds(), fanouts, seedType, replace,
-                typed.spec().withEdgeIds());
+                typed.spec().withEdgeIds(), weights);
+        trees = !disjoint ? null : new HeteroDisjointKHopSampler(walked, typed.nodeIds(), fanouts, seedType, replace,
+                typed.spec().withEdgeIds(), weights, typed.spec().timelessTypes(), temporalLast);
         // Label edges are supervision only: message passing must never walk them (GiGL gives them fanout 0).
         for (EdgeType label : new EdgeType[] {ablpPositive, ablpNegative}) {
             if (label != null && sampler.edgeTypes().contains(label)) {
@@ -127,11 +172,33 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             sampleAnchors(batch, out);
             return;
         }
-        HeteroSubgraph sub = sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
+        long[] times = seedTimes(batch);
+        HeteroSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
+                : sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
         Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
         TensorMessage message = withBatchMetadata(toMessage(sub, typed), seedType + "." + MessageKeys.BATCH, true,
                 seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
+        if (times != null) {
+            message.putInt64(MessageKeys.META_SEED_TIME, times);
+        }
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /** Each seed's time (from the seed file by input position, or --seed-time), or null when not temporal. */
+    private long[] seedTimes(SeedBatch batch) {
+        if (seedTimesByInput != null) {
+            long[] times = new long[batch.seeds.length];
+            for (int i = 0; i < times.length; i++) {
+                times[i] = seedTimesByInput[batch.inputIds[i]];
+            }
+            return times;
+        }
+        if (seedTime != null) {
+            long[] times = new long[batch.seeds.length];
+            Arrays.fill(times, seedTime);
+            return times;
+        }
+        return null;
     }
 
     /**
@@ -237,6 +304,10 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, nodes.numSampledNodes);
             withNodeData(message, store.features(e.getKey()), nodes.indices, nodes.indices.length, prefix,
                     sub.seedTypes.contains(e.getKey()));
+            if (nodes.trees != null) {
+                // Disjoint trees: each node's seed position, PyG's per-node-type batch vector.
+                message.putInt64(MessageKeys.META_PREFIX + e.getKey() + "." + MessageKeys.BATCH, nodes.trees);
+            }
         }
         for (Map.Entry<EdgeType, HeteroSubgraph.Edges> e : sub.edges.entrySet()) {
             String prefix = e.getKey() + ".";
@@ -245,6 +316,16 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
                     .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols))
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);
             withEdgeData(message, edges.adjacency.csr(), edges.positions, edges.rows.length, prefix);
+            String time = store.spec().timeColumn();
+            if (edges.positions != null && time != null && edges.adjacency.csr().hasTimestamps()
+                    && !store.spec().timelessTypes().contains(edges.adjacency.type().toString())) {
+                long[] stamps = edges.adjacency.csr().timestamps();
+                long[] edgeTimes = new long[edges.positions.length];
+                for (int i = 0; i < edgeTimes.length; i++) {
+                    edgeTimes[i] = stamps[edges.positions[i]];
+                }
+                message.putInt64(MessageKeys.META_PREFIX + e.getKey() + ".edge_time", edgeTimes);
+            }
         }
         return message;
     }

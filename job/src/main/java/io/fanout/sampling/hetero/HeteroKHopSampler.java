@@ -7,6 +7,7 @@ import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.random.SplitMix64;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
+import io.fanout.sampling.WeightedDraws;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -60,6 +61,16 @@ public final class HeteroKHopSampler {
      */
     public HeteroKHopSampler(Map<EdgeType, TypedAdjacency> adjacency, Map<String, NodeIdMap> ids,
             Map<String, int[]> fanouts, String seedType, boolean replace, boolean trackEdges) {
+        this(adjacency, ids, fanouts, seedType, replace, trackEdges, null);
+    }
+
+    /**
+     * As above, drawing each edge type's neighbours in proportion to its weights where {@code weights} has that
+     * type ({@link WeightedDraws}, PyG's {@code weight_attr} per edge type), uniformly elsewhere.
+     */
+    public HeteroKHopSampler(Map<EdgeType, TypedAdjacency> adjacency, Map<String, NodeIdMap> ids,
+            Map<String, int[]> fanouts, String seedType, boolean replace, boolean trackEdges,
+            Map<EdgeType, WeightedDraws> weights) {
         this.ids = Objects.requireNonNull(ids, "ids");
         this.seedType = Objects.requireNonNull(seedType, "seedType");
         if (!ids.containsKey(seedType)) {
@@ -76,7 +87,7 @@ public final class HeteroKHopSampler {
                         + " (every edge type needs the same, non-zero number of hops)");
             }
             numHops = f.length;
-            EdgeType out = a.csr().direction() == EdgeDirection.OUT ? a.type().reversed() : a.type();
+            EdgeType out = reportedType(a);
             EdgeType clash = reportedBy.put(out, a.type());
             if (clash != null) {
                 throw new IllegalArgumentException("edge types " + clash + " and " + a.type() + " would both be"
@@ -100,7 +111,8 @@ public final class HeteroKHopSampler {
             for (int h = 0; h < hops; h++) {
                 if (f[h] != 0) {
                     samplers[t][h] = byFanout.computeIfAbsent(f[h],
-                            k -> new KHopSampler(a.csr(), streamIds, new int[] {k}, replace, trackEdges));
+                            k -> new KHopSampler(a.csr(), streamIds, new int[] {k}, replace, trackEdges,
+                                    weights == null ? null : weights.get(a.type())));
                 }
             }
         }
@@ -115,7 +127,7 @@ public final class HeteroKHopSampler {
      * The ids {@link KHopSampler} keys its streams by, over the adjacency's rows: the key type's ids, then (between
      * two node types) stand-ins above them for the neighbour rows, which are never expanded.
      */
-    private static NodeIdMap streamIds(TypedAdjacency a, NodeIdMap keyIds) {
+    static NodeIdMap streamIds(TypedAdjacency a, NodeIdMap keyIds) {
         int rows = a.csr().numNodes();
         if (a.valueBase() == 0) {
             return keyIds;
@@ -135,6 +147,14 @@ public final class HeteroKHopSampler {
             all[i] = next++;
         }
         return NodeIdMap.ofAscending(all);
+    }
+
+    /**
+     * The edge type a sample reports an adjacency's edges under, so that messages flow from the sampled neighbours to
+     * the nodes expanded: the type itself for {@code in}, its reverse ({@link EdgeType#reversed()}) for {@code out}.
+     */
+    static EdgeType reportedType(TypedAdjacency a) {
+        return a.csr().direction() == EdgeDirection.OUT ? a.type().reversed() : a.type();
     }
 
     /** FNV-1a over the UTF-8 bytes: a stable 64-bit key of an edge type name for the random streams. */

@@ -17,9 +17,17 @@ public final class HeteroSubgraph {
         /** New nodes per hop, entry 0 = seeds ([hops + 1]). */
         public final int[] numSampledNodes;
 
+        /** Disjoint sampling: each node's tree (the index of its seed in the batch), else null. */
+        public final int[] trees;
+
         Nodes(int[] indices, int[] numSampledNodes) {
+            this(indices, numSampledNodes, null);
+        }
+
+        Nodes(int[] indices, int[] numSampledNodes, int[] trees) {
             this.indices = indices;
             this.numSampledNodes = numSampledNodes;
+            this.trees = trees;
         }
     }
 
