@@ -59,6 +59,12 @@ public final class FanoutJobConfig {
     public final boolean partitionedCompactAfterLoad;
     /** k-hop fanouts of a homogeneous graph; null for a typed graph ({@link TypedGraphOptions#fanouts}). */
     public final int[] fanouts;
+    /** Link prediction: the seed-edge file (src TAB dst lines), plain or typed graph, or null for seed nodes. */
+    public final Path linkSeeds;
+    /** Link prediction: the negatives drawn per batch. */
+    public final io.fanout.sampling.link.NegativeSampling negSampling;
+    /** Link prediction: negatives per positive (binary: in total, rounded up; triplet: per positive). */
+    public final double negAmount;
     /** The options of a typed graph, or null for a homogeneous graph. */
     public final TypedGraphOptions typed;
     public final boolean replace;
@@ -178,6 +184,24 @@ public final class FanoutJobConfig {
         SamplingMatrix.check(conf, new SamplingMatrix.Cell(graphKind(graph), sampler, store));
         // Typed-graph options (seed type, per-edge-type fanouts, link seeds) are validated apart; null: homogeneous.
         this.typed = TypedGraphOptions.from(conf, graph, sampler, nodeFeatures);
+        if (typed != null) {
+            this.linkSeeds = typed.linkSeeds;
+            this.negSampling = typed.negSampling;
+            this.negAmount = typed.negAmount;
+        } else {
+            String links = get(conf, FanoutOptions.LINK_SEEDS);
+            this.linkSeeds = links == null || links.isBlank() ? null : Path.of(links.trim());
+            if (linkSeeds != null && !Files.isRegularFile(linkSeeds)) {
+                throw new ConfigException("Invalid value '" + links + "' for option " + name(FanoutOptions.LINK_SEEDS)
+                        + ": no such file");
+            }
+            if (linkSeeds != null && get(conf, FanoutOptions.SEEDS) != null) {
+                throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " replaces "
+                        + name(FanoutOptions.SEEDS) + ": give seed edges or seed nodes, not both");
+            }
+            this.negSampling = TypedGraphOptions.negSampling(conf, linkSeeds);
+            this.negAmount = TypedGraphOptions.negAmount(conf, negSampling);
+        }
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
         try {
             this.fanouts = typed == null ? KHopSampler.parseFanouts(fanoutValue) : null;
@@ -225,6 +249,16 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + weightValue + "' for option " + name(FanoutOptions.WEIGHT_COLUMN)
                     + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
                     : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
+        }
+        if (linkSeeds != null && typed == null) {
+            // Link batches of a plain graph are one de-duplicated sample around their endpoints and negatives.
+            ConfigOption<?> other = timeColumn != null ? FanoutOptions.TIME_COLUMN : disjoint ? FanoutOptions.DISJOINT
+                    : !subgraphType.equals("directional") ? FanoutOptions.SUBGRAPH_TYPE : null;
+            if (other != null) {
+                throw new ConfigException("Option " + name(other) + " with " + name(FanoutOptions.LINK_SEEDS)
+                        + " on a plain graph is not implemented yet (link batches are one de-duplicated directional"
+                        + " sample around their endpoints)");
+            }
         }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {

@@ -57,10 +57,10 @@ public final class SamplingMatrix {
     }
 
     /**
-     * One sampling option: where it works, why it is refused elsewhere, and the tests that check its semantics where it
-     * works (class or class#method names under job/src/test or connectors/python/tests).
+     * One sampling option: where it works, that place in words (why not elsewhere), and the tests that check its
+     * semantics where it works (class or class#method names under job/src/test or connectors/python/tests).
      */
-    public record Row(ConfigOption<?> option, Predicate<Cell> works, String whyNot, List<String> tests) {
+    public record Row(ConfigOption<?> option, Predicate<Cell> works, String where, List<String> tests) {
         /** True when the option works in {@code cell}. */
         public boolean worksIn(Cell cell) {
             return works.test(cell);
@@ -73,61 +73,66 @@ public final class SamplingMatrix {
     private static final Predicate<Cell> TYPED = c -> c.kind() == GraphKind.TYPED;
     private static final Predicate<Cell> MEMORY = c -> c.store() == StoreType.MEMORY;
 
-    private static final String KHOP_ONLY = "a k-hop option (PPR selects neighbours by score, not by draws)";
-    private static final String PPR_ONLY = "a PPR option (k-hop does not push scores)";
-    private static final String MEMORY_ONLY_YET = "not implemented in the partitioned store yet (use --store memory)";
+    private static final String NOT_YET = "not implemented yet";
 
     private static final Map<ConfigOption<?>, Row> ROWS = new LinkedHashMap<>();
 
     static {
-        row(FanoutOptions.FANOUT, KHOP, KHOP_ONLY, "KHopSamplerTest", "HeteroKHopSamplerTest",
-                "PartitionedStoreITCase");
-        row(FanoutOptions.REPLACE, KHOP, KHOP_ONLY, "KHopSamplerTest", "HeteroKHopSamplerTest",
-                "PartitionedStoreITCase");
-        row(FanoutOptions.EDGE_DIR, EVERYWHERE, "", "KHopSamplerTest", "HeteroKHopSamplerTest", "PprSamplerTest",
-                "PartitionedStoreITCase");
-        row(FanoutOptions.WEIGHT_COLUMN, KHOP.and(MEMORY), "weighted draws are " + KHOP_ONLY + " and "
-                + MEMORY_ONLY_YET, "WeightedSamplerTest", "TypedOptionsITCase#weightedPerEdgeType");
-        row(FanoutOptions.TIME_COLUMN, KHOP.and(MEMORY), "temporal sampling is " + KHOP_ONLY + " and "
-                + MEMORY_ONLY_YET, "TemporalSamplerTest", "TypedOptionsITCase#temporalNeverSamplesTheFuture");
-        row(FanoutOptions.SEED_TIME, KHOP.and(MEMORY), "temporal sampling is " + KHOP_ONLY + " and "
-                + MEMORY_ONLY_YET, "TemporalSamplerTest", "TypedOptionsITCase#temporalNeverSamplesTheFuture");
-        row(FanoutOptions.TEMPORAL_STRATEGY, KHOP.and(MEMORY), "temporal sampling is " + KHOP_ONLY + " and "
-                + MEMORY_ONLY_YET, "TemporalSamplerTest", "TypedOptionsITCase#temporalLastTakesTheMostRecent");
-        row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP).and(MEMORY), "names edge types of a typed"
-                + " temporal k-hop run (memory store)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
-        row(FanoutOptions.DISJOINT, KHOP.and(MEMORY), "disjoint trees are " + KHOP_ONLY + " and " + MEMORY_ONLY_YET,
-                "DisjointKHopSamplerTest", "TypedOptionsITCase#disjointTreesPerSeed");
-        row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY).and(TYPED.negate()), "subgraph types are "
-                + KHOP_ONLY + "; on typed graphs and in the partitioned store they are not implemented yet",
-                "SubgraphInducerTest", "PygSamplingJobITCase");
-        row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "edge ids are sent by k-hop messages of the memory store"
-                + " only (PPR sends score edges; the partitioned store keeps no edge ids yet)",
-                "NodeFeaturesJobITCase", "HeteroJobITCase");
-        row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "a typed graph's node files are the nodes.<type>.tsv"
-                + " files in its directory", "NodeFeaturesJobITCase", "PartitionedStoreITCase");
-        row(FanoutOptions.SEED_TYPE, TYPED.and(MEMORY), "a typed-graph option (" + MEMORY_ONLY_YET + ")",
+        row(FanoutOptions.FANOUT, KHOP, "k-hop (PPR selects neighbours by score, not by fanout)",
+                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase");
+        row(FanoutOptions.REPLACE, KHOP, "k-hop (PPR selects neighbours by score, not by draws)",
+                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase");
+        row(FanoutOptions.EDGE_DIR, EVERYWHERE, "every sampler and store", "KHopSamplerTest",
+                "HeteroKHopSamplerTest", "PprSamplerTest", "PartitionedStoreITCase");
+        row(FanoutOptions.WEIGHT_COLUMN, KHOP.and(MEMORY), "k-hop on the memory store (PPR does not draw;"
+                + " weighted draws in the partitioned store: " + NOT_YET + ")", "WeightedSamplerTest",
+                "TypedOptionsITCase#weightedPerEdgeType");
+        String temporal = "k-hop on the memory store (temporal PPR, and temporal sampling in the partitioned store: "
+                + NOT_YET + ")";
+        row(FanoutOptions.TIME_COLUMN, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
+                "TypedOptionsITCase#temporalNeverSamplesTheFuture");
+        row(FanoutOptions.SEED_TIME, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
+                "TypedOptionsITCase#temporalNeverSamplesTheFuture");
+        row(FanoutOptions.TEMPORAL_STRATEGY, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
+                "TypedOptionsITCase#temporalLastTakesTheMostRecent");
+        row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP).and(MEMORY), "temporal k-hop on a typed graph, memory"
+                + " store (it names edge types)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
+        row(FanoutOptions.DISJOINT, KHOP.and(MEMORY), "k-hop on the memory store (disjoint PPR has no meaning; the"
+                + " partitioned store: " + NOT_YET + ")", "DisjointKHopSamplerTest",
+                "TypedOptionsITCase#disjointTreesPerSeed");
+        row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY).and(TYPED.negate()), "k-hop on a plain graph, memory store"
+                + " (typed graphs and the partitioned store: " + NOT_YET + ")", "SubgraphInducerTest",
+                "PygSamplingJobITCase");
+        row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
+                + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
+        row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"
+                + " nodes.<type>.tsv files in its directory)", "NodeFeaturesJobITCase", "PartitionedStoreITCase");
+        row(FanoutOptions.SEED_TYPE, TYPED.and(MEMORY), "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
                 "HeteroJobITCase", "TypedPprJobITCase");
-        row(FanoutOptions.LINK_SEEDS, TYPED.and(KHOP).and(MEMORY), "link seeds are typed-graph k-hop only for"
-                + " now (plain graphs and the partitioned store: not implemented yet)", "HeteroLinkJobITCase");
-        row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "goes with --link-seeds", "HeteroLinkJobITCase");
-        row(FanoutOptions.NEG_SAMPLING, TYPED.and(KHOP).and(MEMORY), "goes with --link-seeds",
-                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase");
-        row(FanoutOptions.NEG_AMOUNT, TYPED.and(KHOP).and(MEMORY), "goes with --link-seeds",
-                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase");
-        row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), "ABLP keeps label edges in their own"
-                + " edge types of a typed graph, k-hop (GiGL's DistABLPLoader), memory store", "AblpJobITCase");
-        row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), "goes with --ablp-positive-type",
-                "AblpJobITCase");
-        row(FanoutOptions.ALPHA, PPR, PPR_ONLY, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.EPS, PPR, PPR_ONLY, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.MAX_PPR_NODES, PPR, PPR_ONLY, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.PPR_MAX_NEIGHBORS, PPR, PPR_ONLY, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.RESIDUAL_TOPUP, PPR, PPR_ONLY, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.PPR_MAX_FETCH_ITERATIONS, PPR.and(MEMORY.negate()), "the partitioned store's PPR"
-                + " fetch rounds (the memory store pushes to convergence)", "PartitionedPprITCase");
-        row(FanoutOptions.PPR_CHANNELS, PPR.and(TYPED).and(MEMORY), "typed PPR, memory store", "TypedPprSamplerTest");
-        row(FanoutOptions.INCLUDE_SAMPLED_EDGES, PPR.and(TYPED).and(MEMORY), "typed PPR, memory store",
+        row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
+                + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
+                "PlainLinkJobITCase");
+        row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
+                "HeteroLinkJobITCase");
+        row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
+                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
+        row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
+                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
+        String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
+                + " types)";
+        row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
+        row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
+        String ppr = "ppr (k-hop does not push scores)";
+        row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.EPS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.MAX_PPR_NODES, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.PPR_MAX_NEIGHBORS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.RESIDUAL_TOPUP, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.PPR_MAX_FETCH_ITERATIONS, PPR.and(MEMORY.negate()), "ppr on the partitioned store (the"
+                + " memory store pushes to convergence)", "PartitionedPprITCase");
+        row(FanoutOptions.PPR_CHANNELS, PPR.and(TYPED).and(MEMORY), "ppr on a typed graph, memory store",
+                "TypedPprSamplerTest");
+        row(FanoutOptions.INCLUDE_SAMPLED_EDGES, PPR.and(TYPED).and(MEMORY), "ppr on a typed graph, memory store",
                 "TypedPprSamplerTest");
     }
 
@@ -152,15 +157,15 @@ public final class SamplingMatrix {
     /** Why a whole cell is refused, whatever its options, or null when it runs. */
     public static String refusedCell(Cell cell) {
         if (cell.kind() == GraphKind.TYPED && cell.store() == StoreType.PARTITIONED) {
-            return "typed graphs are " + MEMORY_ONLY_YET;
+            return "typed graphs in the partitioned store are " + NOT_YET + " (use --store memory)";
         }
         return null;
     }
 
     private SamplingMatrix() {}
 
-    private static void row(ConfigOption<?> option, Predicate<Cell> works, String whyNot, String... tests) {
-        ROWS.put(option, new Row(option, works, whyNot, List.of(tests)));
+    private static void row(ConfigOption<?> option, Predicate<Cell> works, String where, String... tests) {
+        ROWS.put(option, new Row(option, works, where, List.of(tests)));
     }
 
     /** The sampling options' rows, in table order. */
@@ -189,17 +194,16 @@ public final class SamplingMatrix {
         List<String> refused = new ArrayList<>();
         for (Row row : ROWS.values()) {
             if (isSet(conf, row.option()) && !row.worksIn(cell)) {
-                refused.add(FanoutJobConfig.name(row.option()) + " '" + conf.toMap().get(row.option().key()) + "' ("
-                        + row.whyNot() + ")");
+                refused.add(FanoutJobConfig.name(row.option()) + " '" + conf.toMap().get(row.option().key()).trim()
+                        + "' is for " + row.where());
             }
         }
         if (!refused.isEmpty()) {
-            throw new ConfigException((refused.size() == 1 ? "Option " : "Options ") + String.join("; ", refused)
-                    + (refused.size() == 1 ? " does" : " do") + " not work on a " + cell.kind() + " graph with "
-                    + FanoutJobConfig.name(FanoutOptions.SAMPLER) + " " + cell.sampler() + " and "
-                    + FanoutJobConfig.name(FanoutOptions.STORE) + " " + cell.store()
-                    + ": drop " + (refused.size() == 1 ? "it" : "them") + " or change the sampler or store"
-                    + " (README: \"Which option works where\")");
+            throw new ConfigException((refused.size() == 1 ? "Option " : "Options: ") + String.join("; ", refused)
+                    + ". This job is a " + cell.kind() + " graph with " + FanoutJobConfig.name(FanoutOptions.SAMPLER)
+                    + " " + cell.sampler() + " and " + FanoutJobConfig.name(FanoutOptions.STORE) + " " + cell.store()
+                    + ": drop " + (refused.size() == 1 ? "it" : "them") + " or change the sampler or store (README:"
+                    + " \"Which option works where\")");
         }
     }
 

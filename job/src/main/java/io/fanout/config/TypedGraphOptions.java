@@ -99,14 +99,7 @@ public final class TypedGraphOptions {
             this.seedType = seedType(conf, files);
         }
         this.negSampling = negSampling(conf, linkSeeds);
-        this.negAmount = get(conf, FanoutOptions.NEG_AMOUNT);
-        if (!(negAmount > 0) || Double.isInfinite(negAmount)
-                || negSampling == NegativeSampling.TRIPLET && negAmount != Math.rint(negAmount)) {
-            String raw = conf.toMap().getOrDefault(FanoutOptions.NEG_AMOUNT.key(), String.valueOf(negAmount));
-            throw new ConfigException("Invalid value '" + raw + "' for option " + name(FanoutOptions.NEG_AMOUNT)
-                    + ": must be " + (negSampling == NegativeSampling.TRIPLET
-                    ? "a whole number >= 1 for triplet negatives" : "> 0"));
-        }
+        this.negAmount = negAmount(conf, negSampling);
         if (ablpPositive != null && sampler != SamplerType.KHOP) {
             throw new ConfigException("Option " + name(FanoutOptions.ABLP_POSITIVE_TYPE) + " is k-hop only (GiGL's"
                     + " DistABLPLoader): got " + name(FanoutOptions.SAMPLER) + " " + sampler);
@@ -154,10 +147,6 @@ public final class TypedGraphOptions {
         if (get(conf, FanoutOptions.SEED_TYPE) != null) {
             throw new ConfigException("Option " + name(FanoutOptions.SEED_TYPE) + homogeneous);
         }
-        if (get(conf, FanoutOptions.LINK_SEEDS) != null) {
-            throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + homogeneous + " (link seeds on"
-                    + " homogeneous graphs are not implemented yet)");
-        }
         for (org.apache.flink.configuration.ConfigOption<String> ablp
                 : java.util.List.of(FanoutOptions.ABLP_POSITIVE_TYPE, FanoutOptions.ABLP_NEGATIVE_TYPE)) {
             if (get(conf, ablp) != null) {
@@ -165,7 +154,10 @@ public final class TypedGraphOptions {
                         + " their own edge types)");
             }
         }
-        negSampling(conf, null);
+        if (get(conf, FanoutOptions.LINK_TYPE) != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_TYPE) + homogeneous
+                    + " (a plain graph's link seeds are its one edge type)");
+        }
         if (get(conf, FanoutOptions.PPR_CHANNELS) != null) {
             throw new ConfigException("Option " + name(FanoutOptions.PPR_CHANNELS) + homogeneous);
         }
@@ -267,7 +259,20 @@ public final class TypedGraphOptions {
         }
     }
 
-    private static NegativeSampling negSampling(Configuration conf, Path linkSeeds) {
+    /** --neg-amount, checked for the negative sampling mode (a whole number for triplets). */
+    static double negAmount(Configuration conf, NegativeSampling negSampling) {
+        double negAmount = get(conf, FanoutOptions.NEG_AMOUNT);
+        if (!(negAmount > 0) || Double.isInfinite(negAmount)
+                || negSampling == NegativeSampling.TRIPLET && negAmount != Math.rint(negAmount)) {
+            String raw = conf.toMap().getOrDefault(FanoutOptions.NEG_AMOUNT.key(), String.valueOf(negAmount));
+            throw new ConfigException("Invalid value '" + raw + "' for option " + name(FanoutOptions.NEG_AMOUNT)
+                    + ": must be " + (negSampling == NegativeSampling.TRIPLET
+                    ? "a whole number >= 1 for triplet negatives" : "> 0"));
+        }
+        return negAmount;
+    }
+
+    static NegativeSampling negSampling(Configuration conf, Path linkSeeds) {
         String value = get(conf, FanoutOptions.NEG_SAMPLING);
         NegativeSampling mode;
         try {

@@ -122,7 +122,8 @@ public final class FanoutJob {
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
         TypedGraphStore typed = config.typed != null ? TypedGraphStore.load(config.graphSpec()) : null;
-        LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
+        LinkSeeds links = config.linkSeeds == null ? null
+                : typed != null ? linkSeeds(config, typed) : plainLinkSeeds(config);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = partitionedSeedFile(config);
         NodeIdFile.NodeIds allNodes = seedFile == null && typed == null ? partitionedNodeIds(config) : null;
@@ -366,9 +367,10 @@ public final class FanoutJob {
     /** As above, over link seeds when {@code links} is not null (a typed graph). */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config, LinkSeeds links) {
         GraphSamplingFunction function = samplerFor(config);
-        if (links != null) {
-            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.typed.negSampling,
-                    config.typed.negAmount);
+        if (links != null && function instanceof HeteroKHopSamplingFunction) {
+            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
+        } else if (links != null) {
+            ((KHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
         }
         if (config.typed != null && config.typed.ablpPositive != null) {
             ((HeteroKHopSamplingFunction) function).withAblp(config.typed.ablpPositive, config.typed.ablpNegative);
@@ -429,6 +431,20 @@ public final class FanoutJob {
                     + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
         }
         return planOver(config, SeedSet.of(anchorIds.size(), anchors)); // anchors are node indices of the graph
+    }
+
+    /**
+     * The seed edges of --link-seeds as node indices of a plain graph (its ids from the client's streaming scan); a
+     * bad row fails naming the option, the file and the line.
+     */
+    static LinkSeeds plainLinkSeeds(FanoutJobConfig config) throws java.io.IOException {
+        NodeIdMap ids = GraphStore.scanNodeIds(config.graphSpec());
+        try {
+            return LinkSeeds.readPlain(config.linkSeeds, ids);
+        } catch (io.fanout.graph.GraphFormatException e) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
+        }
     }
 
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */

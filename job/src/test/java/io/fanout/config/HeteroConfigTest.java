@@ -56,7 +56,7 @@ class HeteroConfigTest {
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--fanout", "a__b__c:1"))
                 .hasMessageContaining("for option fanout.fanout").hasMessageContaining("need a typed graph");
         assertThatThrownBy(() -> parse("--graph", SharedData.graph("cora").toString(), "--seed-type", "paper"))
-                .hasMessageContaining("fanout.seed-type (--seed-type) needs a typed graph");
+                .hasMessageContaining("fanout.seed-type (--seed-type) 'paper' is for typed graphs");
     }
 
     @Test
@@ -94,13 +94,14 @@ class HeteroConfigTest {
                 "paper__cites__paper:0.7,paper__has_word__word:0.7"))
                 .hasMessageContaining("fanout.ppr-channels").hasMessageContaining("must sum to 1");
         assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--ppr-channels", "paper__cites__paper:1"))
-                .hasMessageContaining("fanout.ppr-channels").hasMessageContaining("is for fanout.sampler (--sampler) ppr");
+                .hasMessageContaining("fanout.ppr-channels").hasMessageContaining("is for ppr on a typed graph");
         assertThatThrownBy(() -> parse("--graph", CORA, "--seed-type", "paper", "--include-sampled-edges"))
                 .hasMessageContaining("fanout.include-sampled-edges").hasMessageContaining("ppr");
         String cora = SharedData.graph("cora").toString();
         assertThatThrownBy(() -> parse("--graph", cora, "--sampler", "ppr", "--ppr-channels", "a__b__c:1"))
-                .hasMessageContaining("fanout.ppr-channels (--ppr-channels) needs a typed graph");
+                .hasMessageContaining("fanout.ppr-channels (--ppr-channels) 'a__b__c:1' is for ppr on a typed graph")
+                .hasMessageContaining("This job is a plain graph");
         assertThatThrownBy(() -> parse("--graph", cora, "--sampler", "ppr", "--include-sampled-edges"))
-                .hasMessageContaining("fanout.include-sampled-edges (--include-sampled-edges) needs a typed graph");
+                .hasMessageContaining("fanout.include-sampled-edges (--include-sampled-edges) 'true' is for ppr on a typed graph");
     }
 }

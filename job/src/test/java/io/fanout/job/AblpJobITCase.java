@@ -202,11 +202,11 @@ class AblpJobITCase {
         assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--seed-type", "item"))
                 .hasMessageContaining("Invalid value 'item' for option fanout.seed-type");
         assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--sampler", "ppr"))
-                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) is k-hop only");
+                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) '" + pos + "' is for k-hop");
         Path links = Files.writeString(tmp.resolve("links.tsv"), "0\t5\n");
         assertThatThrownBy(() -> runJob("--graph", graph, "--ablp-positive-type", pos, "--link-seeds",
                 links.toString())).hasMessageContaining("not both");
         assertThatThrownBy(() -> runJob("--graph", SharedData.graph("cora").toString(), "--ablp-positive-type", pos))
-                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) needs a typed graph");
+                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) '" + pos + "' is for k-hop on a typed graph");
     }
 }

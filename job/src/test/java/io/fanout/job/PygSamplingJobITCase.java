@@ -196,6 +196,6 @@ class PygSamplingJobITCase {
                 .isInstanceOf(GraphFormatException.class).hasMessageContaining("fanout.weight-column 'rating'");
         assertThatThrownBy(() -> runJob("--graph", raw.toString(), "--weight-column", "weight", "--sampler", "ppr"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("--weight-column")
-                .hasMessageContaining("k-hop only");
+                .hasMessageContaining("is for k-hop");
     }
 }

@@ -12,6 +12,9 @@ import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.link.LinkSeeds;
+import io.fanout.sampling.link.NegativeSampler;
+import io.fanout.sampling.link.NegativeSampling;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
@@ -37,7 +40,13 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private boolean temporalLast;
     private String subgraphType = "directional";
 
+    /** Link prediction on a plain graph: batches are positions into these seed edges, or null. */
+    private LinkSeeds links;
+    private NegativeSampling negatives = NegativeSampling.NONE;
+    private double amount;
+
     private transient KHopSampler sampler;
+    private transient NegativeSampler negativeSampler;
     /** The disjoint sampler (one tree per seed) when {@link #disjoint}, else null. */
     private transient DisjointKHopSampler trees;
     /** Makes bidirectional or induced subgraphs; null for directional. */
@@ -74,6 +83,18 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /**
+     * Link prediction (PyG's {@code LinkNeighborLoader} on a {@code Data}): batches are positions into {@code links},
+     * sampled around their endpoints and negatives together; {@code amount} negatives per positive (binary: in total,
+     * rounded up; triplet: per positive, a whole number).
+     */
+    public KHopSamplingFunction withLinkSeeds(LinkSeeds links, NegativeSampling negatives, double amount) {
+        this.links = links;
+        this.negatives = negatives;
+        this.amount = amount;
+        return this;
+    }
+
     /** PyG's subgraph type: directional (default), bidirectional or induced. */
     public KHopSamplingFunction subgraphType(String type) {
         this.subgraphType = type;
@@ -88,10 +109,17 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
         inducer = subgraphType.equals("directional") ? null : new SubgraphInducer(adjacency);
         trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
+        if (links != null && negatives != NegativeSampling.NONE) {
+            negativeSampler = new NegativeSampler(adjacency, graph.ids().size());
+        }
     }
 
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
+        if (links != null) {
+            sampleLinks(batch, out);
+            return;
+        }
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         long[] times = null;
         if (seedTimesByInput != null) {
@@ -113,6 +141,78 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
         }
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * A link batch of a plain graph: the positives' endpoints and the negatives are the seeds of one de-duplicated
+     * sample; the metadata gives each pair as local indices into {@code ids}, as PyG's {@code LinkNeighborLoader}
+     * gives {@code edge_label_index} (binary: {@code edge_label} 1 then 0; triplet: {@code src_index},
+     * {@code dst_pos_index}, {@code dst_neg_index}).
+     */
+    private void sampleLinks(SeedBatch batch, Collector<EncodedMessage> out) {
+        int p = batch.seeds.length;
+        int[] src = new int[p];
+        int[] dst = new int[p];
+        for (int i = 0; i < p; i++) {
+            src[i] = links.src(batch.seeds[i]);
+            dst[i] = links.dst(batch.seeds[i]);
+        }
+        int[] allSrc = src;
+        int[] allDst = dst;
+        int perPositive = (int) amount;
+        if (negatives == NegativeSampling.BINARY) {
+            int[][] neg = negativeSampler.binary((int) Math.ceil(p * amount), seed, batch.epoch, batch.batchId);
+            allSrc = concat(src, neg[0]);
+            allDst = concat(dst, neg[1]);
+        } else if (negatives == NegativeSampling.TRIPLET) {
+            allDst = concat(dst, negativeSampler.triplet(src, perPositive, seed, batch.epoch, batch.batchId));
+        }
+        SampledSubgraph sub = sampler.sampleShared(concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
+        // The unique seeds come first in the sample's ids: their local indices.
+        it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
+        int[] ids = sub.idsBuffer();
+        for (int i = 0; i < sub.numSampledNodes()[0]; i++) {
+            local.put(ids[i], i);
+        }
+        int[] localSrc = new int[allSrc.length];
+        int[] localDst = new int[allDst.length];
+        for (int i = 0; i < allSrc.length; i++) {
+            localSrc[i] = local.get(allSrc[i]);
+        }
+        for (int i = 0; i < allDst.length; i++) {
+            localDst[i] = local.get(allDst[i]);
+        }
+        TensorMessage message = new TensorMessage()
+                .put(MessageKeys.IDS, nodeIds(store().ids(), ids, sub.numNodes()))
+                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
+                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
+                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        withNodeData(message, store().features(), ids, sub.numNodes());
+        withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
+        if (negatives == NegativeSampling.TRIPLET) {
+            message.putInt64(MessageKeys.META_SRC_INDEX, localSrc)
+                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(localDst, 0, p));
+            int[] negIndex = java.util.Arrays.copyOfRange(localDst, p, localDst.length);
+            // PyG squeezes a single negative per positive to shape [p].
+            message.putInt64(MessageKeys.META_DST_NEG_INDEX, negIndex,
+                    perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
+        } else {
+            message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX, concat(localSrc, localDst), 2, localSrc.length);
+            if (negatives == NegativeSampling.BINARY) {
+                float[] label = new float[localSrc.length];
+                java.util.Arrays.fill(label, 0, p, 1f);
+                message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
+            }
+        }
+        withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    private static int[] concat(int[] a, int[] b) {
+        int[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     /**

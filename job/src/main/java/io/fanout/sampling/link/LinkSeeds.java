@@ -40,6 +40,21 @@ public final class LinkSeeds implements Serializable {
      * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of its type
      */
     public static LinkSeeds read(Path file, EdgeType type, NodeIdMap srcIds, NodeIdMap dstIds) throws IOException {
+        return read(file, type, srcIds, dstIds, "a node of type " + type.src(), "a node of type " + type.dst());
+    }
+
+    /**
+     * The seed edges of a plain (homogeneous) graph: {@code src<TAB>dst} lines of the graph's node ids, as PyG's
+     * {@code LinkNeighborLoader} takes {@code edge_label_index} on a {@code Data}; {@link #type()} is null.
+     *
+     * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of the graph
+     */
+    public static LinkSeeds readPlain(Path file, NodeIdMap ids) throws IOException {
+        return read(file, null, ids, ids, "a node of the graph", "a node of the graph");
+    }
+
+    private static LinkSeeds read(Path file, EdgeType type, NodeIdMap srcIds, NodeIdMap dstIds, String srcWhat,
+            String dstWhat) throws IOException {
         IntArrayList src = new IntArrayList();
         IntArrayList dst = new IntArrayList();
         long lineNo = 0;
@@ -54,8 +69,8 @@ public final class LinkSeeds implements Serializable {
                 if (f.length < 2) {
                     throw new GraphFormatException(file, lineNo, "expected src<TAB>dst, got '" + line + "'");
                 }
-                src.add(index(file, lineNo, f[0], srcIds, type.src()));
-                dst.add(index(file, lineNo, f[1], dstIds, type.dst()));
+                src.add(index(file, lineNo, f[0], srcIds, srcWhat));
+                dst.add(index(file, lineNo, f[1], dstIds, dstWhat));
             }
         }
         if (src.isEmpty()) {
@@ -64,7 +79,7 @@ public final class LinkSeeds implements Serializable {
         return new LinkSeeds(type, src.toIntArray(), dst.toIntArray());
     }
 
-    private static int index(Path file, long lineNo, String text, NodeIdMap ids, String nodeType)
+    private static int index(Path file, long lineNo, String text, NodeIdMap ids, String what)
             throws GraphFormatException {
         long id;
         try {
@@ -74,11 +89,12 @@ public final class LinkSeeds implements Serializable {
         }
         int index = ids.indexOf(id);
         if (index < 0) {
-            throw new GraphFormatException(file, lineNo, "node " + id + " is not a node of type " + nodeType);
+            throw new GraphFormatException(file, lineNo, "node " + id + " is not " + what);
         }
         return index;
     }
 
+    /** The seed edges' type on a typed graph; null on a plain graph. */
     public EdgeType type() {
         return type;
     }

@@ -31,14 +31,23 @@ public final class NegativeSampler {
      * @param numDst nodes of its destination type
      */
     public NegativeSampler(TypedAdjacency adjacency, int numSrc, int numDst) {
-        Objects.requireNonNull(adjacency, "adjacency");
-        this.csr = adjacency.csr();
-        this.base = adjacency.valueBase();
+        this(Objects.requireNonNull(adjacency, "adjacency").csr(), adjacency.valueBase(), numSrc, numDst,
+                adjacency.type().toString());
+    }
+
+    /** Negatives of a plain (homogeneous) graph's edges: pairs of its {@code numNodes} nodes that are not edges. */
+    public NegativeSampler(CsrGraph csr, int numNodes) {
+        this(csr, 0, numNodes, numNodes, "the graph");
+    }
+
+    private NegativeSampler(CsrGraph csr, int base, int numSrc, int numDst, String what) {
+        this.csr = Objects.requireNonNull(csr, "csr");
+        this.base = base;
         this.keyIsSource = csr.direction() == EdgeDirection.OUT;
         this.numSrc = numSrc;
         this.numDst = numDst;
         if (numSrc == 0 || numDst == 0) {
-            throw new IllegalArgumentException("negatives of " + adjacency.type() + " need nodes of both types");
+            throw new IllegalArgumentException("negatives of " + what + " need nodes of both types");
         }
     }
 

@@ -1,0 +1,185 @@
+package io.fanout.job;
+
+import static io.fanout.job.FanoutJobITCase.runAtParallelismOneAndTwo;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.config.ConfigException;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.TensorMessage;
+import io.fanout.testing.JobConfigs;
+import io.fanout.testing.MiniClusters;
+import io.fanout.testing.SharedData;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.zip.GZIPInputStream;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Link prediction on a plain graph (PyG's {@code LinkNeighborLoader} on a {@code Data}) through the real job on
+ * citeseer (undirected) and cora_cites (directed): the positives are the batch's seed edges, no negative is an edge,
+ * every sampled edge is real, byte-identical at parallelism 1 and 2.
+ */
+class PlainLinkJobITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
+
+    @TempDir
+    Path tmp;
+
+    /** The graph's edges as "a>b" (both ways when undirected), and its rows in file order. */
+    private static List<long[]> rows(Path graph, Set<String> edges) throws Exception {
+        Path file = Files.exists(graph.resolve("edges.tsv")) ? graph.resolve("edges.tsv") : graph.resolve("edges.tsv.gz");
+        List<long[]> out = new ArrayList<>();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(file.toString().endsWith(".gz")
+                ? new GZIPInputStream(Files.newInputStream(file)) : Files.newInputStream(file)))) {
+            String header = in.readLine();
+            boolean undirected = header.contains("directed=false");
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String[] f = line.split("\t");
+                long a = Long.parseLong(f[0]);
+                long b = Long.parseLong(f[1]);
+                out.add(new long[] {a, b});
+                edges.add(a + ">" + b);
+                if (undirected) {
+                    edges.add(b + ">" + a);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** 120 of the graph's edges (a held-out set as users give it), as src TAB dst lines. */
+    private Path linkSeeds(List<long[]> rows, long seed) throws Exception {
+        Random random = new Random(seed);
+        StringBuilder text = new StringBuilder("# held-out edges\n");
+        for (int i = 0; i < 120; i++) {
+            long[] r = rows.get(random.nextInt(rows.size()));
+            text.append(r[0]).append('\t').append(r[1]).append('\n');
+        }
+        Path file = tmp.resolve("links-" + seed + ".tsv");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    private static List<long[]> seedEdges(Path file) throws Exception {
+        List<long[]> out = new ArrayList<>();
+        for (String line : Files.readAllLines(file)) {
+            if (!line.startsWith("#")) {
+                String[] f = line.split("\t");
+                out.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])});
+            }
+        }
+        return out;
+    }
+
+    /** Every sampled edge (rows expanded along out-edges to cols) is an edge of the graph. */
+    private static void sampledEdgesAreReal(TensorMessage m, Set<String> edges) {
+        long[] ids = m.get("ids").asLongArray();
+        long[] rows = m.get("rows").asLongArray();
+        long[] cols = m.get("cols").asLongArray();
+        assertThat(rows).isNotEmpty();
+        for (int k = 0; k < rows.length; k++) {
+            assertThat(edges).contains(ids[(int) rows[k]] + ">" + ids[(int) cols[k]]);
+        }
+    }
+
+    @Test
+    void binaryNegativesOnAnUndirectedGraph() throws Exception {
+        Path graph = SharedData.graph("citeseer");
+        Set<String> edges = new HashSet<>();
+        List<long[]> rows = rows(graph, edges);
+        Path links = linkSeeds(rows, 3);
+        List<long[]> seeds = seedEdges(links);
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(),
+                "--link-seeds", links.toString(), "--neg-sampling", "binary", "--neg-amount", "1.5",
+                "--fanout", "5,5", "--batch-size", "50", "--shuffle", "--epochs", "2");
+        assertThat(messages).hasSize(2 * 3);
+        for (int epoch = 0; epoch < 2; epoch++) {
+            Set<Long> inputs = new HashSet<>();
+            for (byte[] blob : messages.subMap((long) epoch << 32, (long) (epoch + 1) << 32).values()) {
+                TensorMessage m = SafetensorsCodec.decode(blob);
+                assertThat(m.get("#IS_HETERO").asLongArray()).containsExactly(0);
+                long[] ids = m.get("ids").asLongArray();
+                long[] input = m.get("#META.input_id").asLongArray();
+                long[] index = m.get("#META.edge_label_index").asLongArray();
+                float[] label = m.get("#META.edge_label").asFloatArray();
+                int p = input.length;
+                int n = p + (int) Math.ceil(p * 1.5);
+                assertThat(m.get("#META.edge_label_index").shape()).containsExactly(2, n);
+                assertThat(label).hasSize(n);
+                for (int i = 0; i < n; i++) {
+                    long src = ids[(int) index[i]];
+                    long dst = ids[(int) index[n + i]];
+                    if (i < p) { // positives: the batch's seed edges, in input order
+                        assertThat(label[i]).isEqualTo(1f);
+                        assertThat(new long[] {src, dst}).containsExactly(seeds.get((int) input[i]));
+                        inputs.add(input[i]);
+                    } else { // strict negatives: never an edge
+                        assertThat(label[i]).isEqualTo(0f);
+                        assertThat(edges).doesNotContain(src + ">" + dst);
+                    }
+                }
+                sampledEdgesAreReal(m, edges);
+            }
+            assertThat(inputs).hasSize(seeds.size()); // every seed edge once per epoch
+        }
+    }
+
+    @Test
+    void tripletNegativesOnADirectedGraph() throws Exception {
+        Path graph = SharedData.graph("cora_cites");
+        Set<String> edges = new HashSet<>();
+        List<long[]> rows = rows(graph, edges);
+        Path links = linkSeeds(rows, 9);
+        List<long[]> seeds = seedEdges(links);
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(),
+                "--link-seeds", links.toString(), "--neg-sampling", "triplet", "--neg-amount", "3",
+                "--fanout", "4,4", "--edge-dir", "out", "--batch-size", "40");
+        assertThat(messages).hasSize(3);
+        for (byte[] blob : messages.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] ids = m.get("ids").asLongArray();
+            long[] input = m.get("#META.input_id").asLongArray();
+            long[] src = m.get("#META.src_index").asLongArray();
+            long[] pos = m.get("#META.dst_pos_index").asLongArray();
+            long[] neg = m.get("#META.dst_neg_index").asLongArray();
+            assertThat(m.get("#META.dst_neg_index").shape()).containsExactly(input.length, 3);
+            assertThat(m.contains("#META.edge_label_index")).isFalse();
+            for (int i = 0; i < input.length; i++) {
+                assertThat(new long[] {ids[(int) src[i]], ids[(int) pos[i]]}).containsExactly(seeds.get((int) input[i]));
+                for (int k = 0; k < 3; k++) {
+                    assertThat(edges).doesNotContain(ids[(int) src[i]] + ">" + ids[(int) neg[i * 3 + k]]);
+                }
+            }
+            sampledEdgesAreReal(m, edges);
+        }
+    }
+
+    @Test
+    void aBadSeedEdgeNamesTheOptionFileAndLine() throws Exception {
+        Path graph = SharedData.graph("cora_cites");
+        Path links = tmp.resolve("bad.tsv");
+        Files.writeString(links, "0\t1\n5\t999999\n");
+        assertThatThrownBy(() -> FanoutJob.run(JobConfigs.parse("--graph", graph.toString(), "--link-seeds",
+                links.toString(), "--output", tmp.resolve("out").toString())))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.link-seeds").hasMessageContaining("bad.tsv")
+                .hasMessageContaining("line 2").hasMessageContaining("999999");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", graph.toString(), "--link-seeds", links.toString(),
+                "--time-column", "timestamp"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.time-column")
+                .hasMessageContaining("fanout.link-seeds");
+    }
+}
