@@ -223,6 +223,34 @@ public final class GraphLoader {
         return settings.numNodes;
     }
 
+    /**
+     * Streams one typed edge file's endpoint ids, checking every row as {@link #readTypedEdgeFile(Path, String,
+     * String)} does without keeping the edges: each source id to {@code srcIds}, each destination id to
+     * {@code dstIds} (either may be null). Returns the facts of its header: {@code num_nodes} (or -1) and whether it
+     * is directed.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static TypedFileFacts streamTypedEndpointIds(Path file, String weightColumn, String timeColumn,
+            java.util.function.LongConsumer srcIds, java.util.function.LongConsumer dstIds) throws IOException {
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
+        settings.rows = (src, dst, weight, timestamp, row) -> {
+            if (srcIds != null) {
+                srcIds.accept(src);
+            }
+            if (dstIds != null) {
+                dstIds.accept(dst);
+            }
+        };
+        new EdgeFileReader(file, settings).read();
+        return new TypedFileFacts(settings.directed, settings.numNodes);
+    }
+
+    /** A streamed typed edge file's header facts: directed or not, and its {@code num_nodes} (or -1). */
+    public record TypedFileFacts(boolean directed, long declaredNodes) {}
+
     /** One stored (directed) edge of a streamed read: what a partitioned store receives per row. */
     @FunctionalInterface
     public interface EdgeConsumer {

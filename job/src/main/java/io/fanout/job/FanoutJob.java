@@ -120,19 +120,23 @@ public final class FanoutJob {
         }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
         OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
-        // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
-        TypedGraphStore typed = config.typed != null ? TypedGraphStore.load(config.graphSpec()) : null;
+        // A typed graph: the client streams its files once for the seed type's ids (and the link seeds' types),
+        // keeping those ids only; ABLP's plan needs the label edges, so an ABLP job loads the graph here.
+        boolean ablp = config.typed != null && config.typed.ablpPositive != null;
+        TypedGraphStore typed = ablp ? TypedGraphStore.load(config.graphSpec()) : null;
+        Map<String, NodeIdMap> typedIds = config.typed == null ? null
+                : ablp ? typed.nodeIds() : TypedGraphStore.scanNodeIds(config.graphSpec(), typedSeedTypes(config));
         LinkSeeds links = config.linkSeeds == null ? null
-                : typed != null ? linkSeeds(config, typed) : plainLinkSeeds(config);
+                : typedIds != null ? linkSeeds(config, typedIds) : plainLinkSeeds(config);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = partitionedSeedFile(config);
-        NodeIdFile.NodeIds allNodes = seedFile == null && typed == null ? partitionedNodeIds(config) : null;
+        NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null ? partitionedNodeIds(config) : null;
         if (allNodes != null && !allNodes.identity()) {
             seedFile = nodeIdSeedFile(config, allNodes.file());
         }
         NodeIdMap nodes = seedFile != null ? null
                 : links != null ? NodeIdMap.identity(links.size())
-                : typed != null ? typed.nodeIds(config.typed.seedType)
+                : typedIds != null ? typedIds.get(config.typed.seedType)
                 : allNodes != null ? identityOf(allNodes)
                 : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = seedFile != null ? seedFilePlan(config, seedFile)
@@ -433,6 +437,17 @@ public final class FanoutJob {
         return planOver(config, SeedSet.of(anchorIds.size(), anchors)); // anchors are node indices of the graph
     }
 
+    /** The node types whose ids a typed job's client needs: the seed type, and the link seeds' two types. */
+    private static java.util.Set<String> typedSeedTypes(FanoutJobConfig config) {
+        java.util.Set<String> types = new java.util.TreeSet<>();
+        types.add(config.typed.seedType);
+        if (config.typed.linkType != null) {
+            types.add(config.typed.linkType.src());
+            types.add(config.typed.linkType.dst());
+        }
+        return types;
+    }
+
     /**
      * The seed edges of --link-seeds as node indices of a plain graph (its ids from the client's streaming scan); a
      * bad row fails naming the option, the file and the line.
@@ -448,11 +463,11 @@ public final class FanoutJob {
     }
 
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
-    static LinkSeeds linkSeeds(FanoutJobConfig config, TypedGraphStore typed) throws java.io.IOException {
+    static LinkSeeds linkSeeds(FanoutJobConfig config, Map<String, NodeIdMap> typedIds) throws java.io.IOException {
         try {
             TypedGraphOptions options = config.typed;
-            return LinkSeeds.read(options.linkSeeds, options.linkType, typed.nodeIds(options.linkType.src()),
-                    typed.nodeIds(options.linkType.dst()));
+            return LinkSeeds.read(options.linkSeeds, options.linkType, typedIds.get(options.linkType.src()),
+                    typedIds.get(options.linkType.dst()));
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.typed.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);

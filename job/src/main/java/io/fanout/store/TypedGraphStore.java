@@ -9,6 +9,7 @@ import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
 import io.fanout.graph.NodeIdCollector;
 import io.fanout.graph.NodeIdMap;
+import io.fanout.graph.NodeIdSet;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.NodeIdFile;
 import io.fanout.graph.typed.TypedAdjacency;
@@ -132,6 +133,61 @@ public final class TypedGraphStore implements LoadedGraph {
             }
         }
         return new TypedGraphStore(spec, ids, features, adjacency, alias);
+    }
+
+    /**
+     * The ids of {@code types} that {@link #load} would give {@code spec}'s typed graph, found by a streaming scan of
+     * every edge file (each row checked as the load checks it) and the types' node files, keeping only those types'
+     * ids: how the submitting client plans seed batches without holding the graph.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static Map<String, NodeIdMap> scanNodeIds(GraphSpec spec, java.util.Set<String> types) throws IOException {
+        TypedGraphFiles files = TypedGraphFiles.of(spec.edges());
+        // A bit per id while dense, else 8 bytes per distinct node: never per edge.
+        Map<String, NodeIdSet> sets = new TreeMap<>();
+        for (String type : types) {
+            if (!files.nodeTypes().contains(type)) {
+                throw new IllegalArgumentException("no node type " + type + " in " + files.dir());
+            }
+            sets.put(type, new NodeIdSet());
+        }
+        for (Map.Entry<EdgeType, Path> e : files.edges().entrySet()) {
+            EdgeType type = e.getKey();
+            String time = spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())
+                    ? spec.timeColumn() : null;
+            NodeIdSet src = sets.get(type.src());
+            NodeIdSet dst = sets.get(type.dst());
+            GraphLoader.TypedFileFacts facts = GraphLoader.streamTypedEndpointIds(e.getValue(), spec.weightColumn(),
+                    time, src == null ? null : src::add, dst == null ? null : dst::add);
+            boolean oneType = type.src().equals(type.dst());
+            if (!facts.directed() && !oneType) {
+                throw new GraphFormatException(e.getValue(), "directed=false between two node types (" + type.src()
+                        + ", " + type.dst() + "): an undirected edge file must connect nodes of one type");
+            }
+            if (oneType && facts.declaredNodes() >= 0 && src != null) {
+                src.addRange(facts.declaredNodes());
+            }
+        }
+        for (Map.Entry<String, Path> e : files.nodeFiles().entrySet()) {
+            NodeIdSet set = sets.get(e.getKey());
+            if (set == null) {
+                continue;
+            }
+            if (NodeIdFile.idsOnly(e.getValue())) {
+                NodeIdCollector collector = new NodeIdCollector();
+                NodeIdFile.read(e.getValue(), collector);
+                NodeIdMap inFile = collector.build();
+                for (int i = 0; i < inFile.size(); i++) {
+                    set.add(inFile.id(i));
+                }
+            } else {
+                NodeFileReader.streamIds(e.getValue(), set::add);
+            }
+        }
+        Map<String, NodeIdMap> ids = new TreeMap<>();
+        sets.forEach((type, set) -> ids.put(type, set.toMap()));
+        return ids;
     }
 
     public GraphSpec spec() {
