@@ -109,7 +109,8 @@ def to_pyg(msg: dict, x_dtype="float32"):
     - ``edge_index``: k-hop ``[cols; rows]`` (neighbour -> the node it was sampled for);
       PPR ``#META.edge_index`` (seed -> PPR neighbour, GiGL) with ``edge_attr`` = the PPR scores
       [N] float32 and ``hop_proximity`` [N] float32.
-    - ``batch_size``: the number of seed rows at the top of ``x`` (unique seeds); ``input_id``:
+    - ``batch_size``: the number of seed rows at the top of ``x`` (unique seeds; one per seed with disjoint
+      trees); ``input_id``:
       ``#META.input_id`` (each seed's position in the job's seed list) when present.
     - ``num_sampled_nodes`` [hops+1], ``num_sampled_edges`` [hops]: python lists (k-hop only); absent for
       ``--subgraph-type bidirectional``/``induced`` messages (PyG's are None then: edges are not grouped
@@ -119,9 +120,9 @@ def to_pyg(msg: dict, x_dtype="float32"):
     - ``epoch``, ``batch_id``, ``num_batches`` as ints; any other ``#META.<name>`` as ``<name>``.
 
     The seed ids (the message's ``batch``) are not copied to ``Data.batch``, which in PyG means the graph
-    (for disjoint sampling the tree) each node belongs to; they are ``n_id[:batch_size]``. Tensors share memory with ``msg`` where they
-    can (``torch.from_numpy``); read-only arrays (e.g. shared-memory views) are copied. A message
-    carrying ``#SAMPLING_ERROR`` raises ``SamplingError``.
+    (for disjoint sampling the tree) each node belongs to; they are ``n_id[:batch_size]``. Tensors share
+    memory with ``msg`` where they can (``torch.from_numpy``); read-only arrays (e.g. shared-memory views)
+    are copied. A message carrying ``#SAMPLING_ERROR`` raises ``SamplingError``.
     """
     torch = _import_torch()
     where = f"endpoint {msg.endpoint}" if getattr(msg, "endpoint", None) is not None else "message"

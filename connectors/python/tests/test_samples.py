@@ -98,7 +98,8 @@ def test_not_strict_yields_the_whole_messages_before_a_cut_record_then_warns(tmp
     [warning] = caught
     assert warning.category is SamplesTruncatedWarning
     assert (warning.message.path, warning.message.offset) == (str(path), cut_at)
-    assert f"{path}: at byte offset {cut_at}: truncated record: length says {len(blobs[2])} bytes" in str(warning.message)
+    assert (f"{path}: at byte offset {cut_at}: truncated record: length says {len(blobs[2])} bytes"
+            in str(warning.message))
 
 
 def test_not_strict_reads_every_file_of_a_directory_and_names_each_cut_one(tmp_path):
