@@ -153,7 +153,9 @@ def train_step(model, optimizer, data) -> float:
     """One step on one Fanout batch: loss on the seed rows only (``[:batch_size]``)."""
     model.train()
     optimizer.zero_grad()
-    out = model(data.x, data.edge_index, data.num_sampled_nodes, data.num_sampled_edges)[:data.batch_size]
+    # Bidirectional/induced batches have no per-hop counts (as in PyG): then nothing is trimmed.
+    counts = getattr(data, "num_sampled_nodes", None), getattr(data, "num_sampled_edges", None)
+    out = model(data.x, data.edge_index, *counts)[:data.batch_size]
     loss = F.cross_entropy(out, data.y[:data.batch_size])
     loss.backward()
     optimizer.step()

@@ -30,7 +30,8 @@ from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
 from .epochs import IncompleteEpochError
-from .samples import SamplesFormatError, SamplesReader, SamplesWriter, read_records, read_samples, samples_files
+from .samples import (SamplesFormatError, SamplesReader, SamplesTruncatedWarning, SamplesWriter, read_records,
+                      read_samples, samples_files)
 from .torch_support import to_torch
 from .pyg import to_pyg
 from .hetero_pyg import ablp_labels, is_hetero, to_hetero_data
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",
     "read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
+    "SamplesTruncatedWarning",
     "IncompleteEpochError",
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",

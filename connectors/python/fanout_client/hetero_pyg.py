@@ -87,7 +87,7 @@ def to_hetero_data(msg):
     on the graph. Every node and edge type of the graph is present, empty when nothing of it was sampled.
     A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
     edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types. A typed PPR
-    message adds ``edge_index`` and ``edge_attr`` (PPR weights) on each ``(seed_type, "ppr", ntype)``.
+    message adds ``edge_index`` and ``edge_attr`` (PPR weights, float32) on each ``(seed_type, "ppr", ntype)``.
     An ABLP message (``#META.gigl_positive_labels.<type>``) adds GiGL's ``y_positive`` (and ``y_negative``):
     ``{anchor position: local indices of its label nodes}`` as torch int64 (see ``ablp_labels``)."""
     try:
@@ -143,7 +143,8 @@ def to_hetero_data(msg):
         # Typed PPR, as GiGL's loader attaches its metadata: edge_index [2, N] (row 0 local seed indices, row 1
         # local neighbour indices) and edge_attr [N, 2] or [N, 2 + 3 * channels] on (seed_type, "ppr", ntype).
         data[etype].edge_index = tensor(msg[_PPR_EDGE_INDEX + repr(etype)])
-        data[etype].edge_attr = tensor(msg[_PPR_WEIGHT + repr(etype)])
+        # Sent as F64; float32 as the homogeneous PPR edge_attr and the features (PyG layers are float32).
+        data[etype].edge_attr = tensor(_numpy(msg[_PPR_WEIGHT + repr(etype)]).astype(np.float32))
     for name, prefix in (("y_positive", _POSITIVE), ("y_negative", _NEGATIVE)):
         labels = ablp_labels(msg, prefix)
         if labels is not None:

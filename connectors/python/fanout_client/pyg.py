@@ -11,6 +11,11 @@ Conventions (checked against PyG 2.8's ``NodeLoader.filter_fn`` and GLT's ``Dist
   ``torch_geometric.utils.trim_to_layer`` works with ``num_sampled_nodes``/``num_sampled_edges``.
   With ``--edge-dir in`` these are the graph's own edges; with ``--edge-dir out`` they are the
   reversed edges, as GLT's loader gives them.
+- ``--subgraph-type bidirectional``/``induced``: edges not grouped by hop, and PyG's sampler output has
+  ``num_sampled_nodes = num_sampled_edges = None`` (``SamplerOutput.to_bidirectional``; the induced path),
+  so its ``Data`` has neither attribute; neither has ours.
+- ``--disjoint`` (and temporal): ``#META.batch``, each node's tree (seed position), is ``Data.batch``, as
+  PyG's disjoint sampler sets it.
 - PPR: GiGL's ``DistNeighborLoader`` output: ``edge_index`` = ``#META.edge_index`` as is (row 0 the
   seed, row 1 its PPR neighbour, local indices) and ``edge_attr`` the PPR score per pair, 1-D.
 """
@@ -29,11 +34,12 @@ __all__ = ["to_pyg", "ConvertedEpoch"]
 
 _SCALE, _OFFSET = "#META.nfeats_scale", "#META.nfeats_offset"
 _PPR_EDGE_INDEX, _PPR_EDGE_ATTR = "#META.edge_index", "#META.edge_attr"
+_TREE = "#META.batch"
 _SCALAR_META = {"#META.epoch": "epoch", "#META.batch_id": "batch_id", "#META.num_batches": "num_batches"}
 # Keys that become a named field below; any other ``#META.<name>`` is passed on as ``<name>`` (GLT does).
 _CONSUMED = {"ids", "rows", "cols", "eids", "batch", "nfeats", "nlabels", "efeats", "num_sampled_nodes",
              "num_sampled_edges", "#IS_HETERO", "#META.input_id", _SCALE, _OFFSET, _PPR_EDGE_INDEX,
-             _PPR_EDGE_ATTR, *_SCALAR_META}
+             _PPR_EDGE_ATTR, _TREE, *_SCALAR_META}
 
 
 def _data_class():
@@ -67,7 +73,12 @@ def _features(torch, msg: dict, t: dict, x_dtype):
 
 
 def _hop_counts(t: dict):
-    """``num_sampled_nodes`` [hops+1] and ``num_sampled_edges`` [hops] as python lists (PyG's form)."""
+    """``num_sampled_nodes`` [hops+1] and ``num_sampled_edges`` [hops] as python lists (PyG's form), or
+    (None, None) for a message without ``num_sampled_edges`` (``--subgraph-type bidirectional``/``induced``)."""
+    if "num_sampled_edges" not in t:
+        # PyG sets both to None for these subgraph types: trim_to_layer cannot cut edges that are not
+        # grouped by hop, and a trainer tells "do not trim" by num_sampled_nodes being None.
+        return None, None
     nodes = t["num_sampled_nodes"].tolist()
     edges = t["num_sampled_edges"].tolist()
     if len(edges) != len(nodes) - 1:
@@ -98,15 +109,20 @@ def to_pyg(msg: dict, x_dtype="float32"):
     - ``edge_index``: k-hop ``[cols; rows]`` (neighbour -> the node it was sampled for);
       PPR ``#META.edge_index`` (seed -> PPR neighbour, GiGL) with ``edge_attr`` = the PPR scores
       [N] float32 and ``hop_proximity`` [N] float32.
-    - ``batch_size``: the number of seed rows at the top of ``x`` (unique seeds); ``input_id``:
+    - ``batch_size``: the number of seed rows at the top of ``x`` (unique seeds; one per seed with disjoint
+      trees); ``input_id``:
       ``#META.input_id`` (each seed's position in the job's seed list) when present.
-    - ``num_sampled_nodes`` [hops+1], ``num_sampled_edges`` [hops]: python lists (k-hop only).
+    - ``num_sampled_nodes`` [hops+1], ``num_sampled_edges`` [hops]: python lists (k-hop only); absent for
+      ``--subgraph-type bidirectional``/``induced`` messages (PyG's are None then: edges are not grouped
+      by hop, so nothing can be trimmed), whose ``batch_size`` still comes from the message.
+    - ``batch``: with ``--disjoint`` or temporal sampling, ``#META.batch`` (each node's tree, i.e. the
+      position of its seed in the batch), PyG's disjoint ``Data.batch``.
     - ``epoch``, ``batch_id``, ``num_batches`` as ints; any other ``#META.<name>`` as ``<name>``.
 
-    The seed ids (``batch``) are not copied to ``Data.batch``, which in PyG means the graph each
-    node belongs to; they are ``n_id[:batch_size]``. Tensors share memory with ``msg`` where they
-    can (``torch.from_numpy``); read-only arrays (e.g. shared-memory views) are copied. A message
-    carrying ``#SAMPLING_ERROR`` raises ``SamplingError``.
+    The seed ids (the message's ``batch``) are not copied to ``Data.batch``, which in PyG means the graph
+    (for disjoint sampling the tree) each node belongs to; they are ``n_id[:batch_size]``. Tensors share
+    memory with ``msg`` where they can (``torch.from_numpy``); read-only arrays (e.g. shared-memory views)
+    are copied. A message carrying ``#SAMPLING_ERROR`` raises ``SamplingError``.
     """
     torch = _import_torch()
     where = f"endpoint {msg.endpoint}" if getattr(msg, "endpoint", None) is not None else "message"
@@ -137,12 +153,16 @@ def to_pyg(msg: dict, x_dtype="float32"):
     if "eids" in t:
         out["e_id"] = t["eids"]
     if "num_sampled_nodes" in t:
-        out["num_sampled_nodes"], out["num_sampled_edges"] = _hop_counts(t)
-        out["batch_size"] = out["num_sampled_nodes"][0]
+        nodes, edges = _hop_counts(t)
+        if nodes is not None:
+            out["num_sampled_nodes"], out["num_sampled_edges"] = nodes, edges
+        out["batch_size"] = int(t["num_sampled_nodes"][0])
     else:  # PPR: the unique seeds come first in ids
         out["batch_size"] = int(np.unique(np.asarray(msg["batch"])).size)
     if "#META.input_id" in t:
         out["input_id"] = t["#META.input_id"]
+    if _TREE in t:
+        out["batch"] = t[_TREE]
     for key, name in _SCALAR_META.items():
         if key in msg:
             out[name] = int(np.asarray(msg[key]).reshape(-1)[0])

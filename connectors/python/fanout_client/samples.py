@@ -6,6 +6,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import warnings
 from pathlib import Path
 from typing import Iterator
 
@@ -13,7 +14,8 @@ from .epochs import EpochIterator
 from .message import Message
 from .safetensors import decode
 
-__all__ = ["read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError"]
+__all__ = ["read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
+           "SamplesTruncatedWarning"]
 
 _LEN = struct.Struct("<Q")
 
@@ -25,6 +27,17 @@ class SamplesFormatError(ValueError):
         super().__init__(f"{path}: at byte offset {offset}: {problem}")
         self.path = str(path)
         self.offset = offset
+
+
+class SamplesTruncatedWarning(UserWarning):
+    """``read_samples(path, strict=False)`` read a file only up to a truncated record (e.g. a job killed while
+    writing it); issued once every message has been yielded. ``path`` and ``offset`` say where the file ends
+    early; ``warnings.simplefilter("error", SamplesTruncatedWarning)`` turns it into an exception."""
+
+    def __init__(self, error: SamplesFormatError):
+        super().__init__(f"{error}; the records before it were read, the rest of the file was skipped")
+        self.path = error.path
+        self.offset = error.offset
 
 
 def _skipped(name: str) -> bool:
@@ -50,7 +63,9 @@ def samples_files(path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(root).parts)
 
 
-def _read_file(path: Path) -> Iterator[tuple[int, Message]]:
+def _read_file(path: Path, truncated: list | None = None) -> Iterator[tuple[int, Message]]:
+    """(offset, message) per record of one file. A truncated record raises ``SamplesFormatError``, or, when a
+    ``truncated`` list is given, is appended to it and ends the file; a malformed record always raises."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size == 0:
@@ -61,13 +76,21 @@ def _read_file(path: Path) -> Iterator[tuple[int, Message]]:
     view = memoryview(mapped)
     offset = 0
     while offset < size:
+        cut = None
         if size - offset < 8:
-            raise SamplesFormatError(path, offset, f"truncated record: {size - offset} bytes left, "
+            cut = SamplesFormatError(path, offset, f"truncated record: {size - offset} bytes left, "
                                                    "the record length needs 8")
-        (length,) = _LEN.unpack_from(view, offset)
-        if length > size - offset - 8:
-            raise SamplesFormatError(path, offset, f"truncated record: length says {length} bytes "
-                                                   f"but only {size - offset - 8} follow")
+        else:
+            (length,) = _LEN.unpack_from(view, offset)
+            if length > size - offset - 8:
+                cut = SamplesFormatError(path, offset, f"truncated record: length says {length} bytes "
+                                                       f"but only {size - offset - 8} follow")
+        if cut is not None:
+            if truncated is None:
+                raise cut
+            # A file cut short (a writer killed mid-record) still holds whole records before the cut.
+            truncated.append(cut)
+            return
         blob = view[offset + 8:offset + 8 + length]
         try:
             tensors = decode(blob)
@@ -88,7 +111,11 @@ class SamplesReader:
       written into one directory) raise ``SamplesFormatError`` naming both places;
     - a ``#SAMPLING_ERROR`` record raises ``fanout_client.SamplingError`` when reached; iterate on to skip it;
     - with ``strict`` (default), an epoch missing some of its ``num_batches`` batches raises
-      ``IncompleteEpochError`` after its last message (the files of a failed or running job).
+      ``IncompleteEpochError`` after its last message (the files of a failed or running job);
+    - with ``strict`` (default), a truncated record raises ``SamplesFormatError`` here, when the reader is made;
+      with ``strict=False`` each file is read up to its first truncated record (``truncated`` lists the
+      ``SamplesFormatError`` of each such file) and ``epochs()``, once it has yielded every epoch, issues a
+      ``SamplesTruncatedWarning`` per truncated file. A malformed record raises ``SamplesFormatError`` either way.
 
     Messages without ``#META.epoch``/``#META.batch_id`` (not written by Fanout's job) come first, in file
     order. Every file is memory-mapped once and indexed up front; arrays are zero-copy views.
@@ -98,11 +125,12 @@ class SamplesReader:
         self.path = Path(path)
         self.strict = strict
         self.copies_dropped = 0
+        self.truncated: list[SamplesFormatError] = []
         self._unkeyed: list[Message] = []
         self._by_epoch: dict[int, dict[int, Message]] = {}
         where: dict[tuple[int, int], tuple[Path, int]] = {}
         for file in samples_files(path):
-            for offset, msg in _read_file(file):
+            for offset, msg in _read_file(file, None if strict else self.truncated):
                 if msg.epoch is None or msg.batch_id is None:
                     self._unkeyed.append(msg)
                     continue
@@ -125,6 +153,9 @@ class SamplesReader:
             batches = self._by_epoch[epoch]
             in_order = iter([batches[b] for b in sorted(batches)])
             yield EpochIterator(epoch, lambda _epoch, it=in_order: next(it, None), str(self.path), self.strict)
+        # After the last message, so a lenient reader delivers everything readable before saying what it lost.
+        for error in self.truncated:
+            warnings.warn(SamplesTruncatedWarning(error), stacklevel=2)
 
     def __iter__(self) -> Iterator[Message]:
         return _Chained(iter(self._unkeyed), self.epochs())
@@ -162,9 +193,12 @@ def read_records(path) -> Iterator[Message]:
 def read_samples(path, strict: bool = True, as_pyg: bool = False) -> Iterator[Message]:
     """Every message of a `.samples` file or directory, by (epoch, batch_id), one per batch: the
     ``SamplesReader`` contract as one iterator (``SamplingError`` for a failed batch: iterate on to skip
-    it). Arrays are zero-copy views of an mmap; a truncated or malformed record raises
-    ``SamplesFormatError`` naming the file and byte offset. ``as_pyg=True`` yields
-    ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message)."""
+    it). Arrays are zero-copy views of an mmap. A malformed record raises ``SamplesFormatError`` naming the
+    file and byte offset, here, before any message is yielded; so does a truncated record with ``strict``
+    (default). With ``strict=False`` (the files of a failed or running job) an epoch may lack batches, and a
+    file cut short inside a record is read up to that record: every whole message is yielded, then a
+    ``SamplesTruncatedWarning`` (``path``, ``offset``) per truncated file is issued as the iteration ends.
+    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message)."""
     messages = iter(SamplesReader(path, strict=strict))
     if as_pyg:
         from .pyg import to_pyg  # imports torch, so only when asked for

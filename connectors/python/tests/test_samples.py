@@ -1,12 +1,14 @@
 """read_samples / SamplesWriter on real files."""
 
 import struct
+import warnings
 
 import numpy as np
 import pytest
 
 from channel_server import sample_blob
-from fanout_client import SamplesFormatError, SamplesWriter, encode, read_samples, samples_files
+from fanout_client import (SamplesFormatError, SamplesReader, SamplesTruncatedWarning, SamplesWriter, encode,
+                           read_samples, samples_files)
 
 
 def write_records(path, blobs):
@@ -76,6 +78,63 @@ def test_truncated_record_length_names_file_and_offset(tmp_path):
     path.write_bytes(path.read_bytes() + b"\x05\x00\x00")
     with pytest.raises(SamplesFormatError, match=f"at byte offset {8 + len(good)}: truncated record: 3 bytes left"):
         list(read_samples(path))
+
+
+def test_not_strict_yields_the_whole_messages_before_a_cut_record_then_warns(tmp_path):
+    path = tmp_path / "t.samples"
+    blobs = [sample_blob(0, b) for b in range(3)]
+    write_records(path, blobs)
+    path.write_bytes(path.read_bytes()[:-5])  # the third record loses its last bytes
+    cut_at = 2 * 8 + len(blobs[0]) + len(blobs[1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        it = read_samples(path, strict=False)
+        first, second = next(it), next(it)
+        assert caught == []  # nothing reported while whole messages are still coming
+        with pytest.raises(StopIteration):
+            next(it)
+    assert [first.batch_id, second.batch_id] == [0, 1]
+    assert bytes(second.blob) == blobs[1] and second["ids"].tolist() == [10, 11, 12, 13, 14]
+    [warning] = caught
+    assert warning.category is SamplesTruncatedWarning
+    assert (warning.message.path, warning.message.offset) == (str(path), cut_at)
+    assert (f"{path}: at byte offset {cut_at}: truncated record: length says {len(blobs[2])} bytes"
+            in str(warning.message))
+
+
+def test_not_strict_reads_every_file_of_a_directory_and_names_each_cut_one(tmp_path):
+    write_records(tmp_path / "a.samples", [sample_blob(0, 0), sample_blob(0, 2)])
+    write_records(tmp_path / "b.samples", [sample_blob(0, 1)])
+    (tmp_path / "b.samples").write_bytes((tmp_path / "b.samples").read_bytes() + b"\x05\x00\x00")  # length cut
+    write_records(tmp_path / "c.samples", [sample_blob(0, 3)])
+    (tmp_path / "c.samples").write_bytes((tmp_path / "c.samples").read_bytes()[:-1])  # the only record cut
+    reader = SamplesReader(tmp_path, strict=False)
+    assert [(e.path, e.offset) for e in reader.truncated] == [
+        (str(tmp_path / "b.samples"), 8 + len(sample_blob(0, 1))), (str(tmp_path / "c.samples"), 0)]
+    with pytest.warns(SamplesTruncatedWarning) as caught:
+        assert [m.batch_id for m in reader] == [0, 1, 2]
+    assert [w.message.path for w in caught] == [str(tmp_path / "b.samples"), str(tmp_path / "c.samples")]
+    assert "3 bytes left, the record length needs 8" in str(caught[0].message)
+
+
+def test_not_strict_truncation_as_an_error_comes_after_the_messages(tmp_path):
+    path = tmp_path / "t.samples"
+    write_records(path, [sample_blob(0, 0), sample_blob(0, 1)])
+    path.write_bytes(path.read_bytes()[:-1])
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SamplesTruncatedWarning)  # a trainer that wants every batch
+        with pytest.raises(SamplesTruncatedWarning, match="truncated record"):
+            for msg in read_samples(path, strict=False):
+                seen.append(msg.batch_id)
+    assert seen == [0]
+
+
+def test_not_strict_still_refuses_a_malformed_record(tmp_path):
+    path = tmp_path / "m.samples"
+    write_records(path, [sample_blob(0, 0), b"\x02\x00\x00\x00\x00\x00\x00\x00[]"])
+    with pytest.raises(SamplesFormatError, match="malformed safetensors blob"):
+        read_samples(path, strict=False)
 
 
 def test_malformed_blob_in_a_file_names_file_and_offset(tmp_path):

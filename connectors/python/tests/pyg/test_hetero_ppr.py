@@ -74,3 +74,17 @@ def test_ppr_edges_and_sampled_edges_become_hetero_data(messages):
         w, p = data["word", "rev_has_word", "paper"].edge_index
         assert w.numel() > 0
         assert all((paper[c], word[a]) in has_word for a, c in zip(w.tolist(), p.tolist()))
+
+
+def test_ppr_weights_are_float32_as_homogeneous_ppr_and_features(messages):
+    for msg in messages:
+        data = fanout_client.to_hetero_data(msg)
+        for etype in ppr_edge_types(msg):
+            sent = msg["#META.ppr_weight." + repr(etype)]
+            store = data[etype]
+            assert sent.dtype == np.float64  # the wire keeps GiGL's dtype; the client hands PyG float32
+            assert store.edge_attr.dtype == torch.float32 and store.edge_attr.shape == sent.shape
+            np.testing.assert_allclose(store.edge_attr.numpy(), sent, rtol=1e-6)
+            assert store.edge_index.dtype == torch.int64
+        for ntype in data.node_types:
+            assert data[ntype].n_id.dtype == torch.int64

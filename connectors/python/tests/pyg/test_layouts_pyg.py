@@ -1,0 +1,290 @@
+"""to_pyg on one message of every k-hop layout the real job writes (deploy/bin/fanout-local on cora and
+college_msg: directional, bidirectional, induced, disjoint, disjoint + bidirectional, temporal, weighted) and
+on a PPR message, each compared with the Data PyG's own NodeLoader builds from the same sampled subgraph, and
+each trained one step with a two-layer PyG model. Runs with /usr/bin/python3 (torch and PyG installed)."""
+
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch_geometric.data import Data
+from torch_geometric.loader import NodeLoader
+from torch_geometric.nn import GraphConv, SAGEConv
+from torch_geometric.sampler import BaseSampler, SamplerOutput
+from torch_geometric.utils import trim_to_layer
+
+from fanout_client import read_samples, to_pyg
+
+ROOT = Path(__file__).resolve().parents[4]
+LOCAL = ROOT / "deploy" / "bin" / "fanout-local"
+DATA = ROOT.parent / "shared" / "data"
+CORA, COLLEGE = DATA / "cora", DATA / "college_msg"
+BATCH = 64
+CORA_SEEDS = list(range(0, 2708, 42))[:BATCH]      # spread over the graph, one batch: one message
+COLLEGE_SEEDS = list(range(0, 1899, 29))[:BATCH]
+
+pytestmark = pytest.mark.skipif(not (CORA.exists() and COLLEGE.exists()),
+                                reason="../shared/data/cora or college_msg is missing")
+
+
+@cache
+def college_edges():
+    """college_msg's edge file: src, dst, weight, timestamp per row (row = the job's edge id)."""
+    return np.loadtxt(COLLEGE / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+
+
+def seed_time():
+    """The median message time of college_msg: about half of each seed's edges are in its past."""
+    return int(np.median(college_edges()[:, 3]))
+
+
+def cora_args():
+    return ["--graph", str(CORA), "--node-features", str(CORA / "nodes.tsv.gz"),
+            "--seeds", ",".join(map(str, CORA_SEEDS))]
+
+
+def college_args():
+    return ["--graph", str(COLLEGE), "--seeds", ",".join(map(str, COLLEGE_SEEDS))]
+
+
+# layout -> (graph, job options); the k-hop ones also name the PyG subgraph type they stand for.
+LAYOUTS = {
+    "directional": (cora_args, ["--subgraph-type", "directional"]),
+    "bidirectional": (cora_args, ["--subgraph-type", "bidirectional"]),
+    "induced": (cora_args, ["--subgraph-type", "induced"]),
+    "disjoint": (cora_args, ["--disjoint"]),
+    "disjoint_bidirectional": (cora_args, ["--disjoint", "--subgraph-type", "bidirectional"]),
+    "temporal": (college_args, ["--time-column", "timestamp", "--seed-time", str(seed_time()), "--with-edge"]),
+    "weighted": (college_args, ["--weight-column", "weight", "--with-edge"]),
+    "ppr": (cora_args, ["--sampler", "ppr", "--max-ppr-nodes", "10"]),
+}
+KHOP = [name for name in LAYOUTS if name != "ppr"]
+
+
+@pytest.fixture(scope="module")
+def message(tmp_path_factory):
+    """``message(layout)``: the one message of a real job run with that layout (each job run once)."""
+    got = {}
+
+    def run(layout):
+        if layout not in got:
+            graph_args, options = LAYOUTS[layout]
+            out = tmp_path_factory.mktemp(layout)
+            proc = subprocess.run([str(LOCAL), *graph_args(), *options, "--fanout", "5,3", "--batch-size", str(BATCH),
+                                   "--parallelism", "1", "--output", str(out)],
+                                  capture_output=True, text=True, timeout=600)
+            assert proc.returncode == 0, f"fanout-local {layout} failed:\n{proc.stderr[-4000:]}"
+            [got[layout]] = list(read_samples(out))
+        return got[layout]
+
+    return run
+
+
+@cache
+def cora_graph():
+    """Cora as the Data a PyG user hands NeighborLoader: every node's features and label, the edge list."""
+    rows = np.loadtxt(CORA / "nodes.tsv.gz", dtype=np.float32, comments="#", ndmin=2)
+    order = np.argsort(rows[:, 0])
+    edges = np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+    return Data(x=torch.from_numpy(np.ascontiguousarray(rows[order, 2:])),
+                y=torch.from_numpy(rows[order, 1].astype(np.int64)),
+                edge_index=torch.from_numpy(np.ascontiguousarray(edges.T)), num_nodes=len(rows))
+
+
+@cache
+def college_graph(temporal):
+    """college_msg as a PyG Data: edges in file order (the job's edge ids), weight per edge, and for temporal
+    sampling each edge's time."""
+    edges = college_edges()
+    data = Data(edge_index=torch.from_numpy(np.ascontiguousarray(edges[:, :2].T)),
+                edge_attr=torch.from_numpy(edges[:, 2:3].astype(np.float32)), num_nodes=1899)
+    if temporal:
+        data.edge_time = torch.from_numpy(np.ascontiguousarray(edges[:, 3]))
+    return data
+
+
+class Replay(BaseSampler):
+    """A PyG sampler that answers with the subgraph Fanout sampled, shaped as PyG's NeighborSampler shapes its
+    output for that subgraph type, so NodeLoader builds the Data NeighborLoader would give for it."""
+
+    def __init__(self, msg, subgraph_type):
+        self.msg = msg
+        self.subgraph_type = subgraph_type
+
+    def sample_from_nodes(self, inputs, **kwargs):
+        m = self.msg
+        assert inputs.node.tolist() == m["batch"].tolist()
+        tensor = lambda key: torch.from_numpy(m[key]) if key in m else None  # noqa: E731
+        out = SamplerOutput(
+            node=tensor("ids"), row=tensor("cols"), col=tensor("rows"),  # PyG's row is the sampled neighbour
+            edge=tensor("eids"), batch=tensor("#META.batch"),
+            num_sampled_nodes=m["num_sampled_nodes"].tolist(),
+            num_sampled_edges=m["num_sampled_edges"].tolist() if "num_sampled_edges" in m else None,
+            metadata=(inputs.input_id, inputs.time))
+        if self.subgraph_type == "bidirectional":
+            out = out.to_bidirectional()  # what NeighborSampler.sample_from_nodes does for this type
+        elif self.subgraph_type == "induced":
+            # NeighborSampler samples induced subgraphs with torch-sparse, which reports no per-hop counts.
+            out.num_sampled_nodes = out.num_sampled_edges = None
+        return out
+
+    def sample_from_edges(self, inputs, neg_sampling=None):
+        raise NotImplementedError("node seeds only")
+
+    @property
+    def edge_permutation(self):
+        return None
+
+
+def pyg_reference(layout, msg):
+    """The Data PyG's NodeLoader yields for this message's seeds and subgraph."""
+    graph = college_graph(layout == "temporal") if LAYOUTS[layout][0] is college_args else cora_graph()
+    subgraph_type = "bidirectional" if "bidirectional" in layout else "induced" if layout == "induced" else None
+    seeds = torch.from_numpy(msg["batch"])
+    times = torch.from_numpy(msg["#META.seed_time"]) if "#META.seed_time" in msg else None
+    loader = NodeLoader(graph, Replay(msg, subgraph_type), input_nodes=seeds, input_time=times, batch_size=BATCH)
+    [data] = list(loader)
+    return data
+
+
+@pytest.mark.parametrize("layout", KHOP)
+def test_every_khop_layout_gives_what_pyg_node_loader_gives(layout, message):
+    msg = message(layout)
+    data, expected = to_pyg(msg), pyg_reference(layout, msg)
+    fanout_only = {"epoch", "batch_id", "num_batches"}  # the batch's place in the epoch, not a PyG field
+    assert set(data.keys()) - fanout_only == set(expected.keys())
+    for key in expected.keys():
+        ours, theirs = data[key], expected[key]
+        if isinstance(theirs, torch.Tensor):
+            assert ours.dtype == theirs.dtype and torch.equal(ours, theirs), key
+        else:
+            assert ours == theirs, key
+    if layout in ("bidirectional", "induced", "disjoint_bidirectional"):
+        # Edges not grouped by hop: PyG gives no per-hop counts, and neither does to_pyg (the old KeyError).
+        assert "num_sampled_edges" not in msg and "num_sampled_nodes" in msg
+        assert "num_sampled_nodes" not in data and "num_sampled_edges" not in data
+        assert data.batch_size == int(msg["num_sampled_nodes"][0]) == BATCH
+    else:
+        assert data.num_sampled_edges == msg["num_sampled_edges"].tolist()
+
+
+@pytest.mark.parametrize("layout", ["disjoint", "disjoint_bidirectional", "temporal"])
+def test_disjoint_batch_is_each_nodes_tree(layout, message):
+    data = to_pyg(message(layout))
+    assert data.batch.dtype == torch.int64 and data.batch.shape == (data.num_nodes,)
+    assert data.batch[:data.batch_size].tolist() == list(range(BATCH))  # each seed roots its own tree
+    src, dst = data.edge_index
+    assert torch.equal(data.batch[src], data.batch[dst])  # no edge between two trees
+    if layout == "temporal":
+        # Every sampled edge is no later than the time of the seed of its tree.
+        assert bool((data.edge_time <= data.seed_time[data.batch[dst]]).all())
+        assert data.num_edges > 0
+
+
+class TwoLayerSage(torch.nn.Module):
+    """GraphSAGE as the trainer example runs it: trimmed per layer when the batch has per-hop counts."""
+
+    def __init__(self, dim_in, dim_out):
+        super().__init__()
+        self.convs = torch.nn.ModuleList([SAGEConv(dim_in, 16), SAGEConv(16, dim_out)])
+
+    def forward(self, x, edge_index, num_sampled_nodes=None, num_sampled_edges=None):
+        for layer, conv in enumerate(self.convs):
+            if num_sampled_nodes is not None:
+                x, edge_index, _ = trim_to_layer(layer, num_sampled_nodes, num_sampled_edges, x, edge_index)
+            x = conv(x, edge_index)
+            if layer == 0:
+                x = F.relu(x)
+        return x
+
+
+class NodeInput(torch.nn.Module):
+    """The batch's node features; college_msg has none, so a learned embedding of the global id stands in."""
+
+    def __init__(self, data):
+        super().__init__()
+        self.embedding = None if "x" in data else torch.nn.Embedding(int(data.n_id.max()) + 1, 8)
+
+    def forward(self, data):
+        return data.x if self.embedding is None else self.embedding(data.n_id)
+
+
+def targets(data):
+    """Cora's class of each seed; for college_msg whether the seed has an even id (anything to fit)."""
+    return data.y[:data.batch_size] if "y" in data else data.n_id[:data.batch_size] % 2
+
+
+def check_dtypes(data):
+    assert data.edge_index.dtype == torch.int64 and data.edge_index.shape[0] == 2
+    assert data.n_id.dtype == torch.int64 and data.input_id.dtype == torch.int64
+    if "x" in data:
+        assert data.x.dtype == torch.float32 and data.x.shape == (data.num_nodes, 1433)
+        assert data.y.dtype == torch.int64 and data.y.shape == (data.num_nodes,)
+    if "edge_attr" in data:
+        assert data.edge_attr.dtype == torch.float32 and data.edge_attr.shape[0] == data.num_edges
+    if "e_id" in data:
+        assert data.e_id.dtype == torch.int64 and data.e_id.shape == (data.num_edges,)
+
+
+def train_one_step(model, params, loss_of):
+    """One SGD step; returns the loss before and after it, after checking every parameter got a gradient."""
+    optimizer = torch.optim.SGD(params, lr=0.05)
+    loss = loss_of()
+    optimizer.zero_grad()
+    loss.backward()
+    for name, p in model.named_parameters():
+        assert p.grad is not None and bool(torch.isfinite(p.grad).all()) and bool(p.grad.abs().sum() > 0), name
+    optimizer.step()
+    return float(loss), float(loss_of())
+
+
+@pytest.mark.parametrize("layout", KHOP)
+def test_a_two_layer_sage_trains_on_every_khop_layout(layout, message):
+    data = to_pyg(message(layout))
+    check_dtypes(data)
+    y = targets(data)
+    classes = int(y.max()) + 1
+    torch.manual_seed(0)
+    model = torch.nn.ModuleDict({"input": NodeInput(data), "sage": TwoLayerSage(NodeInput(data)(data).shape[1]
+                                                                                if "x" in data else 8, classes)})
+    # As the trainer example: per-hop counts when the batch has them (PyG's are None for bidirectional/induced).
+    counts = (getattr(data, "num_sampled_nodes", None), getattr(data, "num_sampled_edges", None))
+    out = model["sage"](model["input"](data), data.edge_index, *counts)
+    trimmed = 0 if counts[0] is None else counts[0][-1]  # the last hop's nodes feed no second layer
+    assert out.shape == (data.num_nodes - trimmed, classes)
+    if counts[0] is not None:
+        # Trimming only drops what cannot reach the seeds: per-hop counts that fit the edges change nothing there.
+        full = model["sage"](model["input"](data), data.edge_index)
+        torch.testing.assert_close(out[:data.batch_size], full[:data.batch_size], rtol=1e-5, atol=1e-5)
+
+    def loss_of():
+        return F.cross_entropy(model["sage"](model["input"](data), data.edge_index, *counts)[:data.batch_size], y)
+
+    before, after = train_one_step(model, list(model.parameters()), loss_of)
+    assert after < before
+
+
+def test_a_two_layer_model_trains_on_a_ppr_message(message):
+    msg = message("ppr")
+    data = to_pyg(msg)
+    check_dtypes(data)
+    assert data.edge_attr.shape == (msg["#META.edge_attr"].shape[0],)
+    np.testing.assert_allclose(data.edge_attr.numpy(), msg["#META.edge_attr"][:, 0], rtol=1e-6)
+    assert data.hop_proximity.dtype == torch.float32
+    assert data.batch_size == BATCH and "num_sampled_nodes" not in data
+    torch.manual_seed(0)
+    convs = torch.nn.ModuleList([GraphConv(1433, 16), GraphConv(16, 7)])
+    to_seed = data.edge_index.flip(0)  # row 0 is the seed: aggregate each seed's PPR neighbours into it
+
+    def loss_of():
+        h = F.relu(convs[0](data.x, to_seed, data.edge_attr))
+        out = convs[1](h, to_seed, data.edge_attr)[:data.batch_size]
+        assert out.shape == (BATCH, 7)
+        return F.cross_entropy(out, data.y[:data.batch_size])
+
+    before, after = train_one_step(convs, list(convs.parameters()), loss_of)
+    assert after < before
