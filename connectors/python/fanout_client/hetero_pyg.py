@@ -88,6 +88,9 @@ def to_hetero_data(msg):
     A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
     edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types. A typed PPR
     message adds ``edge_index`` and ``edge_attr`` (PPR weights, float32) on each ``(seed_type, "ppr", ntype)``.
+    A disjoint or temporal message adds ``batch`` (each node's tree, the index of its seed) on every node type,
+    ``seed_time`` on the seed type and, with edge ids, ``edge_time`` on every timed edge type, as PyG's
+    ``NeighborLoader(disjoint=True, time_attr=...)`` gives them on a ``HeteroData``.
     An ABLP message (``#META.gigl_positive_labels.<type>``) adds GiGL's ``y_positive`` (and ``y_negative``):
     ``{anchor position: local indices of its label nodes}`` as torch int64 (see ``ablp_labels``)."""
     try:
@@ -112,10 +115,15 @@ def to_hetero_data(msg):
         if f"{ntype}.nlabels" in msg:
             store.y = tensor(msg[f"{ntype}.nlabels"])
         store.num_sampled_nodes = tensor(msg[f"{ntype}.num_sampled_nodes"])
+        if f"#META.{ntype}.batch" in msg:
+            # Disjoint (and temporal) trees: each node's seed position, PyG's per-node-type batch vector.
+            store.batch = tensor(msg[f"#META.{ntype}.batch"])
         if f"{ntype}.batch" in msg:
             store.batch_size = int(_numpy(msg[f"{ntype}.batch"]).size)
             if "#META.input_id" in msg:
                 store.input_id = tensor(msg["#META.input_id"])
+            if "#META.seed_time" in msg:
+                store.seed_time = tensor(msg["#META.seed_time"])
     for etype in edge_types(msg):
         key = "__".join(etype)
         store = data[etype]
@@ -125,6 +133,8 @@ def to_hetero_data(msg):
             store.e_id = tensor(msg[f"{key}.eids"])
         if f"{key}.efeats" in msg:
             store.edge_attr = tensor(msg[f"{key}.efeats"])
+        if f"#META.{key}.edge_time" in msg:
+            store.edge_time = tensor(msg[f"#META.{key}.edge_time"])
     if "#META.input_type" in msg:
         # Link seeds: PyG's LinkNeighborLoader puts the labels on the seed edges' type, triplet indices on the
         # source and destination node types.

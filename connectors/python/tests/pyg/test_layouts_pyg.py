@@ -288,3 +288,80 @@ def test_a_two_layer_model_trains_on_a_ppr_message(message):
 
     before, after = train_one_step(convs, list(convs.parameters()), loss_of)
     assert after < before
+
+
+# Typed temporal trees and plain link prediction: the layouts the sampling matrix added.
+BITCOIN_TYPED, CORA_CITES = DATA / "bitcoin_alpha_typed", DATA / "cora_cites"
+
+
+def run_job(tmp_path, *args):
+    """Runs the real job into a fresh output directory and returns its messages."""
+    out = tmp_path / "out"
+    proc = subprocess.run([str(LOCAL), *args, "--parallelism", "1", "--output", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"fanout-local failed:\n{proc.stderr[-4000:]}"
+    return list(read_samples(out))
+
+
+def test_a_typed_temporal_message_converts_with_trees_and_seed_times_and_trains(tmp_path):
+    from torch_geometric.nn import HeteroConv
+    trusts = np.loadtxt(BITCOIN_TYPED / "edges.user__trusts__user.tsv", dtype=np.int64, comments="#", ndmin=2)
+    rng = np.random.default_rng(5)
+    picked = rng.choice(len(trusts), 24, replace=False)
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("".join(f"{trusts[i, 1]}\t{trusts[i, 3]}\n" for i in picked))
+    messages = run_job(tmp_path, "--graph", str(BITCOIN_TYPED), "--seeds", str(seeds), "--time-column", "timestamp",
+                       "--edge-dir", "in", "--fanout", "6,4", "--batch-size", "24", "--with-edge")
+    assert len(messages) == 1
+    data = to_pyg(messages[0])
+    user = data["user"]
+    assert user.batch.dtype == torch.int64 and user.batch.shape == user.n_id.shape
+    assert torch.equal(user.batch[:24], torch.arange(24))
+    assert user.seed_time.tolist() == [int(trusts[i, 3]) for i in picked]
+    edges = 0
+    for etype in data.edge_types:
+        store = data[etype]
+        src, dst = store.edge_index
+        # A tree never mixes with another, and no edge is newer than its tree's seed time.
+        assert torch.equal(user.batch[src], user.batch[dst])
+        assert bool((store.edge_time <= user.seed_time[user.batch[dst]]).all())
+        edges += store.edge_index.shape[1]
+    assert edges > 24
+    x = torch.nn.functional.one_hot(user.batch % 8, 8).float()  # bitcoin has no features: the tree as input
+    conv1 = HeteroConv({e: SAGEConv(8, 16) for e in data.edge_types}, aggr="sum")
+    conv2 = HeteroConv({e: SAGEConv(16, 2) for e in data.edge_types}, aggr="sum")
+    edge_index = {e: data[e].edge_index for e in data.edge_types}
+    params = list(conv1.parameters()) + list(conv2.parameters())
+
+    def loss_of():
+        h = {"user": conv1({"user": x}, edge_index)["user"].relu()}
+        out = conv2(h, edge_index)["user"][:24]
+        return F.cross_entropy(out, (user.seed_time % 2).long())
+    before = loss_of()
+    before.backward()
+    assert all(p.grad is not None for p in params)
+
+
+def test_a_plain_link_message_converts_as_link_neighbor_loader_gives_it(tmp_path):
+    cites = np.loadtxt(CORA_CITES / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+    links = tmp_path / "links.tsv"
+    links.write_text("".join(f"{a}\t{b}\n" for a, b in cites[::60][:32]))
+    messages = run_job(tmp_path, "--graph", str(CORA_CITES), "--link-seeds", str(links), "--neg-sampling", "binary",
+                       "--fanout", "5,5", "--batch-size", "32")
+    assert len(messages) == 1
+    data = to_pyg(messages[0])
+    assert data.edge_label_index.dtype == torch.int64 and data.edge_label_index.shape == (2, 64)
+    assert data.edge_label.dtype == torch.float32 and data.edge_label.tolist() == [1.0] * 32 + [0.0] * 32
+    assert data.input_id.tolist() == list(range(32))
+    pairs = data.n_id[data.edge_label_index]
+    assert pairs[:, :32].t().tolist() == cites[::60][:32, :2].tolist()
+    real = {(int(a), int(b)) for a, b in cites[:, :2]}
+    assert not any((int(a), int(b)) in real for a, b in pairs[:, 32:].t())
+    # A link-prediction model's step: embeddings from two SAGE layers, dot products on the label pairs.
+    conv1, conv2 = SAGEConv(16, 16), SAGEConv(16, 16)
+    x = torch.randn(data.num_nodes, 16, generator=torch.Generator().manual_seed(0))
+    h = conv2(conv1(x, data.edge_index).relu(), data.edge_index)
+    score = (h[data.edge_label_index[0]] * h[data.edge_label_index[1]]).sum(-1)
+    loss = F.binary_cross_entropy_with_logits(score, data.edge_label)
+    loss.backward()
+    assert all(p.grad is not None for p in list(conv1.parameters()) + list(conv2.parameters()))
