@@ -41,8 +41,11 @@ class EpochIterator:
     """
 
     def __init__(self, epoch: int, next_of_epoch: Callable[[int], Message | None], source: str, strict: bool,
-                 release: Callable[[Message], None] = lambda m: None):
+                 release: Callable[[Message], None] = lambda m: None, rank: int = 0, world_size: int = 1):
         self.epoch = epoch
+        # A data-parallel rank's share: the batches b with b % world_size == rank (only those are expected).
+        self._rank = rank
+        self._world_size = world_size
         self._next = next_of_epoch
         self._source = source
         self._strict = strict
@@ -68,8 +71,9 @@ class EpochIterator:
             self._seen.add(msg.batch_id)
             self._num_batches = msg.num_batches
             return raise_if_error(msg, self._source)
-        if self._strict and self._num_batches is not None and len(self._seen) < self._num_batches:
-            missing = sorted(set(range(self._num_batches)) - self._seen)
+        share = len(range(self._rank, self._num_batches, self._world_size)) if self._num_batches is not None else 0
+        if self._strict and self._num_batches is not None and len(self._seen) < share:
+            missing = sorted(set(range(self._rank, self._num_batches, self._world_size)) - self._seen)
             self._strict = False  # raised once
             raise IncompleteEpochError(self._source, self.epoch, missing, self._num_batches)
         raise StopIteration

@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
+
 from .epochs import EpochIterator
 from .message import Message
 from .safetensors import decode
@@ -121,9 +123,10 @@ class SamplesReader:
     order. Every file is memory-mapped once and indexed up front; arrays are zero-copy views.
     """
 
-    def __init__(self, path, strict: bool = True):
+    def __init__(self, path, strict: bool = True, rank: int | None = None, world_size: int | None = None):
         self.path = Path(path)
         self.strict = strict
+        self.rank, self.world_size = _share(rank, world_size)
         self.copies_dropped = 0
         self.truncated: list[SamplesFormatError] = []
         self._unkeyed: list[Message] = []
@@ -151,8 +154,11 @@ class SamplesReader:
         """One iterator per epoch, ascending (see the class doc)."""
         for epoch in sorted(self._by_epoch):
             batches = self._by_epoch[epoch]
-            in_order = iter([batches[b] for b in sorted(batches)])
-            yield EpochIterator(epoch, lambda _epoch, it=in_order: next(it, None), str(self.path), self.strict)
+            for msg in batches.values():
+                _check_trainers(msg, self.world_size, self.path)
+            in_order = iter([batches[b] for b in sorted(batches) if b % self.world_size == self.rank])
+            yield EpochIterator(epoch, lambda _epoch, it=in_order: next(it, None), str(self.path), self.strict,
+                                rank=self.rank, world_size=self.world_size)
         # After the last message, so a lenient reader delivers everything readable before saying what it lost.
         for error in self.truncated:
             warnings.warn(SamplesTruncatedWarning(error), stacklevel=2)
@@ -182,6 +188,28 @@ class _Chained:
                 self._current = next(self._epochs)  # StopIteration here ends the iteration
 
 
+def _share(rank, world_size) -> tuple[int, int]:
+    """(rank, world_size) of a data-parallel reader, checked; (0, 1) when neither is given."""
+    if rank is None and world_size is None:
+        return 0, 1
+    if rank is None or world_size is None:
+        raise ValueError("give rank and world_size together (a data-parallel trainer's share), or neither")
+    if not (isinstance(world_size, int) and world_size >= 1 and isinstance(rank, int) and 0 <= rank < world_size):
+        raise ValueError(f"rank {rank!r} of world_size {world_size!r}: need 0 <= rank < world_size")
+    return rank, world_size
+
+
+def _check_trainers(msg: Message, world_size: int, where) -> None:
+    """A share only means something when the job planned for this many trainers (``--trainers``)."""
+    if msg.epoch is None:
+        return
+    trainers = msg.get("#META.trainers")
+    planned = 1 if trainers is None else int(np.asarray(trainers).reshape(-1)[0])
+    if planned != world_size:
+        raise ValueError(f"{where}: the job was run with --trainers {planned} but this reader has world_size "
+                         f"{world_size}: every rank must read the job's plan (run it with --trainers {world_size})")
+
+
 def read_records(path) -> Iterator[Message]:
     """Every record as stored, file by file in ``samples_files`` order, copies and ``#SAMPLING_ERROR``
     records included: for inspecting files (``python3 -m fanout_client cat``), not for training."""
@@ -190,7 +218,8 @@ def read_records(path) -> Iterator[Message]:
             yield msg
 
 
-def read_samples(path, strict: bool = True, as_pyg: bool = False) -> Iterator[Message]:
+def read_samples(path, strict: bool = True, as_pyg: bool = False, rank: int | None = None,
+                 world_size: int | None = None) -> Iterator[Message]:
     """Every message of a `.samples` file or directory, by (epoch, batch_id), one per batch: the
     ``SamplesReader`` contract as one iterator (``SamplingError`` for a failed batch: iterate on to skip
     it). Arrays are zero-copy views of an mmap. A malformed record raises ``SamplesFormatError`` naming the
@@ -198,8 +227,12 @@ def read_samples(path, strict: bool = True, as_pyg: bool = False) -> Iterator[Me
     (default). With ``strict=False`` (the files of a failed or running job) an epoch may lack batches, and a
     file cut short inside a record is read up to that record: every whole message is yielded, then a
     ``SamplesTruncatedWarning`` (``path``, ``offset``) per truncated file is issued as the iteration ends.
-    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message)."""
-    messages = iter(SamplesReader(path, strict=strict))
+    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message).
+    ``rank``/``world_size`` (a data-parallel trainer, e.g. ``torch.distributed``'s): only that rank's share,
+    the batches ``b`` with ``b % world_size == rank`` of every epoch, which a job run with ``--trainers
+    world_size`` makes equal for every rank (padding batches carry ``#META.padded`` = [1]); a job run with
+    another ``--trainers`` raises ``ValueError`` naming both."""
+    messages = iter(SamplesReader(path, strict=strict, rank=rank, world_size=world_size))
     if as_pyg:
         from .pyg import to_pyg  # imports torch, so only when asked for
         return map(to_pyg, messages)  # a map, unlike a generator, goes on after a SamplingError

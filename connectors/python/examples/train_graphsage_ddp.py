@@ -1,0 +1,119 @@
+"""Data-parallel GraphSAGE on cora: PyTorch DistributedDataParallel, each rank fed its own share of every epoch.
+
+Start it with torch's own launcher; every rank is one process, gloo on CPU:
+
+    cd connectors/python
+    /usr/bin/python3 -m torch.distributed.run --nproc_per_node 2 examples/train_graphsage_ddp.py --epochs 40
+
+(torch 2 also takes ``--nproc-per-node``; Debian's torch 1.13 only the underscore form.)
+
+Rank 0 runs the Fanout job once, with ``--trainers WORLD_SIZE`` (unless ``--samples DIR`` names the files of
+such a run): every epoch's plan then holds a multiple of WORLD_SIZE batches, batch b is rank ``b % WORLD_SIZE``'s,
+and a count that does not divide is padded as torch's ``DistributedSampler`` pads (the extra batches take seeds
+again from the start of the epoch's order and carry ``#META.padded``). So every rank takes the same number of
+steps in every epoch and the gradient all-reduce at an epoch's end never waits for a rank that has run out:
+no DDP hang. Each rank reads only its share (``read_samples(dir, rank=r, world_size=n)``).
+
+After each epoch rank 0 evaluates full-batch on the whole graph (as examples/train_graphsage.py does) and, with
+``--result FILE``, writes the test accuracy of the epoch with the best validation accuracy per model seed and
+every rank's step counts as JSON.
+
+Live per-rank feeds over the channel (``ChannelClient(rank=, world_size=)``) are not implemented yet: use files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.nn.parallel import DistributedDataParallel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the single-trainer example's graph, split and model
+import train_graphsage as single  # noqa: E402
+
+fanout_client = single.fanout_client
+
+
+def run_job_once(samples: Path, splits, epochs: int, world_size: int, args) -> None:
+    """Rank 0: the job's files for ``world_size`` trainers (the others wait at the barrier after this)."""
+    seeds = single.write_seeds(samples.parent / "seeds.txt", splits[0])
+    job = single.job_args(seeds, epochs, batch_size=args.batch_size, fanout=args.fanout, seed=args.job_seed)
+    single.run_job(job + ["--trainers", str(world_size), "--output", str(samples)])
+
+
+def train_rank(graph, splits, samples: Path, epochs: int, model_seed: int, rank: int, world_size: int):
+    """One model, data-parallel: this rank's share of every epoch. Returns (history on rank 0, steps per epoch)."""
+    model, _ = single.new_model(graph, model_seed)  # the same initial weights on every rank (seeded)
+    ddp = DistributedDataParallel(model)
+    optimizer = torch.optim.Adam(ddp.parameters(), lr=0.01, weight_decay=5e-3)
+    reader = fanout_client.SamplesReader(samples, rank=rank, world_size=world_size)
+    history, steps = [], []
+    for epoch in reader.epochs():
+        count = 0
+        for msg in epoch:
+            data = fanout_client.to_pyg(msg)
+            ddp.train()
+            optimizer.zero_grad()
+            out = ddp(data.x, data.edge_index, data.num_sampled_nodes, data.num_sampled_edges)[:data.batch_size]
+            F.cross_entropy(out, data.y[:data.batch_size]).backward()  # DDP all-reduces the gradients here
+            optimizer.step()
+            count += 1
+        steps.append(count)
+        if rank == 0:
+            val, test = single.evaluate(model, graph, splits[1], splits[2])
+            history.append(dict(epoch=epoch.epoch, val=val, test=test))
+    return history, steps
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", help="the .samples files of a job run with --trainers WORLD_SIZE (default:"
+                                          " rank 0 runs the job into a temporary directory)")
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--batch-size", type=int, default=35)
+    parser.add_argument("--fanout", default="15,10")
+    parser.add_argument("--job-seed", type=int, default=0)
+    parser.add_argument("--split-seed", type=int, default=0)
+    parser.add_argument("--model-seeds", default="0,1,2", help="one model per seed, trained one after another")
+    parser.add_argument("--result", help="write the results as JSON here (rank 0)")
+    args = parser.parse_args()
+
+    dist.init_process_group("gloo")  # torch.distributed.run sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    torch.set_num_threads(1)  # one core per rank: ranks share the machine
+    graph = single.load_graph()
+    splits = single.split(graph.y, args.split_seed)
+    with tempfile.TemporaryDirectory(prefix="fanout-ddp-") as workdir:
+        samples = Path(args.samples) if args.samples else Path(workdir) / "samples"
+        if rank == 0 and not args.samples:
+            run_job_once(samples, splits, args.epochs, world_size, args)
+        # Every rank reads the same directory: rank 0's path, sent to all (its temporary directory when it ran the job).
+        shared = [str(samples)]
+        dist.broadcast_object_list(shared, src=0)
+        dist.barrier()
+        results = []
+        for model_seed in (int(s) for s in args.model_seeds.split(",")):
+            history, steps = train_rank(graph, splits, Path(shared[0]), args.epochs, model_seed, rank, world_size)
+            all_steps = [None] * world_size
+            dist.all_gather_object(all_steps, steps)
+            if rank == 0:
+                best = max(history, key=lambda row: row["val"])
+                results.append(dict(model_seed=model_seed, test=best["test"], best_epoch=best["epoch"],
+                                    steps_per_rank=all_steps))
+                print(f"model seed {model_seed}: test accuracy {best['test']:.3f} (epoch {best['epoch']}),"
+                      f" steps per epoch per rank {[s[:3] for s in all_steps]}...", flush=True)
+        dist.barrier()  # rank 0 removes the temporary directory only after every rank has read it
+    if rank == 0 and args.result:
+        Path(args.result).write_text(json.dumps(dict(world_size=world_size, epochs=args.epochs, models=results)))
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
