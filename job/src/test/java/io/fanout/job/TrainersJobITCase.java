@@ -199,6 +199,23 @@ class TrainersJobITCase {
         assertSameMessages(memory, readMessages(partitionedOut));
     }
 
+    /** A padding batch whose sampling fails still tells the trainer it is padding (the error message has the keys). */
+    @Test
+    void aSamplingErrorMessageCarriesTheTrainerKeys() throws Exception {
+        Path out = tmp.resolve("errors");
+        runJob(cora("--trainers", "2", "--epochs", "1", "--inject-sampling-errors", "0:11,0:3", "--output",
+                out.toString()));
+        TreeMap<Long, byte[]> messages = readMessages(out);
+        assertThat(messages).hasSize(12);
+        for (int b : new int[] {3, 11}) {
+            TensorMessage m = SafetensorsCodec.decode(messages.get((long) b));
+            assertThat(m.names()).contains(MessageKeys.SAMPLING_ERROR);
+            assertThat(meta(m, MessageKeys.META_TRAINERS)).isEqualTo(2);
+            assertThat(meta(m, MessageKeys.META_PADDED)).as("batch %d", b).isEqualTo(b == 11 ? 1 : 0);
+            assertThat(meta(m, MessageKeys.META_NUM_BATCHES)).isEqualTo(12);
+        }
+    }
+
     @Test
     void badTrainersOrStartEpochAreRefusedNamingTheOption() {
         assertThatThrownBy(() -> JobConfigs.parse(cora("--trainers", "0")))
