@@ -23,7 +23,8 @@ public final class EpochOrder {
     /**
      * The slot of the epoch's order that seed position {@code position} fills (the inverse of the order): slot
      * {@code s} is place {@code s % batchSize} of batch {@code s / batchSize}, dropped when that batch is past the
-     * last ({@code drop_last}).
+     * last ({@code drop_last}), and again a place of each padding batch that takes it
+     * ({@link BatchPlan#forEachPlace}).
      */
     public long slotOf(int position) {
         return permuted == null ? position : permuted.slotOf(position);
@@ -61,11 +62,10 @@ public final class EpochOrder {
      * which of the loader's input nodes each seed is).
      */
     public int[] inputIdsOf(int batchId) {
-        int from = plan.batchStart(batchId);
-        int to = plan.batchEnd(batchId);
-        int[] out = new int[to - from];
-        for (int i = from; i < to; i++) {
-            out[i - from] = permuted == null ? i : (int) permuted.positionAt(i);
+        int[] out = new int[plan.batchLength(batchId)];
+        for (int i = 0; i < out.length; i++) {
+            long slot = plan.slotAt(batchId, i);
+            out[i] = permuted == null ? (int) slot : (int) permuted.positionAt(slot);
         }
         return out;
     }

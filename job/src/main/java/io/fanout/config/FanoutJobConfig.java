@@ -40,6 +40,10 @@ public final class FanoutJobConfig {
     public final boolean shuffle;
     public final boolean dropLast;
     public final int epochs;
+    /** Data-parallel trainers sharing each epoch's batches (--trainers), >= 1. */
+    public final int trainers;
+    /** The first epoch sampled (--start-epoch), 0 <= startEpoch < epochs. */
+    public final int startEpoch;
     public final long seed;
     public final SamplerType sampler;
     public final StoreType store;
@@ -157,6 +161,13 @@ public final class FanoutJobConfig {
         this.shuffle = get(conf, FanoutOptions.SHUFFLE);
         this.dropLast = get(conf, FanoutOptions.DROP_LAST);
         this.epochs = atLeast(conf, FanoutOptions.EPOCHS, 1);
+        this.trainers = atLeast(conf, FanoutOptions.TRAINERS, 1);
+        this.startEpoch = atLeast(conf, FanoutOptions.START_EPOCH, 0);
+        if (startEpoch >= epochs) {
+            throw new ConfigException("Invalid value '" + startEpoch + "' for option " + name(FanoutOptions.START_EPOCH)
+                    + ": must be < " + name(FanoutOptions.EPOCHS) + " " + epochs + " (epochs are numbered from 0, so"
+                    + " the last is " + (epochs - 1) + ")");
+        }
         this.seed = get(conf, FanoutOptions.SEED);
         this.sampler = get(conf, FanoutOptions.SAMPLER);
         this.store = get(conf, FanoutOptions.STORE);

@@ -75,6 +75,25 @@ public final class FanoutOptions {
             .defaultValue(1)
             .withDescription("Number of passes over the seeds.");
 
+    public static final ConfigOption<Integer> TRAINERS = ConfigOptions.key("fanout.trainers")
+            .intType()
+            .defaultValue(1)
+            .withDescription("Data-parallel trainers sharing the batches (>= 1): batch b of an epoch is rank"
+                    + " b mod trainers's, and every epoch's batch count is a multiple of trainers, so every rank"
+                    + " takes the same number of steps. The count is rounded up by padding batches that take seeds"
+                    + " again from the start of the epoch's order (as torch's DistributedSampler pads), or with"
+                    + " --drop-last rounded down by dropping whole trailing batches. With more than one, every"
+                    + " message carries #META.trainers = [trainers] and #META.padded = [1] on a padding batch, [0]"
+                    + " on a real one; #META.num_batches counts the padding.");
+
+    public static final ConfigOption<Integer> START_EPOCH = ConfigOptions.key("fanout.start-epoch")
+            .intType()
+            .defaultValue(0)
+            .withDescription("First epoch to sample, 0 <= E < --epochs: the job samples epochs E..epochs-1,"
+                    + " byte-identical to those epochs of the full run (the same batches, seeds and random streams;"
+                    + " messages keep their epoch numbers), so a trainer restarted from its epoch-E checkpoint gets"
+                    + " exactly the batches it would have had.");
+
     public static final ConfigOption<Long> SEED = ConfigOptions.key("fanout.seed")
             .longType()
             .defaultValue(42L)
@@ -441,7 +460,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                TRAINERS, START_EPOCH, SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, TIMELESS_EDGE_TYPES, ALPHA, EPS,

@@ -137,13 +137,14 @@ public final class SamplingMatrix {
     }
 
     /**
-     * Options that do not change what a batch's sample is (the graph, the seeds and their batches, the outputs,
-     * checkpoints, the partitioned store's own settings, which {@link FanoutJobConfig} checks against the store):
-     * they work in every cell.
+     * Options that do not change what a batch's sample is (the graph, the seeds and their batches, the trainers
+     * sharing them and the first epoch, the outputs, checkpoints, the partitioned store's own settings, which
+     * {@link FanoutJobConfig} checks against the store): they work in every cell.
      */
     private static final Set<ConfigOption<?>> JOB_OPTIONS = Set.of(FanoutOptions.GRAPH, FanoutOptions.DIRECTED,
             FanoutOptions.FEATURE_DTYPE, FanoutOptions.SEEDS, FanoutOptions.BATCH_SIZE, FanoutOptions.SHUFFLE,
-            FanoutOptions.DROP_LAST, FanoutOptions.EPOCHS, FanoutOptions.SEED, FanoutOptions.SAMPLER,
+            FanoutOptions.DROP_LAST, FanoutOptions.EPOCHS, FanoutOptions.TRAINERS, FanoutOptions.START_EPOCH,
+            FanoutOptions.SEED, FanoutOptions.SAMPLER,
             FanoutOptions.STORE, FanoutOptions.PARTITIONED_BUCKET_SIZE, FanoutOptions.PARTITIONED_SPLIT_SIZE,
             FanoutOptions.PARTITIONED_SEED_CHUNK, FanoutOptions.PARTITIONED_NODE_IDS_DIR,
             FanoutOptions.PARTITIONED_CACHE_MB, FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD,

@@ -281,15 +281,16 @@ public final class FanoutJob {
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR
                 ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
-                        config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config))
+                        config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config),
+                        plan.shares())
                 : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
                         seedIds, config.partitionedBucketSize, config.partitionedCacheBytes,
                         config.partitionedCompactAfterLoad, runTag,
-                        graphUpdateLines(env, config))
+                        graphUpdateLines(env, config), plan.shares())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()))
+                .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()).withTrainers(plan.shares()))
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -573,8 +574,18 @@ public final class FanoutJob {
 
     /** The loader options applied to {@code seeds}; bad batch options fail naming the option. */
     private static BatchPlan planOver(FanoutJobConfig config, SeedSet seeds) {
+        int full = seeds.size() / config.batchSize;
+        if (config.dropLast && full > 0 && full < config.trainers) {
+            // Only now is the seed count known; the plan would refuse too, without the options' full names.
+            throw new ConfigException("Invalid value '" + config.trainers + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.TRAINERS) + " with " + FanoutJobConfig.name(FanoutOptions.DROP_LAST)
+                    + ": the " + seeds.size() + " seeds make " + full + " full batches of " + config.batchSize
+                    + ", fewer than one per trainer, so drop-last would leave every epoch empty; lower"
+                    + " --batch-size or --trainers, or unset --drop-last to pad instead");
+        }
         try {
-            return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed);
+            return new BatchPlan(seeds, config.batchSize, config.shuffle, config.dropLast, config.epochs, config.seed,
+                    config.trainers, config.startEpoch);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }

@@ -151,7 +151,7 @@ class GraphUpdatesITCase {
         DataStream<EncodedMessage> messages = PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts,
                 false, config.seed, nodes.idsOrNull(), config.partitionedBucketSize, config.partitionedCacheBytes,
                 config.partitionedCompactAfterLoad, "",
-                GraphUpdateSources.directory(env, dir, config.graphUpdatesInterval));
+                GraphUpdateSources.directory(env, dir, config.graphUpdatesInterval), null);
         List<byte[]> payloads = new ArrayList<>();
         List<long[]> watermarkAfter = new ArrayList<>(); // {messages seen, watermark}
         try (CloseableIterator<Event> events = messages

@@ -72,8 +72,21 @@ public final class MessageKeys {
     public static final String META_EPOCH = "#META.epoch";
     /** int64 [1]: batch index within the epoch, from 0. */
     public static final String META_BATCH_ID = "#META.batch_id";
-    /** int64 [1]: number of batches in the epoch. */
+    /** int64 [1]: number of batches in the epoch, padding batches included (a multiple of {@link #META_TRAINERS}). */
     public static final String META_NUM_BATCHES = "#META.num_batches";
+    /**
+     * int64 [1]: the data-parallel trainers sharing the epoch's batches (--trainers); batch {@link #META_BATCH_ID}
+     * is rank {@code batch_id mod trainers}'s. Present, with {@link #META_PADDED}, on every message of a job with
+     * more than one trainer; absent with one (its messages are unchanged).
+     */
+    public static final String META_TRAINERS = "#META.trainers";
+    /**
+     * int64 [1]: 1 on a padding batch, 0 on a real one. Padding batches (torch DistributedSampler's padding) give
+     * every rank the same number of batches per epoch: they repeat seeds from the start of the epoch's order, so a
+     * trainer that counts each seed once per epoch (metrics, evaluation) skips them. Present exactly when
+     * {@link #META_TRAINERS} is.
+     */
+    public static final String META_PADDED = "#META.padded";
     /**
      * int64 [1]: the graph version the batch was sampled at (--store partitioned with graph updates only): it sees
      * every update up to this version and none after; 0 = the loaded graph.

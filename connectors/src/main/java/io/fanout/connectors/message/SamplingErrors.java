@@ -15,11 +15,16 @@ public final class SamplingErrors {
 
     /** The blob of a sampling-error message: uint8 UTF-8 {@code text} plus the batch's metadata keys. */
     public static byte[] encode(int epoch, int batchId, int numBatches, String text) {
-        return SafetensorsCodec.encode(new TensorMessage()
+        return SafetensorsCodec.encode(message(epoch, batchId, numBatches, text));
+    }
+
+    /** The sampling-error message before encoding, for a caller that adds metadata keys of its own. */
+    public static TensorMessage message(int epoch, int batchId, int numBatches, String text) {
+        return new TensorMessage()
                 .putString(MessageKeys.SAMPLING_ERROR, text)
                 .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
                 .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})
-                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches}));
+                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches});
     }
 
     /** Whether {@code blob} carries {@code #SAMPLING_ERROR}: looks at the safetensors header only, no decoding. */

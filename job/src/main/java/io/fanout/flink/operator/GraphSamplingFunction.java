@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
@@ -62,6 +63,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
 
     private boolean failOnSamplingError;
     private long[] injectedErrors = new long[0];
+    private TrainerShares shares = TrainerShares.ONE;
 
     /** True while {@link #emit} hands a message downstream: failures there are not sampling errors. */
     private transient boolean emitting;
@@ -81,6 +83,12 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     public GraphSamplingFunction onSamplingError(boolean fail, long[] injectedErrors) {
         this.failOnSamplingError = fail;
         this.injectedErrors = injectedErrors == null ? new long[0] : injectedErrors.clone();
+        return this;
+    }
+
+    /** Messages carry their batch's trainer share ({@code #META.trainers}, {@code #META.padded}) when it has several. */
+    public GraphSamplingFunction withTrainers(TrainerShares shares) {
+        this.shares = shares == null ? TrainerShares.ONE : shares;
         return this;
     }
 
@@ -124,8 +132,9 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
             StringWriter trace = new StringWriter();
             e.printStackTrace(new PrintWriter(trace));
+            TensorMessage error = SamplingErrors.message(batch.epoch, batch.batchId, batch.numBatches, trace.toString());
             out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches,
-                    SamplingErrors.encode(batch.epoch, batch.batchId, batch.numBatches, trace.toString())));
+                    SafetensorsCodec.encode(withTrainerMetadata(error, shares, batch.batchId))));
         }
     }
 
@@ -182,6 +191,18 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
                 .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
                 .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})
                 .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches});
+    }
+
+    /**
+     * Adds {@code #META.trainers} = [N] and {@code #META.padded} = [0 or 1] when the job has several trainers, so a
+     * client can check its N and skip padding in per-epoch counts; nothing with one trainer.
+     */
+    public static TensorMessage withTrainerMetadata(TensorMessage message, TrainerShares shares, int batchId) {
+        if (shares != null && shares.tagsMessages()) {
+            message.putInt64(MessageKeys.META_TRAINERS, new long[] {shares.trainers()})
+                    .putInt64(MessageKeys.META_PADDED, new long[] {shares.isPadded(batchId) ? 1L : 0L});
+        }
+        return message;
     }
 
     /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
@@ -263,7 +284,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     /** Encodes message, counts the batch and emits it. */
     protected void emit(SeedBatch batch, TensorMessage message, int numNodes, int numEdges,
             Collector<EncodedMessage> out) {
-        byte[] payload = SafetensorsCodec.encode(message);
+        byte[] payload = SafetensorsCodec.encode(withTrainerMetadata(message, shares, batch.batchId));
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
         emitting = true;
         out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload));

@@ -27,6 +27,8 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
     private final float[] offset;
     /** With graph updates: messages carry {@code #META.graph_version}. */
     private boolean graphVersions;
+    /** The batches' trainer shares ({@code #META.trainers}, {@code #META.padded} with several trainers). */
+    private io.fanout.batch.TrainerShares shares = io.fanout.batch.TrainerShares.ONE;
 
     private transient SamplingCounters counters;
 
@@ -43,6 +45,12 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
     /** Messages carry the version their batch was sampled at ({@code #META.graph_version}). */
     public MessageFunction withGraphVersions() {
         this.graphVersions = true;
+        return this;
+    }
+
+    /** Messages carry their batch's trainer share, as the memory store's do. */
+    public MessageFunction withTrainers(io.fanout.batch.TrainerShares shares) {
+        this.shares = shares == null ? io.fanout.batch.TrainerShares.ONE : shares;
         return this;
     }
 
@@ -68,6 +76,7 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
         if (graphVersions) {
             message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
         }
+        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
@@ -87,6 +96,7 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
         if (graphVersions) {
             message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
         }
+        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
         byte[] payload = SafetensorsCodec.encode(message);
         counters.onBatch(batch.seeds.length, batch.ids.length, n, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);

@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
@@ -43,10 +44,12 @@ public final class PartitionedKHop {
      * @param updateLines graph-update lines ({@link io.fanout.flink.updates.GraphUpdateSources}), or null for a fixed
      *     graph: then one update reader feeds every hop's lookup and the batch start the committed versions; each
      *     batch is sampled at the version committed when it starts ({@code #META.graph_version})
+     * @param shares the batches' trainer shares, which messages carry with several trainers (null: one trainer)
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, long cacheBytes,
-            boolean compactAfterLoad, String runTag, DataStream<UpdateLine> updateLines) throws IOException {
+            boolean compactAfterLoad, String runTag, DataStream<UpdateLine> updateLines, TrainerShares shares)
+            throws IOException {
         // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
 
@@ -95,7 +98,7 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, stage, updateLines != null, runTag);
+        return withNodeData(env, spec, stage, updateLines != null, shares, runTag);
     }
 
     /**
@@ -154,12 +157,16 @@ public final class PartitionedKHop {
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             SingleOutputStreamOperator<PartialBatch> stage, String runTag) throws IOException {
-        return withNodeData(env, spec, stage, false, runTag);
+        return withNodeData(env, spec, stage, false, TrainerShares.ONE, runTag);
     }
 
-    /** As above; {@code graphVersions}: messages carry {@code #META.graph_version}. */
+    /**
+     * As above; {@code graphVersions}: messages carry {@code #META.graph_version}; {@code shares}: their trainer
+     * share with several trainers.
+     */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, String runTag) throws IOException {
+            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, TrainerShares shares, String runTag)
+            throws IOException {
         boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
@@ -189,7 +196,8 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
-        MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset);
+        MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
+                .withTrainers(shares);
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name("khop-messages").uid("khop-messages" + runTag);

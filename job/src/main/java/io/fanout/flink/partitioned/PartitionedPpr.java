@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.flink.updates.UpdateLine;
 import io.fanout.store.GraphSpec;
@@ -36,17 +37,18 @@ public final class PartitionedPpr {
      * @param runTag appended to the batch path's uids ({@link PartitionedKHop#build}: savepoint reuse)
      * @param updateLines graph-update lines, or null for a fixed graph: then each batch reads the graph at the
      *     version committed when it starts ({@code #META.graph_version}), its lists and their neighbours' degrees
+     * @param shares the batches' trainer shares, which messages carry with several trainers (null: one trainer)
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
             boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
-            DataStream<UpdateLine> updateLines) throws IOException {
+            DataStream<UpdateLine> updateLines, TrainerShares shares) throws IOException {
         if (rounds < 1) {
             throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
         }
         if (updateLines != null) {
             return versioned(env, batches, spec, seedIds, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed,
-                    rounds, bucketSize, runTag, updateLines);
+                    rounds, bucketSize, runTag, updateLines, shares);
         }
         DataStream<EdgeGroup> groups = PartitionedKHop.edgeGroups(env, spec);
         DataStream<PprEdge> askers = groups.flatMap(new GroupEdges()).returns(TypeInformation.of(PprEdge.class))
@@ -73,7 +75,7 @@ public final class PartitionedPpr {
                     .uid("ppr-fetch-" + round);
             stage = round(stage, answers, round, rounds, runTag);
         }
-        return finish(env, spec, stage, maxPprNodes, residualTopUp, false, runTag);
+        return finish(env, spec, stage, maxPprNodes, residualTopUp, false, shares, runTag);
     }
 
     /**
@@ -85,7 +87,7 @@ public final class PartitionedPpr {
     private static DataStream<EncodedMessage> versioned(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
             GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
             boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
-            DataStream<UpdateLine> updateLines) throws IOException {
+            DataStream<UpdateLine> updateLines, TrainerShares shares) throws IOException {
         PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, updateLines);
         String saved = savedGraph(spec, rounds, bucketSize, maxNeighbors) + ", graph updates, "
                 + VersionedAdjacencyOperator.LAYOUT;
@@ -112,7 +114,7 @@ public final class PartitionedPpr {
                     .uid("ppr-degrees-" + round);
             stage = round(stage, lists.union(degrees), round, rounds, runTag);
         }
-        return finish(env, spec, stage, maxPprNodes, residualTopUp, true, runTag);
+        return finish(env, spec, stage, maxPprNodes, residualTopUp, true, shares, runTag);
     }
 
     /**
@@ -135,12 +137,12 @@ public final class PartitionedPpr {
 
     private static DataStream<EncodedMessage> finish(StreamExecutionEnvironment env, GraphSpec spec,
             SingleOutputStreamOperator<PprPartial> stage, int maxPprNodes, boolean residualTopUp, boolean graphVersions,
-            String runTag) throws IOException {
+            TrainerShares shares, String runTag) throws IOException {
         SingleOutputStreamOperator<PartialBatch> selected = stage
                 .process(new PprFinishFunction(maxPprNodes, residualTopUp, spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
                 .name("ppr-select").uid("ppr-select" + runTag);
-        return PartitionedKHop.withNodeData(env, spec, selected, graphVersions, runTag);
+        return PartitionedKHop.withNodeData(env, spec, selected, graphVersions, shares, runTag);
     }
 
     /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */

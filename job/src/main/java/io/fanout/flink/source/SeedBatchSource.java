@@ -24,8 +24,8 @@ import org.apache.flink.configuration.ConfigurationUtils;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * The bounded source of seed batches: every batch of every epoch of a {@link BatchPlan}, exactly
- * once, epochs handed out in order, spread over the parallel readers, resumable from a checkpoint.
+ * The bounded source of seed batches: every batch of every epoch of a {@link BatchPlan} from its start epoch on,
+ * exactly once, epochs handed out in order, spread over the parallel readers, resumable from a checkpoint.
  *
  * <p>Use with {@code env.fromSource(new SeedBatchSource(plan), EpochWatermarks.strategy(), "seeds")} so
  * downstream operators learn when an epoch is complete (or {@code WatermarkStrategy.noWatermarks()}).
@@ -111,7 +111,7 @@ public final class SeedBatchSource implements Source<SeedBatch, SeedBatchSplit, 
     @Override
     public SplitEnumerator<SeedBatchSplit, SeedBatchEnumeratorState> createEnumerator(
             SplitEnumeratorContext<SeedBatchSplit> enumContext) {
-        return restoreEnumerator(enumContext, SeedBatchEnumeratorState.initial());
+        return restoreEnumerator(enumContext, SeedBatchEnumeratorState.startingAt(plan.startEpoch()));
     }
 
     @Override

@@ -59,7 +59,7 @@ public final class SeedFileSource implements Source<SeedSlot, SeedBatchSplit, Se
     @Override
     public SplitEnumerator<SeedBatchSplit, SeedBatchEnumeratorState> createEnumerator(
             SplitEnumeratorContext<SeedBatchSplit> enumContext) {
-        return restoreEnumerator(enumContext, SeedBatchEnumeratorState.initial());
+        return restoreEnumerator(enumContext, SeedBatchEnumeratorState.startingAt(plan.startEpoch()));
     }
 
     @Override

@@ -159,6 +159,28 @@ class SeedFileSourceMiniClusterTest {
         assertThat(localSeedCopies()).as("every reader deleted its copy").isEmpty();
     }
 
+    /**
+     * Trainers' padding batches from a later start epoch, through the seed file's readers (which meet each seed once
+     * and place it in every batch that takes it) and through a paced job's readers (which read batches by position).
+     */
+    @ParameterizedTest(name = "paced {0}")
+    @ValueSource(booleans = {false, true})
+    void paddingBatchesFromALaterStartEpochAreThePlans(boolean paced) throws Exception {
+        SeedFile file = seeds(37);
+        // 2200 seeds in batches of 1000: 3 real batches (the last of 200), padded to 7 for 7 trainers; the padding's
+        // 4000 places wrap around the 2200-seed order, so some seeds fill three places of an epoch.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 1000, true, false, 3, 77L, 7, 1);
+        assertThat(plan.paddedBatches()).isEqualTo(4);
+        StreamExecutionEnvironment env = env(2, new Configuration());
+        DataStream<SeedBatch> batches = paced
+                ? env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(), "paced")
+                : batches(env, file, plan);
+        List<SeedBatch> collected = collect(batches, "padded");
+        assertExactlyThePlan(collected, plan);
+        assertThat(collected).as("epochs 1 and 2 only").allMatch(b -> b.epoch >= 1);
+        assertThat(localSeedCopies()).isEmpty();
+    }
+
     /** The seed file's readers, and a paced job's readers copying it, alike. */
     @ParameterizedTest(name = "paced {0}")
     @ValueSource(booleans = {false, true})

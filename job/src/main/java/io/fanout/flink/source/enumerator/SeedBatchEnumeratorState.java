@@ -24,7 +24,12 @@ public final class SeedBatchEnumeratorState {
 
     /** The state of a fresh job: nothing cut, nothing pending. */
     public static SeedBatchEnumeratorState initial() {
-        return new SeedBatchEnumeratorState(0, 0, List.of());
+        return startingAt(0);
+    }
+
+    /** The state of a fresh job that starts at {@code epoch} (--start-epoch): the epochs before it are never cut. */
+    public static SeedBatchEnumeratorState startingAt(int epoch) {
+        return new SeedBatchEnumeratorState(epoch, 0, List.of());
     }
 
     /** Epoch of the first batch not yet in any split. */
