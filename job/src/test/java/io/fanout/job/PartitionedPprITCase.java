@@ -56,7 +56,7 @@ class PartitionedPprITCase {
                 "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
         String[] args = Arrays.copyOf(base, base.length + extra.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
-        JobSummary summary = runJob(args);
+        JobSummary summary = runJob(io.fanout.testing.JobConfigs.forStore(store, args));
         assertThat(summary.batches).isPositive();
         return readMessages(out);
     }

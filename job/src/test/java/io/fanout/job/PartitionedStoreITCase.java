@@ -44,7 +44,7 @@ class PartitionedStoreITCase {
                 "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
         String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
-        JobSummary summary = runJob(args);
+        JobSummary summary = runJob(io.fanout.testing.JobConfigs.forStore(store, args));
         assertThat(summary.batches).isPositive();
         return java.util.Map.entry(summary, readMessages(out));
     }
@@ -343,14 +343,14 @@ class PartitionedStoreITCase {
         Path cora = SharedData.graph("cora");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
-                .hasMessageContaining("fanout.disjoint (--disjoint)");
+                .hasMessageContaining("fanout.disjoint (--disjoint) 'true' is for k-hop on the memory store")
+                .hasMessageContaining("fanout.store (--store) partitioned");
         Path typed = SharedData.graph("cora_hetero");
         assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--sampler", "ppr",
                 "--seed-type", "paper"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
-                .hasMessageContaining("a typed graph");
+                .hasMessageContaining("typed graphs in the partitioned store are not implemented yet");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");
