@@ -127,6 +127,7 @@ class SamplesReader:
         self.path = Path(path)
         self.strict = strict
         self.rank, self.world_size = _share(rank, world_size)
+        self._shared = world_size is not None
         self.copies_dropped = 0
         self.truncated: list[SamplesFormatError] = []
         self._unkeyed: list[Message] = []
@@ -154,8 +155,9 @@ class SamplesReader:
         """One iterator per epoch, ascending (see the class doc)."""
         for epoch in sorted(self._by_epoch):
             batches = self._by_epoch[epoch]
-            for msg in batches.values():
-                _check_trainers(msg, self.world_size, self.path)
+            if self._shared:  # a plain reader reads every batch of any plan
+                for msg in batches.values():
+                    _check_trainers(msg, self.world_size, self.path)
             in_order = iter([batches[b] for b in sorted(batches) if b % self.world_size == self.rank])
             yield EpochIterator(epoch, lambda _epoch, it=in_order: next(it, None), str(self.path), self.strict,
                                 rank=self.rank, world_size=self.world_size)
@@ -228,7 +230,8 @@ def read_samples(path, strict: bool = True, as_pyg: bool = False, rank: int | No
     file cut short inside a record is read up to that record: every whole message is yielded, then a
     ``SamplesTruncatedWarning`` (``path``, ``offset``) per truncated file is issued as the iteration ends.
     ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message).
-    ``rank``/``world_size`` (a data-parallel trainer, e.g. ``torch.distributed``'s): only that rank's share,
+    ``rank``/``world_size`` (a data-parallel trainer, e.g. ``torch.distributed``'s): only that rank's share
+    (without them, every batch),
     the batches ``b`` with ``b % world_size == rank`` of every epoch, which a job run with ``--trainers
     world_size`` makes equal for every rank (padding batches carry ``#META.padded`` = [1]); a job run with
     another ``--trainers`` raises ``ValueError`` naming both."""
