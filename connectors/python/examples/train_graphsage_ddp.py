@@ -3,9 +3,12 @@
 Start it with torch's own launcher; every rank is one process, gloo on CPU:
 
     cd connectors/python
-    /usr/bin/python3 -m torch.distributed.run --nproc_per_node 2 examples/train_graphsage_ddp.py --epochs 40
+    python3 -m torch.distributed.run --nproc-per-node 2 examples/train_graphsage_ddp.py --epochs 40
 
-(torch 2 also takes ``--nproc-per-node``; Debian's torch 1.13 only the underscore form.)
+Debian's torch 1.13 on Python 3.11 has a launcher that fails before starting a worker, and only the underscore
+flags; ``examples/torchrun.py`` is the same launcher with that mended:
+
+    /usr/bin/python3 examples/torchrun.py --nproc_per_node 2 examples/train_graphsage_ddp.py --epochs 40
 
 Rank 0 runs the Fanout job once, with ``--trainers WORLD_SIZE`` (unless ``--samples DIR`` names the files of
 such a run): every epoch's plan then holds a multiple of WORLD_SIZE batches, batch b is rank ``b % WORLD_SIZE``'s,

@@ -1,5 +1,5 @@
 """Data-parallel training for real: examples/train_graphsage_ddp.py started with torch's own launcher
-(``python3 -m torch.distributed.run``), 2 ranks, gloo on CPU, GraphSAGE on cora from the files of a job run with
+(``torch.distributed.run``, through examples/torchrun.py), 2 ranks, gloo on CPU, GraphSAGE on cora from the files of a job run with
 ``--trainers 2``: every rank takes the same number of steps in every epoch (the job pads the odd batch), nobody
 hangs at an epoch's end, and the test accuracy is that of single-trainer training within 2 points (mean of 3 model
 seeds, test accuracy at the best validation epoch). Fails, never skips, without torch, PyG or ../shared/data."""
@@ -28,7 +28,8 @@ def free_port() -> int:
 
 def test_two_rank_ddp_takes_equal_steps_and_matches_one_trainer(tmp_path):
     result = tmp_path / "result.json"
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+    # examples/torchrun.py is torch.distributed.run itself, mended where Debian's torch 1.13 on Python 3.11 breaks it.
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "torchrun.py"), "--nproc_per_node", "2",
                            "--master_port", str(free_port()), str(EXAMPLES / "train_graphsage_ddp.py"),
                            "--epochs", str(EPOCHS), "--batch-size", str(BATCH), "--job-seed", "5",
                            "--result", str(result)],
@@ -40,6 +41,7 @@ def test_two_rank_ddp_takes_equal_steps_and_matches_one_trainer(tmp_path):
         assert model["steps_per_rank"] == [[3] * EPOCHS, [3] * EPOCHS]
     graph = trainer.load_graph(trainer.CORA)
     splits = trainer.split(graph.y, seed=0)
+    (tmp_path / "single").mkdir()
     single = trainer.train_from_files(graph, splits, (0, 1, 2), EPOCHS, tmp_path / "single", batch_size=BATCH,
                                       fanout="15,10", feature_dtype="uint8", seed=5)
     one = float(np.mean([trainer.selected_test_accuracy(h) for h in single]))
