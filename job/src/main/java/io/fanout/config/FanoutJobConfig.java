@@ -262,13 +262,13 @@ public final class FanoutJobConfig {
                     : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
         }
         if (linkSeeds != null && typed == null) {
-            // Link batches of a plain graph are one de-duplicated sample around their endpoints and negatives.
-            ConfigOption<?> other = timeColumn != null ? FanoutOptions.TIME_COLUMN : disjoint ? FanoutOptions.DISJOINT
+            // Temporal link prediction takes each seed edge's time from the link-seed file, as PyG's edge_label_time.
+            ConfigOption<?> other = seedTime != null ? FanoutOptions.SEED_TIME
                     : !subgraphType.equals("directional") ? FanoutOptions.SUBGRAPH_TYPE : null;
             if (other != null) {
                 throw new ConfigException("Option " + name(other) + " with " + name(FanoutOptions.LINK_SEEDS)
-                        + " on a plain graph is not implemented yet (link batches are one de-duplicated directional"
-                        + " sample around their endpoints)");
+                        + " on a plain graph is not implemented" + (other == FanoutOptions.SEED_TIME
+                        ? ": a seed edge's time is the third column of the link-seed file" : " yet"));
             }
         }
         this.alpha = get(conf, FanoutOptions.ALPHA);

@@ -111,7 +111,7 @@ public final class SamplingMatrix {
                 "HeteroJobITCase", "TypedPprJobITCase");
         row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
                 + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
-                "PlainLinkJobITCase");
+                "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime");
         row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
                 "HeteroLinkJobITCase");
         row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",

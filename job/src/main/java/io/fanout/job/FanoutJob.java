@@ -456,7 +456,20 @@ public final class FanoutJob {
     static LinkSeeds plainLinkSeeds(FanoutJobConfig config) throws java.io.IOException {
         NodeIdMap ids = GraphStore.scanNodeIds(config.graphSpec());
         try {
-            return LinkSeeds.readPlain(config.linkSeeds, ids);
+            LinkSeeds links = LinkSeeds.readPlain(config.linkSeeds, ids);
+            if (config.timeColumn != null && !links.hasTimes()) {
+                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": temporal link prediction ("
+                        + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + ") needs each seed edge's time as a third"
+                        + " column, src<TAB>dst<TAB>time");
+            }
+            if (config.timeColumn == null && links.hasTimes()) {
+                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
+                        + " time, which needs " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN)
+                        + " (temporal link prediction); drop the column to sample without times");
+            }
+            return links;
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
@@ -467,8 +480,14 @@ public final class FanoutJob {
     static LinkSeeds linkSeeds(FanoutJobConfig config, Map<String, NodeIdMap> typedIds) throws java.io.IOException {
         try {
             TypedGraphOptions options = config.typed;
-            return LinkSeeds.read(options.linkSeeds, options.linkType, typedIds.get(options.linkType.src()),
-                    typedIds.get(options.linkType.dst()));
+            LinkSeeds links = LinkSeeds.read(options.linkSeeds, options.linkType,
+                    typedIds.get(options.linkType.src()), typedIds.get(options.linkType.dst()));
+            if (links.hasTimes()) {
+                throw new ConfigException("Invalid value '" + options.linkSeeds + "' for option "
+                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
+                        + " time; temporal link prediction on a typed graph is not implemented yet (drop the column)");
+            }
+            return links;
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.typed.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
@@ -603,6 +622,9 @@ public final class FanoutJob {
     /** Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file. */
     private static void checkSeedTimes(FanoutJobConfig config, SeedSet seeds) {
         boolean fileTimes = seeds.times() != null;
+        if (config.linkSeeds != null) {
+            return; // link batches take their times from the link-seed file (checked when it is read)
+        }
         if (config.timeColumn != null && config.seedTime == null && !fileTimes) {
             throw new ConfigException("Option " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + " needs seed times: "
                     + FanoutJobConfig.name(FanoutOptions.SEED_TIME) + " for every seed, or a seed file of id<TAB>time lines ("

@@ -168,6 +168,73 @@ class PlainLinkJobITCase {
     }
 
     @Test
+    void temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime() throws Exception {
+        // college_msg: directed messages with times; the seed edges are messages with their own times.
+        Path graph = SharedData.graph("college_msg");
+        List<long[]> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(graph.resolve("edges.tsv"))) {
+            if (!line.startsWith("#")) {
+                String[] f = line.split("\t");
+                rows.add(new long[] {Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[3])});
+            }
+        }
+        Set<String> edges = new HashSet<>();
+        rows.forEach(r -> edges.add(r[0] + ">" + r[1]));
+        StringBuilder text = new StringBuilder();
+        List<long[]> seeds = new ArrayList<>();
+        for (int i = 500; i < rows.size() && seeds.size() < 60; i += 997) {
+            long[] r = rows.get(i);
+            seeds.add(r);
+            text.append(r[0]).append('\t').append(r[1]).append('\t').append(r[2]).append('\n');
+        }
+        Path links = Files.writeString(tmp.resolve("timed-links.tsv"), text);
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(),
+                "--link-seeds", links.toString(), "--time-column", "timestamp", "--neg-sampling", "binary",
+                "--neg-amount", "1", "--fanout", "5,5", "--edge-dir", "in", "--batch-size", "20", "--with-edge");
+        assertThat(messages).hasSize(3);
+        int sampled = 0;
+        for (byte[] blob : messages.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] ids = m.get("ids").asLongArray();
+            long[] input = m.get("#META.input_id").asLongArray();
+            long[] pair = m.get("#META.batch").asLongArray();
+            long[] times = m.get("#META.edge_label_time").asLongArray();
+            long[] index = m.get("#META.edge_label_index").asLongArray();
+            int p = input.length;
+            assertThat(times).hasSize(2 * p);
+            for (int i = 0; i < 2 * p; i++) {
+                assertThat(index[i]).isEqualTo(i); // PyG's disjoint layout: every endpoint is its own tree's root
+                assertThat(index[2 * p + i]).isEqualTo(2 * p + i);
+                assertThat(times[i]).isEqualTo(seeds.get((int) input[i % p])[2]);
+                String pairIds = ids[i] + ">" + ids[2 * p + i];
+                if (i < p) {
+                    assertThat(new long[] {ids[i], ids[2 * p + i]}).containsExactly(seeds.get((int) input[i])[0],
+                            seeds.get((int) input[i])[1]);
+                } else {
+                    assertThat(edges).doesNotContain(pairIds);
+                }
+            }
+            long[] rowsOf = m.get("rows").asLongArray();
+            long[] colsOf = m.get("cols").asLongArray();
+            long[] eids = m.get("eids").asLongArray();
+            for (int k = 0; k < rowsOf.length; k++) {
+                assertThat(pair[(int) rowsOf[k]]).isEqualTo(pair[(int) colsOf[k]]);
+                long[] edge = rows.get((int) eids[k]);
+                assertThat(edge[2]).isLessThanOrEqualTo(times[(int) pair[(int) colsOf[k]]]);
+                sampled++;
+            }
+        }
+        assertThat(sampled).isGreaterThan(100);
+        Path untimed = Files.writeString(tmp.resolve("untimed.tsv"), "0\t1\n");
+        assertThatThrownBy(() -> FanoutJob.run(JobConfigs.parse("--graph", graph.toString(), "--link-seeds",
+                untimed.toString(), "--time-column", "timestamp")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("third column");
+        assertThatThrownBy(() -> FanoutJob.run(JobConfigs.parse("--graph", graph.toString(), "--link-seeds",
+                links.toString())))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("needs fanout.time-column");
+    }
+
+    @Test
     void aBadSeedEdgeNamesTheOptionFileAndLine() throws Exception {
         Path graph = SharedData.graph("cora_cites");
         Path links = tmp.resolve("bad.tsv");
@@ -178,8 +245,8 @@ class PlainLinkJobITCase {
                 .hasMessageContaining("fanout.link-seeds").hasMessageContaining("bad.tsv")
                 .hasMessageContaining("line 2").hasMessageContaining("999999");
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph.toString(), "--link-seeds", links.toString(),
-                "--time-column", "timestamp"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.time-column")
+                "--subgraph-type", "induced"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.subgraph-type")
                 .hasMessageContaining("fanout.link-seeds");
     }
 }

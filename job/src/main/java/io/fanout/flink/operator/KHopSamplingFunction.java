@@ -167,6 +167,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         } else if (negatives == NegativeSampling.TRIPLET) {
             allDst = concat(dst, negativeSampler.triplet(src, perPositive, seed, batch.epoch, batch.batchId));
         }
+        if (trees != null) {
+            sampleLinkTrees(batch, src.length, allSrc, allDst, perPositive, out);
+            return;
+        }
         SampledSubgraph sub = sampler.sampleShared(concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
         // The unique seeds come first in the sample's ids: their local indices.
         it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
@@ -203,6 +207,89 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 float[] label = new float[localSrc.length];
                 java.util.Arrays.fill(label, 0, p, 1f);
                 message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
+            }
+        }
+        withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * A disjoint (and, with seed-edge times, temporal) link batch as PyG's {@code edge_sample} builds it: every
+     * endpoint of every positive and negative is a tree of its own (the sources, then the destinations), tree
+     * {@code j}'s time the time of positive {@code j mod P} (negatives repeat the positives' times), and
+     * {@code #META.batch} is each node's tree mod P, so both ends of pair i (and its negatives) share batch i.
+     * The label indices are the trees' roots: {@code edge_label_index = arange(2(P+N)).view(2, -1)} (binary or
+     * none), or {@code src_index = 0..P-1}, {@code dst_pos_index = P..2P-1}, {@code dst_neg_index[i][k] = 2P + kP +
+     * i} (triplet). Times go out as PyG's {@code edge_label_time} (binary, none) or {@code seed_time} (triplet).
+     */
+    private void sampleLinkTrees(SeedBatch batch, int p, int[] allSrc, int[] allDst, int perPositive,
+            Collector<EncodedMessage> out) {
+        if (negatives == NegativeSampling.TRIPLET && perPositive > 1) {
+            // PyG lays triplet negatives out negative-major (k * P + i), so that tree mod P is the positive's index.
+            int[] byK = java.util.Arrays.copyOf(allDst, allDst.length);
+            for (int i = 0; i < p; i++) {
+                for (int k = 0; k < perPositive; k++) {
+                    byK[p + k * p + i] = allDst[p + i * perPositive + k];
+                }
+            }
+            allDst = byK;
+        }
+        int[] seeds = concat(allSrc, allDst);
+        long[] srcTime = null;
+        long[] seedTimes = null;
+        if (links.hasTimes()) {
+            srcTime = new long[allSrc.length];
+            for (int i = 0; i < srcTime.length; i++) {
+                srcTime[i] = links.time(batch.seeds[i % p]);
+            }
+            long[] dstTime = new long[allDst.length];
+            for (int i = 0; i < dstTime.length; i++) {
+                dstTime[i] = links.time(batch.seeds[i % p]);
+            }
+            seedTimes = java.util.Arrays.copyOf(srcTime, seeds.length);
+            System.arraycopy(dstTime, 0, seedTimes, srcTime.length, dstTime.length);
+        }
+        SampledSubgraph sub = trees.sample(seeds, seedTimes, seed, batch.epoch, batch.batchId);
+        int[] pairOf = java.util.Arrays.copyOf(sub.nodeBatchBuffer(), sub.numNodes());
+        for (int i = 0; i < pairOf.length; i++) {
+            pairOf[i] %= p;
+        }
+        TensorMessage message = new TensorMessage()
+                .put(MessageKeys.IDS, nodeIds(store().ids(), sub.idsBuffer(), sub.numNodes()))
+                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
+                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
+                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges())
+                .putInt64(MessageKeys.META_BATCH, pairOf);
+        withNodeData(message, store().features(), sub.idsBuffer(), sub.numNodes());
+        withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
+        int[] roots = new int[seeds.length];
+        for (int i = 0; i < roots.length; i++) {
+            roots[i] = i; // tree i's root is node i
+        }
+        if (negatives == NegativeSampling.TRIPLET) {
+            int[] negIndex = new int[p * perPositive];
+            for (int i = 0; i < p; i++) {
+                for (int k = 0; k < perPositive; k++) {
+                    negIndex[i * perPositive + k] = 2 * p + k * p + i;
+                }
+            }
+            message.putInt64(MessageKeys.META_SRC_INDEX, java.util.Arrays.copyOfRange(roots, 0, p))
+                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(roots, p, 2 * p))
+                    .putInt64(MessageKeys.META_DST_NEG_INDEX, negIndex,
+                            perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
+            if (srcTime != null) {
+                message.putInt64(MessageKeys.META_SEED_TIME, srcTime);
+            }
+        } else {
+            message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX, roots, 2, allSrc.length);
+            if (negatives == NegativeSampling.BINARY) {
+                float[] label = new float[allSrc.length];
+                java.util.Arrays.fill(label, 0, p, 1f);
+                message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
+            }
+            if (srcTime != null) {
+                message.putInt64(MessageKeys.META_PREFIX + "edge_label_time", srcTime);
             }
         }
         withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);

@@ -23,18 +23,26 @@ public final class LinkSeeds implements Serializable {
     private final EdgeType type;
     private final int[] src;
     private final int[] dst;
+    /** Each seed edge's time (a third column, PyG's edge_label_time), or null when the file has none. */
+    private final long[] times;
 
     public LinkSeeds(EdgeType type, int[] src, int[] dst) {
-        if (src.length != dst.length) {
-            throw new IllegalArgumentException("src and dst differ in length");
+        this(type, src, dst, null);
+    }
+
+    public LinkSeeds(EdgeType type, int[] src, int[] dst, long[] times) {
+        if (src.length != dst.length || times != null && times.length != src.length) {
+            throw new IllegalArgumentException("src, dst and times differ in length");
         }
         this.type = type;
         this.src = src;
         this.dst = dst;
+        this.times = times;
     }
 
     /**
-     * Reads {@code src<TAB>dst} lines ({@code #} lines skipped; further columns ignored) of node ids of the edge
+     * Reads {@code src<TAB>dst[<TAB>time]} lines ({@code #} lines skipped; a third column, the seed edge's time, in
+     * every row or none; more columns are an error) of node ids of the edge
      * type's source and destination types.
      *
      * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of its type
@@ -57,6 +65,7 @@ public final class LinkSeeds implements Serializable {
             String dstWhat) throws IOException {
         IntArrayList src = new IntArrayList();
         IntArrayList dst = new IntArrayList();
+        it.unimi.dsi.fastutil.longs.LongArrayList times = new it.unimi.dsi.fastutil.longs.LongArrayList();
         long lineNo = 0;
         try (BufferedReader in = new BufferedReader(new InputStreamReader(GraphFiles.open(file),
                 StandardCharsets.UTF_8))) {
@@ -69,14 +78,30 @@ public final class LinkSeeds implements Serializable {
                 if (f.length < 2) {
                     throw new GraphFormatException(file, lineNo, "expected src<TAB>dst, got '" + line + "'");
                 }
+                if (f.length > 3) {
+                    throw new GraphFormatException(file, lineNo, "expected src<TAB>dst[<TAB>time], got " + f.length
+                            + " columns: '" + line + "'");
+                }
+                if (!src.isEmpty() && (f.length == 3) != !times.isEmpty()) {
+                    throw new GraphFormatException(file, lineNo, "a seed edge's time (third column) must be given on"
+                            + " every row or on none");
+                }
                 src.add(index(file, lineNo, f[0], srcIds, srcWhat));
                 dst.add(index(file, lineNo, f[1], dstIds, dstWhat));
+                if (f.length == 3) {
+                    try {
+                        times.add(Long.parseLong(f[2]));
+                    } catch (NumberFormatException e) {
+                        throw new GraphFormatException(file, lineNo, "'" + f[2] + "' is not a time (an integer in the"
+                                + " unit of the graph's time column)");
+                    }
+                }
             }
         }
         if (src.isEmpty()) {
             throw new GraphFormatException(file, "no seed edges (expected src<TAB>dst lines)");
         }
-        return new LinkSeeds(type, src.toIntArray(), dst.toIntArray());
+        return new LinkSeeds(type, src.toIntArray(), dst.toIntArray(), times.isEmpty() ? null : times.toLongArray());
     }
 
     private static int index(Path file, long lineNo, String text, NodeIdMap ids, String what)
@@ -106,6 +131,16 @@ public final class LinkSeeds implements Serializable {
     /** Source node index of seed edge {@code i}. */
     public int src(int i) {
         return src[i];
+    }
+
+    /** True when every seed edge has a time (the file's third column). */
+    public boolean hasTimes() {
+        return times != null;
+    }
+
+    /** The time of seed edge {@code i}; only when {@link #hasTimes()}. */
+    public long time(int i) {
+        return times[i];
     }
 
     /** Destination node index of seed edge {@code i}. */
