@@ -361,7 +361,9 @@ public final class FanoutOptions {
                     + " start), overwrite (delete only what Fanout wrote there, part-*.samples and hidden in-progress"
                     + " parts, then write) or append (add this run's part files). A job resumed from a savepoint"
                     + " (-s, execution.state-recovery.path) or restarted after a failure always continues its own"
-                    + " output.");
+                    + " output. In every mode a local directory is locked for the run (DIR/.fanout-run.lock): a"
+                    + " second run into it while the first runs is refused; overwrite also takes over a lock whose"
+                    + " run this client cannot check (another host's, an unreachable cluster's).");
 
     public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
             .booleanType()

@@ -119,7 +119,14 @@ public final class FanoutJob {
                     + " then flink stop --type native --savepointPath DIR JOB_ID); a local run would never end");
         }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
-        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
+        try (OutputDirectory output = config.output != null ? OutputDirectory.check(config, env) : null) {
+            return submit(env, config, output); // the output's run lock is held until the client is done
+        }
+    }
+
+    /** Plans the batches, builds the job and executes it; {@code output} is checked already (or null). */
+    private static JobSummary submit(StreamExecutionEnvironment env, FanoutJobConfig config, OutputDirectory output)
+            throws Exception {
         // A typed graph is loaded here to find the seed type's ids (no streaming scan of typed files yet).
         TypedGraphStore typed = config.typed != null ? TypedGraphStore.load(config.graphSpec()) : null;
         LinkSeeds links = typed != null && config.typed.linkSeeds != null ? linkSeeds(config, typed) : null;
