@@ -384,7 +384,10 @@ public final class FanoutOptions {
             .intType()
             .noDefaultValue()
             .withDescription("Parallelism of the job. Default: Flink's (parallelism.default; in the"
-                    + " embedded MiniCluster, the number of cores).");
+                    + " embedded MiniCluster, the number of cores, lowered with a warning to what its network memory"
+                    + " holds). The embedded MiniCluster's network memory is sized for the job (up to a quarter of the"
+                    + " JVM's direct memory, at most 1 GiB); a parallelism beyond it, or beyond a standalone cluster's"
+                    + " task slots, is refused at submission.");
 
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("fanout.checkpoint-interval")
             .durationType()

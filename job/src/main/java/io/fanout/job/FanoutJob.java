@@ -145,6 +145,7 @@ public final class FanoutJob {
                 : config.typed != null && config.typed.ablpPositive != null
                 ? anchorPlan(config, typed) : batchPlan(config, nodes);
         build(env, config, plan, nodes, links, seedFile);
+        ClusterFit.check(env, config); // a parallelism the cluster cannot start fails here, not in a restart loop
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }

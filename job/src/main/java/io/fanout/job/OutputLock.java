@@ -58,12 +58,15 @@ final class OutputLock implements AutoCloseable {
     private final Path file;
     private final Map<String, String> owner;
     private final boolean detachedTarget;
+    /** Directories the lock created (the output and missing parents, deepest first). */
+    private final List<Path> created;
     private volatile boolean submitted;
 
-    private OutputLock(Path file, Map<String, String> owner, boolean detachedTarget) {
+    private OutputLock(Path file, Map<String, String> owner, boolean detachedTarget, List<Path> created) {
         this.file = file;
         this.owner = owner;
         this.detachedTarget = detachedTarget;
+        this.created = created;
     }
 
     /** Whether {@code name} is the lock or one of its temporary files (not an earlier run's output). */
@@ -78,6 +81,10 @@ final class OutputLock implements AutoCloseable {
      * @throws ConfigException naming the directory and the run that holds it
      */
     static OutputLock acquire(Path dir, FanoutJobConfig config, ReadableConfig flinkConf) throws IOException {
+        List<Path> created = new java.util.ArrayList<>(); // deepest first: removed again if left empty
+        for (Path d = dir.toAbsolutePath(); d != null && Files.notExists(d); d = d.getParent()) {
+            created.add(d);
+        }
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -99,7 +106,8 @@ final class OutputLock implements AutoCloseable {
         owner.put("job", "fanout " + config.sampler + " " + config.graph);
         flinkConf.getOptional(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID)
                 .ifPresent(id -> owner.put("flink-job-id", id));
-        OutputLock lock = new OutputLock(file, owner, !inProcess && !flinkConf.get(DeploymentOptions.ATTACHED));
+        OutputLock lock = new OutputLock(file, owner, !inProcess && !flinkConf.get(DeploymentOptions.ATTACHED),
+                created);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             if (lock.create()) {
                 return lock;
@@ -156,6 +164,7 @@ final class OutputLock implements AutoCloseable {
             Map<String, String> now = read(file);
             if (now != null && owner.get("run").equals(now.get("run"))) {
                 Files.deleteIfExists(file);
+                removeCreatedIfEmpty();
             } else {
                 LOG.warn("{}: no longer this run's lock at release ({})", file,
                         now == null ? "deleted" : "taken over by " + describe(now));
@@ -165,8 +174,20 @@ final class OutputLock implements AutoCloseable {
         }
     }
 
+    /** A run refused after the lock (bad seeds, say) leaves no empty directory behind that the lock made. */
+    private void removeCreatedIfEmpty() {
+        for (Path dir : created) {
+            try {
+                Files.delete(dir); // fails unless empty
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
     /** Creates the lock file with this run's owner lines; false if it exists. */
     private boolean create() throws IOException {
+        Files.createDirectories(file.getParent()); // again: a refused run may have removed the one it made
         Path tmp = write(file.resolveSibling(NAME + ".tmp-" + owner.get("run")));
         try {
             // A hard link appears atomically with its content: a concurrent client never reads a half-written owner.

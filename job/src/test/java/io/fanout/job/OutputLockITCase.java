@@ -107,6 +107,14 @@ class OutputLockITCase {
         assertThatThrownBy(() -> FanoutJobITCase.runJob(args(out))).hasMessageContaining("the directory is not empty");
     }
 
+    @Test
+    void aRunRefusedAfterTakingTheLockLeavesNoLockAndNoDirectoryItMade() {
+        Path out = tmp.resolve("new").resolve("out");
+        assertThatThrownBy(() -> FanoutJobITCase.runJob(args(out, "--seeds", "5,99999")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("99999");
+        assertThat(tmp.resolve("new")).doesNotExist();
+    }
+
     /** A lock naming this host and a process that has ended: an in-process run that crashed. */
     private Path staleLocalLock(Path out, String host) throws Exception {
         Process ended = new ProcessBuilder("true").start();
@@ -209,7 +217,8 @@ class OutputLockITCase {
     @Test
     void aJobThatFailsOverKeepsItsLockAndWritesEveryBatch() throws Exception {
         Path out = tmp.resolve("out");
-        FanoutJobConfig config = JobConfigs.parse(args(out, "--epochs", "2"));
+        // 60 batches, throttled to 20 ms each at the source: checkpoints (every 100 ms) complete while they flow.
+        FanoutJobConfig config = JobConfigs.parse(args(out, "--epochs", "10"));
         BatchPlan plan = FanoutJob.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
         Configuration conf = FanoutJob.flinkConfiguration(config);
         conf.addAll(FailOnceAfterCheckpoint.restartOnce());
@@ -238,6 +247,6 @@ class OutputLockITCase {
             keys.add((m.get(io.fanout.connectors.message.MessageKeys.META_EPOCH).asLongArray()[0] << 32)
                     | m.get(io.fanout.connectors.message.MessageKeys.META_BATCH_ID).asLongArray()[0]);
         }
-        assertThat(keys).as("every (epoch, batch) of both epochs").hasSize(2 * BATCHES);
+        assertThat(keys).as("every (epoch, batch) of the 10 epochs").hasSize(10 * BATCHES);
     }
 }

@@ -1,0 +1,73 @@
+package io.fanout.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fanout.config.ConfigException;
+import io.fanout.connectors.file.SamplesFile;
+import io.fanout.testing.SharedData;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Parallelism in the embedded MiniCluster a local run starts (no test cluster: {@code FanoutJob.run} starts its own,
+ * as {@code fanout-local} does). Parallelism 64 used to restart for ever on "Insufficient number of network buffers"
+ * with Flink's 64 MiB of local network memory; now the network memory is sized for it, a parallelism that network
+ * memory the user set cannot hold is refused at submission naming what to change, and the default (the cores) is
+ * lowered to what fits.
+ */
+@Timeout(240)
+class LocalParallelismTest {
+    @TempDir
+    Path tmp;
+
+    private final String karate = SharedData.graph("karate").toString();
+
+    private String[] args(String... more) {
+        return Stream.concat(Stream.of("--graph", karate, "--batch-size", "4", "--output",
+                tmp.resolve("out").toString()), Stream.of(more)).toArray(String[]::new);
+    }
+
+    @Test
+    void parallelism64OnKarateRunsWithNetworkMemorySizedForIt() throws Exception {
+        // 64 subtasks of the sampler, each fed by 64 source subtasks: 4224 buffers, 132 MiB, twice Flink's default.
+        JobSummary summary = FanoutJobITCase.runJob(args("--parallelism", "64"));
+        assertThat(summary).isNotNull();
+        assertThat(FanoutJobITCase.readMessages(tmp.resolve("out"))).as("34 seeds in batches of 4, once").hasSize(9);
+        assertThat(SamplesFile.listFiles(tmp.resolve("out"))).as("written by the 64 sink subtasks").hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void aParallelismTheSetNetworkMemoryCannotHoldIsRefusedAtOnceNamingWhatToChange() {
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> FanoutJobITCase.runJob(args("--parallelism", "64",
+                "-Dtaskmanager.memory.network.min=64mb", "-Dtaskmanager.memory.network.max=64mb")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("Invalid value '64' for option fanout.parallelism (--parallelism): at parallelism 64 the"
+                        + " job's 1 all-to-all exchanges need 4224 network buffers of 32 KiB (132 MiB) in the local"
+                        + " MiniCluster, more than its 64 MiB of network memory (taskmanager.memory.network.min/max as"
+                        + " set); give fanout.parallelism (--parallelism) 44 or less, or more network memory"
+                        + " (-Dtaskmanager.memory.network.min=132m -Dtaskmanager.memory.network.max=132m, and a JVM"
+                        + " -Xmx or -XX:MaxDirectMemorySize above it: JAVA_OPTS for fanout-local)");
+        // Before any job started: no MiniCluster, no restart.
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+        assertThat(tmp.resolve("out").resolve(OutputLock.NAME)).doesNotExist();
+    }
+
+    @Test
+    void aDefaultParallelismTheNetworkMemoryCannotHoldIsLoweredToOneThatFits() throws Exception {
+        int cores = Runtime.getRuntime().availableProcessors();
+        assumeTrue(cores >= 2, "the default parallelism is the cores: 1 needs no lowering");
+        // 5 buffers of 32 KiB: parallelism 1 needs 3 (the source's 1 subpartition + 1, the sampler's gate 1),
+        // parallelism 2 needs 8.
+        FanoutJobITCase.runJob(args("-Dtaskmanager.memory.network.min=160kb",
+                "-Dtaskmanager.memory.network.max=160kb"));
+        assertThat(FanoutJobITCase.readMessages(tmp.resolve("out"))).hasSize(9);
+        assertThat(SamplesFile.listFiles(tmp.resolve("out"))).as("one sink subtask").hasSize(1);
+    }
+}
