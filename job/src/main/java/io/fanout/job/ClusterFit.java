@@ -60,26 +60,30 @@ final class ClusterFit {
         }
     }
 
-    /** The job graph of {@code env}'s job at {@code parallelism} (see {@link #apply}). */
-    private static JobGraph graphAt(StreamExecutionEnvironment env, int parallelism) {
-        apply(env, parallelism);
+    /** The job graph of {@code env}'s job with {@code followers} at {@code parallelism} (see {@link #apply}). */
+    private static JobGraph graphAt(StreamExecutionEnvironment env, Set<Transformation<?>> followers, int parallelism) {
+        apply(env, followers, parallelism);
         return env.getStreamGraph(false).getJobGraph(); // keeps the transformations for execute()
     }
 
     /**
-     * Gives every operator that took the environment's parallelism when it was added (not one set apart, such as a
-     * parallelism-1 reader) {@code parallelism} instead.
+     * The operators that took the environment's parallelism when they were added: not one given its own (a
+     * parallelism-1 reader), which keeps it whatever the job's parallelism.
      */
-    private static void apply(StreamExecutionEnvironment env, int parallelism) {
-        env.setParallelism(parallelism);
+    private static Set<Transformation<?>> defaultFollowers(StreamExecutionEnvironment env) {
         Set<Transformation<?>> all = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Transformation<?> sink : env.getTransformations()) {
             all.addAll(sink.getTransitivePredecessors());
         }
-        for (Transformation<?> transformation : all) {
-            if (!transformation.isParallelismConfigured()) {
-                transformation.setParallelism(parallelism, false);
-            }
+        all.removeIf(t -> t.isParallelismConfigured() || t.getParallelism() != env.getParallelism());
+        return all;
+    }
+
+    /** Gives the job {@code parallelism}: the environment's default and each of {@code followers}. */
+    private static void apply(StreamExecutionEnvironment env, Set<Transformation<?>> followers, int parallelism) {
+        env.setParallelism(parallelism);
+        for (Transformation<?> transformation : followers) {
+            transformation.setParallelism(parallelism, false);
         }
     }
 
@@ -93,10 +97,11 @@ final class ClusterFit {
                 .orElseGet(() -> conf.get(TaskManagerOptions.NETWORK_MEMORY_MAX)).getBytes() : localBudget();
         int taskManagers = conf.get(TaskManagerOptions.MINI_CLUSTER_NUM_TASK_MANAGERS);
         int parallelism = env.getParallelism();
-        JobGraph graph = graphAt(env, parallelism);
+        Set<Transformation<?>> followers = defaultFollowers(env);
+        JobGraph graph = graphAt(env, followers, parallelism);
         long need = localNeed(graph, taskManagers, conf) * segment;
         if (need > available) {
-            int fits = largestFitting(env, parallelism, available, taskManagers, conf, segment);
+            int fits = largestFitting(env, followers, parallelism, available, taskManagers, conf, segment);
             String why = "at parallelism " + parallelism + " the job's " + NetworkBuffers.allToAllExchanges(graph)
                     + " all-to-all exchanges need " + need / segment + " network buffers of " + size(segment) + " ("
                     + size(need) + ") in the local MiniCluster, more than its " + size(available) + " of network"
@@ -122,10 +127,10 @@ final class ClusterFit {
             LOG.warn("Parallelism {} instead of the default {} (the cores): {}; give {} to choose", fits, parallelism,
                     why, FanoutJobConfig.name(FanoutOptions.PARALLELISM));
             parallelism = fits;
-            graph = graphAt(env, parallelism);
+            graph = graphAt(env, followers, parallelism);
             need = localNeed(graph, taskManagers, conf) * segment;
         }
-        apply(env, parallelism);
+        apply(env, followers, parallelism);
         if (!userNetwork && need > LOCAL_DEFAULT_NETWORK.getBytes()) {
             // Twice the minimum, so a producer fills one buffer per channel while the other is in flight.
             long size = Math.min(available, 2 * need);
@@ -156,13 +161,13 @@ final class ClusterFit {
     }
 
     /** The largest parallelism below {@code above} whose needs fit {@code available} bytes, or 0 (they grow with it). */
-    private static int largestFitting(StreamExecutionEnvironment env, int above, long available, int taskManagers,
-            ReadableConfig conf, long segment) {
+    private static int largestFitting(StreamExecutionEnvironment env, Set<Transformation<?>> followers, int above,
+            long available, int taskManagers, ReadableConfig conf, long segment) {
         int low = 0;
         int high = above - 1;
         while (low < high) {
             int mid = (low + high + 1) / 2;
-            if (localNeed(graphAt(env, mid), taskManagers, conf) * segment <= available) {
+            if (localNeed(graphAt(env, followers, mid), taskManagers, conf) * segment <= available) {
                 low = mid;
             } else {
                 high = mid - 1;
@@ -244,12 +249,12 @@ final class ClusterFit {
         }
     }
 
-    /** A size for messages: whole KiB below 1 MiB, else MiB or GiB to one decimal. */
+    /** A size for messages: whole KiB below 1 MiB, else MiB (GiB from 10 GiB) to one decimal. */
     static String size(long bytes) {
         if (bytes < (1 << 20)) {
             return (bytes + 1023) / 1024 + " KiB";
         }
-        boolean gib = bytes >= (1L << 30);
+        boolean gib = bytes >= (10L << 30);
         String text = String.format(Locale.ROOT, "%.1f", bytes / (double) (gib ? 1L << 30 : 1L << 20));
         return (text.endsWith(".0") ? text.substring(0, text.length() - 2) : text) + (gib ? " GiB" : " MiB");
     }

@@ -60,6 +60,27 @@ class LocalParallelismTest {
     }
 
     @Test
+    void thePartitionedStoreAtParallelism64IsRefusedAtOnceWithinTheNetworkMemoryItCouldHave() {
+        long started = System.nanoTime();
+        // Its hop stages exchange all-to-all many times over: more buffers than a quarter of the test JVM's memory.
+        assertThatThrownBy(() -> FanoutJobITCase.runJob(args("--store", "partitioned", "--parallelism", "64")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value '64' for option fanout.parallelism (--parallelism): at"
+                        + " parallelism 64 the job's ")
+                .hasMessageContaining(" in the local MiniCluster, more than its ")
+                .hasMessageContaining(" of network memory (a quarter of the JVM's ")
+                .hasMessageMatching(".*; give fanout.parallelism \\(--parallelism\\) \\d+ or less, or more network"
+                        + " memory \\(-Dtaskmanager.memory.network.min=\\d+m .*");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void thePartitionedStoreRunsAtTheDefaultParallelism() throws Exception {
+        FanoutJobITCase.runJob(args("--store", "partitioned"));
+        assertThat(FanoutJobITCase.readMessages(tmp.resolve("out"))).hasSize(9);
+    }
+
+    @Test
     void aDefaultParallelismTheNetworkMemoryCannotHoldIsLoweredToOneThatFits() throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
         assumeTrue(cores >= 2, "the default parallelism is the cores: 1 needs no lowering");
