@@ -149,7 +149,8 @@ public final class FanoutJob {
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
-        JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
+        JobExecutionResult result = OutputDirectory.execute(env, "fanout " + config.sampler + " "
+                + config.graph.getFileName(), output); // the job releases the output's lock when it ends
         if (result instanceof DetachedJobExecutionResult) {
             return null;
         }

@@ -199,6 +199,45 @@ class OutputLockITCase {
         assertThat(lock).doesNotExist();
     }
 
+    /**
+     * A detached job's client is gone when the job ends: the job releases its lock itself (a job status hook on the
+     * JobManager), when it finishes and when it is cancelled, so no stale lock stays in the output.
+     */
+    @Test
+    void aJobReleasesItsLockWhenItEndsWithoutItsClient() throws Exception {
+        Path out = tmp.resolve("out");
+        FanoutJobConfig config = JobConfigs.parse(args(out));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                FanoutJob.flinkConfiguration(config));
+        OutputLock lock = OutputLock.acquire(out, config, env.getConfiguration()); // never closed here
+        FanoutJob.build(env, config, FanoutJob.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec())));
+        org.apache.flink.streaming.api.graph.StreamGraph graph = env.getStreamGraph();
+        graph.registerJobStatusHook(lock.releaseAtJobEnd());
+        env.executeAsync(graph).getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        awaitGone(out.resolve(OutputLock.NAME));
+        assertThat(FanoutJobITCase.readMessages(out)).hasSize(BATCHES);
+
+        Path other = tmp.resolve("cancelled");
+        OutputLock held = OutputLock.acquire(other, config, env.getConfiguration());
+        env.setParallelism(1);
+        env.fromSequence(0, Long.MAX_VALUE).sinkTo(new DiscardingSink<>());
+        graph = env.getStreamGraph();
+        graph.registerJobStatusHook(held.releaseAtJobEnd());
+        JobClient job = env.executeAsync(graph);
+        awaitStatus(job, JobStatus.RUNNING);
+        assertThat(other.resolve(OutputLock.NAME)).as("held while the job runs").exists();
+        job.cancel().get(60, TimeUnit.SECONDS);
+        awaitGone(other.resolve(OutputLock.NAME));
+    }
+
+    private static void awaitGone(Path file) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (Files.exists(file)) {
+            assertThat(System.nanoTime()).as("%s still there", file).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
     private static void awaitStatus(JobClient job, JobStatus wanted) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         JobStatus status = job.getJobStatus().get(10, TimeUnit.SECONDS);
