@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * buffers" (or waiting for slots that never come).
  *
  * <p>The embedded MiniCluster ({@code fanout-local}) is one TaskManager with a slot per subtask and, unless
- * configured, 64 MiB of network memory: enough for parallelism ~44 of the memory store's one keyBy. Its network memory
+ * configured, 64 MiB of network memory: enough for parallelism ~43 of the memory store's one keyBy. Its network memory
  * is sized for the job's needs ({@link NetworkBuffers}), up to a quarter of the JVM's direct memory (at most 1 GiB); a
  * parallelism beyond that, or beyond network memory the user set, is refused, except the default (the number of
  * cores), which is lowered to the largest that fits, with a log line. On a standalone cluster ({@code flink run},

@@ -149,8 +149,7 @@ public final class FanoutJob {
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
-        JobExecutionResult result = OutputDirectory.execute(env, "fanout " + config.sampler + " "
-                + config.graph.getFileName(), output); // the job releases the output's lock when it ends
+        JobExecutionResult result = env.execute("fanout " + config.sampler + " " + config.graph.getFileName());
         if (result instanceof DetachedJobExecutionResult) {
             return null;
         }
@@ -300,7 +299,8 @@ public final class FanoutJob {
 
         boolean anySink = false;
         if (config.output != null) {
-            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files" + runTag);
+            String dir = absoluteLocalPath(config.output); // the sink releases the run lock once it has committed all
+            samples.sinkTo(ReleasingFileSink.of(SamplesFileSink.create(dir), dir)).name("samples-files").uid("samples-files" + runTag);
             anySink = true;
         }
         if (config.shm != null) {

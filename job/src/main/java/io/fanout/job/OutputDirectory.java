@@ -17,7 +17,6 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +56,7 @@ final class OutputDirectory implements AutoCloseable {
         OutputDirectory output = check(config, env.getConfiguration());
         if (output.lock != null) {
             OutputLock lock = output.lock;
+            lock.travelWith(env); // the job's file sink releases it when it has committed everything
             env.registerJobListener(new JobListener() {
                 @Override
                 public void onJobSubmitted(JobClient client, Throwable failure) {
@@ -173,21 +173,6 @@ final class OutputDirectory implements AutoCloseable {
             }
         }
         LOG.info("--output-mode overwrite: deleted {} part files of an earlier run from {}", toDelete.size(), dir);
-    }
-
-    /**
-     * Executes {@code env}'s job named {@code name}; with a run lock, the job releases it when it ends on the cluster
-     * (a detached job's client is gone by then).
-     */
-    static JobExecutionResult execute(StreamExecutionEnvironment env, String name, OutputDirectory output)
-            throws Exception {
-        if (output == null || output.lock == null) {
-            return env.execute(name);
-        }
-        StreamGraph graph = env.getStreamGraph();
-        graph.setJobName(name);
-        graph.registerJobStatusHook(output.lock.releaseAtJobEnd());
-        return env.execute(graph);
     }
 
     /** Releases the run lock (a detached job keeps it). */

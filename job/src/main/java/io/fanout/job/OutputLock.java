@@ -28,7 +28,7 @@ import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.core.execution.JobStatusHook;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>The submitting client creates {@code .fanout-run.lock} atomically (a hard link to a written file, else
  * {@code Files.createFile}: both fail if it exists, also on a mount the client and TaskManagers share) before it
  * reads the graph, and names the owner in it: host, process, the Flink job id once submitted. Restarts and failovers
- * of the job happen inside Flink and never see it. The lock is released when the job ends (finished, failed or
- * cancelled: a job status hook on the JobManager) and when the client's wait for it ends (a local or attached run);
- * a detached job keeps it until then, identified by its job id.
+ * of the job happen inside Flink and never see it. The lock is released by the job's file sink once it has committed
+ * its last files ({@link ReleasingFileSink}, on a TaskManager), and by the client when its wait for the job ends (a
+ * local or attached run: finished, failed or cancelled); a detached job that fails or is stopped keeps it,
+ * identified by its Flink job id.
  *
  * <p>A lock whose owner is gone is stale and taken over with a warning: an in-process (MiniCluster) run whose process
  * on this host has ended, or a cluster job that Flink's REST API reports ended or does not know. A lock this client
@@ -154,57 +155,27 @@ final class OutputLock implements AutoCloseable {
         }
     }
 
-    /** What releases the lock when the job ends on the cluster, registered with the job (see {@link ReleaseAtJobEnd}). */
-    JobStatusHook releaseAtJobEnd() {
-        return new ReleaseAtJobEnd(file.toString(), owner.get("run"));
+    /** The global job parameter naming the run whose lock the job's file sink releases ({@link ReleasingFileSink}). */
+    static final String RUN_PARAMETER = "fanout.output-lock.run";
+
+    /** Passes this run's id to the job's operators, so the file sink releases this lock and no other. */
+    void travelWith(StreamExecutionEnvironment env) {
+        Configuration parameters = Configuration.fromMap(env.getConfig().getGlobalJobParameters().toMap());
+        parameters.setString(RUN_PARAMETER, owner.get("run"));
+        env.getConfig().setGlobalJobParameters(parameters);
     }
 
     /**
-     * Deletes the lock of run {@code run} when its job is finished, failed or cancelled (not at a failover, which
-     * Flink handles inside the job). Runs on the JobManager: where it does not see the directory, the lock stays
-     * until a later client finds the job ended.
+     * Deletes the lock {@code file} if it is still run {@code run}'s: after the job's last commit, on a TaskManager
+     * (the directory is one the TaskManagers write). Returns whether it did.
      */
-    static final class ReleaseAtJobEnd implements JobStatusHook {
-        private static final long serialVersionUID = 1L;
-        private final String file;
-        private final String run;
-
-        ReleaseAtJobEnd(String file, String run) {
-            this.file = file;
-            this.run = run;
+    static boolean releaseIfOwned(Path file, String run) throws IOException {
+        Map<String, String> now = read(file);
+        if (now == null || !run.equals(now.get("run"))) {
+            return false;
         }
-
-        @Override
-        public void onCreated(JobID jobId) {}
-
-        @Override
-        public void onFinished(JobID jobId) {
-            release(jobId, "finished");
-        }
-
-        @Override
-        public void onFailed(JobID jobId, Throwable cause) {
-            release(jobId, "failed");
-        }
-
-        @Override
-        public void onCanceled(JobID jobId) {
-            release(jobId, "cancelled");
-        }
-
-        private void release(JobID jobId, String how) {
-            Path lock = Path.of(file);
-            try {
-                Map<String, String> now = read(lock);
-                if (now != null && run.equals(now.get("run"))) {
-                    Files.deleteIfExists(lock);
-                    LOG.info("{}: released, Flink job {} {}", lock, jobId, how);
-                }
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("{}: cannot release the run lock of Flink job {} ({}); a later run finds the job ended", lock,
-                        jobId, e.toString());
-            }
-        }
+        Files.deleteIfExists(file);
+        return true;
     }
 
     /** Releases the lock, unless a detached job was submitted: that job keeps it until it ends. */
@@ -221,7 +192,7 @@ final class OutputLock implements AutoCloseable {
                 Files.deleteIfExists(file);
                 removeCreatedIfEmpty();
             } else if (now == null) {
-                removeCreatedIfEmpty(); // released by the job's end already (ReleaseAtJobEnd)
+                removeCreatedIfEmpty(); // released by the job's file sink already
             } else {
                 LOG.warn("{}: no longer this run's lock at release (taken over by {})", file, describe(now));
             }

@@ -35,7 +35,7 @@ class LocalParallelismTest {
 
     @Test
     void parallelism64OnKarateRunsWithNetworkMemorySizedForIt() throws Exception {
-        // 64 subtasks of the sampler, each fed by 64 source subtasks: 4224 buffers, 132 MiB, twice Flink's default.
+        // 64 subtasks of the sampler, each fed by 64 source subtasks: 4353 buffers, 136 MiB, twice Flink's default.
         JobSummary summary = FanoutJobITCase.runJob(args("--parallelism", "64"));
         assertThat(summary).isNotNull();
         assertThat(FanoutJobITCase.readMessages(tmp.resolve("out"))).as("34 seeds in batches of 4, once").hasSize(9);
@@ -49,10 +49,10 @@ class LocalParallelismTest {
                 "-Dtaskmanager.memory.network.min=64mb", "-Dtaskmanager.memory.network.max=64mb")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value '64' for option fanout.parallelism (--parallelism): at parallelism 64 the"
-                        + " job's 1 all-to-all exchanges need 4224 network buffers of 32 KiB (132 MiB) in the local"
+                        + " job's 2 all-to-all exchanges need 4353 network buffers of 32 KiB (136 MiB) in the local"
                         + " MiniCluster, more than its 64 MiB of network memory (taskmanager.memory.network.min/max as"
-                        + " set); give fanout.parallelism (--parallelism) 44 or less, or more network memory"
-                        + " (-Dtaskmanager.memory.network.min=132m -Dtaskmanager.memory.network.max=132m, and a JVM"
+                        + " set); give fanout.parallelism (--parallelism) 43 or less, or more network memory"
+                        + " (-Dtaskmanager.memory.network.min=137m -Dtaskmanager.memory.network.max=137m, and a JVM"
                         + " -Xmx or -XX:MaxDirectMemorySize above it: JAVA_OPTS for fanout-local)");
         // Before any job started: no MiniCluster, no restart.
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
@@ -84,10 +84,10 @@ class LocalParallelismTest {
     void aDefaultParallelismTheNetworkMemoryCannotHoldIsLoweredToOneThatFits() throws Exception {
         int cores = Runtime.getRuntime().availableProcessors();
         assumeTrue(cores >= 2, "the default parallelism is the cores: 1 needs no lowering");
-        // 5 buffers of 32 KiB: parallelism 1 needs 3 (the source's 1 subpartition + 1, the sampler's gate 1),
-        // parallelism 2 needs 8.
-        FanoutJobITCase.runJob(args("-Dtaskmanager.memory.network.min=160kb",
-                "-Dtaskmanager.memory.network.max=160kb"));
+        // 8 buffers of 32 KiB: parallelism 1 needs 6 (source -> sampler and sink committer -> lock release: each a
+        // partition of 1 subpartition + 1 and a gate of 1), parallelism 2 needs 13.
+        FanoutJobITCase.runJob(args("-Dtaskmanager.memory.network.min=256kb",
+                "-Dtaskmanager.memory.network.max=256kb"));
         assertThat(FanoutJobITCase.readMessages(tmp.resolve("out"))).hasSize(9);
         assertThat(SamplesFile.listFiles(tmp.resolve("out"))).as("one sink subtask").hasSize(1);
     }
