@@ -143,6 +143,10 @@ final class OutputLock implements AutoCloseable {
         submitted = true;
         owner.put("flink-job-id", jobId.toString());
         try {
+            Map<String, String> now = read(file);
+            if (now == null || !owner.get("run").equals(now.get("run"))) {
+                return; // released already (a job that ended at once) or taken over: never create it again
+            }
             Path tmp = write(file.resolveSibling(NAME + ".tmp-" + owner.get("run")));
             try {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
@@ -182,8 +186,8 @@ final class OutputLock implements AutoCloseable {
     @Override
     public void close() {
         if (submitted && detachedTarget) {
-            LOG.info("{}: kept for detached Flink job {} (a later run checks its status)", file,
-                    owner.get("flink-job-id"));
+            LOG.info("{}: kept for detached Flink job {}, which releases it after its last commit (if it fails or is"
+                    + " stopped, a later run asks the cluster for its status)", file, owner.get("flink-job-id"));
             return;
         }
         try {
