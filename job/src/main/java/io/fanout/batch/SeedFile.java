@@ -1,5 +1,6 @@
 package io.fanout.batch;
 
+import io.fanout.graph.ByteOrderMark;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +19,7 @@ import java.util.zip.GZIPInputStream;
  * {@code c * seedsPerChunk ...}) without anyone holding the seeds.
  *
  * <p>{@link #index} makes one streaming pass that checks every line as {@link SeedSet#parse} does (one id per
- * line, blank and {@code #} lines skipped, {@code .gz} decompressed) and keeps 16 bytes per chunk (its offset and
+ * line, blank and {@code #} lines skipped, {@code .gz} decompressed, a UTF-8 byte-order mark skipped) and keeps 16 bytes per chunk (its offset and
  * line number), never per seed.
  * A {@code .gz} file's offsets are into its decompressed bytes, so a worker reaches a chunk by decompressing up to
  * it: read such a file as one sequential range per epoch. Seed times (a second column) are refused here: they are
@@ -69,7 +70,11 @@ public final class SeedFile implements Serializable {
         long[] lines = new long[16];
         int chunks = 0;
         long seeds = 0;
-        try (LineStream in = new LineStream(open(file, gzip), file.toString(), 1, sha)) {
+        java.io.PushbackInputStream text = new java.io.PushbackInputStream(open(file, gzip), ByteOrderMark.LENGTH);
+        // Offsets count a byte-order mark's bytes: a chunk is reached by seeking (or skipping) in the file itself.
+        long mark = ByteOrderMark.skip(text);
+        try (LineStream in = new LineStream(text, file.toString(), 1, sha)) {
+            in.offset = mark;
             while (true) {
                 long offset = in.offset();
                 if (!in.next()) {

@@ -193,7 +193,8 @@ public final class SeedSet implements Serializable {
         int unknownCount = 0;
         try (InputStream raw = Files.newInputStream(file);
                 InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
-                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                BufferedReader reader = new BufferedReader(new InputStreamReader(
+                        io.fanout.graph.ByteOrderMark.skip(in), StandardCharsets.UTF_8))) {
             String line;
             int lineNo = 0;
             while ((line = reader.readLine()) != null) {

@@ -389,7 +389,9 @@ public final class FanoutOptions {
                     + " start), overwrite (delete only what Fanout wrote there, part-*.samples and hidden in-progress"
                     + " parts, then write) or append (add this run's part files). A job resumed from a savepoint"
                     + " (-s, execution.state-recovery.path) or restarted after a failure always continues its own"
-                    + " output.");
+                    + " output. In every mode a local directory is locked for the run (DIR/.fanout-run.lock): a"
+                    + " second run into it while the first runs is refused; overwrite also takes over a lock whose"
+                    + " run this client cannot check (another host's, an unreachable cluster's).");
 
     public static final ConfigOption<Boolean> SERVE = ConfigOptions.key("fanout.serve")
             .booleanType()
@@ -410,7 +412,10 @@ public final class FanoutOptions {
             .intType()
             .noDefaultValue()
             .withDescription("Parallelism of the job. Default: Flink's (parallelism.default; in the"
-                    + " embedded MiniCluster, the number of cores).");
+                    + " embedded MiniCluster, the number of cores, lowered with a warning to what its network memory"
+                    + " holds). The embedded MiniCluster's network memory is sized for the job (up to a quarter of the"
+                    + " JVM's direct memory, at most 1 GiB); a parallelism beyond it, or beyond a standalone cluster's"
+                    + " task slots, is refused at submission.");
 
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("fanout.checkpoint-interval")
             .durationType()

@@ -16,23 +16,23 @@ import java.util.zip.GZIPInputStream;
 public final class GraphFiles {
     private GraphFiles() {}
 
-    /** Opens {@code file}, decompressing it when it starts with the gzip magic bytes, whatever its name. */
+    /**
+     * Opens {@code file}, decompressing it when it starts with the gzip magic bytes, whatever its name, and skipping a
+     * UTF-8 byte-order mark at the start of its text ({@link ByteOrderMark}; inside the decompressed stream of a gzip
+     * file). Every offset a reader counts in the stream is after the mark: readers that tile a file by offsets all
+     * open it here, so they agree.
+     */
     public static InputStream open(Path file) throws IOException {
         // FileInputStream, not Files.newInputStream: the latter's available() seeks, which fails on named pipes.
-        PushbackInputStream in = new PushbackInputStream(new FileInputStream(file.toFile()), 2);
+        PushbackInputStream in = new PushbackInputStream(new FileInputStream(file.toFile()), ByteOrderMark.LENGTH);
         try {
-            byte[] magic = new byte[2];
-            int got = 0;
-            while (got < 2) {
-                int n = in.read(magic, got, 2 - got);
-                if (n < 0) {
-                    break;
-                }
-                got += n;
+            byte[] magic = in.readNBytes(ByteOrderMark.LENGTH);
+            if (ByteOrderMark.isMark(magic, magic.length)) {
+                return in;
             }
-            in.unread(magic, 0, got);
-            if (isGzipMagic(magic, got)) {
-                return new GZIPInputStream(in, 1 << 16);
+            in.unread(magic);
+            if (isGzipMagic(magic, Math.min(2, magic.length))) {
+                return ByteOrderMark.skip(new GZIPInputStream(in, 1 << 16));
             }
             return in;
         } catch (IOException | RuntimeException e) {
@@ -46,6 +46,17 @@ public final class GraphFiles {
         try (InputStream in = new FileInputStream(file.toFile())) {
             byte[] magic = in.readNBytes(2);
             return isGzipMagic(magic, magic.length);
+        }
+    }
+
+    /**
+     * The bytes of an uncompressed file's text as {@link #open} streams it: its size less a byte-order mark's, so
+     * byte ranges over the text ({@link GraphLoader#edgeSplits}) end where the stream does.
+     */
+    public static long textSize(Path file) throws IOException {
+        try (InputStream in = new FileInputStream(file.toFile())) {
+            byte[] head = in.readNBytes(ByteOrderMark.LENGTH);
+            return Files.size(file) - (ByteOrderMark.isMark(head, head.length) ? ByteOrderMark.LENGTH : 0);
         }
     }
 

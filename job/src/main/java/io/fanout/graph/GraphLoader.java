@@ -281,7 +281,8 @@ public final class GraphLoader {
 
     /**
      * The graph's edge parts cut into ranges of about {@code splitBytes} (a line belongs to the range it starts
-     * in); a compressed part is one range (it cannot be entered in the middle). Reads file sizes only.
+     * in); a compressed part is one range (it cannot be entered in the middle). Reads file sizes (and each plain
+     * part's first bytes, for a byte-order mark) only.
      */
     public static List<EdgeSplit> edgeSplits(Path graph, long splitBytes) throws IOException {
         if (splitBytes < 1) {
@@ -290,8 +291,12 @@ public final class GraphLoader {
         List<Path> files = edgeFiles(graph);
         List<EdgeSplit> splits = new java.util.ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
-            long size = java.nio.file.Files.size(files.get(i));
-            if (GraphFiles.isCompressed(files.get(i)) || size <= splitBytes) {
+            if (GraphFiles.isCompressed(files.get(i))) {
+                splits.add(new EdgeSplit(i, 0, Long.MAX_VALUE));
+                continue;
+            }
+            long size = GraphFiles.textSize(files.get(i)); // offsets are into the text, after a byte-order mark
+            if (size <= splitBytes) {
                 splits.add(new EdgeSplit(i, 0, Long.MAX_VALUE));
                 continue;
             }

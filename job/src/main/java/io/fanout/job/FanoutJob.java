@@ -119,7 +119,14 @@ public final class FanoutJob {
                     + " then flink stop --type native --savepointPath DIR JOB_ID); a local run would never end");
         }
         // The environment's settings include the CLI's (flink run -s sets the savepoint to restore).
-        OutputDirectory output = config.output != null ? OutputDirectory.check(config, env.getConfiguration()) : null;
+        try (OutputDirectory output = config.output != null ? OutputDirectory.check(config, env) : null) {
+            return submit(env, config, output); // the output's run lock is held until the client is done
+        }
+    }
+
+    /** Plans the batches, builds the job and executes it; {@code output} is checked already (or null). */
+    private static JobSummary submit(StreamExecutionEnvironment env, FanoutJobConfig config, OutputDirectory output)
+            throws Exception {
         // A typed graph: the client streams its files once for the seed type's ids (and the link seeds' types),
         // keeping those ids only; ABLP's plan needs the label edges, so an ABLP job loads the graph here.
         boolean ablp = config.typed != null && config.typed.ablpPositive != null;
@@ -143,6 +150,7 @@ public final class FanoutJob {
                 : config.typed != null && config.typed.ablpPositive != null
                 ? anchorPlan(config, typed) : batchPlan(config, nodes);
         build(env, config, plan, nodes, links, seedFile);
+        ClusterFit.check(env, config); // a parallelism the cluster cannot start fails here, not in a restart loop
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
         }
@@ -297,7 +305,8 @@ public final class FanoutJob {
 
         boolean anySink = false;
         if (config.output != null) {
-            samples.sinkTo(SamplesFileSink.create(absoluteLocalPath(config.output))).name("samples-files").uid("samples-files" + runTag);
+            String dir = absoluteLocalPath(config.output); // the sink releases the run lock once it has committed all
+            samples.sinkTo(ReleasingFileSink.of(SamplesFileSink.create(dir), dir)).name("samples-files").uid("samples-files" + runTag);
             anySink = true;
         }
         if (config.shm != null) {

@@ -8,11 +8,15 @@ import io.fanout.connectors.file.SamplesFileSink;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.JobListener;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,14 +28,19 @@ import org.slf4j.LoggerFactory;
  * <p>Only the client's {@code main} gets here: a job restarted after a failure never does, and a submission that
  * restores a savepoint ({@code -s}, {@code execution.state-recovery.path}) is let through, because both continue
  * their own output. Works on any Flink file system (listing and deleting through Flink's {@link FileSystem}).
+ *
+ * <p>A local directory is also locked for the run ({@link OutputLock}), in every mode: a second submission while
+ * the first runs is refused. Close it when the client is done with the job.
  */
-final class OutputDirectory {
+final class OutputDirectory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OutputDirectory.class);
 
     private final String value;
     private final Path dir;
     /** Fanout's part files to delete before the run ({@code overwrite}); empty otherwise. */
     private final List<Path> toDelete;
+    /** The run lock of a local directory, or null. */
+    private OutputLock lock;
 
     private OutputDirectory(String value, Path dir, List<Path> toDelete) {
         this.value = value;
@@ -40,16 +49,65 @@ final class OutputDirectory {
     }
 
     /**
+     * As {@link #check(FanoutJobConfig, ReadableConfig)} for a run in {@code env}, whose submitted job id goes into
+     * the lock (a later client checks a detached job by it).
+     */
+    static OutputDirectory check(FanoutJobConfig config, StreamExecutionEnvironment env) throws IOException {
+        OutputDirectory output = check(config, env.getConfiguration());
+        if (output.lock != null) {
+            OutputLock lock = output.lock;
+            lock.travelWith(env); // the job's file sink releases it when it has committed everything
+            env.registerJobListener(new JobListener() {
+                @Override
+                public void onJobSubmitted(JobClient client, Throwable failure) {
+                    if (client != null) {
+                        lock.submitted(client.getJobID());
+                    }
+                }
+
+                @Override
+                public void onJobExecuted(JobExecutionResult result, Throwable failure) {}
+            });
+        }
+        return output;
+    }
+
+    /**
      * Checks the output directory of a run with these Flink settings: a non-empty one is refused in
      * {@code error} mode (before the graph is scanned); {@link #prepare} later deletes in {@code overwrite} mode.
      */
     static OutputDirectory check(FanoutJobConfig config, ReadableConfig flinkConf) throws IOException {
         Path dir = new Path(FanoutJob.absoluteLocalPath(config.output));
+        java.nio.file.Path local = localPath(dir);
+        OutputLock lock = null;
+        if (local == null) {
+            LOG.info("--output {}: not a local path, so not locked against a concurrent run", dir);
+        } else {
+            lock = OutputLock.acquire(local, config, flinkConf);
+        }
+        try {
+            OutputDirectory output = check(config, flinkConf, dir);
+            output.lock = lock;
+            return output;
+        } catch (IOException | RuntimeException e) {
+            if (lock != null) {
+                lock.close();
+            }
+            throw e;
+        }
+    }
+
+    private static OutputDirectory check(FanoutJobConfig config, ReadableConfig flinkConf, Path dir)
+            throws IOException {
         OutputDirectory keep = new OutputDirectory(config.output, dir, List.of());
         if (flinkConf.get(StateRecoveryOptions.SAVEPOINT_PATH) != null || config.outputMode == OutputMode.APPEND) {
             return keep;
         }
         FileStatus[] entries = list(dir);
+        if (entries != null) { // this run's lock is not an earlier run's output
+            entries = java.util.Arrays.stream(entries).filter(e -> !OutputLock.isLockFile(e.getPath().getName()))
+                    .toArray(FileStatus[]::new);
+        }
         if (entries == null || entries.length == 0) {
             return keep;
         }
@@ -72,6 +130,12 @@ final class OutputDirectory {
             }
         }
         return new OutputDirectory(config.output, dir, parts);
+    }
+
+    /** The local file system path of dir (a plain path or a file: URI), or null for another file system. */
+    private static java.nio.file.Path localPath(Path dir) {
+        String scheme = dir.toUri().getScheme();
+        return scheme == null || scheme.equals("file") ? java.nio.file.Path.of(dir.toUri().getPath()) : null;
     }
 
     /** The entries of dir; null when it does not exist, or when the client cannot list another file system. */
@@ -109,5 +173,13 @@ final class OutputDirectory {
             }
         }
         LOG.info("--output-mode overwrite: deleted {} part files of an earlier run from {}", toDelete.size(), dir);
+    }
+
+    /** Releases the run lock (a detached job keeps it). */
+    @Override
+    public void close() {
+        if (lock != null) {
+            lock.close();
+        }
     }
 }

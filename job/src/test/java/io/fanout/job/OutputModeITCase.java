@@ -91,8 +91,11 @@ class OutputModeITCase {
         assertThat(config.outputMode).isEqualTo(OutputMode.ERROR);
         Configuration restoring = new Configuration();
         restoring.set(StateRecoveryOptions.SAVEPOINT_PATH, tmp.resolve("savepoint-1").toString());
-        OutputDirectory.check(config, restoring).prepare();
-        assertThatThrownBy(() -> OutputDirectory.check(config, new Configuration())).isInstanceOf(ConfigException.class);
+        try (OutputDirectory restored = OutputDirectory.check(config, restoring)) {
+            restored.prepare();
+        }
+        assertThatThrownBy(() -> OutputDirectory.check(config, new Configuration())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("the directory is not empty");
         assertThat(SamplesFile.readAll(out)).hasSize(BATCHES);
     }
 

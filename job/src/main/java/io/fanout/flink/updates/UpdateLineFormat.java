@@ -55,7 +55,8 @@ public class UpdateLineFormat implements BulkFormat<UpdateLine, FileSourceSplit>
         Reader(FileSourceSplit split, long skip) throws IOException {
             this.file = split.path().toUri().getPath();
             this.stream = split.path().getFileSystem().open(split.path());
-            this.in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8));
+            this.in = new BufferedReader(new InputStreamReader(io.fanout.graph.ByteOrderMark.skip(stream),
+                    StandardCharsets.UTF_8));
             this.skipped = skip;
             // Records are the lines then the end marker; a restore skips the records already emitted.
             for (long i = 0; i < skip; i++) {
