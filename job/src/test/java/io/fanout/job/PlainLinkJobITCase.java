@@ -235,6 +235,47 @@ class PlainLinkJobITCase {
     }
 
     @Test
+    void disjointTripletTreesPerPairWithTheirNegatives() throws Exception {
+        // Without times: --disjoint alone; triplet negatives (2 per positive) are trees of their positive's pair.
+        Path graph = SharedData.graph("cora_cites");
+        Set<String> edges = new HashSet<>();
+        List<long[]> rows = rows(graph, edges);
+        Path links = linkSeeds(rows, 21);
+        List<long[]> seeds = seedEdges(links);
+        TreeMap<Long, byte[]> messages = runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(), "--disjoint",
+                "--link-seeds", links.toString(), "--neg-sampling", "triplet", "--neg-amount", "2", "--fanout", "3,3",
+                "--batch-size", "60");
+        assertThat(messages).hasSize(2);
+        for (byte[] blob : messages.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] ids = m.get("ids").asLongArray();
+            long[] pair = m.get("#META.batch").asLongArray();
+            long[] input = m.get("#META.input_id").asLongArray();
+            long[] src = m.get("#META.src_index").asLongArray();
+            long[] pos = m.get("#META.dst_pos_index").asLongArray();
+            long[] neg = m.get("#META.dst_neg_index").asLongArray();
+            int p = input.length;
+            assertThat(m.get("#META.dst_neg_index").shape()).containsExactly(p, 2);
+            assertThat(m.contains("#META.seed_time")).isFalse();
+            for (int i = 0; i < p; i++) {
+                assertThat(new long[] {ids[(int) src[i]], ids[(int) pos[i]]}).containsExactly(seeds.get((int) input[i]));
+                assertThat(pair[(int) src[i]]).isEqualTo(i);
+                assertThat(pair[(int) pos[i]]).isEqualTo(i);
+                for (int k = 0; k < 2; k++) {
+                    assertThat(pair[(int) neg[2 * i + k]]).isEqualTo(i); // PyG: tree mod P is the positive
+                    assertThat(edges).doesNotContain(ids[(int) src[i]] + ">" + ids[(int) neg[2 * i + k]]);
+                }
+            }
+            long[] r = m.get("rows").asLongArray();
+            long[] c = m.get("cols").asLongArray();
+            for (int k = 0; k < r.length; k++) {
+                assertThat(pair[(int) r[k]]).isEqualTo(pair[(int) c[k]]);
+            }
+            sampledEdgesAreReal(m, edges);
+        }
+    }
+
+    @Test
     void aBadSeedEdgeNamesTheOptionFileAndLine() throws Exception {
         Path graph = SharedData.graph("cora_cites");
         Path links = tmp.resolve("bad.tsv");

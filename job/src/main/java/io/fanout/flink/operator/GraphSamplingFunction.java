@@ -205,6 +205,31 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         return message;
     }
 
+    /**
+     * A link batch's labels as PyG's {@code LinkNeighborLoader} and GLT give them, each pair's ends as local indices
+     * ({@code localSrc}, {@code localDst}: the positives first, then the negatives, triplet ones row-major
+     * [P, perPositive]): {@code #META.edge_label_index} [2, N] with, for binary negatives, {@code #META.edge_label}
+     * (1 for the P positives, then 0); for triplets {@code #META.src_index}, {@code #META.dst_pos_index} and
+     * {@code #META.dst_neg_index} ([P], or [P, k] for k > 1 negatives per positive, as PyG squeezes it).
+     */
+    static TensorMessage withLinkLabels(TensorMessage message, io.fanout.sampling.link.NegativeSampling mode, int p,
+            int perPositive, int[] localSrc, int[] localDst) {
+        if (mode == io.fanout.sampling.link.NegativeSampling.TRIPLET) {
+            return message.putInt64(MessageKeys.META_SRC_INDEX, localSrc)
+                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(localDst, 0, p))
+                    .putInt64(MessageKeys.META_DST_NEG_INDEX, java.util.Arrays.copyOfRange(localDst, p, localDst.length),
+                            perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
+        }
+        message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX,
+                io.fanout.sampling.link.LinkBatch.concat(localSrc, localDst), 2, localSrc.length);
+        if (mode == io.fanout.sampling.link.NegativeSampling.BINARY) {
+            float[] label = new float[localSrc.length];
+            java.util.Arrays.fill(label, 0, p, 1f);
+            message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
+        }
+        return message;
+    }
+
     /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
     static Tensor nodeIds(NodeIdMap ids, int[] nodes, int n) {
         if (ids.isIdentity()) {

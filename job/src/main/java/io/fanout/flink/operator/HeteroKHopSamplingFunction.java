@@ -13,6 +13,7 @@ import io.fanout.sampling.hetero.HeteroKHopSampler;
 import io.fanout.sampling.hetero.HeteroSubgraph;
 import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.sampling.link.AnchorLabels;
+import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.link.NegativeSampler;
@@ -206,46 +207,21 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      * node type); the metadata gives each pair as local indices, as GLT's {@code sample_from_edges} does.
      */
     private void sampleLinks(SeedBatch batch, Collector<EncodedMessage> out) {
-        int p = batch.seeds.length;
-        int[] src = new int[p];
-        int[] dst = new int[p];
-        for (int i = 0; i < p; i++) {
-            src[i] = links.src(batch.seeds[i]);
-            dst[i] = links.dst(batch.seeds[i]);
-        }
-        int[] allSrc = src;
-        int[] allDst = dst;
-        int perPositive = (int) amount;
-        if (negatives == NegativeSampling.BINARY) {
-            int[][] neg = negativeSampler.binary((int) Math.ceil(p * amount), seed, batch.epoch, batch.batchId);
-            allSrc = concat(src, neg[0]);
-            allDst = concat(dst, neg[1]);
-        } else if (negatives == NegativeSampling.TRIPLET) {
-            allDst = concat(dst, negativeSampler.triplet(src, perPositive, seed, batch.epoch, batch.batchId));
-        }
+        LinkBatch pairs = LinkBatch.of(links, batch.seeds, negatives, amount, negativeSampler, seed, batch.epoch,
+                batch.batchId);
+        int p = pairs.positives;
+        int perPositive = pairs.perPositive;
+        int[] allSrc = pairs.src;
+        int[] allDst = pairs.dst;
         EdgeType type = links.type();
         Map<String, int[]> seeds = type.src().equals(type.dst())
-                ? Map.of(type.src(), concat(allSrc, allDst))
+                ? Map.of(type.src(), LinkBatch.concat(allSrc, allDst))
                 : Map.of(type.src(), allSrc, type.dst(), allDst);
         HeteroSubgraph sub = sampler.sample(seeds, seed, batch.epoch, batch.batchId);
         TensorMessage message = toMessage(sub, typed);
         int[] localSrc = sub.localIndices(type.src(), allSrc);
         int[] localDst = sub.localIndices(type.dst(), allDst);
-        if (negatives == NegativeSampling.TRIPLET) {
-            message.putInt64(MessageKeys.META_SRC_INDEX, localSrc)
-                    .putInt64(MessageKeys.META_DST_POS_INDEX, Arrays.copyOfRange(localDst, 0, p));
-            int[] negIndex = Arrays.copyOfRange(localDst, p, localDst.length);
-            // GLT squeezes a single negative per positive to shape [p].
-            message.putInt64(MessageKeys.META_DST_NEG_INDEX, negIndex,
-                    perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
-        } else {
-            message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX, concat(localSrc, localDst), 2, localSrc.length);
-            if (negatives == NegativeSampling.BINARY) {
-                float[] label = new float[localSrc.length];
-                Arrays.fill(label, 0, p, 1f);
-                message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
-            }
-        }
+        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
         message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
         withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
@@ -282,11 +258,6 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return Tensor.ofInt64(out, new long[] {rows, width});
     }
 
-    private static int[] concat(int[] a, int[] b) {
-        int[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
-    }
 
     /**
      * GLT's heterogeneous sample keys: per node type {@code ids}, {@code num_sampled_nodes} and, with a labelled

@@ -12,6 +12,7 @@ import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
@@ -150,28 +151,17 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
      * {@code dst_pos_index}, {@code dst_neg_index}).
      */
     private void sampleLinks(SeedBatch batch, Collector<EncodedMessage> out) {
-        int p = batch.seeds.length;
-        int[] src = new int[p];
-        int[] dst = new int[p];
-        for (int i = 0; i < p; i++) {
-            src[i] = links.src(batch.seeds[i]);
-            dst[i] = links.dst(batch.seeds[i]);
-        }
-        int[] allSrc = src;
-        int[] allDst = dst;
-        int perPositive = (int) amount;
-        if (negatives == NegativeSampling.BINARY) {
-            int[][] neg = negativeSampler.binary((int) Math.ceil(p * amount), seed, batch.epoch, batch.batchId);
-            allSrc = concat(src, neg[0]);
-            allDst = concat(dst, neg[1]);
-        } else if (negatives == NegativeSampling.TRIPLET) {
-            allDst = concat(dst, negativeSampler.triplet(src, perPositive, seed, batch.epoch, batch.batchId));
-        }
+        LinkBatch pairs = LinkBatch.of(links, batch.seeds, negatives, amount, negativeSampler, seed, batch.epoch,
+                batch.batchId);
+        int p = pairs.positives;
+        int perPositive = pairs.perPositive;
+        int[] allSrc = pairs.src;
+        int[] allDst = pairs.dst;
         if (trees != null) {
-            sampleLinkTrees(batch, src.length, allSrc, allDst, perPositive, out);
+            sampleLinkTrees(batch, p, allSrc, allDst, perPositive, out);
             return;
         }
-        SampledSubgraph sub = sampler.sampleShared(concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
+        SampledSubgraph sub = sampler.sampleShared(LinkBatch.concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
         // The unique seeds come first in the sample's ids: their local indices.
         it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
         int[] ids = sub.idsBuffer();
@@ -194,21 +184,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
         withNodeData(message, store().features(), ids, sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
-        if (negatives == NegativeSampling.TRIPLET) {
-            message.putInt64(MessageKeys.META_SRC_INDEX, localSrc)
-                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(localDst, 0, p));
-            int[] negIndex = java.util.Arrays.copyOfRange(localDst, p, localDst.length);
-            // PyG squeezes a single negative per positive to shape [p].
-            message.putInt64(MessageKeys.META_DST_NEG_INDEX, negIndex,
-                    perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
-        } else {
-            message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX, concat(localSrc, localDst), 2, localSrc.length);
-            if (negatives == NegativeSampling.BINARY) {
-                float[] label = new float[localSrc.length];
-                java.util.Arrays.fill(label, 0, p, 1f);
-                message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
-            }
-        }
+        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
         withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
@@ -234,7 +210,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             }
             allDst = byK;
         }
-        int[] seeds = concat(allSrc, allDst);
+        int[] seeds = LinkBatch.concat(allSrc, allDst);
         long[] srcTime = null;
         long[] seedTimes = null;
         if (links.hasTimes()) {
@@ -263,44 +239,32 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .putInt64(MessageKeys.META_BATCH, pairOf);
         withNodeData(message, store().features(), sub.idsBuffer(), sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
-        int[] roots = new int[seeds.length];
-        for (int i = 0; i < roots.length; i++) {
-            roots[i] = i; // tree i's root is node i
+        // Tree i's root is node i: the sources' roots, then the destinations' (triplet negatives row-major again).
+        int off = allSrc.length;
+        int[] localSrc = new int[off];
+        for (int i = 0; i < off; i++) {
+            localSrc[i] = i;
+        }
+        int[] localDst = new int[allDst.length];
+        for (int j = 0; j < localDst.length; j++) {
+            localDst[j] = off + j;
         }
         if (negatives == NegativeSampling.TRIPLET) {
-            int[] negIndex = new int[p * perPositive];
             for (int i = 0; i < p; i++) {
                 for (int k = 0; k < perPositive; k++) {
-                    negIndex[i * perPositive + k] = 2 * p + k * p + i;
+                    localDst[p + i * perPositive + k] = off + p + k * p + i;
                 }
             }
-            message.putInt64(MessageKeys.META_SRC_INDEX, java.util.Arrays.copyOfRange(roots, 0, p))
-                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(roots, p, 2 * p))
-                    .putInt64(MessageKeys.META_DST_NEG_INDEX, negIndex,
-                            perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
-            if (srcTime != null) {
-                message.putInt64(MessageKeys.META_SEED_TIME, srcTime);
-            }
-        } else {
-            message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX, roots, 2, allSrc.length);
-            if (negatives == NegativeSampling.BINARY) {
-                float[] label = new float[allSrc.length];
-                java.util.Arrays.fill(label, 0, p, 1f);
-                message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
-            }
-            if (srcTime != null) {
-                message.putInt64(MessageKeys.META_PREFIX + "edge_label_time", srcTime);
-            }
+        }
+        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
+        if (srcTime != null) {
+            message.putInt64(negatives == NegativeSampling.TRIPLET ? MessageKeys.META_SEED_TIME
+                    : MessageKeys.META_PREFIX + "edge_label_time", srcTime);
         }
         withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
-    private static int[] concat(int[] a, int[] b) {
-        int[] out = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
-    }
 
     /**
      * The GLT TensorMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
