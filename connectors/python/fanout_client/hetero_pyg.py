@@ -105,6 +105,8 @@ def to_hetero_data(msg):
         return torch.from_numpy(np.ascontiguousarray(_numpy(value)))
 
     data = HeteroData()
+    # Bidirectional edges have no per-hop counts; PyG then leaves both num_sampled_nodes and _edges None.
+    per_hop = all(f"{'__'.join(e)}.num_sampled_edges" in msg for e in edge_types(msg))
     for ntype in node_types(msg):
         store = data[ntype]
         store.n_id = tensor(msg[f"{ntype}.ids"])
@@ -114,7 +116,8 @@ def to_hetero_data(msg):
             store.x = tensor(x)
         if f"{ntype}.nlabels" in msg:
             store.y = tensor(msg[f"{ntype}.nlabels"])
-        store.num_sampled_nodes = tensor(msg[f"{ntype}.num_sampled_nodes"])
+        if per_hop:
+            store.num_sampled_nodes = tensor(msg[f"{ntype}.num_sampled_nodes"])
         if f"#META.{ntype}.batch" in msg:
             # Disjoint (and temporal) trees: each node's seed position, PyG's per-node-type batch vector.
             store.batch = tensor(msg[f"#META.{ntype}.batch"])
@@ -128,7 +131,8 @@ def to_hetero_data(msg):
         key = "__".join(etype)
         store = data[etype]
         store.edge_index = torch.stack([tensor(msg[f"{key}.rows"]), tensor(msg[f"{key}.cols"])])
-        store.num_sampled_edges = tensor(msg[f"{key}.num_sampled_edges"])
+        if per_hop:
+            store.num_sampled_edges = tensor(msg[f"{key}.num_sampled_edges"])
         if f"{key}.eids" in msg:
             store.e_id = tensor(msg[f"{key}.eids"])
         if f"{key}.efeats" in msg:

@@ -365,3 +365,45 @@ def test_a_plain_link_message_converts_as_link_neighbor_loader_gives_it(tmp_path
     loss = F.binary_cross_entropy_with_logits(score, data.edge_label)
     loss.backward()
     assert all(p.grad is not None for p in list(conv1.parameters()) + list(conv2.parameters()))
+
+
+def test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample(tmp_path):
+    """--subgraph-type bidirectional on a typed graph equals PyG's HeteroSamplerOutput.to_bidirectional() applied
+    to the directional sample of the same batch, edge for edge and in order, through each of PyG's three cases: a
+    type within one node type (paper cites paper), a type with its rev_ partner (has_word / rev_has_word), and a
+    type with one other type going back (word in paper)."""
+    from torch_geometric.sampler import HeteroSamplerOutput
+    source = DATA / "cora_hetero"
+    graph = tmp_path / "graph"
+    graph.mkdir()
+    (graph / "edges.paper__cites__paper.tsv").write_bytes((source / "edges.paper__cites__paper.tsv").read_bytes())
+    has_word = np.loadtxt(source / "edges.paper__has_word__word.tsv", dtype=np.int64, comments="#", ndmin=2)
+    (graph / "edges.paper__has_word__word.tsv").write_text(
+        "# directed=true columns=src,dst\n" + "".join(f"{a}\t{b}\n" for a, b in has_word[:, :2]))
+    for name in ("word__rev_has_word__paper", "word__in__paper"):
+        (graph / f"edges.{name}.tsv").write_text(
+            "# directed=true columns=src,dst\n" + "".join(f"{b}\t{a}\n" for a, b in has_word[::3, :2]))
+    common = ["--graph", str(graph), "--seed-type", "paper", "--seeds", ",".join(map(str, range(0, 640, 10))),
+              "--fanout", "3,2", "--edge-dir", "in", "--batch-size", "64"]
+    (directional,) = run_job(tmp_path / "d", *common)
+    (bidirectional,) = run_job(tmp_path / "b", *common, "--subgraph-type", "bidirectional")
+    types = sorted(tuple(k[:-len(".rows")].split("__")) for k in directional if k.endswith(".rows"))
+    assert len(types) == 4
+
+    def t(msg, key):
+        return torch.from_numpy(np.asarray(msg[key]).copy())
+    node_types = sorted(k[:-len(".ids")] for k in directional if k.endswith(".ids") and not k.startswith("#"))
+    out = HeteroSamplerOutput(
+        node={n: t(directional, f"{n}.ids") for n in node_types},
+        row={e: t(directional, "__".join(e) + ".rows") for e in types},
+        col={e: t(directional, "__".join(e) + ".cols") for e in types},
+        edge={e: None for e in types}).to_bidirectional()
+    for e in types:
+        key = "__".join(e)
+        assert torch.equal(t(bidirectional, f"{key}.rows"), out.row[e]), key
+        assert torch.equal(t(bidirectional, f"{key}.cols"), out.col[e]), key
+        assert f"{key}.num_sampled_edges" not in bidirectional and f"{key}.eids" not in bidirectional
+    changed = [e for e in types if len(out.row[e]) != len(np.asarray(directional["__".join(e) + ".rows"]))]
+    assert len(changed) == 4  # every case added edges
+    data = to_pyg(bidirectional)  # converts without per-hop counts, as PyG leaves them None
+    assert all(data[e].edge_index.shape[0] == 2 for e in types)

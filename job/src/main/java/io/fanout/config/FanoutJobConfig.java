@@ -248,6 +248,11 @@ public final class FanoutJobConfig {
                     + (timeColumn != null ? name(FanoutOptions.TIME_COLUMN) + " (temporal sampling is disjoint)"
                     : name(FanoutOptions.DISJOINT)) + ", as PyG refuses induced disjoint subgraphs");
         }
+        if (subgraphType.equals("induced") && typed != null) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": induced subgraphs of a typed graph are not implemented (PyG's typed sampler, pyg-lib, has"
+                    + " none either); bidirectional and directional are");
+        }
         if (!subgraphType.equals("directional") && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
                     + ": subgraph types are k-hop only");

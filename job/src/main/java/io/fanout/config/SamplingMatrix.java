@@ -100,9 +100,10 @@ public final class SamplingMatrix {
         row(FanoutOptions.DISJOINT, KHOP.and(MEMORY), "k-hop on the memory store (disjoint PPR has no meaning; the"
                 + " partitioned store: " + NOT_YET + ")", "DisjointKHopSamplerTest",
                 "TypedOptionsITCase#disjointTreesPerSeed");
-        row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY).and(TYPED.negate()), "k-hop on a plain graph, memory store"
-                + " (typed graphs and the partitioned store: " + NOT_YET + ")", "SubgraphInducerTest",
-                "PygSamplingJobITCase");
+        row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY), "k-hop on the memory store (the partitioned store: "
+                + NOT_YET + "; induced on a typed graph is refused, as PyG's typed sampler has none)",
+                "SubgraphInducerTest", "PygSamplingJobITCase",
+                "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample");
         row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"

@@ -408,7 +408,7 @@ public final class FanoutJob {
                 if (config.typed != null) {
                     return new HeteroKHopSamplingFunction(config.graphSpec(), config.typed.fanouts, config.typed.seedType,
                             config.replace, config.seed).disjoint(config.disjoint)
-                            .temporal(config.seedTime, config.temporalLast);
+                            .temporal(config.seedTime, config.temporalLast).subgraphType(config.subgraphType);
                 }
                 return new KHopSamplingFunction(config.graphSpec(), config.fanouts, config.replace, config.seed)
                         .disjoint(config.disjoint).temporal(config.seedTime, config.temporalLast)

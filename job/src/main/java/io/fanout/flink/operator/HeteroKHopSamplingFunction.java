@@ -8,6 +8,7 @@ import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.hetero.HeteroBidirectional;
 import io.fanout.sampling.hetero.HeteroDisjointKHopSampler;
 import io.fanout.sampling.hetero.HeteroKHopSampler;
 import io.fanout.sampling.hetero.HeteroSubgraph;
@@ -58,6 +59,8 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     /** Every seed's time by input position (a seed file's second column), or null. */
     private long[] seedTimesByInput;
     private boolean temporalLast;
+    /** PyG's subgraph type bidirectional ({@link HeteroBidirectional}) instead of the sampled edges only. */
+    private boolean bidirectional;
 
     private transient HeteroKHopSampler sampler;
     /** The disjoint (and temporal) sampler when {@link #disjoint}, else null. */
@@ -118,6 +121,15 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /** PyG's subgraph type: directional (default) or bidirectional; induced is refused by the job's options. */
+    public HeteroKHopSamplingFunction subgraphType(String type) {
+        if (type.equals("induced")) {
+            throw new IllegalArgumentException("induced subgraphs of typed graphs are not implemented");
+        }
+        this.bidirectional = type.equals("bidirectional");
+        return this;
+    }
+
     /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
     public HeteroKHopSamplingFunction seedTimes(long[] timesByInputPosition) {
         this.seedTimesByInput = timesByInputPosition;
@@ -174,8 +186,8 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             return;
         }
         long[] times = seedTimes(batch);
-        HeteroSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
-                : sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId);
+        HeteroSubgraph sub = edges(trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
+                : sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId));
         Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
         TensorMessage message = withBatchMetadata(toMessage(sub, typed), seedType + "." + MessageKeys.BATCH, true,
                 seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
@@ -183,6 +195,11 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
         }
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /** The sample's edges as the subgraph type wants them. */
+    private HeteroSubgraph edges(HeteroSubgraph sub) {
+        return bidirectional ? HeteroBidirectional.of(sub) : sub;
     }
 
     /** Each seed's time (from the seed file by input position, or --seed-time), or null when not temporal. */
@@ -217,7 +234,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         Map<String, int[]> seeds = type.src().equals(type.dst())
                 ? Map.of(type.src(), LinkBatch.concat(allSrc, allDst))
                 : Map.of(type.src(), allSrc, type.dst(), allDst);
-        HeteroSubgraph sub = sampler.sample(seeds, seed, batch.epoch, batch.batchId);
+        HeteroSubgraph sub = edges(sampler.sample(seeds, seed, batch.epoch, batch.batchId));
         TensorMessage message = toMessage(sub, typed);
         int[] localSrc = sub.localIndices(type.src(), allSrc);
         int[] localDst = sub.localIndices(type.dst(), allDst);
@@ -234,7 +251,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      */
     private void sampleAnchors(SeedBatch batch, Collector<EncodedMessage> out) {
         AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
-        HeteroSubgraph sub = sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId);
+        HeteroSubgraph sub = edges(sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId));
         TensorMessage message = toMessage(sub, typed);
         NodeIdMap labelIds = typed.nodeIds(ablpPositive.dst());
         message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + ablpPositive,
@@ -284,8 +301,10 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             String prefix = e.getKey() + ".";
             HeteroSubgraph.Edges edges = e.getValue();
             message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(edges.rows))
-                    .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols))
-                    .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);
+                    .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols));
+            if (edges.numSampledEdges != null) { // bidirectional edges have no per-hop counts (PyG: None)
+                message.putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);
+            }
             withEdgeData(message, edges.adjacency.csr(), edges.positions, edges.rows.length, prefix);
             String time = store.spec().timeColumn();
             if (edges.positions != null && time != null && edges.adjacency.csr().hasTimestamps()

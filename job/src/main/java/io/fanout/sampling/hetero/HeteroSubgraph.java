@@ -39,9 +39,9 @@ public final class HeteroSubgraph {
         public final int[] rows;
         /** Local indices into the reported type's destination node type: the nodes expanded. */
         public final int[] cols;
-        /** Each edge's position in {@code adjacency.csr()}, or null when not tracked. */
+        /** Each edge's position in {@code adjacency.csr()}, or null when not tracked (or bidirectional). */
         public final int[] positions;
-        /** Edges per hop ([hops]). */
+        /** Edges per hop ([hops]), or null for bidirectional edges (PyG: None). */
         public final int[] numSampledEdges;
 
         Edges(TypedAdjacency adjacency, int[] rows, int[] cols, int[] positions, int[] numSampledEdges) {
