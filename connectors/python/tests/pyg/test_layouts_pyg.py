@@ -407,3 +407,60 @@ def test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample(tmp_pat
     assert len(changed) == 4  # every case added edges
     data = to_pyg(bidirectional)  # converts without per-hop counts, as PyG leaves them None
     assert all(data[e].edge_index.shape[0] == 2 for e in types)
+
+
+TYPED_LAYOUTS = {
+    "typed": lambda tmp: ["--graph", str(DATA / "cora_hetero"), "--seed-type", "paper", "--fanout", "4,2",
+                          "--with-edge"],
+    "typed_link_binary": lambda tmp: ["--graph", str(BITCOIN_TYPED), "--link-seeds", str(_trust_links(tmp)),
+                                      "--link-type", "user__trusts__user", "--neg-sampling", "binary",
+                                      "--fanout", "4,2"],
+    "typed_link_triplet": lambda tmp: ["--graph", str(BITCOIN_TYPED), "--link-seeds", str(_trust_links(tmp)),
+                                       "--link-type", "user__trusts__user", "--neg-sampling", "triplet",
+                                       "--neg-amount", "2", "--fanout", "4,2"],
+    "typed_ppr": lambda tmp: ["--graph", str(DATA / "cora_hetero"), "--seed-type", "paper", "--sampler", "ppr",
+                              "--max-ppr-nodes", "10", "--include-sampled-edges"],
+    "typed_disjoint_bidirectional": lambda tmp: ["--graph", str(BITCOIN_TYPED), "--disjoint", "--subgraph-type",
+                                                 "bidirectional", "--fanout", "4,2"],
+}
+
+
+def _trust_links(tmp):
+    trusts = np.loadtxt(BITCOIN_TYPED / "edges.user__trusts__user.tsv", dtype=np.int64, comments="#", ndmin=2)
+    path = tmp / "trust-links.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in trusts[::400, :2]))
+    return path
+
+
+@pytest.mark.parametrize("layout", sorted(TYPED_LAYOUTS))
+def test_a_two_layer_hetero_model_trains_on_every_typed_layout(layout, tmp_path):
+    """One message of each typed layout converts (ids and indices int64, scores and features float32) and a two-layer
+    HeteroConv of SAGEConv runs forward and backward on it over every edge type it carries."""
+    from torch_geometric.nn import HeteroConv
+    args = TYPED_LAYOUTS[layout](tmp_path)
+    if "--seed-type" in args or "--link-seeds" in args:
+        args += ["--batch-size", "64"]
+    else:
+        args += ["--seeds", ",".join(map(str, range(0, 640, 10))), "--batch-size", "64"]
+    messages = run_job(tmp_path, *args)
+    data = to_pyg(messages[0])
+    for store in data.node_stores:
+        assert store.n_id.dtype == torch.int64
+        if "x" in store:
+            assert store.x.dtype == torch.float32
+    types = [e for e in data.edge_types if "edge_index" in data[e] and data[e].edge_index.numel() > 0]
+    assert types, f"{layout}: no edges"
+    for e in types:
+        assert data[e].edge_index.dtype == torch.int64
+        if "edge_attr" in data[e]:
+            assert data[e].edge_attr.dtype == torch.float32
+    x = {n: torch.nn.functional.one_hot(data[n].n_id % 8, 8).float() for n in data.node_types}
+    conv1 = HeteroConv({e: SAGEConv(8, 16) for e in types}, aggr="sum")
+    conv2 = HeteroConv({e: SAGEConv(16, 4) for e in types}, aggr="sum")
+    edge_index = {e: data[e].edge_index for e in types}
+    h = {k: v.relu() for k, v in conv1(x, edge_index).items()}
+    h = {**{n: torch.zeros(data[n].num_nodes, 16) for n in data.node_types}, **h}
+    out = conv2(h, edge_index)
+    loss = sum(v.square().mean() for v in out.values())
+    loss.backward()
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in conv1.parameters())
