@@ -114,6 +114,21 @@ final class ClientSession {
         toldEndedEpoch = -1;
     }
 
+    /** Whether a message {@code share} accepts is unacknowledged or to be re-sent here. */
+    boolean holdsAnyOf(java.util.function.Predicate<EncodedMessage> share) {
+        for (Sent p : unacked) {
+            if (share.test(p.sample)) {
+                return true;
+            }
+        }
+        for (Sent p : resend) {
+            if (share.test(p.sample)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Nothing unacknowledged: nothing to resume. */
     boolean holdsNothing() {
         return unacked.isEmpty() && resend.isEmpty();

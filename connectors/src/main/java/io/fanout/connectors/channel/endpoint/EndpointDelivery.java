@@ -204,11 +204,6 @@ final class EndpointDelivery {
         try {
             if (!endOfInput) {
                 endOfInput = true;
-                if (options.trainers() > 1 && epochs.advance(epochs.latest())) {
-                    // Every epoch is complete now: each rank's last epoch ends on its own share
-                    // rather than at END_OF_STREAM, which waits for every rank's.
-                    updateEndedEpoch();
-                }
                 LOG.info("{} input ended with {} messages buffered and {} unacknowledged; draining to {} clients", name,
                         held.buffered(), held.unacked(), connectedClients);
             }
@@ -229,6 +224,23 @@ final class EndpointDelivery {
     /** Caller holds the lock. */
     private boolean allDelivered() {
         return endOfInput && held.isEmpty();
+    }
+
+    /**
+     * Caller holds the lock. Whether the input ended and every message of ranked session {@code s}'s
+     * share was delivered and acknowledged: its stream (and so its last epoch) ends then, without
+     * waiting for the other ranks.
+     */
+    private boolean shareDelivered(ClientSession s) {
+        if (!endOfInput || s.rank < 0 || held.bufferHoldsEpochUpTo(Integer.MAX_VALUE, s::takes)) {
+            return false;
+        }
+        for (ClientSession t : sessions.all()) {
+            if (t.holdsAnyOf(s::takes)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether a close should first linger for late clients: the input was drained and a linger is set. */
@@ -337,7 +349,7 @@ final class EndpointDelivery {
                         return new Outgoing(Kind.MESSAGE, msg, msg.epoch(), s.credits.spend(System.nanoTime()));
                     }
                 }
-                if (allDelivered()) {
+                if (allDelivered() || shareDelivered(s)) {
                     return new Outgoing(Kind.END_OF_STREAM, null, -1, -1);
                 }
                 if (!heartbeats) {

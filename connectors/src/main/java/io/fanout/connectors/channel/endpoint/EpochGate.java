@@ -18,8 +18,7 @@ final class EpochGate {
     private final TreeMap<Integer, Integer>[] pendingPerRank;
     /** Every message of epochs up to this one has been put. */
     private int watermark = -1;
-    /** The latest epoch of any message put. */
-    private int latest = -1;
+
     /** END_OF_EPOCH has been announced up to this epoch. */
     private int ended = -1;
     /** The same per rank. */
@@ -52,7 +51,6 @@ final class EpochGate {
 
     /** A message of {@code epoch} and {@code batchId} is now held. */
     void added(int epoch, int batchId) {
-        latest = Math.max(latest, epoch);
         pendingPerEpoch.merge(epoch, 1, Integer::sum);
         if (pendingPerRank.length > 0) {
             pendingPerRank[Math.floorMod(batchId, trainers)].merge(epoch, 1, Integer::sum);
@@ -65,11 +63,6 @@ final class EpochGate {
         if (pendingPerRank.length > 0) {
             pendingPerRank[Math.floorMod(batchId, trainers)].computeIfPresent(epoch, (k, v) -> v == 1 ? null : v - 1);
         }
-    }
-
-    /** The latest epoch of any message put, -1 before the first. */
-    int latest() {
-        return latest;
     }
 
     /** Raises the watermark (never lowers it); true if it moved. */
