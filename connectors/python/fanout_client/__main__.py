@@ -60,7 +60,7 @@ def cmd_pull(args) -> int:
     count = 0
     client = ChannelClient(registry=args.registry, endpoints=args.endpoint or None, prefetch=args.prefetch,
                            prefetch_bytes=args.prefetch_bytes, connect_timeout=args.timeout, token=args.token,
-                           tls_ca=args.tls_ca)
+                           tls_ca=args.tls_ca, rank=args.rank, world_size=args.world_size)
     try:
         with client:
             for msg in client:
@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     pull.add_argument("--tls-ca", metavar="FILE", default=None,
                       help="PEM CA certificate(s) to verify the endpoints' TLS certificates with, for a job run "
                            "with --channel-tls-cert/--channel-tls-key (registry \"tls\": true); required then")
+    pull.add_argument("--rank", metavar="R", type=int, default=None,
+                      help="pull only data-parallel rank R's share (batch_id %% N == R); needs --world-size")
+    pull.add_argument("--world-size", metavar="N", type=int, default=None,
+                      help="the job's --trainers N, with --rank (refused by the endpoints if it differs)")
     pull.add_argument("--overwrite", action="store_true", help="replace existing endpoint-<i>.samples files")
     pull.set_defaults(func=cmd_pull)
 

@@ -12,6 +12,10 @@ Two ways to read::
     for epoch in client.epochs():           # epoch by epoch, like a GLT/PyG loader
         for msg in epoch: ...               # ends when every endpoint ended epoch.epoch
 
+With ``rank=r, world_size=N`` (the job's ``--trainers N``) the client is one data-parallel trainer:
+it gets exactly rank r's share (the batches with ``batch_id % N == r``) and its epochs end when
+that share is delivered.
+
 One module per concern, each readable alone:
 
 - ``frames``: frame types, writing a frame, reading frames through a read-ahead buffer.
@@ -30,10 +34,10 @@ One module per concern, each readable alone:
 from .client import ChannelClient
 from .credits import DEFAULT_PREFETCH_BYTES, MAX_PREFETCH_WINDOW
 from .epoch_order import Epoch
-from .errors import SAMPLING_ERROR_KEY, ChannelError, ChannelStallError, ChannelTimeoutError, SamplingError
+from .errors import SAMPLING_ERROR_KEY, ChannelError, ChannelRankError, ChannelStallError, ChannelTimeoutError, SamplingError
 from .frames import (ANY_EPOCH, DEFAULT_MAX_FRAME_BYTES, END_OF_EPOCH, END_OF_STREAM, ERROR, FETCH, FRAME_NAMES,
                      HEARTBEAT, HELLO, MESSAGE, PROTOCOL_VERSION, WELCOME)
 from .liveness import DEFAULT_STALL_TIMEOUT
 
-__all__ = ["ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
+__all__ = ["ChannelClient", "ChannelError", "ChannelRankError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
            "PROTOCOL_VERSION"]

@@ -14,7 +14,7 @@ from .connection import _Connecting
 from .credits import DEFAULT_PREFETCH_BYTES, _Credits
 from .endpoint import _Endpoint, _parse_address
 from .epoch_order import _EpochOrder
-from .errors import SAMPLING_ERROR_KEY, SamplingError
+from .errors import SAMPLING_ERROR_KEY, ChannelError, SamplingError
 from .frames import ANY_EPOCH, DEFAULT_MAX_FRAME_BYTES
 from .liveness import DEFAULT_STALL_TIMEOUT
 from .reading import _Reading
@@ -65,6 +65,13 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
     TLS. ``ssl_context``: a ready ``ssl.SSLContext`` instead. A TLS endpoint without either, a
     certificate that does not verify, or an endpoint that is plain although a CA was given raises
     ``ChannelError`` naming the endpoint. With ``endpoints``, a CA means every endpoint serves TLS.
+
+    ``rank``, ``world_size``: read as data-parallel trainer ``rank`` of ``world_size`` (the job's
+    ``--trainers``): the endpoints send this client only the batches with ``batch_id % world_size ==
+    rank``, its epochs end when that share is delivered, and a client that comes back with the same
+    rank within the job's session timeout gets what it had not consumed. A world size other than the
+    job's, or a rank outside ``0..world_size-1``, raises ``ChannelRankError`` (a ``ValueError``).
+    Without them the client takes every message it is sent (clients share an endpoint's messages).
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
@@ -72,7 +79,8 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
                  log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
                  stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False, tls_ca=None,
-                 ssl_context: ssl.SSLContext | None = None):
+                 ssl_context: ssl.SSLContext | None = None, rank: int | None = None,
+                 world_size: int | None = None):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -87,6 +95,13 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
         if stall_timeout is not None and stall_timeout < 0:
             raise ValueError(f"stall_timeout must be None, 0 (both: wait for ever) or positive, got {stall_timeout}")
+        if (rank is None) != (world_size is None):
+            raise ValueError("give both rank and world_size (a data-parallel trainer) or neither")
+        if world_size is not None and (int(world_size) < 1 or not 0 <= int(rank) < int(world_size)):
+            raise ValueError(f"rank {rank} of world_size {world_size}: expected world_size >= 1 and "
+                             f"0 <= rank < world_size")
+        self.rank = int(rank) if rank is not None else None
+        self.world_size = int(world_size) if world_size is not None else None
         if as_torch and as_pyg:
             raise ValueError("give as_torch=True or as_pyg=True, not both")
         if as_torch or as_pyg:
@@ -146,6 +161,10 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
             raise payload
 
     def _hand_out(self, ep: _Endpoint, meta, msg: Message) -> Message:
+        if self.world_size is not None and msg.batch_id % self.world_size != self.rank:
+            self.close()
+            raise ChannelError(ep.label(), f"sent batch {msg.batch_id} of epoch {msg.epoch}, which belongs to rank "
+                                           f"{msg.batch_id % self.world_size}, not this client's rank {self.rank}")
         self._seen.setdefault(msg.epoch, set()).add(msg.batch_id)
         self.received += 1
         self.held_bytes -= len(msg.blob)

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from .endpoint import _Endpoint, _parse_address
-from .errors import ChannelError, ChannelTimeoutError, _ServerRefused
+from .errors import ChannelError, ChannelRankError, ChannelTimeoutError, _ServerRefused
 from .frames import ERROR, FRAME_NAMES, HELLO, PROTOCOL_VERSION, WELCOME, _FrameStream, _read_frame, _send_frame, \
     _WELCOME
 from .liveness import _set_receive_timeout
@@ -186,8 +186,11 @@ class _Connecting:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.settimeout(max(deadline - time.monotonic(), 0.05))
             token = ep.token.encode("utf-8")  # inside TLS when the endpoint serves it
-            _send_frame(sock, HELLO, struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token
-                        + struct.pack("<Q", ep.session))
+            hello = struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token + struct.pack("<Q", ep.session)
+            if self.world_size is not None:
+                # A data-parallel trainer: the endpoint sends it only its rank's share.
+                hello += struct.pack("<ii", self.rank, self.world_size)
+            _send_frame(sock, HELLO, hello)
             tls_answer = self._tls_context is None and _looks_like_tls(sock.recv(3, socket.MSG_PEEK))
             if not tls_answer:
                 frame_type, body = _read_frame(sock, self.max_frame_bytes)
@@ -205,6 +208,9 @@ class _Connecting:
         if frame_type == ERROR:
             sock.close()
             text = body.decode("utf-8", "replace")
+            if self.world_size is not None and text.startswith(("world size ", "rank ")):
+                raise _ServerRefused(ChannelRankError(ep.label(), f"refused rank {self.rank} of world size "
+                                                                  f"{self.world_size}: {text}", server_text=text))
             raise _ServerRefused(ChannelError(ep.label(), f"refused the connection: {text}", server_text=text))
         if frame_type != WELCOME or len(body) != _WELCOME.size:
             sock.close()

@@ -40,6 +40,11 @@ class ChannelStallError(ChannelError):
         self.seconds = seconds
 
 
+class ChannelRankError(ChannelError, ValueError):
+    """An endpoint refused this client's ``rank``/``world_size`` at the handshake: the world size is
+    not the job's ``--trainers`` (the text names both), or the rank is outside ``0..world_size-1``."""
+
+
 class ChannelTimeoutError(TimeoutError):
     """The channel did not come up within ``connect_timeout``; the text names every endpoint (or
     registry file) that was missing, and ``missing`` lists them."""

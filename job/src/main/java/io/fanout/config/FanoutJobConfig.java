@@ -315,7 +315,8 @@ public final class FanoutJobConfig {
                     + " (--registry DIR): the directory where endpoints announce themselves to trainers");
         }
         try {
-            this.channel = serve && !useShm ? ChannelSinkOptions.fromConfiguration(conf) : null;
+            // The endpoints serve each rank its share, so they need the job's trainer count.
+            this.channel = serve && !useShm ? ChannelSinkOptions.fromConfiguration(conf).withTrainers(trainers) : null;
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }

@@ -33,8 +33,8 @@ final class ClientConnection {
     /** After ERROR: how long and how much unread input we discard so the peer sees ERROR, not a reset. */
     private static final int DISCARD_TIMEOUT_MS = 1_000;
     private static final long DISCARD_MAX_BYTES = 16 << 20;
-    /** Client-to-server frames are small (HELLO carries at most a 64 KiB token and two u64). */
-    static final int MAX_INBOUND_FRAME_BYTES = 1 + 4 + 0xffff + 8;
+    /** Client-to-server frames are small (HELLO carries at most a 64 KiB token, a u64 session and a rank and world size). */
+    static final int MAX_INBOUND_FRAME_BYTES = 1 + 4 + 0xffff + 8 + 8;
     /** Socket send buffer of a client connection (SO_SNDBUF). */
     private static final int SEND_BUFFER_BYTES = 4 << 20;
     /** Output buffer of a client connection: blobs up to about this size are written with their head in one call. */
@@ -117,11 +117,22 @@ final class ClientConnection {
                 fail("bad access token: use the token of this job's registry files (option " + ChannelOptions.TOKEN.key() + ")");
                 return;
             }
+            if (hello.ranked() && hello.worldSize() != ctx.options().trainers()) {
+                fail("world size " + hello.worldSize() + " does not match this job's " + ctx.options().trainers()
+                        + " trainers (--trainers " + ctx.options().trainers() + "): give the client world_size="
+                        + ctx.options().trainers() + ", or run the job with --trainers " + hello.worldSize());
+                return;
+            }
+            if (hello.ranked() && (hello.rank() < 0 || hello.rank() >= hello.worldSize())) {
+                fail("rank " + hello.rank() + " is outside 0.." + (hello.worldSize() - 1) + " (world size " + hello.worldSize() + ")");
+                return;
+            }
             socket.setSoTimeout(0);
             boolean resumed = delivery.attach(hello, this);
             long sessionId = session.id;
             send(new Frame.Welcome(hello.version(), ctx.index(), ctx.numEndpoints(), sessionId, resumed));
-            LOG.info("{}: {} connected, session {}{}", name(), peer, Long.toHexString(sessionId), resumed ? " resumed" : "");
+            LOG.info("{}: {} connected, session {}{}{}", name(), peer, Long.toHexString(sessionId), resumed ? " resumed" : "",
+                    hello.ranked() ? ", rank " + hello.rank() + " of " + hello.worldSize() : "");
             Thread r = new Thread(() -> receive(reader), "fanout-channel-" + ctx.index() + "-client-" + id + "-in");
             r.setDaemon(true);
             receiver = r;

@@ -20,6 +20,10 @@ final class ClientSession {
     }
 
     final long id;
+    /** The data-parallel rank whose share the session gets, or {@link ChannelProtocol#NO_RANK}: any message. */
+    final int rank;
+    /** The job's trainers (batch id mod this is a batch's rank). */
+    private final int trainers;
     /** Sent, not yet acknowledged, in seq order. */
     private final ArrayDeque<Sent> unacked = new ArrayDeque<>();
     /** Unacknowledged messages to send again after a resume, in seq order. */
@@ -35,8 +39,15 @@ final class ClientSession {
     /** END_OF_EPOCH told to the current connection up to this epoch. */
     int toldEndedEpoch = -1;
 
-    ClientSession(long id) {
+    ClientSession(long id, int rank, int trainers) {
         this.id = id;
+        this.rank = rank;
+        this.trainers = trainers;
+    }
+
+    /** Whether {@code m} is of this session's share: every message without a rank, else its rank's batches. */
+    boolean takes(EncodedMessage m) {
+        return rank < 0 || Math.floorMod(m.batchId, trainers) == rank;
     }
 
     /** The next message to send again after a resume that the client's epoch allows, or null. */
@@ -101,6 +112,21 @@ final class ClientSession {
         resend.addAll(again);
         credits.reset();
         toldEndedEpoch = -1;
+    }
+
+    /** Whether a message {@code share} accepts is unacknowledged or to be re-sent here. */
+    boolean holdsAnyOf(java.util.function.Predicate<EncodedMessage> share) {
+        for (Sent p : unacked) {
+            if (share.test(p.sample)) {
+                return true;
+            }
+        }
+        for (Sent p : resend) {
+            if (share.test(p.sample)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Nothing unacknowledged: nothing to resume. */

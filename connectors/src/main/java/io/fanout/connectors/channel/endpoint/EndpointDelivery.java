@@ -39,7 +39,7 @@ final class EndpointDelivery {
     /** Signalled on anything a sender or the drain waiter waits for: messages, credits, acks, epochs, end, close. */
     private final Condition changed = lock.newCondition();
     private final HeldMessages held = new HeldMessages();
-    private final EpochGate epochs = new EpochGate();
+    private final EpochGate epochs;
     private final SessionTable sessions = new SessionTable();
     private boolean endOfInput;
     /** The last client epoch for which the bound gave way (logged once per epoch). */
@@ -52,6 +52,7 @@ final class EndpointDelivery {
     EndpointDelivery(ChannelSinkOptions options, String name) {
         this.options = options;
         this.name = name;
+        this.epochs = new EpochGate(options.trainers());
     }
 
     // ---- the sink's side ---------------------------------------------------------------------
@@ -64,7 +65,7 @@ final class EndpointDelivery {
             epochs.advance(restored.watermarkEpoch());
             for (EncodedMessage s : restored.messages()) {
                 held.add(s);
-                epochs.added(s.epoch);
+                epochs.added(s.epoch, s.batchId);
             }
             updateEndedEpoch();
         } finally {
@@ -100,7 +101,7 @@ final class EndpointDelivery {
                         name, sample.epoch, sample.batchId, epochs.watermark());
             }
             held.add(sample);
-            epochs.added(sample.epoch);
+            epochs.added(sample.epoch, sample.batchId);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -120,11 +121,46 @@ final class EndpointDelivery {
         for (ClientSession s : sessions.all()) {
             if (s.connection != null && s.credits.available() && s.maxEpoch > epochs.watermark()
                     && s.maxEpoch != ChannelProtocol.ANY_EPOCH && !s.holdsEpochUpTo(s.maxEpoch)
-                    && !held.bufferHoldsEpochUpTo(s.maxEpoch)) {
+                    && !held.bufferHoldsEpochUpTo(s.maxEpoch, s::takes)
+                    && (s.rank < 0 || !otherRanksWillDrain(s))) {
                 return s.maxEpoch;
             }
         }
         return -1;
+    }
+
+    /**
+     * Caller holds the lock. Whether the other ranks will make room for rank {@code s}: another
+     * rank's session holds unacknowledged messages, or a buffered message of another rank is of an
+     * epoch its sessions read (or of a rank no session has come for yet). Then {@code s} waits on
+     * the bound (a slow rank holds the others back, as DDP would) instead of the bound giving way
+     * without limit; what only a later epoch of a stuck rank fills is the skew, and gives way.
+     */
+    private boolean otherRanksWillDrain(ClientSession s) {
+        int trainers = options.trainers();
+        int[] reads = new int[trainers];
+        boolean[] known = new boolean[trainers];
+        for (ClientSession t : sessions.all()) {
+            if (t == s || t.rank == s.rank) {
+                continue;
+            }
+            if (!t.holdsNothing()) {
+                return true;
+            }
+            for (int r = 0; r < trainers; r++) {
+                if (t.rank < 0 || t.rank == r) {
+                    reads[r] = known[r] ? Math.max(reads[r], t.maxEpoch) : t.maxEpoch;
+                    known[r] = true;
+                }
+            }
+        }
+        for (EncodedMessage m : held.buffer()) {
+            int r = Math.floorMod(m.batchId, trainers);
+            if (r != s.rank && (!known[r] || m.epoch <= reads[r])) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** See {@link ChannelEndpoint#advanceWatermark}. */
@@ -142,7 +178,7 @@ final class EndpointDelivery {
     /** Caller holds the lock. Announces END_OF_EPOCH when the completed epochs have nothing pending. */
     private void updateEndedEpoch() {
         if (epochs.update()) {
-            LOG.info("{} end of epoch {}: every message of it was delivered and acknowledged", name, epochs.ended());
+            LOG.info("{} end of epoch {}{}: every message of it was delivered and acknowledged", name, epochs.ended(), epochs.perRank());
             changed.signalAll();
         }
     }
@@ -190,6 +226,23 @@ final class EndpointDelivery {
         return endOfInput && held.isEmpty();
     }
 
+    /**
+     * Caller holds the lock. Whether the input ended and every message of ranked session {@code s}'s
+     * share was delivered and acknowledged: its stream (and so its last epoch) ends then, without
+     * waiting for the other ranks.
+     */
+    private boolean shareDelivered(ClientSession s) {
+        if (!endOfInput || s.rank < 0 || held.bufferHoldsEpochUpTo(Integer.MAX_VALUE, s::takes)) {
+            return false;
+        }
+        for (ClientSession t : sessions.all()) {
+            if (t.holdsAnyOf(s::takes)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether a close should first linger for late clients: the input was drained and a linger is set. */
     boolean shouldLinger() {
         lock.lock();
@@ -224,14 +277,26 @@ final class EndpointDelivery {
 
     // ---- the connections' side ---------------------------------------------------------------
 
-    /** Joins {@code c} to the session its client asks to resume, or a new one; true if resumed. */
+    /**
+     * Joins {@code c} to the session its client asks to resume, or a new one; true if resumed. A
+     * ranked client that asks for no session (or a forgotten one) takes over a detached session of
+     * its rank: a trainer restarted, or replaced, within the session timeout gets what its
+     * predecessor had not acknowledged.
+     */
     boolean attach(Frame.Hello hello, ClientConnection c) {
         lock.lock();
         try {
+            int rank = hello.ranked() ? hello.rank() : ChannelProtocol.NO_RANK;
             ClientSession s = sessions.find(hello.sessionId());
+            if (s != null && s.rank != rank) {
+                s = null; // a session of another share: not this client's to resume
+            }
+            if (s == null && rank >= 0) {
+                s = sessions.detachedOfRank(rank);
+            }
             boolean resumed = s != null;
             if (s == null) {
-                s = sessions.create();
+                s = sessions.create(rank, options.trainers());
             } else {
                 ClientConnection old = s.connection;
                 if (old != null) {
@@ -265,15 +330,16 @@ final class EndpointDelivery {
                     return null;
                 }
                 ClientSession s = c.session;
-                if (s.toldEndedEpoch < epochs.ended()) {
-                    s.toldEndedEpoch = epochs.ended();
-                    return new Outgoing(Kind.END_OF_EPOCH, null, epochs.ended(), -1);
+                int ended = epochs.ended(s.rank);
+                if (s.toldEndedEpoch < ended) {
+                    s.toldEndedEpoch = ended;
+                    return new Outgoing(Kind.END_OF_EPOCH, null, ended, -1);
                 }
                 ClientSession.Sent msg = null;
                 if (s.credits.available()) {
                     msg = s.nextResend();
                     if (msg == null) {
-                        EncodedMessage sample = held.takeForSending(s.maxEpoch);
+                        EncodedMessage sample = held.takeForSending(s.maxEpoch, s::takes);
                         if (sample != null) {
                             msg = s.number(sample);
                         }
@@ -283,7 +349,7 @@ final class EndpointDelivery {
                         return new Outgoing(Kind.MESSAGE, msg, msg.epoch(), s.credits.spend(System.nanoTime()));
                     }
                 }
-                if (allDelivered()) {
+                if (allDelivered() || shareDelivered(s)) {
                     return new Outgoing(Kind.END_OF_STREAM, null, -1, -1);
                 }
                 if (!heartbeats) {
@@ -323,7 +389,7 @@ final class EndpointDelivery {
             EncodedMessage acked = s.ack(fetch.ackedSeq());
             if (acked != null) {
                 held.acknowledged(acked);
-                epochs.acknowledged(acked.epoch);
+                epochs.acknowledged(acked.epoch, acked.batchId);
                 notFull.signalAll();
                 updateEndedEpoch();
             }

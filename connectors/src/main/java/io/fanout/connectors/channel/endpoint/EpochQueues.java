@@ -2,6 +2,7 @@ package io.fanout.connectors.channel.endpoint;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.function.Predicate;
 import java.util.function.ToIntFunction;
 
 /** Epoch-aware look-ups in a message queue: a client reading epoch e takes nothing of a later epoch. */
@@ -14,13 +15,18 @@ final class EpochQueues {
      * than some buffered messages makes the endpoint skip them, so its stragglers get past them.
      */
     static <T> T pollEligible(ArrayDeque<T> q, ToIntFunction<T> epoch, int maxEpoch) {
+        return pollEligible(q, epoch, maxEpoch, t -> true);
+    }
+
+    /** As {@link #pollEligible(ArrayDeque, ToIntFunction, int)}, among the elements {@code share} accepts (a rank's). */
+    static <T> T pollEligible(ArrayDeque<T> q, ToIntFunction<T> epoch, int maxEpoch, Predicate<T> share) {
         T head = q.peekFirst();
-        if (head == null || epoch.applyAsInt(head) <= maxEpoch) {
+        if (head == null || (epoch.applyAsInt(head) <= maxEpoch && share.test(head))) {
             return q.pollFirst();
         }
         for (Iterator<T> it = q.iterator(); it.hasNext();) {
             T t = it.next();
-            if (epoch.applyAsInt(t) <= maxEpoch) {
+            if (epoch.applyAsInt(t) <= maxEpoch && share.test(t)) {
                 it.remove();
                 return t;
             }

@@ -3,6 +3,7 @@ package io.fanout.connectors.channel.endpoint;
 import io.fanout.connectors.message.EncodedMessage;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * What an endpoint holds for its clients: the buffer of messages not yet sent, and the count and
@@ -29,9 +30,12 @@ final class HeldMessages {
         return held < capacity && (held == 0 || bytes() + payloadBytes <= maxBytes);
     }
 
-    /** Takes the next buffered message a client reading {@code maxEpoch} may get; it is unacknowledged from now on. */
-    EncodedMessage takeForSending(int maxEpoch) {
-        EncodedMessage s = EpochQueues.pollEligible(buffer, m -> m.epoch, maxEpoch);
+    /**
+     * Takes the next buffered message a client reading {@code maxEpoch} may get, of its share
+     * ({@code share} says which); it is unacknowledged from now on.
+     */
+    EncodedMessage takeForSending(int maxEpoch, Predicate<EncodedMessage> share) {
+        EncodedMessage s = EpochQueues.pollEligible(buffer, m -> m.epoch, maxEpoch, share);
         if (s != null) {
             bufferedBytes -= s.payload.length;
             unackedCount++;
@@ -57,8 +61,19 @@ final class HeldMessages {
         }
     }
 
-    boolean bufferHoldsEpochUpTo(int maxEpoch) {
-        return EpochQueues.holdsEpochUpTo(buffer, m -> m.epoch, maxEpoch);
+    /** Whether a buffered message of {@code share} is of an epoch up to {@code maxEpoch}. */
+    boolean bufferHoldsEpochUpTo(int maxEpoch, Predicate<EncodedMessage> share) {
+        for (EncodedMessage m : buffer) {
+            if (m.epoch <= maxEpoch && share.test(m)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The buffered messages, in order (guarded by the endpoint lock: do not keep). */
+    Iterable<EncodedMessage> buffer() {
+        return buffer;
     }
 
     /** Nothing buffered and nothing unacknowledged. */

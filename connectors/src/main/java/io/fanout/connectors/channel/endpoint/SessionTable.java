@@ -22,13 +22,26 @@ final class SessionTable {
         return id == ChannelProtocol.NEW_SESSION ? null : sessions.get(id);
     }
 
-    /** A new session with a fresh random id (never {@link ChannelProtocol#NEW_SESSION}). */
-    ClientSession create() {
+    /**
+     * A detached session of data-parallel rank {@code rank} (a crashed trainer's), or null: a
+     * replacement of that rank takes it over with its unacknowledged messages.
+     */
+    ClientSession detachedOfRank(int rank) {
+        for (ClientSession s : sessions.values()) {
+            if (s.rank == rank && s.connection == null) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** A new session with a fresh random id (never {@link ChannelProtocol#NEW_SESSION}) for {@code rank}'s share. */
+    ClientSession create(int rank, int trainers) {
         long id;
         do {
             id = ThreadLocalRandom.current().nextLong();
         } while (id == ChannelProtocol.NEW_SESSION || sessions.containsKey(id));
-        ClientSession s = new ClientSession(id);
+        ClientSession s = new ClientSession(id, rank, trainers);
         sessions.put(id, s);
         return s;
     }

@@ -25,6 +25,8 @@ public final class ChannelProtocol {
     public static final long MAX_CREDITS = 0xffff_ffffL;
     /** FETCH max_epoch of a client that takes messages of any epoch (version 2 FETCH frames mean it). */
     public static final int ANY_EPOCH = Integer.MAX_VALUE;
+    /** HELLO rank of a client that is no data-parallel rank: it takes every message (work sharing). */
+    public static final int NO_RANK = -1;
     /** Session id a client sends in HELLO to start a new session. */
     public static final long NEW_SESSION = 0L;
 }

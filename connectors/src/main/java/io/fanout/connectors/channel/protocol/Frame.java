@@ -9,13 +9,19 @@ public sealed interface Frame
     FrameType type();
 
     /**
-     * Client's first frame: protocol version, access token and the session to resume
-     * ({@link ChannelProtocol#NEW_SESSION} for a new one).
+     * Client's first frame: protocol version, access token, the session to resume
+     * ({@link ChannelProtocol#NEW_SESSION} for a new one) and, for a data-parallel trainer, its rank
+     * and world size ({@link ChannelProtocol#NO_RANK} and 0 for a client that takes every message).
      */
-    record Hello(int version, String token, long sessionId) implements Frame {
+    record Hello(int version, String token, long sessionId, int rank, int worldSize) implements Frame {
         /** A HELLO starting a new session. */
         public Hello(int version, String token) {
             this(version, token, ChannelProtocol.NEW_SESSION);
+        }
+
+        /** A HELLO of a client that takes every message (no rank). */
+        public Hello(int version, String token, long sessionId) {
+            this(version, token, sessionId, ChannelProtocol.NO_RANK, 0);
         }
 
         public Hello {
@@ -23,6 +29,11 @@ public sealed interface Frame
                 throw new IllegalArgumentException("version " + version + " is not a u16");
             }
             token = token == null ? "" : token;
+        }
+
+        /** Whether the client is one rank of data-parallel trainers (the HELLO carries rank and world size). */
+        public boolean ranked() {
+            return worldSize != 0;
         }
 
         @Override

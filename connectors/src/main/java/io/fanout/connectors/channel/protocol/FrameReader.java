@@ -67,8 +67,9 @@ public final class FrameReader {
                 int version = Short.toUnsignedInt(b.getShort());
                 int tokenLength = Short.toUnsignedInt(b.getShort());
                 int rest = body.length - 4 - tokenLength;
-                // Version 1 HELLOs end after the token; version 2 adds the u64 session id.
-                if (rest != 0 && rest != 8) {
+                // Version 1 HELLOs end after the token; version 2 adds the u64 session id; a
+                // data-parallel trainer's HELLO then i32 rank and i32 world size.
+                if (rest != 0 && rest != 8 && rest != 16) {
                     throw new ProtocolException("HELLO token length " + tokenLength + " but " + (body.length - 4) + " bytes follow");
                 }
                 String token = new String(body, 4, tokenLength, StandardCharsets.UTF_8);
@@ -76,7 +77,16 @@ public final class FrameReader {
                     return new Frame.Hello(version, token);
                 }
                 b.position(4 + tokenLength);
-                return new Frame.Hello(version, token, b.getLong());
+                long session = b.getLong();
+                if (rest == 8) {
+                    return new Frame.Hello(version, token, session);
+                }
+                int rank = b.getInt();
+                int worldSize = b.getInt();
+                if (worldSize < 1) {
+                    throw new ProtocolException("HELLO world size " + worldSize + ", expected at least 1");
+                }
+                return new Frame.Hello(version, token, session, rank, worldSize);
             }
             case WELCOME:
                 need(type, body, 19, true);

@@ -60,8 +60,11 @@ public final class FrameWriter {
                 if (token.length > 0xffff) {
                     throw new IllegalArgumentException("token of " + token.length + " bytes is longer than 65535");
                 }
-                b = body(4 + token.length + 8).putShort((short) h.version()).putShort((short) token.length).put(token)
-                        .putLong(h.sessionId());
+                b = body(4 + token.length + 8 + (h.ranked() ? 8 : 0)).putShort((short) h.version()).putShort((short) token.length)
+                        .put(token).putLong(h.sessionId());
+                if (h.ranked()) {
+                    b.putInt(h.rank()).putInt(h.worldSize());
+                }
                 break;
             }
             case WELCOME: {

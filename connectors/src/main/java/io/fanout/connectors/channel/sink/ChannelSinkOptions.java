@@ -25,8 +25,11 @@ public final class ChannelSinkOptions implements Serializable {
     /** PEM certificate chain and PKCS#8 key paths; both null = plain TCP. */
     private final String tlsCert;
     private final String tlsKey;
+    /** Data-parallel trainers of the job (its --trainers): each endpoint serves rank r the batches with id mod this == r. */
+    private final int trainers;
 
     private ChannelSinkOptions(Builder b) {
+        this.trainers = b.trainers;
         this.tlsCert = b.tlsCert;
         this.tlsKey = b.tlsKey;
         this.token = b.token;
@@ -57,6 +60,21 @@ public final class ChannelSinkOptions implements Serializable {
                 .heartbeatInterval(config.get(ChannelOptions.HEARTBEAT_INTERVAL))
                 .tls(config.getOptional(ChannelOptions.TLS_CERT).orElse(null), config.getOptional(ChannelOptions.TLS_KEY).orElse(null))
                 .build();
+    }
+
+    /** A builder with these settings (the token included). */
+    public Builder toBuilder() {
+        return builder(registryDir).bindHost(bindHost).port(port).capacity(capacity).bufferBytes(bufferBytes).linger(linger)
+                .maxFrameBytes(maxFrameBytes).token(token).sessionTimeout(sessionTimeout).heartbeatInterval(heartbeatInterval)
+                .tls(tlsCert, tlsKey).trainers(trainers);
+    }
+
+    /**
+     * These settings for a job of {@code trainers} data-parallel trainers: not a user option of the
+     * channel but the job's own trainer count, which clients that read by rank must match.
+     */
+    public ChannelSinkOptions withTrainers(int trainers) {
+        return toBuilder().trainers(trainers).build();
     }
 
     /** A builder with the defaults of {@link ChannelOptions}. */
@@ -100,6 +118,11 @@ public final class ChannelSinkOptions implements Serializable {
 
     public Duration sessionTimeout() {
         return sessionTimeout;
+    }
+
+    /** The job's data-parallel trainers: the world size a ranked client must give (1: no ranks). */
+    public int trainers() {
+        return trainers;
     }
 
     /** How long a connection may go without a frame before the endpoint sends HEARTBEAT. */
@@ -149,20 +172,20 @@ public final class ChannelSinkOptions implements Serializable {
         return registryDir.equals(x.registryDir) && bindHost.equals(x.bindHost) && port == x.port && capacity == x.capacity
                 && bufferBytes == x.bufferBytes && linger.equals(x.linger) && maxFrameBytes == x.maxFrameBytes
                 && token.equals(x.token) && sessionTimeout.equals(x.sessionTimeout) && heartbeatInterval.equals(x.heartbeatInterval)
-                && Objects.equals(tlsCert, x.tlsCert) && Objects.equals(tlsKey, x.tlsKey);
+                && Objects.equals(tlsCert, x.tlsCert) && Objects.equals(tlsKey, x.tlsKey) && trainers == x.trainers;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(registryDir, bindHost, port, capacity, bufferBytes, linger, maxFrameBytes, token, sessionTimeout, heartbeatInterval, tlsCert,
-                tlsKey);
+                tlsKey, trainers);
     }
 
     @Override
     public String toString() {
         return "ChannelSinkOptions{registry=" + registryDir + ", bind=" + bindHost + ":" + port + ", capacity=" + capacity
                 + ", bufferBytes=" + bufferBytes + ", linger=" + linger + ", maxFrameBytes=" + maxFrameBytes + ", sessionTimeout=" + sessionTimeout
-                + ", heartbeatInterval=" + heartbeatInterval + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "}";
+                + ", heartbeatInterval=" + heartbeatInterval + ", trainers=" + trainers + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "}";
     }
 
     /** Builder of {@link ChannelSinkOptions}; {@link #build()} validates. */
@@ -179,6 +202,7 @@ public final class ChannelSinkOptions implements Serializable {
         private Duration heartbeatInterval = ChannelOptions.HEARTBEAT_INTERVAL.defaultValue();
         private String tlsCert;
         private String tlsKey;
+        private int trainers = 1;
 
         private Builder(String registryDir) {
             this.registryDir = registryDir;
@@ -237,7 +261,16 @@ public final class ChannelSinkOptions implements Serializable {
             return this;
         }
 
+        /** The job's data-parallel trainer count (see {@link ChannelSinkOptions#trainers()}), at least 1. */
+        public Builder trainers(int trainers) {
+            this.trainers = trainers;
+            return this;
+        }
+
         public ChannelSinkOptions build() {
+            if (trainers < 1) {
+                throw new IllegalArgumentException("trainers " + trainers + " (expected at least 1)");
+            }
             if (token == null) {
                 token = randomToken();
             }

@@ -23,6 +23,7 @@ class FrameCodecTest {
         List<Frame> frames = List.of(
                 new Frame.Hello(2, "sécret", 0x1234_5678_9abc_def0L),
                 new Frame.Hello(2, ""),
+                new Frame.Hello(3, "tok", 5L, 1, 2),
                 new Frame.Welcome(2, 3, 4, -5L, true),
                 new Frame.Welcome(2, 0, 1, 7L, false),
                 new Frame.Fetch(ChannelProtocol.MAX_CREDITS, 99),
@@ -49,6 +50,9 @@ class FrameCodecTest {
         // length 15 (type + u16 version + u16 token length + token + u64 session), type 1; little-endian.
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(2, "ab", 1))))
                 .isEqualTo("0f000000" + "01" + "0200" + "0200" + "6162" + "0100000000000000");
+        // A data-parallel trainer's HELLO: then i32 rank, i32 world size.
+        assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Hello(3, "ab", 1, 1, 2))))
+                .isEqualTo("17000000" + "01" + "0300" + "0200" + "6162" + "0100000000000000" + "01000000" + "02000000");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Welcome(2, 2, 3, 9, true))))
                 .isEqualTo("14000000" + "02" + "0200" + "02000000" + "03000000" + "0900000000000000" + "01");
         assertThat(HexFormat.of().formatHex(FrameWriter.encode(new Frame.Fetch(258, 3))))

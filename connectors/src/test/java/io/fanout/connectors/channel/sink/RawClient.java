@@ -50,6 +50,13 @@ final class RawClient implements AutoCloseable {
         return c;
     }
 
+    /** Connects and sends HELLO as data-parallel {@code rank} of {@code worldSize}; returns the answer (WELCOME or ERROR). */
+    static RawClient ranked(InetSocketAddress address, int rank, int worldSize) throws IOException {
+        RawClient c = new RawClient(address);
+        c.send(new Frame.Hello(ChannelProtocol.VERSION, TOKEN, ChannelProtocol.NEW_SESSION, rank, worldSize));
+        return c;
+    }
+
     /** Reads the next MESSAGE, skipping END_OF_EPOCH frames. */
     Frame.Message message() throws IOException {
         while (true) {
