@@ -10,18 +10,19 @@ flags; ``examples/torchrun.py`` is the same launcher with that mended:
 
     /usr/bin/python3 examples/torchrun.py --nproc_per_node 2 examples/train_graphsage_ddp.py --epochs 40
 
-Rank 0 runs the Fanout job once, with ``--trainers WORLD_SIZE`` (unless ``--samples DIR`` names the files of
-such a run): every epoch's plan then holds a multiple of WORLD_SIZE batches, batch b is rank ``b % WORLD_SIZE``'s,
+Two feeds (``--feed``): ``files`` (default), where rank 0 runs the Fanout job to its end and every rank reads its
+share of the ``.samples`` files (``read_samples(dir, rank=r, world_size=n)``; ``--samples DIR`` names the files of
+an earlier run instead), and ``channel``, where rank 0 starts the job with ``--serve`` and every rank pulls its
+share live while it samples (``ChannelClient(registry=DIR, rank=r, world_size=n)``). Either way the job runs with
+``--trainers WORLD_SIZE``: every epoch's plan then holds a multiple of WORLD_SIZE batches, batch b is rank ``b % WORLD_SIZE``'s,
 and a count that does not divide is padded as torch's ``DistributedSampler`` pads (the extra batches take seeds
 again from the start of the epoch's order and carry ``#META.padded``). So every rank takes the same number of
 steps in every epoch and the gradient all-reduce at an epoch's end never waits for a rank that has run out:
-no DDP hang. Each rank reads only its share (``read_samples(dir, rank=r, world_size=n)``).
+no DDP hang.
 
 After each epoch rank 0 evaluates full-batch on the whole graph (as examples/train_graphsage.py does) and, with
 ``--result FILE``, writes the test accuracy of the epoch with the best validation accuracy per model seed and
 every rank's step counts as JSON.
-
-Live per-rank feeds over the channel (``ChannelClient(rank=, world_size=)``) are not implemented yet: use files.
 """
 
 from __future__ import annotations
@@ -51,14 +52,14 @@ def run_job_once(samples: Path, splits, epochs: int, world_size: int, args) -> N
     single.run_job(job + ["--trainers", str(world_size), "--output", str(samples)])
 
 
-def train_rank(graph, splits, samples: Path, epochs: int, model_seed: int, rank: int, world_size: int):
-    """One model, data-parallel: this rank's share of every epoch. Returns (history on rank 0, steps per epoch)."""
+def train_rank(graph, splits, epochs_of_share, model_seed: int, rank: int):
+    """One model, data-parallel, on this rank's share (an iterable of epochs, each of messages). Returns (history
+    on rank 0, steps per epoch)."""
     model, _ = single.new_model(graph, model_seed)  # the same initial weights on every rank (seeded)
     ddp = DistributedDataParallel(model)
     optimizer = torch.optim.Adam(ddp.parameters(), lr=0.01, weight_decay=5e-3)
-    reader = fanout_client.SamplesReader(samples, rank=rank, world_size=world_size)
     history, steps = [], []
-    for epoch in reader.epochs():
+    for epoch in epochs_of_share:
         count = 0
         for msg in epoch:
             data = fanout_client.to_pyg(msg)
@@ -75,10 +76,69 @@ def train_rank(graph, splits, samples: Path, epochs: int, model_seed: int, rank:
     return history, steps
 
 
+def _shared_path(path: Path) -> Path:
+    """Rank 0's ``path``, on every rank (its temporary directory is the one that holds the job's output)."""
+    box = [str(path)]
+    dist.broadcast_object_list(box, src=0)
+    return Path(box[0])
+
+
+def _result(history, steps, model_seed, world_size):
+    """Gathers every rank's step counts; rank 0's summary of one model (None on the others)."""
+    all_steps = [None] * world_size
+    dist.all_gather_object(all_steps, steps)
+    if dist.get_rank() != 0:
+        return None
+    best = max(history, key=lambda row: row["val"])
+    print(f"model seed {model_seed}: test accuracy {best['test']:.3f} (epoch {best['epoch']}),"
+          f" steps per epoch per rank {[s[:3] for s in all_steps]}...", flush=True)
+    return dict(model_seed=model_seed, test=best["test"], best_epoch=best["epoch"], steps_per_rank=all_steps)
+
+
+def train_from_files(graph, splits, model_seeds, workdir: Path, rank: int, world_size: int, args):
+    """Rank 0 runs the job to its end (or ``--samples`` names its files); each model reads every rank's share."""
+    samples = Path(args.samples) if args.samples else workdir / "samples"
+    if rank == 0 and not args.samples:
+        run_job_once(samples, splits, args.epochs, world_size, args)
+    samples = _shared_path(samples)
+    results = []
+    for model_seed in model_seeds:
+        share = fanout_client.SamplesReader(samples, rank=rank, world_size=world_size).epochs()
+        history, steps = train_rank(graph, splits, share, model_seed, rank)
+        results.append(_result(history, steps, model_seed, world_size))
+    return results
+
+
+def train_from_channel(graph, splits, model_seeds, workdir: Path, rank: int, world_size: int, args):
+    """Per model, rank 0 starts the job with --serve (the same batches every time) and every rank pulls its share
+    live while it samples."""
+    results = []
+    for model_seed in model_seeds:
+        registry = workdir / f"registry-{model_seed}"
+        job = None
+        if rank == 0:
+            seeds = single.write_seeds(workdir / "seeds.txt", splits[0])
+            args_job = single.job_args(seeds, args.epochs, batch_size=args.batch_size, fanout=args.fanout,
+                                       seed=args.job_seed)
+            job = single.RunningJob(args_job + ["--trainers", str(world_size), "--serve", "--registry", str(registry)])
+            job.__enter__()
+        registry = _shared_path(registry)
+        try:
+            with fanout_client.ChannelClient(registry=registry, connect_timeout=120, rank=rank,
+                                             world_size=world_size) as client:
+                history, steps = train_rank(graph, splits, client.epochs(), model_seed, rank)
+        finally:
+            if job is not None:
+                job.__exit__(None, None, None)  # waits for the job's end, raises if it failed
+        results.append(_result(history, steps, model_seed, world_size))
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", help="the .samples files of a job run with --trainers WORLD_SIZE (default:"
-                                          " rank 0 runs the job into a temporary directory)")
+    parser.add_argument("--feed", choices=("files", "channel"), default="files")
+    parser.add_argument("--samples", help="files: the .samples files of a job run with --trainers WORLD_SIZE"
+                                          " (default: rank 0 runs the job into a temporary directory)")
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--batch-size", type=int, default=35)
     parser.add_argument("--fanout", default="15,10")
@@ -93,26 +153,11 @@ def main():
     torch.set_num_threads(1)  # one core per rank: ranks share the machine
     graph = single.load_graph()
     splits = single.split(graph.y, args.split_seed)
+    seeds = [int(s) for s in args.model_seeds.split(",")]
     with tempfile.TemporaryDirectory(prefix="fanout-ddp-") as workdir:
-        samples = Path(args.samples) if args.samples else Path(workdir) / "samples"
-        if rank == 0 and not args.samples:
-            run_job_once(samples, splits, args.epochs, world_size, args)
-        # Every rank reads the same directory: rank 0's path, sent to all (its temporary directory when it ran the job).
-        shared = [str(samples)]
-        dist.broadcast_object_list(shared, src=0)
-        dist.barrier()
-        results = []
-        for model_seed in (int(s) for s in args.model_seeds.split(",")):
-            history, steps = train_rank(graph, splits, Path(shared[0]), args.epochs, model_seed, rank, world_size)
-            all_steps = [None] * world_size
-            dist.all_gather_object(all_steps, steps)
-            if rank == 0:
-                best = max(history, key=lambda row: row["val"])
-                results.append(dict(model_seed=model_seed, test=best["test"], best_epoch=best["epoch"],
-                                    steps_per_rank=all_steps))
-                print(f"model seed {model_seed}: test accuracy {best['test']:.3f} (epoch {best['epoch']}),"
-                      f" steps per epoch per rank {[s[:3] for s in all_steps]}...", flush=True)
-        dist.barrier()  # rank 0 removes the temporary directory only after every rank has read it
+        train = train_from_channel if args.feed == "channel" else train_from_files
+        results = train(graph, splits, seeds, Path(workdir), rank, world_size, args)
+        dist.barrier()  # rank 0 removes its temporary directory only after every rank is done with it
     if rank == 0 and args.result:
         Path(args.result).write_text(json.dumps(dict(world_size=world_size, epochs=args.epochs, models=results)))
     dist.destroy_process_group()
