@@ -196,6 +196,21 @@ public final class CsrGraph {
         return lo - offsets[v];
     }
 
+    /**
+     * The range of node {@code v}'s time-sorted neighbours a temporal tree at {@code time} draws from, packed as
+     * {@code start << 32 | count}: the prefix up to the time, or with strategy {@code last} and fanout {@code f >= 0}
+     * its {@code f} most recent edges (PyG's temporal_strategy).
+     */
+    public long temporalRange(int v, long time, boolean last, int f) {
+        int start = offsets[v];
+        int d = countUpTo(v, time);
+        if (last && f >= 0 && d > f) {
+            start += d - f; // the f most recent, then taken whole
+            d = f;
+        }
+        return (long) start << 32 | d;
+    }
+
     /** Heap bytes held by this store's arrays (array headers included). */
     public long heapBytes() {
         long bytes = arrayBytes(offsets.length, 4) + arrayBytes(targets.length, 4);

@@ -27,8 +27,6 @@ public final class DisjointKHopSampler {
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
 
     private final KHopSampler draws;
-    /** The weighted draws of {@link #draws}, or null when uniform. */
-    private final WeightedDraws weighted;
     private final CsrGraph graph;
     /** Temporal strategy {@code last}: the most recent neighbours up to the seed time instead of a uniform draw. */
     private final boolean last;
@@ -69,7 +67,6 @@ public final class DisjointKHopSampler {
      */
     public DisjointKHopSampler(KHopSampler draws, NodeIdMap ids, boolean trackEdges, boolean last) {
         this.draws = Objects.requireNonNull(draws, "draws");
-        this.weighted = draws.weightedDraws();
         this.last = last;
         this.graph = draws.graph();
         if (ids.size() != graph.numNodes()) {
@@ -136,11 +133,9 @@ public final class DisjointKHopSampler {
                 int start = offsets[v];
                 int d = offsets[v + 1] - start;
                 if (seedTimes != null) {
-                    d = graph.countUpTo(v, seedTimes[t]);
-                    if (last && f >= 0 && d > f) {
-                        start += d - f; // the f most recent, then taken whole below
-                        d = f;
-                    }
+                    long range = graph.temporalRange(v, seedTimes[t], last, f);
+                    start = (int) (range >>> 32);
+                    d = (int) range;
                 }
                 if (d == 0) {
                     continue;
@@ -154,15 +149,9 @@ public final class DisjointKHopSampler {
                 // seed(seed, epoch, batchId, h, t, id) as SplitMix64.seed(long...) defines it.
                 long state = SplitMix64.mix(SplitMix64.seed(seed, epoch, batchId, h, t) + GOLDEN_GAMMA
                         + (nodeIds == null ? v : nodeIds[v]));
-                final int[] pick;
-                int k = f;
-                if (seedTimes != null && weighted != null && d < offsets[v + 1] - offsets[v]) {
-                    // Part of the list: the node's alias table covers the whole list, so draw over the range.
-                    k = weighted.inRange(state, start, d, f, replace);
-                    pick = weighted.picks();
-                } else {
-                    pick = draws.draw(state, start, d, f);
-                }
+                // Part of the list (a time prefix): weighted draws go over that range, not the whole list's tables.
+                int k = draws.drawPrefix(state, start, d, offsets[v + 1] - offsets[v], f);
+                final int[] pick = draws.lastPicks();
                 for (int c = 0; c < k; c++) {
                     edge(i, t, start + pick[c]); // edge() never draws, so pick stays valid
                 }

@@ -183,11 +183,6 @@ public final class KHopSampler {
         return replace;
     }
 
-    /** The weighted draws, or null when uniform (for samplers that draw over part of a list). */
-    WeightedDraws weightedDraws() {
-        return weighted;
-    }
-
     /** True when the draws follow edge weights ({@link WeightedDraws}). */
     public boolean weighted() {
         return weighted != null;

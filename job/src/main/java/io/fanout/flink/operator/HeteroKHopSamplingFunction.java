@@ -1,6 +1,7 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedTimes;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.TensorMessage;
@@ -54,10 +55,8 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
 
     /** One tree per seed (PyG disjoint=True); implied by seed times. */
     private boolean disjoint;
-    /** Every seed's time for temporal sampling, or null. */
-    private Long seedTime;
-    /** Every seed's time by input position (a seed file's second column), or null. */
-    private long[] seedTimesByInput;
+    /** The seeds' times for temporal sampling, or null. */
+    private SeedTimes seedTimes;
     private boolean temporalLast;
     /** PyG's subgraph type bidirectional ({@link HeteroBidirectional}) instead of the sampled edges only. */
     private boolean bidirectional;
@@ -115,7 +114,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      * (null: none), strategy last or uniform; implies {@link #disjoint}, as in PyG.
      */
     public HeteroKHopSamplingFunction temporal(Long seedTime, boolean last) {
-        this.seedTime = seedTime;
+        this.seedTimes = seedTime == null ? seedTimes : SeedTimes.every(seedTime);
         this.temporalLast = last;
         this.disjoint |= seedTime != null;
         return this;
@@ -132,7 +131,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
 
     /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
     public HeteroKHopSamplingFunction seedTimes(long[] timesByInputPosition) {
-        this.seedTimesByInput = timesByInputPosition;
+        this.seedTimes = timesByInputPosition == null ? null : SeedTimes.byInputPosition(timesByInputPosition);
         this.disjoint |= timesByInputPosition != null;
         return this;
     }
@@ -185,7 +184,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
             sampleAnchors(batch, out);
             return;
         }
-        long[] times = seedTimes(batch);
+        long[] times = seedTimes == null ? null : seedTimes.of(batch);
         HeteroSubgraph sub = edges(trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId));
         Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
@@ -202,22 +201,6 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return bidirectional ? HeteroBidirectional.of(sub) : sub;
     }
 
-    /** Each seed's time (from the seed file by input position, or --seed-time), or null when not temporal. */
-    private long[] seedTimes(SeedBatch batch) {
-        if (seedTimesByInput != null) {
-            long[] times = new long[batch.seeds.length];
-            for (int i = 0; i < times.length; i++) {
-                times[i] = seedTimesByInput[batch.inputIds[i]];
-            }
-            return times;
-        }
-        if (seedTime != null) {
-            long[] times = new long[batch.seeds.length];
-            Arrays.fill(times, seedTime);
-            return times;
-        }
-        return null;
-    }
 
     /**
      * A link batch: the positives' endpoints plus the negatives' are the seeds (one list when both ends are of one

@@ -1,6 +1,7 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedTimes;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
@@ -34,10 +35,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private final long seed;
 
     private boolean disjoint;
-    /** Every seed's time for temporal sampling, or null. */
-    private Long seedTime;
-    /** Every seed's time by input position (a seed file's second column), or null. */
-    private long[] seedTimesByInput;
+    /** The seeds' times for temporal sampling, or null. */
+    private SeedTimes seedTimes;
     private boolean temporalLast;
     private String subgraphType = "directional";
 
@@ -71,7 +70,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
      * none), strategy last or uniform; implies {@link #disjoint}.
      */
     public KHopSamplingFunction temporal(Long seedTime, boolean last) {
-        this.seedTime = seedTime;
+        this.seedTimes = seedTime == null ? seedTimes : SeedTimes.every(seedTime);
         this.temporalLast = last;
         this.disjoint |= seedTime != null;
         return this;
@@ -79,7 +78,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
 
     /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
     public KHopSamplingFunction seedTimes(long[] timesByInputPosition) {
-        this.seedTimesByInput = timesByInputPosition;
+        this.seedTimes = timesByInputPosition == null ? null : SeedTimes.byInputPosition(timesByInputPosition);
         this.disjoint |= timesByInputPosition != null; // temporal sampling is disjoint
         return this;
     }
@@ -122,16 +121,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             return;
         }
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
-        long[] times = null;
-        if (seedTimesByInput != null) {
-            times = new long[batch.seeds.length];
-            for (int i = 0; i < times.length; i++) {
-                times[i] = seedTimesByInput[batch.inputIds[i]];
-            }
-        } else if (seedTime != null) {
-            times = new long[batch.seeds.length];
-            java.util.Arrays.fill(times, seedTime);
-        }
+        long[] times = seedTimes == null ? null : seedTimes.of(batch);
         SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
         if (inducer != null) {

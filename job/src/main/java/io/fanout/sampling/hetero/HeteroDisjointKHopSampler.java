@@ -232,11 +232,9 @@ public final class HeteroDisjointKHopSampler {
             int full = csr.degree(v);
             int d = full;
             if (temporal) {
-                d = csr.countUpTo(v, seedTimes[tree]);
-                if (last && f >= 0 && d > f) {
-                    start += d - f; // the f most recent, then taken whole below
-                    d = f;
-                }
+                long window = csr.temporalRange(v, seedTimes[tree], last, f);
+                start = (int) (window >>> 32);
+                d = (int) window;
             }
             if (d == 0) {
                 continue;
