@@ -67,37 +67,62 @@ class OutputLockITCase {
     }
 
     @Test
-    void twoSubmissionsAtOnceIntoOneNewDirectoryRunOnceAndRefuseTheOther() throws Exception {
-        Path out = tmp.resolve("new-out");
-        CyclicBarrier start = new CyclicBarrier(2);
-        ExecutorService clients = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<JobSummary>> runs = new ArrayList<>();
-            for (int i = 0; i < 2; i++) {
-                runs.add(clients.submit(() -> {
-                    start.await(30, TimeUnit.SECONDS);
-                    return FanoutJobITCase.runJob(args(out));
-                }));
-            }
-            List<JobSummary> finished = new ArrayList<>();
-            List<Throwable> refused = new ArrayList<>();
-            for (Future<JobSummary> run : runs) {
-                try {
-                    finished.add(run.get(150, TimeUnit.SECONDS));
-                } catch (java.util.concurrent.ExecutionException e) {
-                    refused.add(e.getCause());
+    void twoClientsTakingOneNewDirectoryAtOnceGetOneLock() throws Exception {
+        // The race itself, without Flink: two clients creating the lock of one new directory at the same moment.
+        for (int round = 0; round < 20; round++) {
+            Path out = tmp.resolve("race-" + round);
+            FanoutJobConfig config = JobConfigs.parse(args(out));
+            CyclicBarrier start = new CyclicBarrier(2);
+            ExecutorService clients = Executors.newFixedThreadPool(2);
+            try {
+                List<Future<OutputLock>> takes = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    takes.add(clients.submit(() -> {
+                        start.await(30, TimeUnit.SECONDS);
+                        return OutputLock.acquire(out, config, new Configuration());
+                    }));
                 }
+                List<OutputLock> held = new ArrayList<>();
+                List<Throwable> refused = new ArrayList<>();
+                for (Future<OutputLock> take : takes) {
+                    try {
+                        held.add(take.get(60, TimeUnit.SECONDS));
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        refused.add(e.getCause());
+                    }
+                }
+                assertThat(held).as("round %d: locks taken (refused: %s)", round, refused).hasSize(1);
+                assertThat(refused.get(0)).isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("another Fanout run holds the directory");
+                held.get(0).close();
+                assertThat(out.resolve(OutputLock.NAME)).doesNotExist();
+            } finally {
+                clients.shutdownNow();
             }
-            assertThat(finished).as("runs that completed").hasSize(1);
-            assertThat(refused).as("runs refused").hasSize(1);
-            assertThat(refused.get(0)).isInstanceOf(ConfigException.class)
+        }
+    }
+
+    @Test
+    void aSecondSubmissionWhileTheFirstRunsIsRefusedAndEveryBatchIsWrittenOnce() throws Exception {
+        Path out = tmp.resolve("new-out");
+        ExecutorService clients = Executors.newSingleThreadExecutor();
+        try {
+            // Paced (2 batches/s, 6 batches): the first run holds the directory for about 3 s.
+            Future<JobSummary> first = clients.submit(() -> FanoutJobITCase.runJob(args(out,
+                    "--max-batches-per-second", "2")));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(out.resolve(OutputLock.NAME)) && !first.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(10); // waiting on a condition with a deadline: the first run's lock
+            }
+            assertThat(out.resolve(OutputLock.NAME)).as("the first run's lock").exists();
+            assertThatThrownBy(() -> FanoutJobITCase.runJob(args(out))).isInstanceOf(ConfigException.class)
                     .hasMessageStartingWith("Invalid value '" + out + "' for option fanout.output (--output): another"
                             + " Fanout run holds the directory (" + out.resolve(OutputLock.NAME))
                     .hasMessageContaining("by process " + ProcessHandle.current().pid())
                     .hasMessageContaining("and it is running; two runs into one directory would write every batch"
-                            + " twice");
-            // Refused while the other ran: not after it, by the non-empty directory check.
-            assertThat(refused.get(0)).hasMessageNotContaining("not empty");
+                            + " twice")
+                    .hasMessageNotContaining("not empty");
+            assertThat(first.get(150, TimeUnit.SECONDS)).isNotNull();
         } finally {
             clients.shutdownNow();
         }
