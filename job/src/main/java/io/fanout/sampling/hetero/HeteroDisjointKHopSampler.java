@@ -178,7 +178,7 @@ public final class HeteroDisjointKHopSampler {
         for (int t = 0; t < types; t++) {
             rows[t] = new IntArrayList();
             cols[t] = new IntArrayList();
-            positions[t] = new IntArrayList();
+            positions[t] = trackEdges ? new IntArrayList() : null; // no edge ids: nothing to record per edge
         }
         for (int h = 1; h <= hops; h++) {
             for (int t = 0; t < types; t++) {
@@ -209,7 +209,7 @@ public final class HeteroDisjointKHopSampler {
         Map<EdgeType, HeteroSubgraph.Edges> outEdges = new TreeMap<>();
         for (int t = 0; t < types; t++) {
             outEdges.put(reported.get(t), new HeteroSubgraph.Edges(adjacency.get(t), rows[t].toIntArray(),
-                    cols[t].toIntArray(), trackEdges ? positions[t].toIntArray() : null, perHop[t]));
+                    cols[t].toIntArray(), positions[t] == null ? null : positions[t].toIntArray(), perHop[t]));
         }
         return new HeteroSubgraph(java.util.Set.of(seedType), outNodes, outEdges);
     }
@@ -259,6 +259,8 @@ public final class HeteroDisjointKHopSampler {
             IntArrayList rows, IntArrayList cols, IntArrayList positions) {
         rows.add(values.add(tree, targets[at] - base));
         cols.add(from);
-        positions.add(at);
+        if (positions != null) {
+            positions.add(at);
+        }
     }
 }
