@@ -1,9 +1,9 @@
 package io.fanout.config;
 
-import io.fanout.connectors.channel.sink.ChannelOptions;
-import io.fanout.connectors.channel.shm.ShmOptions;
-import io.fanout.connectors.channel.shm.ShmSinkOptions;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelOptions;
+import io.fanout.connectors.channel.options.ShmOptions;
+import io.fanout.connectors.channel.options.ShmSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.sampling.KHopSampler;

@@ -1,6 +1,6 @@
 package io.fanout.config;
 
-import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.connectors.channel.options.ChannelOptions;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;

@@ -3,7 +3,7 @@ package io.fanout.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.connectors.channel.sink.ChannelOptions;
+import io.fanout.connectors.channel.options.ChannelOptions;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.job.FanoutJob;
 import io.fanout.testing.JobConfigs;

@@ -11,7 +11,7 @@ import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.tls.TestCertificates;
 import io.fanout.connectors.channel.sink.ChannelSink;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.flink.operator.KHopSamplingFunction;

@@ -2,7 +2,7 @@ package io.fanout.deploy.bench;
 
 import io.fanout.connectors.channel.shm.ShmRing;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;

@@ -2,8 +2,8 @@ package io.fanout.connectors.channel.endpoint;
 
 import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.registry.EndpointInfo;
-import io.fanout.connectors.channel.sink.ChannelOptions;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.endpoint;
 
-import io.fanout.connectors.channel.sink.ChannelOptions;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

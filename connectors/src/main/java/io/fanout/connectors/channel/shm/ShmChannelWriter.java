@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.shm;
 
+import io.fanout.connectors.channel.options.ShmSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import org.apache.flink.api.connector.sink2.SinkWriter;

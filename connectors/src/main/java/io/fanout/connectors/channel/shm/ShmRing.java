@@ -1,5 +1,7 @@
 package io.fanout.connectors.channel.shm;
 
+import io.fanout.connectors.channel.options.ShmOptions;
+import io.fanout.connectors.channel.options.ShmSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -45,8 +47,8 @@ public final class ShmRing implements AutoCloseable {
     /** Header state: the writer was cancelled or failed; messages after the read position are lost. */
     public static final int STATE_ABORTED = 2;
     /** Smallest and largest data area accepted. */
-    public static final long MIN_CAPACITY = 64 << 10;
-    public static final long MAX_CAPACITY = 1L << 30;
+    public static final long MIN_CAPACITY = ShmSinkOptions.MIN_RING_BYTES;
+    public static final long MAX_CAPACITY = ShmSinkOptions.MAX_RING_BYTES;
 
     // Header offsets (bytes, little-endian). Writer words and reader words sit on separate cache lines.
     static final int OFF_MAGIC = 0;

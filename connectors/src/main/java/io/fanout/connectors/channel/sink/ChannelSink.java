@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.sink;
 
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.fanout.connectors.channel.client;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

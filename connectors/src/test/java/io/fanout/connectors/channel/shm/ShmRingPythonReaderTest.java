@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.shm;
 
+import io.fanout.connectors.channel.options.ShmSinkOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.message.EncodedMessage;

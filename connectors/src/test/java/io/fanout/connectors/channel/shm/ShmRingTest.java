@@ -1,5 +1,7 @@
 package io.fanout.connectors.channel.shm;
 
+import io.fanout.connectors.channel.options.ShmOptions;
+import io.fanout.connectors.channel.options.ShmSinkOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.sink;
 
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.channel.client.ChannelReader;

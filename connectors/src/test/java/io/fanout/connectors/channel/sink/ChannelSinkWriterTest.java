@@ -1,5 +1,6 @@
 package io.fanout.connectors.channel.sink;
 
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

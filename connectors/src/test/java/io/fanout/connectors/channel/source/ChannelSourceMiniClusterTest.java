@@ -5,7 +5,7 @@ import static io.fanout.connectors.channel.source.SourceTestSupport.writeFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.file.SamplesFile;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.SafetensorsCodec;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.connectors.channel.client.ChannelReader;
 import io.fanout.connectors.channel.endpoint.ChannelEndpoint;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
-import io.fanout.connectors.channel.sink.ChannelSinkOptions;
+import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

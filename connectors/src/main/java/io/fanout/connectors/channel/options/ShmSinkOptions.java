@@ -1,4 +1,4 @@
-package io.fanout.connectors.channel.shm;
+package io.fanout.connectors.channel.options;
 
 import java.io.Serializable;
 import java.nio.file.Path;
@@ -6,9 +6,13 @@ import java.util.Objects;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
-/** Validated settings of a {@link ShmChannelSink}; see {@link ShmOptions} for their meaning. */
+/** Validated settings of a shared-memory channel sink ({@code ShmChannelSink}); see {@link ShmOptions} for their meaning. */
 public final class ShmSinkOptions implements Serializable {
     private static final long serialVersionUID = 1L;
+
+    /** Smallest and largest data area of a ring (the ring itself checks its file against the same bounds). */
+    public static final long MIN_RING_BYTES = 64 << 10;
+    public static final long MAX_RING_BYTES = 1L << 30;
 
     private final String dir;
     private final String name;
@@ -27,7 +31,7 @@ public final class ShmSinkOptions implements Serializable {
         if (name == null || !name.matches("[A-Za-z0-9._-]+")) {
             throw invalid(ShmOptions.SHM_NAME.key(), name, "letters, digits, '.', '_' or '-'");
         }
-        if (ringBytes < ShmRing.MIN_CAPACITY || ringBytes > ShmRing.MAX_CAPACITY || ringBytes % 8 != 0) {
+        if (ringBytes < MIN_RING_BYTES || ringBytes > MAX_RING_BYTES || ringBytes % 8 != 0) {
             throw invalid(ShmOptions.SHM_BYTES.key(), new MemorySize(Math.max(0, ringBytes)), "a multiple of 8 bytes from 64 KiB to 1 GiB");
         }
         this.dir = dir;

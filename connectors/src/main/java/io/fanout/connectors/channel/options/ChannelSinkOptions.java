@@ -1,4 +1,4 @@
-package io.fanout.connectors.channel.sink;
+package io.fanout.connectors.channel.options;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -6,7 +6,7 @@ import java.util.Objects;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
-/** Validated settings of a {@link ChannelSink}; see {@link ChannelOptions} for their meaning. */
+/** Validated settings of a channel sink and its endpoints ({@code ChannelSink}, {@code ChannelEndpoint}); see {@link ChannelOptions} for their meaning. */
 public final class ChannelSinkOptions implements Serializable {
     private static final long serialVersionUID = 1L;
     /** Smallest accepted frame limit: room for every control frame. */

@@ -1,4 +1,4 @@
-package io.fanout.connectors.channel.sink;
+package io.fanout.connectors.channel.options;
 
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;

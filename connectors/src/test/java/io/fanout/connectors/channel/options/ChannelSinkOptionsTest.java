@@ -1,4 +1,4 @@
-package io.fanout.connectors.channel.sink;
+package io.fanout.connectors.channel.options;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

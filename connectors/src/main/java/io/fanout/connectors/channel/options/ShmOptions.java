@@ -1,4 +1,4 @@
-package io.fanout.connectors.channel.shm;
+package io.fanout.connectors.channel.options;
 
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
