@@ -5,10 +5,10 @@
   or a directory) by (epoch, batch_id), one per batch, ``SamplingError`` for a failed batch (the channel
   client's contract); ``read_records(path)``: every record as stored.
 - ``ChannelClient(registry=DIR)``: messages pulled live from every channel endpoint (protocol v3,
-  ``connectors/CHANNEL.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
+  ``docs/channel-protocol.md``): ``for msg in client`` or ``for epoch in client.epochs(): for msg in
   epoch``; a failed batch raises ``SamplingError``.
 - ``ShmRingReader(path)`` / ``ShmClient(dir, name)``: messages read in place (zero copy) from the
-  shared-memory rings of a job on this host (``connectors/SHM_RING.md``).
+  shared-memory rings of a job on this host (``docs/shm-ring.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 - ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
   ``edge_index``, ``n_id``, ``batch_size``, ...), a typed message as ``HeteroData``; ``as_pyg=True`` on the

@@ -1,6 +1,6 @@
 """Typed-graph (heterogeneous) messages as PyG ``HeteroData``; torch and PyG are imported only when asked for.
 
-A message with ``#IS_HETERO`` = [1] carries GLT's heterogeneous keys (connectors/MESSAGE_FORMAT.md):
+A message with ``#IS_HETERO`` = [1] carries GLT's heterogeneous keys (docs/message-format.md):
 ``{ntype}.ids``, ``{ntype}.num_sampled_nodes``, ``{ntype}.nfeats``, ``{seed type}.batch`` and ``.nlabels``,
 ``{etype}.rows``/``.cols``/``.num_sampled_edges``/``.eids``/``.efeats`` with edge types joined by ``__``.
 """

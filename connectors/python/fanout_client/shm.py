@@ -2,7 +2,7 @@
 
 Each sink subtask of a job run with ``fanout.channel.shm=true`` writes one ring file
 ``<shm-dir>/<name>-<index>.ring`` (``/dev/shm/fanout-0.ring`` by default); layout in
-``connectors/SHM_RING.md``. One process reads one ring (single consumer):
+``docs/shm-ring.md``. One process reads one ring (single consumer):
 
 - ``ShmRingReader(path)``: one ring. ``for msg in ring:`` yields messages whose arrays are
   read-only numpy views of the shared memory (no copy); a message stays valid until the next one

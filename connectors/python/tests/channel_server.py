@@ -1,4 +1,4 @@
-"""A Python server side of the channel protocol v3 (connectors/CHANNEL.md), just enough to test
+"""A Python server side of the channel protocol v3 (docs/channel-protocol.md), just enough to test
 the client: one endpoint per instance, its own framing code (not the client's), a registry file
 (with the token), credit and acknowledgement accounting it records, one resumable session, END_OF_EPOCH
 and HEARTBEAT frames, and knobs for the failure cases. ``python channel_server.py --help`` runs one
@@ -72,7 +72,7 @@ def _recv_exact(sock, n):
     return data
 
 
-# The endpoint's limit for client frames (a HELLO with the longest token), as in CHANNEL.md.
+# The endpoint's limit for client frames (a HELLO with the longest token), as in channel-protocol.md.
 MAX_CLIENT_FRAME = 65548
 
 

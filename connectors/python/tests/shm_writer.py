@@ -1,4 +1,4 @@
-"""A minimal ring writer in Python, written from connectors/SHM_RING.md, for the reader's unit tests
+"""A minimal ring writer in Python, written from docs/shm-ring.md, for the reader's unit tests
 (the real writer is Java's ShmRing; the cross-process Java -> Python test is ShmRingPythonReaderTest)."""
 
 import os

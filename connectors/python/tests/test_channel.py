@@ -1,4 +1,4 @@
-"""ChannelClient against an in-test Python server side of CHANNEL.md (tests/channel_server.py).
+"""ChannelClient against an in-test Python server side of channel-protocol.md (tests/channel_server.py).
 
 Real TCP sockets on localhost and real registry files; the real Java endpoint (ChannelSink) is
 exercised against this client by the project's integration tests.
@@ -184,7 +184,7 @@ def test_a_dropped_connection_is_resumed_and_nothing_is_lost_or_repeated(servers
     assert server.connections == 2
     assert server.hellos[1][2] == EndpointServer.SESSION  # the client resumed its session
     # Every message acknowledged once consumed; one the server sends again after the drop because its
-    # ack had not arrived yet is acknowledged again (CHANNEL.md, lost connection), so compare sets.
+    # ack had not arrived yet is acknowledged again (channel-protocol.md, lost connection), so compare sets.
     assert set(server.acks) == set(range(1, 9))
 
 

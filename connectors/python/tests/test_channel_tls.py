@@ -1,4 +1,4 @@
-"""ChannelClient over TLS (CHANNEL.md, "TLS") against the in-test endpoint server serving TLS with a
+"""ChannelClient over TLS (channel-protocol.md, "TLS") against the in-test endpoint server serving TLS with a
 certificate made by the openssl command line (tests/tls_certs.py): real sockets, real handshakes."""
 
 import json

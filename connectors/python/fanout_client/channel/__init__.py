@@ -1,6 +1,6 @@
 """Channel client: pulls sampled-subgraph messages from every endpoint of a running Fanout job.
 
-Speaks the channel protocol v3 (``connectors/CHANNEL.md``): HELLO (access token, session id) /
+Speaks the channel protocol v3 (``docs/channel-protocol.md``): HELLO (access token, session id) /
 WELCOME handshake, FETCH frames carrying credits (``prefetch`` per endpoint up front, then one per
 message handed to the caller) and the acknowledgement of each consumed message, MESSAGE,
 END_OF_EPOCH, END_OF_STREAM, ERROR and HEARTBEAT frames. An endpoint that sends nothing, not even

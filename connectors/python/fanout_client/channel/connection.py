@@ -1,4 +1,4 @@
-"""Connecting (connectors/CHANNEL.md, "Endpoint registry" and "Conversation" steps 1-2): find the
+"""Connecting (docs/channel-protocol.md, "Endpoint registry" and "Conversation" steps 1-2): find the
 endpoints (in the registry directory, waiting until every ``endpoint-<i>.json`` is there, or from a
 ``host:port`` list), open a TCP connection to each and do the HELLO/WELCOME handshake, resuming the
 endpoint's session when it has one; and closing the connections."""

@@ -1,4 +1,4 @@
-"""Credit windows and acknowledgements (connectors/CHANNEL.md, "Credits" and "Acknowledgements"):
+"""Credit windows and acknowledgements (docs/channel-protocol.md, "Credits" and "Acknowledgements"):
 every FETCH frame grants credits (MESSAGE frames the endpoint may send ahead), acknowledges one
 consumed message and tells the epoch being read (max_epoch). An endpoint's window is ``prefetch``
 messages, widened for small messages to what fits in ``prefetch_bytes``; acks are batched."""

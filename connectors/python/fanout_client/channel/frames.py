@@ -1,4 +1,4 @@
-"""Framing of the channel protocol (connectors/CHANNEL.md, "Frames"): the frame types and their
+"""Framing of the channel protocol (docs/channel-protocol.md, "Frames"): the frame types and their
 fixed-size bodies, writing a frame, and reading frames from a socket, one at a time (the handshake)
 or through a reused read-ahead buffer (``_FrameStream``, the per-message path)."""
 

@@ -1,4 +1,4 @@
-"""Liveness (connectors/CHANNEL.md, "Liveness"): a version 3 endpoint sends HEARTBEAT when idle,
+"""Liveness (docs/channel-protocol.md, "Liveness"): a version 3 endpoint sends HEARTBEAT when idle,
 so an endpoint that sends nothing at all for ``stall_timeout`` seconds while the client waits on it
 is stopped or hung: ``ChannelStallError`` names it and the last frame it sent. A blocking receive
 gives up after ``stall_timeout`` without a byte (``SO_RCVTIMEO``, or a socket timeout for TLS); the wait loop checks how long ago

@@ -1,4 +1,4 @@
-"""Reconnecting and session resume (connectors/CHANNEL.md, "Lost connection"): a connection that
+"""Reconnecting and session resume (docs/channel-protocol.md, "Lost connection"): a connection that
 breaks is re-established by a background thread (re-reading the registry, where a restarted endpoint
 writes its new port) while the other endpoints keep being read; the HELLO carries the session id, so
 a resumed session sends its unacknowledged messages again. Messages of the dropped connection still

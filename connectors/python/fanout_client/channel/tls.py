@@ -1,4 +1,4 @@
-"""TLS (connectors/CHANNEL.md, "TLS"): an endpoint with ``"tls": true`` in its registry file serves
+"""TLS (docs/channel-protocol.md, "TLS"): an endpoint with ``"tls": true`` in its registry file serves
 TLS only; the client verifies its certificate chain against the CA it was given (``tls_ca``, or a
 ready ``ssl_context``) and the host name against the address the registry advertises. No silent
 downgrade either way: a TLS endpoint without a CA, or a CA given for a plain endpoint, is refused."""

@@ -281,6 +281,32 @@ public final class CommandLine {
         return sb.toString();
     }
 
+    /**
+     * The option reference as a Markdown table (flag and aliases, key, default, description), in --help order; the
+     * README's copy between its {@code options} markers is generated from it and checked by OptionReferenceTest.
+     */
+    public String markdown() {
+        StringBuilder sb = new StringBuilder("| flag | key | default | description |\n|---|---|---|---|\n");
+        for (ConfigOption<?> option : options) {
+            List<String> flags = new ArrayList<>();
+            byFlag.forEach((f, o) -> {
+                if (o == option) {
+                    flags.add("`--" + f + (isBoolean(option) ? "" : " V") + "`");
+                }
+            });
+            Object value = option.hasDefaultValue() ? option.defaultValue() : null;
+            // Enum options parse case-insensitively; show their values as the descriptions spell them.
+            String shown = value instanceof Enum<?> e ? e.name().toLowerCase(java.util.Locale.ROOT) : formatDefault(value);
+            String defaultValue = value != null ? "`" + shown + "`" : "-";
+            sb.append("| ").append(String.join(", ", flags))
+                    .append(" | `").append(option.key()).append('`')
+                    .append(" | ").append(defaultValue)
+                    .append(" | ").append(describe(option).replace("|", "\\|").replace("\n", " "))
+                    .append(" |\n");
+        }
+        return sb.toString();
+    }
+
     private static String formatDefault(Object value) {
         if (value instanceof java.time.Duration) {
             return org.apache.flink.util.TimeUtils.formatWithHighestUnit((java.time.Duration) value);

@@ -163,8 +163,8 @@ public final class FanoutOptions {
             .stringType()
             .noDefaultValue()
             .withDescription("--store partitioned: a directory of graph-update files to watch while sampling"
-                    + " continues (lines 'version op src dst', op + or -, or 'version' alone to commit it; see README"
-                    + " 'Graph updates'). New files are picked up every fanout.graph-updates-interval; each message"
+                    + " continues (lines 'version op src dst', op + or -, or 'version' alone to commit it; see"
+                    + " docs/partitioned-store.md, 'Graph updates'). New files are picked up every fanout.graph-updates-interval; each message"
                     + " records the graph version it was sampled at (#META.graph_version).");
 
     public static final ConfigOption<Duration> GRAPH_UPDATES_INTERVAL = ConfigOptions.key("fanout.graph-updates-interval")
@@ -215,8 +215,8 @@ public final class FanoutOptions {
     public static final ConfigOption<String> LINK_SEEDS = ConfigOptions.key("fanout.link-seeds")
             .stringType()
             .noDefaultValue()
-            .withDescription("Typed graph, link prediction: a file of seed edges, src<TAB>dst per line (# lines"
-                    + " skipped), of --link-type; each batch samples around the endpoints of --batch-size of them (GLT"
+            .withDescription("Link prediction (PyG LinkNeighborLoader): a file of seed edges, src<TAB>dst per line"
+                    + " (# lines skipped), on a plain graph or of --link-type on a typed one; each batch samples around the endpoints of --batch-size of them (GLT"
                     + " edge input) and carries #META.edge_label_index, or with triplet negatives #META.src_index,"
                     + " #META.dst_pos_index and #META.dst_neg_index.");
 
@@ -345,7 +345,7 @@ public final class FanoutOptions {
                     + " Round r fetches the lists of the nodes the batch's pushes queued and lack; after the last"
                     + " round the pushes finish with the lists fetched, and a queued node without one keeps its"
                     + " residual. GiGL's default is no limit; the job's rounds are operators (a DataStream has no"
-                    + " cycles), so the default is 8 rounds. The memory store reads every list and ignores it.");
+                    + " cycles), so the default is 8 rounds. The memory store, which pushes to convergence, refuses it.");
 
     public static final ConfigOption<Boolean> RESIDUAL_TOPUP = ConfigOptions.key("fanout.residual-topup")
             .booleanType()

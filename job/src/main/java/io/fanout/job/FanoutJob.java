@@ -310,7 +310,7 @@ public final class FanoutJob {
             anySink = true;
         }
         if (config.shm != null) {
-            // Trainers on this host read memory-mapped rings instead of TCP (connectors/SHM_RING.md).
+            // Trainers on this host read memory-mapped rings instead of TCP (docs/shm-ring.md).
             samples.sinkTo(new ShmChannelSink(config.shm)).name("channel-shm").uid("channel-shm" + runTag);
             anySink = true;
         } else if (config.serve) {

@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 
 /**
  * The offline {@code .samples} file: a sequence of records, each a u64 little-endian length N then
- * one N-byte safetensors blob (connectors/MESSAGE_FORMAT.md). No file header, so files concatenate.
+ * one N-byte safetensors blob (docs/message-format.md). No file header, so files concatenate.
  */
 public final class SamplesFile {
     /** File name extension. */

@@ -16,7 +16,7 @@ public class EncodedMessage {
     public int batchId;
     /** Number of batches in the epoch. */
     public int numBatches;
-    /** The safetensors blob (see connectors/MESSAGE_FORMAT.md). */
+    /** The safetensors blob (see docs/message-format.md). */
     public byte[] payload;
 
     public EncodedMessage() {}

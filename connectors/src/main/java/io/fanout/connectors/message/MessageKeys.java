@@ -2,7 +2,7 @@ package io.fanout.connectors.message;
 
 /**
  * Tensor names of a {@link TensorMessage}, the GLT/GiGL names trainers already read (see
- * connectors/MESSAGE_FORMAT.md and shared/design/sampling-reference.md).
+ * docs/message-format.md and shared/design/sampling-reference.md).
  */
 public final class MessageKeys {
     private MessageKeys() {}

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 public class SafetensorsCodecTest {
 
-    /** The worked example of MESSAGE_FORMAT.md: {#IS_HETERO: I64 [1] = [0], ids: I64 [2] = [7, 42]}. */
+    /** The worked example of message-format.md: {#IS_HETERO: I64 [1] = [0], ids: I64 [2] = [7, 42]}. */
     public static final String GOLDEN_HEX = "7800000000000000"
             + "7b222349535f48455445524f223a7b226474797065223a22493634222c227368617065223a5b315d2c"
             + "22646174615f6f666673657473223a5b302c385d7d2c22696473223a7b226474797065223a22493634"

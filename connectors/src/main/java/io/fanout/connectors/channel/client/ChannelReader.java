@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pulls messages from every endpoint of a channel (connectors/CHANNEL.md, protocol v3), found
+ * Pulls messages from every endpoint of a channel (docs/channel-protocol.md, protocol v3), found
  * through the registry directory or given as host:port addresses, over plain TCP or, with
  * {@link Options#tlsCa()}, TLS only.
  *
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>One daemon thread per endpoint reads frames; each endpoint is granted {@code prefetch} credits
  * up front and one more per message taken, and every message handed out is acknowledged, so the
  * endpoint can forget it. While an endpoint's messages are small its window grows to as many as fit
- * in {@code prefetchBytes} (as the Python client does; CHANNEL.md), and shrinks back as they grow. A
+ * in {@code prefetchBytes} (as the Python client does; channel-protocol.md), and shrinks back as they grow. A
  * lost connection is re-established (re-reading the registry, where a
  * restarted endpoint writes its new port) within the reconnect timeout, resuming the session so no
  * message is lost. Failures are thrown from {@code hasNext()} as {@link UncheckedIOException}: an

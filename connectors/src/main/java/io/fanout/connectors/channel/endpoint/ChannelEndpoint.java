@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One channel endpoint (connectors/CHANNEL.md, protocol v3, serving v2 clients too), no Flink inside: a TCP server over a
+ * One channel endpoint (docs/channel-protocol.md, protocol v3, serving v2 clients too), no Flink inside: a TCP server over a
  * bounded buffer of messages that pulling clients share; with the TLS options ({@link ChannelSinkOptions#tls()}) it
  * serves TLS only.
  *

@@ -109,7 +109,7 @@ final class ClientConnection {
             }
             if (hello.version() < ChannelProtocol.MIN_VERSION || hello.version() > ChannelProtocol.VERSION) {
                 fail("unsupported protocol version " + hello.version() + "; this endpoint speaks versions " + ChannelProtocol.MIN_VERSION
-                        + " to " + ChannelProtocol.VERSION + " (connectors/CHANNEL.md): upgrade the client");
+                        + " to " + ChannelProtocol.VERSION + " (docs/channel-protocol.md): upgrade the client");
                 return;
             }
             heartbeats = hello.version() >= 3;

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.protocol;
 
-/** Constants of the channel protocol (connectors/CHANNEL.md). */
+/** Constants of the channel protocol (docs/channel-protocol.md). */
 public final class ChannelProtocol {
     private ChannelProtocol() {}
 

@@ -1,6 +1,6 @@
 package io.fanout.connectors.channel.protocol;
 
-/** The frame types of channel protocol (connectors/CHANNEL.md), by their wire code. */
+/** The frame types of channel protocol (docs/channel-protocol.md), by their wire code. */
 public enum FrameType {
     HELLO(1),
     WELCOME(2),
@@ -9,7 +9,7 @@ public enum FrameType {
     END_OF_EPOCH(5),
     END_OF_STREAM(6),
     ERROR(7),
-    /** Protocol version 3: an idle endpoint is alive (connectors/CHANNEL.md, "Liveness"). */
+    /** Protocol version 3: an idle endpoint is alive (docs/channel-protocol.md, "Liveness"). */
     HEARTBEAT(8);
 
     private final int code;

@@ -10,7 +10,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 /**
  * Flink Sink V2 that hands sampled-subgraph messages to trainers on the same host through
- * shared-memory rings: subtask i writes {@code <shm-dir>/<name>-<i>.ring} (connectors/SHM_RING.md),
+ * shared-memory rings: subtask i writes {@code <shm-dir>/<name>-<i>.ring} (docs/shm-ring.md),
  * read in place by {@code fanout_client.ShmRingReader} / {@code ShmClient}.
  */
 public final class ShmChannelSink implements Sink<EncodedMessage> {

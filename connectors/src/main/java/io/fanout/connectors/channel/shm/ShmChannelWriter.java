@@ -58,7 +58,7 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
     /**
      * Nothing to flush at a checkpoint: unlike the TCP channel (whose writer state keeps unacknowledged
      * messages and serves them again after a restore), a ring has no replay across a failure: a restarted sink
-     * makes a fresh ring and messages the reader had not released are lost (SHM_RING.md). At end of input,
+     * makes a fresh ring and messages the reader had not released are lost (shm-ring.md). At end of input,
      * marks the stream ended and blocks until the trainer released every message.
      */
     @Override

@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  * The writing end of a shared-memory ring: one memory-mapped file (under /dev/shm by default) that
  * one producer (this object) fills with messages and one consumer process on the same host (the
  * Python {@code fanout_client.shm.ShmRingReader}) reads in place. Layout and memory-ordering rules:
- * connectors/SHM_RING.md.
+ * docs/shm-ring.md.
  *
  * <p>Bounded by bytes: {@link #write} blocks (spin, then park with back-off) while the ring has no
  * room, which is the back-pressure of the shared-memory channel. Not thread-safe: one writing thread.

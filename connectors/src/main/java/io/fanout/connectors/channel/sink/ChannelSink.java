@@ -14,7 +14,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Flink Sink V2 that serves sampled-subgraph messages to pulling trainers over the channel protocol
- * (connectors/CHANNEL.md): every subtask is one endpoint registered in the registry directory. Its
+ * (docs/channel-protocol.md): every subtask is one endpoint registered in the registry directory. Its
  * writer state keeps buffered and unacknowledged messages, so a restart from a checkpoint loses none.
  */
 public final class ChannelSink implements Sink<EncodedMessage>, SupportsWriterState<EncodedMessage, ChannelEndpoint.Snapshot> {

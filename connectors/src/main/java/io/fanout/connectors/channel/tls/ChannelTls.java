@@ -29,7 +29,7 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * TLS of the channel (connectors/CHANNEL.md) with the JDK alone: the endpoint's context from a PEM
+ * TLS of the channel (docs/channel-protocol.md) with the JDK alone: the endpoint's context from a PEM
  * certificate chain and a PEM PKCS#8 key, the reader's from a PEM CA file; TLSv1.3 and TLSv1.2 only.
  * Every load error names the option (or setting) and the file, so a bad value fails up front.
  */

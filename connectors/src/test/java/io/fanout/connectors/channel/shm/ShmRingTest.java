@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ring writer against a byte-level reader in this JVM that maps the same file (written from
- * connectors/SHM_RING.md, like the Python reader); the Python reader itself is exercised across
+ * docs/shm-ring.md, like the Python reader); the Python reader itself is exercised across
  * processes by {@link ShmRingPythonReaderTest}.
  */
 class ShmRingTest {
