@@ -211,6 +211,15 @@ class ArchitectureTest {
 
     /** The source without comments and the contents of string, text-block and char literals. */
     static String codeOnly(String src) {
+        return stripComments(src, false);
+    }
+
+    /** The source without comments; string and char literals kept as written. */
+    static String codeOnlyKeepingStrings(String src) {
+        return stripComments(src, true);
+    }
+
+    private static String stripComments(String src, boolean keepStrings) {
         StringBuilder out = new StringBuilder(src.length());
         int i = 0;
         int n = src.length();
@@ -226,15 +235,16 @@ class ArchitectureTest {
                 out.append(' ');
             } else if (src.startsWith("\"\"\"", i)) {
                 int close = src.indexOf("\"\"\"", i + 3);
-                i = close < 0 ? n : close + 3;
-                out.append("\"\"");
+                int next = close < 0 ? n : close + 3;
+                out.append(keepStrings ? src.substring(i, next) : "\"\"");
+                i = next;
             } else if (c == '"' || c == '\'') {
-                i++;
+                int start = i++;
                 while (i < n && src.charAt(i) != c) {
                     i += src.charAt(i) == '\\' ? 2 : 1;
                 }
-                i++;
-                out.append(c).append(c);
+                i = Math.min(i + 1, n);
+                out.append(keepStrings ? src.substring(start, i) : "" + c + c);
             } else {
                 out.append(c);
                 i++;
