@@ -97,10 +97,12 @@ class PartitionedTypedITCase {
                 out.write('\n');
             }
         }
-        // Seeds of one batch that reach no word at hop 1 with fanout 0 there: types with no node in a batch too.
-        TreeMap<Long, byte[]> memory = sameAsMemory(dir, "--seed-type", "paper", "--feature-dtype", dtype,
-                "--fanout", "paper__cites__paper:5,3;paper__has_word__word:0,2", "--batch-size", "200",
-                "--seeds", "0,1,2,3,633,1862,2582");
+        // Given seeds (checked against the paper ids the client scanned); p=1 and p=2 are covered above.
+        String[] options = {"--seed-type", "paper", "--feature-dtype", dtype,
+                "--fanout", "paper__cites__paper:5,3;paper__has_word__word:0,2", "--batch-size", "3",
+                "--seeds", "0,1,2,3,633,1862,2582"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
+        assertSameMessages(memory, run("partitioned", 2, dir, options));
         TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
         assertThat(first.names()).contains("paper.nfeats", "paper.nlabels");
         assertThat(first.get("paper.nfeats").shape()[1]).isEqualTo(1433);
