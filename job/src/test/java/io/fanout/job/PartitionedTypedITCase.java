@@ -109,7 +109,7 @@ class PartitionedTypedITCase {
     }
 
     @Test
-    void whatTheTypedPartitionedStoreDoesNotDoIsRefusedByName() {
+    void whatTheTypedPartitionedStoreDoesNotDoIsRefusedByName() throws Exception {
         String graph = SharedData.graph("cora_hetero").toString();
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
                 "--sampler", "ppr"))
@@ -118,6 +118,12 @@ class PartitionedTypedITCase {
                 "--fanout", "3,2", "--partitioned.load-only"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("partitioned.load-only")
                 .hasMessageContaining("typed graph");
+        // The client checks given seeds against the seed type's ids it scanned (as for the memory store): word
+        // ids go up to 1432, papers to 2707.
+        assertThatThrownBy(() -> runJob("--graph", graph, "--store", "partitioned", "--seed-type", "word",
+                "--fanout", "3,2", "--seeds", "5,2000", "--output", tmp.resolve("never").toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.seeds (--seeds)")
+                .hasMessageContaining("2000");
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
                 "--fanout", "3,2", "--with-edge"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("with-edge");
