@@ -10,6 +10,7 @@ import io.fanout.config.ConfigException;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.GraphFiles;
+import io.fanout.store.SharedGraphs;
 import io.fanout.testing.JobConfigs;
 import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
@@ -54,8 +55,11 @@ class PartitionedTypedITCase {
     /** The memory store's messages, and the partitioned store's at p=1 and p=2 the same bytes. */
     private TreeMap<Long, byte[]> sameAsMemory(Path graph, String... options) throws Exception {
         TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        int loads = SharedGraphs.loadCount();
         assertSameMessages(memory, run("partitioned", 1, graph, options));
         assertSameMessages(memory, run("partitioned", 2, graph, options));
+        assertThat(SharedGraphs.loadCount()).as("no process loaded a whole graph store for the partitioned runs")
+                .isEqualTo(loads);
         return memory;
     }
 
