@@ -50,11 +50,12 @@ public class TypedHopStageFunction extends KeyedCoProcessFunction<Long, TypedPar
     public void processElement1(TypedPartialBatch partial, Context ctx, Collector<TypedPartialBatch> out)
             throws Exception {
         batch.update(partial);
-        HeteroBatchAssembly assembly = layout.assembly(partial);
         int expected = 0;
         for (int t = 0; t < layout.edgeTypes.size(); t++) {
             if (layout.walks(t, hop)) {
-                expected += assembly.frontierSize(layout.keyType[t]);
+                // The key type's frontier: its nodes first found at the previous hop (no assembly rebuilt here).
+                int[] counts = partial.numSampledNodes[layout.keyType[t]];
+                expected += counts[counts.length - 1];
             }
         }
         if (tally.expect(expected)) {
