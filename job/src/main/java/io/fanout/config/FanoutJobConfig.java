@@ -393,6 +393,9 @@ public final class FanoutJobConfig {
                     + (output != null ? name(FanoutOptions.OUTPUT) : name(FanoutOptions.SERVE))
                     + " (give it to the job started from the savepoint)");
         }
+        if (typed != null && store == StoreType.PARTITIONED) {
+            refuseForTypedPartitioned(conf);
+        }
         if (checkpointDir != null) {
             DirectoryChecks.requireWritable(FanoutOptions.CHECKPOINT_DIR, checkpointDir);
         }
@@ -402,6 +405,28 @@ public final class FanoutJobConfig {
     }
 
     /** Plain or typed, from the graph's file names only (nothing is read). */
+    /**
+     * The partitioned store's own options that a typed graph's partitioned k-hop does not implement: refused by name.
+     * Its client scans the seed type's ids from the edge and node files (as the memory store's does), so no seed or
+     * node-id file is read by the TaskManagers; a loaded typed graph is not kept for a later job, nor updated.
+     */
+    private static void refuseForTypedPartitioned(Configuration conf) {
+        List<String> refused = new java.util.ArrayList<>();
+        for (ConfigOption<?> option : List.of(FanoutOptions.PARTITIONED_LOAD_ONLY, FanoutOptions.GRAPH_UPDATES,
+                FanoutOptions.GRAPH_UPDATES_SOCKET, FanoutOptions.PARTITIONED_NODE_IDS_DIR,
+                FanoutOptions.PARTITIONED_SEED_CHUNK)) {
+            if (SamplingMatrix.isSet(conf, option)) {
+                refused.add(name(option));
+            }
+        }
+        if (!refused.isEmpty()) {
+            throw new ConfigException((refused.size() == 1 ? "Option " : "Options ") + String.join(", ", refused)
+                    + (refused.size() == 1 ? " is" : " are") + " not implemented yet for a typed graph in "
+                    + name(FanoutOptions.STORE) + " partitioned (its client scans the seed type's ids; a typed graph"
+                    + " is not kept for a later job nor updated): drop " + (refused.size() == 1 ? "it" : "them"));
+        }
+    }
+
     private static SamplingMatrix.GraphKind graphKind(Path graph) {
         try {
             return io.fanout.graph.typed.TypedGraphFiles.isTyped(graph) ? SamplingMatrix.GraphKind.TYPED

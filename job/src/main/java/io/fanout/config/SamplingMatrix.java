@@ -79,11 +79,12 @@ public final class SamplingMatrix {
 
     static {
         row(FanoutOptions.FANOUT, KHOP, "k-hop (PPR selects neighbours by score, not by fanout)",
-                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase");
+                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase", "PartitionedTypedITCase");
         row(FanoutOptions.REPLACE, KHOP, "k-hop (PPR selects neighbours by score, not by draws)",
-                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase");
+                "KHopSamplerTest", "HeteroKHopSamplerTest", "PartitionedStoreITCase", "HeteroBatchAssemblyTest",
+                "PartitionedTypedITCase");
         row(FanoutOptions.EDGE_DIR, EVERYWHERE, "every sampler and store", "KHopSamplerTest",
-                "HeteroKHopSamplerTest", "PprSamplerTest", "PartitionedStoreITCase");
+                "HeteroKHopSamplerTest", "PprSamplerTest", "PartitionedStoreITCase", "PartitionedTypedITCase");
         row(FanoutOptions.WEIGHT_COLUMN, KHOP.and(MEMORY), "k-hop on the memory store (PPR does not draw;"
                 + " weighted draws in the partitioned store: " + NOT_YET + ")", "WeightedSamplerTest",
                 "TypedOptionsITCase#weightedPerEdgeType");
@@ -108,8 +109,8 @@ public final class SamplingMatrix {
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"
                 + " nodes.<type>.tsv files in its directory)", "NodeFeaturesJobITCase", "PartitionedStoreITCase");
-        row(FanoutOptions.SEED_TYPE, TYPED.and(MEMORY), "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
-                "HeteroJobITCase", "TypedPprJobITCase");
+        row(FanoutOptions.SEED_TYPE, TYPED, "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
+                "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase");
         row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
                 + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
                 "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime");
@@ -158,8 +159,8 @@ public final class SamplingMatrix {
 
     /** Why a whole cell is refused, whatever its options, or null when it runs. */
     public static String refusedCell(Cell cell) {
-        if (cell.kind() == GraphKind.TYPED && cell.store() == StoreType.PARTITIONED) {
-            return "typed graphs in the partitioned store are " + NOT_YET + " (use --store memory)";
+        if (cell.kind() == GraphKind.TYPED && cell.store() == StoreType.PARTITIONED && cell.sampler() == SamplerType.PPR) {
+            return "ppr on typed graphs in the partitioned store is " + NOT_YET + " (use --store memory, or k-hop)";
         }
         return null;
     }

@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
@@ -285,10 +286,15 @@ public final class GraphLoader {
      * part's first bytes, for a byte-order mark) only.
      */
     public static List<EdgeSplit> edgeSplits(Path graph, long splitBytes) throws IOException {
+        return edgeSplits(graph, splitBytes, false);
+    }
+
+    /** As above; {@code typedPart}: {@code graph} is one edge type's file of a typed graph ({@link #edgeFiles(Path, boolean)}). */
+    public static List<EdgeSplit> edgeSplits(Path graph, long splitBytes, boolean typedPart) throws IOException {
         if (splitBytes < 1) {
             throw new IllegalArgumentException("split size must be >= 1 byte, got " + splitBytes);
         }
-        List<Path> files = edgeFiles(graph);
+        List<Path> files = edgeFiles(graph, typedPart);
         List<EdgeSplit> splits = new java.util.ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
             if (GraphFiles.isCompressed(files.get(i))) {
@@ -316,7 +322,13 @@ public final class GraphLoader {
      */
     public static long streamEdges(Path graph, Boolean directed, EdgeSplit split, EdgeDirection direction,
             EdgeConsumer out) throws IOException {
-        List<Path> files = edgeFiles(graph);
+        return streamEdges(graph, false, directed, split, direction, out);
+    }
+
+    /** As above; {@code typedPart}: {@code graph} is one edge type's file of a typed graph ({@link #edgeFiles(Path, boolean)}). */
+    public static long streamEdges(Path graph, boolean typedPart, Boolean directed, EdgeSplit split,
+            EdgeDirection direction, EdgeConsumer out) throws IOException {
+        List<Path> files = edgeFiles(graph, typedPart);
         Path file = files.get(split.file());
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
@@ -509,6 +521,20 @@ public final class GraphLoader {
             }
         }
         return new GraphFormatException(files.get(0), "edge row " + row + ": " + problem);
+    }
+
+    /**
+     * The edge parts to read: {@link #edgeFiles(Path)}, or with {@code typedPart} the one file {@code graph} names (an
+     * edge type's file of a typed graph, which the partitioned store loads type by type).
+     */
+    public static List<Path> edgeFiles(Path graph, boolean typedPart) throws IOException {
+        if (typedPart) {
+            if (!Files.isRegularFile(graph)) {
+                throw new GraphFormatException(graph, "not a file: one edge type's file of a typed graph was expected");
+            }
+            return List.of(graph);
+        }
+        return edgeFiles(graph);
     }
 
     /**

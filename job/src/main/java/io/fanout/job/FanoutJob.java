@@ -27,6 +27,7 @@ import io.fanout.config.StoreType;
 import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.partitioned.PartitionedPpr;
+import io.fanout.flink.partitioned.PartitionedTypedKHop;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.flink.source.SeedBatchAssembler;
 import io.fanout.flink.source.SeedFileSource;
@@ -291,6 +292,10 @@ public final class FanoutJob {
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
                         config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config),
                         plan.shares())
+                : partitioned && config.typed != null
+                ? PartitionedTypedKHop.build(env, batches, config.graphSpec(), config.typed.fanouts,
+                        config.typed.seedType, config.replace, config.seed, seedIds, config.partitionedBucketSize,
+                        config.partitionedCacheBytes, config.partitionedCompactAfterLoad, runTag, plan.shares())
                 : partitioned
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
                         seedIds, config.partitionedBucketSize, config.partitionedCacheBytes,
@@ -344,6 +349,11 @@ public final class FanoutJob {
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
                 + "|" + config.seed + "|" + config.partitionedLoadOnly;
+        if (config.typed != null) {
+            java.util.TreeMap<String, String> fanouts = new java.util.TreeMap<>();
+            config.typed.fanouts.forEach((type, f) -> fanouts.put(type, java.util.Arrays.toString(f)));
+            run += "|typed " + config.typed.seedType + " " + fanouts;
+        }
         if (config.sampler == SamplerType.PPR) {
             // A batch restored mid-push must finish with the options it started with.
             run += "|ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
@@ -519,7 +529,9 @@ public final class FanoutJob {
      * TaskManagers load, checking every line), so nothing on the client grows with the graph.
      */
     static boolean partitionedSeeds(FanoutJobConfig config) {
-        return config.store == StoreType.PARTITIONED && config.seeds != null;
+        // A typed graph's client has the seed type's ids from its scan and checks the seeds against them, as the
+        // memory store's client does.
+        return config.store == StoreType.PARTITIONED && config.seeds != null && config.typed == null;
     }
 
     /**

@@ -29,6 +29,11 @@ public final class GraphSpec implements Serializable {
     private final String timelessTypes;
     /** Bytes per range a streamed load reads of a large edge part ({@code --store partitioned}). */
     private final long splitBytes;
+    /**
+     * One edge type's file of a typed graph, read as a plain graph (the partitioned store loads a typed graph type by
+     * type); the homogeneous loader refuses a typed edge file otherwise. Set last ({@link #withTypedPart}).
+     */
+    private boolean typedPart;
     /** Default {@link #splitBytes}: 16 MiB (a range of R-MAT ids is about 0.8 M rows, seconds to read). */
     public static final long DEFAULT_SPLIT_BYTES = 16L << 20;
 
@@ -124,6 +129,18 @@ public final class GraphSpec implements Serializable {
                 joined, splitBytes);
     }
 
+    /** This spec naming one edge type's file of a typed graph, to be read as a plain graph's one part. */
+    public GraphSpec withTypedPart() {
+        GraphSpec out = withSplitBytes(splitBytes);
+        out.typedPart = true;
+        return out;
+    }
+
+    /** Whether {@link #edges} is one edge type's file of a typed graph ({@link #withTypedPart}). */
+    public boolean typedPart() {
+        return typedPart;
+    }
+
     /** The edge types declared timeless ({@link #withTimelessTypes}), in name order; empty for none. */
     public java.util.SortedSet<String> timelessTypes() {
         return timelessTypes == null ? new java.util.TreeSet<>()
@@ -167,12 +184,12 @@ public final class GraphSpec implements Serializable {
                 && featureDType == s.featureDType && withEdgeIds == s.withEdgeIds && Objects.equals(directed, s.directed)
                 && Objects.equals(weightColumn, s.weightColumn) && Objects.equals(timeColumn, s.timeColumn)
                 && Objects.equals(timelessTypes, s.timelessTypes)
-                && splitBytes == s.splitBytes;
+                && splitBytes == s.splitBytes && typedPart == s.typedPart;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes);
+        return Objects.hash(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes, typedPart);
     }
 
     @Override

@@ -350,7 +350,7 @@ class PartitionedStoreITCase {
                 "--seed-type", "paper"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
-                .hasMessageContaining("typed graphs in the partitioned store are not implemented yet");
+                .hasMessageContaining("ppr on typed graphs in the partitioned store is not implemented yet");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

@@ -178,7 +178,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
      * As above, with the seed ids under {@code batchKey} and {@code #IS_HETERO} = [{@code hetero}]: a typed message
      * puts them under {@code {ntype}.batch}; a link message has no seed nodes ({@code batchKey} null).
      */
-    static TensorMessage withBatchMetadata(TensorMessage message, String batchKey, boolean hetero, Tensor seedIds,
+    public static TensorMessage withBatchMetadata(TensorMessage message, String batchKey, boolean hetero, Tensor seedIds,
             int[] inputIds, int epoch, int batchId, int numBatches) {
         if (batchKey != null) {
             message.put(batchKey, seedIds);

@@ -27,7 +27,7 @@ public class EdgeFileFunction implements FlatMapFunction<Long, EdgeRecord> {
     @Override
     public void flatMap(Long splitIndex, Collector<EdgeRecord> out) throws Exception {
         try {
-            GraphLoader.streamEdges(spec.edges(), spec.directed(), splits.get(Math.toIntExact(splitIndex)), spec.direction(),
+            GraphLoader.streamEdges(spec.edges(), spec.typedPart(), spec.directed(), splits.get(Math.toIntExact(splitIndex)), spec.direction(),
                     (node, neighbor, order) -> out.collect(new EdgeRecord(node, neighbor, order)));
         } catch (GraphFormatException e) {
             throw LoadFailure.badInput(e);

@@ -42,7 +42,7 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     public void flatMap(Long splitIndex, Collector<EdgeGroup> out) throws Exception {
         try {
             Groups groups = new Groups(out);
-            GraphLoader.streamEdges(spec.edges(), spec.directed(), splits.get(Math.toIntExact(splitIndex)), spec.direction(),
+            GraphLoader.streamEdges(spec.edges(), spec.typedPart(), spec.directed(), splits.get(Math.toIntExact(splitIndex)), spec.direction(),
                     groups::add);
             groups.flush();
         } catch (GraphFormatException e) {

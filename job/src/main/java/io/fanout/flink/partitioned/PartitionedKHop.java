@@ -128,7 +128,7 @@ public final class PartitionedKHop {
      * the load waits for one range, not a whole part, and one big edge file loads on every reader.
      */
     static java.util.List<GraphLoader.EdgeSplit> edgeSplits(GraphSpec spec) throws IOException {
-        return GraphLoader.edgeSplits(spec.edges(), spec.splitBytes());
+        return GraphLoader.edgeSplits(spec.edges(), spec.splitBytes(), spec.typedPart());
     }
 
     /** The graph's stored edges, read split by split by a parallel source (never on the client). */
@@ -140,15 +140,26 @@ public final class PartitionedKHop {
 
     /** The graph's stored edges grouped per node and split ({@link EdgeGroupFunction}), read by a parallel source. */
     static DataStream<EdgeGroup> edgeGroups(StreamExecutionEnvironment env, GraphSpec spec) throws IOException {
+        return edgeGroups(env, spec, "");
+    }
+
+    /** As above, the source and reader named and uid'd with {@code suffix} (one per edge type of a typed graph). */
+    static DataStream<EdgeGroup> edgeGroups(StreamExecutionEnvironment env, GraphSpec spec, String suffix)
+            throws IOException {
         java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
-        return splitIndexes(env, splits).flatMap(new EdgeGroupFunction(spec, splits))
-                .returns(TypeInformation.of(EdgeGroup.class)).name("edge-reader").uid("edge-reader");
+        return splitIndexes(env, splits, suffix).flatMap(new EdgeGroupFunction(spec, splits))
+                .returns(TypeInformation.of(EdgeGroup.class)).name("edge-reader" + suffix).uid("edge-reader" + suffix);
     }
 
     /** One source element per edge split, its index: the parallel source both edge readers read. */
     private static DataStream<Long> splitIndexes(StreamExecutionEnvironment env, java.util.List<GraphLoader.EdgeSplit> splits) {
+        return splitIndexes(env, splits, "");
+    }
+
+    private static DataStream<Long> splitIndexes(StreamExecutionEnvironment env, java.util.List<GraphLoader.EdgeSplit> splits,
+            String suffix) {
         return env.fromSource(new NumberSequenceSource(0, splits.size() - 1), WatermarkStrategy.noWatermarks(),
-                "edge-parts").uid("edge-parts");
+                "edge-parts" + suffix).uid("edge-parts" + suffix);
     }
 
     /**

@@ -45,7 +45,7 @@ public class SavedGraphCheck implements MapFunction<SeedBatch, SeedBatch>, Check
      * file's fingerprint and dtype.
      */
     public static String describe(GraphSpec spec, int hops, int bucketSize) throws IOException {
-        List<Path> parts = GraphLoader.edgeFiles(spec.edges());
+        List<Path> parts = GraphLoader.edgeFiles(spec.edges(), spec.typedPart());
         StringBuilder s = new StringBuilder("graph ").append(spec.edges().toAbsolutePath().normalize())
                 .append(" (").append(parts.size()).append(" edge parts, fingerprint ").append(fingerprint(parts))
                 .append(", directed ").append(spec.directed() == null ? "per file header" : spec.directed())

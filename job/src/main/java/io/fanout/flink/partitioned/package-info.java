@@ -9,6 +9,9 @@
  * ({@link io.fanout.flink.partitioned.NodeDataStageFunction}). The algorithms are
  * {@link io.fanout.sampling.partitioned}'s. PPR ({@link io.fanout.flink.partitioned.PartitionedPpr}) is GiGL's
  * distributed PPR unrolled the same way: fetch rounds instead of hops, the push ({@link io.fanout.sampling.ppr})
- * in a stage keyed by batch.
+ * in a stage keyed by batch. A typed graph's k-hop ({@link io.fanout.flink.partitioned.PartitionedTypedKHop}) loads
+ * each edge type's file as a plain graph into one lookup per (edge type, hop), keyed by node id under the memory
+ * store's hop seed of that type and hop, so every lookup is a plain one and byte identity needs no new state layout;
+ * its stages keyed by batch apply the edge types in name order.
  */
 package io.fanout.flink.partitioned;

@@ -157,6 +157,15 @@ public final class HeteroKHopSampler {
         return a.csr().direction() == EdgeDirection.OUT ? a.type().reversed() : a.type();
     }
 
+    /**
+     * The seed of edge type {@code type}'s streams at hop {@code hop} (1-based): a node's draws there are
+     * {@code KHopSampler}'s hop 1 under this seed, so a store answering per node draws the same
+     * ({@code --store partitioned}).
+     */
+    public static long hopSeed(long seed, EdgeType type, int hop) {
+        return SplitMix64.seed(seed, fnv1a64(type.toString()), hop);
+    }
+
     /** FNV-1a over the UTF-8 bytes: a stable 64-bit key of an edge type name for the random streams. */
     static long fnv1a64(String text) {
         long h = 0xcbf29ce484222325L;

@@ -1,0 +1,53 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.sampling.partitioned.HeteroBatchAssembly;
+
+/**
+ * A typed batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a
+ * {@link HeteroBatchAssembly}'s state, per node type and per edge type in name order ({@link TypedLayout}).
+ */
+public class TypedPartialBatch {
+    public long batchKey;
+    public int epoch;
+    public int batchId;
+    public int numBatches;
+    /** Seed ids as the batch gave them (of the seed type). */
+    public long[] seeds;
+    /** Positions of the seeds in the job's seed list (PyG input_id). */
+    public int[] inputIds;
+    /** [node type]: node ids, seeds first, then each hop's new nodes. */
+    public long[][] ids;
+    public int[][] numSampledNodes;
+    /** [edge type]: local indices of the sampled neighbours / the expanded nodes, and edges per hop. */
+    public int[][] rows;
+    public int[][] cols;
+    public int[][] numSampledEdges;
+    /** With node files, after the node-data stage: [node type] the {@code nfeats} body (null for a type without a file). */
+    public byte[][] nfeats;
+    /** With node files: [node type] the labels (null for a type without a file). */
+    public long[][] nlabels;
+
+    public TypedPartialBatch() {}
+
+    static TypedPartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds,
+            HeteroBatchAssembly assembly) {
+        TypedPartialBatch p = new TypedPartialBatch();
+        p.batchKey = batchKey;
+        p.epoch = epoch;
+        p.batchId = batchId;
+        p.numBatches = numBatches;
+        p.inputIds = inputIds;
+        p.seeds = assembly.batch();
+        p.ids = assembly.ids();
+        p.numSampledNodes = assembly.numSampledNodes();
+        p.rows = assembly.rows();
+        p.cols = assembly.cols();
+        p.numSampledEdges = assembly.numSampledEdges();
+        return p;
+    }
+
+    /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
+    TypedPartialBatch next(HeteroBatchAssembly assembly) {
+        return of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+    }
+}

@@ -1,0 +1,191 @@
+package io.fanout.sampling.partitioned;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One batch's typed k-hop subgraph growing hop by hop from the sampled neighbours of each frontier node, keyed by
+ * node id per node type: {@link io.fanout.sampling.hetero.HeteroKHopSampler}'s inducer for a store that answers
+ * per (edge type, node). Hop {@code h} applies the edge types in name order, each over the nodes of its key type
+ * first found at hop {@code h-1}; a neighbour new to its node type joins that type's list and next frontier. Fed
+ * each hop's answers in frontier order, it builds exactly the sampler's node lists, edges and per-hop counts.
+ *
+ * <p>Not thread-safe; one per batch.
+ */
+public final class HeteroBatchAssembly {
+    /** The key and value node type (indices into the node types) of one edge type, in edge type name order. */
+    public record Relation(int keyType, int valueType) {}
+
+    private final List<Relation> relations;
+    private final long[] batch;
+    private final LongArrayList[] ids;
+    private final Long2IntOpenHashMap[] local;
+    private final IntArrayList[] nodesPerHop;
+    private final IntArrayList[] rows;
+    private final IntArrayList[] cols;
+    private final IntArrayList[] edgesPerHop;
+    private final int[] frontierStart;
+    private final int[] frontierEnd;
+
+    /**
+     * Starts a batch: its unique seeds (of node type {@code seedType}), in first-occurrence order, are hop 0.
+     *
+     * @param numNodeTypes the graph's node types (indices in name order)
+     * @param relations every edge type walked, in name order
+     */
+    public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int seedType, long[] seeds) {
+        this(numNodeTypes, relations, seeds, null, null, null, null, null);
+        for (long s : seeds) {
+            localIndex(seedType, s);
+        }
+        for (int t = 0; t < numNodeTypes; t++) {
+            nodesPerHop[t].add(ids[t].size());
+            frontierEnd[t] = ids[t].size();
+        }
+    }
+
+    /**
+     * Resumes a batch from its exported state (per node type {@link #ids} and {@link #numSampledNodes}, per edge
+     * type {@link #rows}, {@link #cols} and {@link #numSampledEdges}): how a keyed operator carries it between hops.
+     */
+    public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, long[] seeds, long[][] ids,
+            int[][] numSampledNodes, int[][] rows, int[][] cols, int[][] numSampledEdges) {
+        this.relations = List.copyOf(relations);
+        this.batch = seeds.clone();
+        this.ids = new LongArrayList[numNodeTypes];
+        this.local = new Long2IntOpenHashMap[numNodeTypes];
+        this.nodesPerHop = new IntArrayList[numNodeTypes];
+        this.frontierStart = new int[numNodeTypes];
+        this.frontierEnd = new int[numNodeTypes];
+        for (int t = 0; t < numNodeTypes; t++) {
+            int size = ids == null ? 16 : ids[t].length;
+            this.ids[t] = new LongArrayList(size);
+            local[t] = new Long2IntOpenHashMap(size);
+            local[t].defaultReturnValue(-1);
+            nodesPerHop[t] = new IntArrayList();
+            if (ids != null) {
+                for (long id : ids[t]) {
+                    localIndex(t, id);
+                }
+                nodesPerHop[t].addElements(0, numSampledNodes[t]);
+                frontierEnd[t] = ids[t].length;
+                frontierStart[t] = frontierEnd[t] - numSampledNodes[t][numSampledNodes[t].length - 1];
+            }
+        }
+        int e = this.relations.size();
+        this.rows = new IntArrayList[e];
+        this.cols = new IntArrayList[e];
+        this.edgesPerHop = new IntArrayList[e];
+        for (int r = 0; r < e; r++) {
+            this.rows[r] = rows == null ? new IntArrayList() : IntArrayList.wrap(rows[r].clone());
+            this.cols[r] = cols == null ? new IntArrayList() : IntArrayList.wrap(cols[r].clone());
+            this.edgesPerHop[r] = numSampledEdges == null ? new IntArrayList()
+                    : IntArrayList.wrap(numSampledEdges[r].clone());
+        }
+    }
+
+    private int localIndex(int type, long id) {
+        int at = local[type].get(id);
+        if (at < 0) {
+            at = ids[type].size();
+            local[type].put(id, at);
+            ids[type].add(id);
+        }
+        return at;
+    }
+
+    /** The ids of node type {@code type} to expand at the next hop (first found at the previous hop), in order. */
+    public long[] frontier(int type) {
+        return Arrays.copyOfRange(ids[type].elements(), frontierStart[type], frontierEnd[type]);
+    }
+
+    /** The number of nodes {@link #frontier} would give. */
+    public int frontierSize(int type) {
+        return frontierEnd[type] - frontierStart[type];
+    }
+
+    /**
+     * Applies one hop: {@code neighbors[r][i]} are the sampled neighbour ids of {@code frontier(keyType of r)[i]}
+     * through edge type {@code r}, in draw order; {@code neighbors[r]} is null for an edge type not expanded at
+     * this hop (fanout 0 or an empty frontier). Edge types are applied in order, so a node new at this hop gets its
+     * local index in the order the in-memory sampler finds it.
+     */
+    public void addHop(long[][][] neighbors) {
+        if (neighbors.length != relations.size()) {
+            throw new IllegalArgumentException("hop answers for " + neighbors.length + " edge types, the batch walks "
+                    + relations.size());
+        }
+        for (int r = 0; r < neighbors.length; r++) {
+            Relation rel = relations.get(r);
+            long[][] answers = neighbors[r];
+            if (answers == null) {
+                edgesPerHop[r].add(0);
+                continue;
+            }
+            int start = frontierStart[rel.keyType()];
+            if (answers.length != frontierEnd[rel.keyType()] - start) {
+                throw new IllegalArgumentException("hop answers of edge type " + r + " for " + answers.length
+                        + " frontier nodes, the frontier has " + (frontierEnd[rel.keyType()] - start));
+            }
+            int before = rows[r].size();
+            for (int i = 0; i < answers.length; i++) {
+                for (long u : answers[i]) {
+                    // As GLT reports them: rows the sampled neighbours, cols the nodes expanded.
+                    rows[r].add(localIndex(rel.valueType(), u));
+                    cols[r].add(start + i);
+                }
+            }
+            edgesPerHop[r].add(rows[r].size() - before);
+        }
+        for (int t = 0; t < ids.length; t++) {
+            nodesPerHop[t].add(ids[t].size() - frontierEnd[t]);
+            frontierStart[t] = frontierEnd[t];
+            frontierEnd[t] = ids[t].size();
+        }
+    }
+
+    /** Node ids of each node type, the unique seeds first, then each hop's new nodes in discovery order. */
+    public long[][] ids() {
+        long[][] out = new long[ids.length][];
+        for (int t = 0; t < ids.length; t++) {
+            out[t] = ids[t].toLongArray();
+        }
+        return out;
+    }
+
+    /** Per edge type: local indices of the sampled neighbours in their node type. */
+    public int[][] rows() {
+        return toArrays(rows);
+    }
+
+    /** Per edge type: local indices of the expanded nodes in their node type. */
+    public int[][] cols() {
+        return toArrays(cols);
+    }
+
+    /** Per node type, hops+1 entries: [0] = unique seeds (0 for other types). */
+    public int[][] numSampledNodes() {
+        return toArrays(nodesPerHop);
+    }
+
+    /** Per edge type, one entry per hop applied. */
+    public int[][] numSampledEdges() {
+        return toArrays(edgesPerHop);
+    }
+
+    /** The seeds as given (duplicates kept). */
+    public long[] batch() {
+        return batch.clone();
+    }
+
+    private static int[][] toArrays(IntArrayList[] lists) {
+        int[][] out = new int[lists.length][];
+        for (int i = 0; i < lists.length; i++) {
+            out[i] = lists[i].toIntArray();
+        }
+        return out;
+    }
+}

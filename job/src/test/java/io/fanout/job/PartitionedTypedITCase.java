@@ -1,0 +1,135 @@
+package io.fanout.job;
+
+import static io.fanout.job.FanoutJobITCase.assertSameMessages;
+import static io.fanout.job.FanoutJobITCase.readMessages;
+import static io.fanout.job.FanoutJobITCase.runJob;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.config.ConfigException;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.TensorMessage;
+import io.fanout.graph.GraphFiles;
+import io.fanout.store.SharedGraphs;
+import io.fanout.testing.JobConfigs;
+import io.fanout.testing.MiniClusters;
+import io.fanout.testing.SharedData;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.TreeMap;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code --store partitioned} on typed graphs (one keyed lookup per (edge type, hop)) gives byte-identical k-hop
+ * messages to the in-memory store's typed sampler, at parallelism 1 and 2, in both edge directions, on real typed
+ * graphs, node labels and features included.
+ */
+class PartitionedTypedITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
+
+    @TempDir
+    Path tmp;
+    private int runs;
+
+    private TreeMap<Long, byte[]> run(String store, int parallelism, Path graph, String... extra) throws Exception {
+        Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName() + "-" + (++runs));
+        String[] base = {"--graph", graph.toString(), "--store", store, "--output", out.toString(),
+                "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
+        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        JobSummary summary = runJob(args);
+        assertThat(summary.batches).isPositive();
+        return readMessages(out);
+    }
+
+    /** The memory store's messages, and the partitioned store's at p=1 and p=2 the same bytes. */
+    private TreeMap<Long, byte[]> sameAsMemory(Path graph, String... options) throws Exception {
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        int loads = SharedGraphs.loadCount();
+        assertSameMessages(memory, run("partitioned", 1, graph, options));
+        assertSameMessages(memory, run("partitioned", 2, graph, options));
+        assertThat(SharedGraphs.loadCount()).as("no process loaded a whole graph store for the partitioned runs")
+                .isEqualTo(loads);
+        return memory;
+    }
+
+    @ParameterizedTest(name = "cora_hetero edge-dir {0}")
+    @CsvSource({"out", "in"})
+    void coraHeteroAsTheMemoryStoreWithLabels(String edgeDir) throws Exception {
+        TreeMap<Long, byte[]> memory = sameAsMemory(SharedData.graph("cora_hetero"), "--seed-type", "paper",
+                "--fanout", "paper__cites__paper:8,4;paper__has_word__word:3,2", "--edge-dir", edgeDir,
+                "--batch-size", "300", "--shuffle", "--epochs", "2", "--partitioned.bucket-size", "7");
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).contains("paper.nlabels", "word.ids",
+                edgeDir.equals("out") ? "word__rev_has_word__paper.rows" : "paper__has_word__word.rows");
+        assertThat(first.get(edgeDir.equals("out") ? "word__rev_has_word__paper.rows"
+                : "paper__cites__paper.rows").numElements()).isPositive();
+    }
+
+    @Test
+    void bitcoinAlphaTypedWithReplacementAndInEdges() throws Exception {
+        sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), "--fanout",
+                "user__distrusts__user:4,0,2;user__trusts__user:6,3,-1", "--edge-dir", "in", "--replace",
+                "--batch-size", "500", "--seed", "11");
+    }
+
+    @ParameterizedTest(name = "node features {0}")
+    @CsvSource({"float16", "uint8"})
+    void typedNodeFeaturesAsTheMemoryStore(String dtype) throws Exception {
+        // cora_hetero's edge files beside a paper node file with cora's 1,433 features (label, f0..), words by id.
+        Path dir = Files.createDirectories(tmp.resolve("cora-hetero-features-" + dtype));
+        Path hetero = SharedData.graph("cora_hetero");
+        for (String file : new String[] {"edges.paper__cites__paper.tsv", "edges.paper__has_word__word.tsv",
+                "nodes.word.tsv"}) {
+            Files.createSymbolicLink(dir.resolve(file), hetero.resolve(file));
+        }
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(
+                GraphFiles.open(SharedData.graph("cora").resolve("nodes.tsv.gz")), StandardCharsets.UTF_8));
+                Writer out = Files.newBufferedWriter(dir.resolve("nodes.paper.tsv"))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                out.write(line);
+                out.write('\n');
+            }
+        }
+        // Given seeds (checked against the paper ids the client scanned); p=1 and p=2 are covered above.
+        String[] options = {"--seed-type", "paper", "--feature-dtype", dtype,
+                "--fanout", "paper__cites__paper:5,3;paper__has_word__word:0,2", "--batch-size", "3",
+                "--seeds", "0,1,2,3,633,1862,2582"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
+        assertSameMessages(memory, run("partitioned", 2, dir, options));
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).contains("paper.nfeats", "paper.nlabels");
+        assertThat(first.get("paper.nfeats").shape()[1]).isEqualTo(1433);
+    }
+
+    @Test
+    void whatTheTypedPartitionedStoreDoesNotDoIsRefusedByName() throws Exception {
+        String graph = SharedData.graph("cora_hetero").toString();
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
+                "--sampler", "ppr"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ppr on typed graphs in the partitioned store");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
+                "--fanout", "3,2", "--partitioned.load-only"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("partitioned.load-only")
+                .hasMessageContaining("typed graph");
+        // The client checks given seeds against the seed type's ids it scanned (as for the memory store): word
+        // ids go up to 1432, papers to 2707.
+        assertThatThrownBy(() -> runJob("--graph", graph, "--store", "partitioned", "--seed-type", "word",
+                "--fanout", "3,2", "--seeds", "5,2000", "--output", tmp.resolve("never").toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.seeds (--seeds)")
+                .hasMessageContaining("2000");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
+                "--fanout", "3,2", "--with-edge"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("with-edge");
+    }
+}
