@@ -186,10 +186,7 @@ public final class FanoutJobConfig {
         }
         this.stateBackend = stateBackend(conf);
         int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
-        // The head cache saves a RocksDB read and its deserialisation; the heap backend's read is a map lookup, so
-        // its automatic size is none (an explicit size is kept: it still does not change the samples).
-        this.partitionedCacheBytes = cacheMb >= 0 ? (long) cacheMb << 20
-                : stateBackend == StateBackendType.HASHMAP ? 0 : -1;
+        this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();
         if (partitionedSplitBytes < 1024) {
             throw new ConfigException("Invalid value '" + conf.toMap().get(FanoutOptions.PARTITIONED_SPLIT_SIZE.key())

@@ -90,15 +90,6 @@ class StateBackendSettingsTest {
     }
 
     @Test
-    void theHeapBackendSizesNoHeadCacheUnlessAsked() {
-        // A head cache saves a RocksDB read; on the heap backend a read is a map lookup.
-        assertThat(config("--state-backend", "hashmap").partitionedCacheBytes).isZero();
-        assertThat(config("--state-backend", "hashmap", "--partitioned.cache-mb", "8").partitionedCacheBytes)
-                .isEqualTo(8L << 20);
-        assertThat(config().partitionedCacheBytes).as("rocksdb: sized from the heap").isEqualTo(-1);
-    }
-
-    @Test
     void twoBackendsThatDisagreeOrOneFanoutDoesNotRunOnAreRefusedByName() {
         assertThatThrownBy(() -> config("--state-backend", "hashmap", "-D", "state.backend.type=rocksdb"))
                 .isInstanceOf(ConfigException.class)
