@@ -47,6 +47,8 @@ public final class FanoutJobConfig {
     public final long seed;
     public final SamplerType sampler;
     public final StoreType store;
+    /** Flink's keyed-state backend (--state-backend, or Flink's state.backend.type when only that is given). */
+    public final StateBackendType stateBackend;
     /** --store partitioned: neighbours per stored bucket of a node's list. */
     public final int partitionedBucketSize;
     /** Seeds per chunk of a --seeds file the TaskManagers read (--store partitioned). */
@@ -182,6 +184,7 @@ public final class FanoutJobConfig {
                         + " read it as a local path (a shared mount), not a file system URI");
             }
         }
+        this.stateBackend = stateBackend(conf);
         int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
         this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();
@@ -512,6 +515,29 @@ public final class FanoutJobConfig {
     private static String raw(Configuration conf, ConfigOption<?> option) {
         String text = conf.toMap().get(option.key());
         return text != null ? text : String.valueOf(conf.get(option));
+    }
+
+    /**
+     * --state-backend, reconciled with Flink's own state.backend.type (a -D setting or the cluster's YAML passed to
+     * the job): one backend, named by either, never two that disagree.
+     */
+    private static StateBackendType stateBackend(Configuration conf) {
+        String flink = conf.getOptional(org.apache.flink.configuration.StateBackendOptions.STATE_BACKEND).orElse(null);
+        StateBackendType ours = conf.getOptional(FanoutOptions.STATE_BACKEND).orElse(null);
+        if (flink == null) {
+            return ours == null ? FanoutOptions.STATE_BACKEND.defaultValue() : ours;
+        }
+        StateBackendType named = java.util.Arrays.stream(StateBackendType.values())
+                .filter(b -> b.flinkName().equalsIgnoreCase(flink.trim())).findFirst().orElse(null);
+        if (named == null) {
+            throw new ConfigException("Invalid value '" + flink + "' for Flink's option state.backend.type: Fanout runs"
+                    + " on rocksdb or hashmap (choose with " + name(FanoutOptions.STATE_BACKEND) + ")");
+        }
+        if (ours != null && ours != named) {
+            throw new ConfigException("Option " + name(FanoutOptions.STATE_BACKEND) + " '" + ours + "' contradicts"
+                    + " Flink's state.backend.type '" + flink + "': give one of them");
+        }
+        return named;
     }
 
     private static int atLeast(Configuration conf, ConfigOption<Integer> option, int min) {

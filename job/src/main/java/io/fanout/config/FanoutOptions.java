@@ -110,10 +110,20 @@ public final class FanoutOptions {
             .enumType(StoreType.class)
             .defaultValue(StoreType.MEMORY)
             .withDescription("Where the graph lives: memory (each TaskManager loads the whole graph into its heap, the"
-                    + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB, loaded by the"
+                    + " fast path) or partitioned (the adjacency in Flink keyed state by node, RocksDB or the heap: --state-backend, loaded by the"
                     + " TaskManagers in parallel; k-hop runs as one keyed lookup per hop: for graphs larger than one"
                     + " TaskManager; PPR as keyed fetch rounds). partitioned supports uniform k-hop and PPR on untyped"
                     + " graphs, with node features and labels and graph updates, without edge ids for now.");
+
+    public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
+            .enumType(StateBackendType.class)
+            .defaultValue(StateBackendType.ROCKSDB)
+            .withDescription("Flink's keyed-state backend, where --store partitioned keeps the graph: rocksdb (on the"
+                    + " TaskManagers' local disks: graphs larger than their memory, incremental checkpoints) or hashmap"
+                    + " (Flink's heap backend: the graph as objects in the TaskManagers' heaps, read without"
+                    + " deserialising, every checkpoint a full copy: for graphs that fit the cluster's memory but not one"
+                    + " TaskManager). The same samples either way. Sets Flink's state.backend.type; -D"
+                    + " state.backend.type with another value is refused.");
 
     public static final ConfigOption<Integer> PARTITIONED_BUCKET_SIZE = ConfigOptions.key("fanout.partitioned.bucket-size")
             .intType()
@@ -465,7 +475,7 @@ public final class FanoutOptions {
     /** Options of the job itself, in the order --help lists them. */
     public static List<ConfigOption<?>> jobOptions() {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
-                TRAINERS, START_EPOCH, SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
+                TRAINERS, START_EPOCH, SEED, SAMPLER, STORE, STATE_BACKEND, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
                 NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, TIMELESS_EDGE_TYPES, ALPHA, EPS,

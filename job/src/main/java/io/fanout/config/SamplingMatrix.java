@@ -147,7 +147,7 @@ public final class SamplingMatrix {
             FanoutOptions.FEATURE_DTYPE, FanoutOptions.SEEDS, FanoutOptions.BATCH_SIZE, FanoutOptions.SHUFFLE,
             FanoutOptions.DROP_LAST, FanoutOptions.EPOCHS, FanoutOptions.TRAINERS, FanoutOptions.START_EPOCH,
             FanoutOptions.SEED, FanoutOptions.SAMPLER,
-            FanoutOptions.STORE, FanoutOptions.PARTITIONED_BUCKET_SIZE, FanoutOptions.PARTITIONED_SPLIT_SIZE,
+            FanoutOptions.STORE, FanoutOptions.STATE_BACKEND, FanoutOptions.PARTITIONED_BUCKET_SIZE, FanoutOptions.PARTITIONED_SPLIT_SIZE,
             FanoutOptions.PARTITIONED_SEED_CHUNK, FanoutOptions.PARTITIONED_NODE_IDS_DIR,
             FanoutOptions.PARTITIONED_CACHE_MB, FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD,
             FanoutOptions.PARTITIONED_LOAD_ONLY, FanoutOptions.GRAPH_UPDATES, FanoutOptions.GRAPH_UPDATES_INTERVAL,

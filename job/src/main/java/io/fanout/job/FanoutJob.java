@@ -23,6 +23,7 @@ import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.config.SamplerType;
 import io.fanout.flink.source.NoBatchesSource;
+import io.fanout.config.StateBackendType;
 import io.fanout.config.StoreType;
 import io.fanout.config.TypedGraphOptions;
 import io.fanout.flink.partitioned.PartitionedKHop;
@@ -162,12 +163,13 @@ public final class FanoutJob {
         return new JobSummary(result.getAllAccumulatorResults(), result.getNetRuntime() / 1000.0);
     }
 
-    /** The Flink settings the job needs on top of the user's: RocksDB (incremental checkpoints), checkpoints, no Kryo fallback. */
+    /**
+     * The Flink settings the job needs on top of the user's: the state backend (RocksDB tuned for the partitioned
+     * store, or the heap), checkpoints, no Kryo fallback.
+     */
     static Configuration flinkConfiguration(FanoutJobConfig config) {
         Configuration conf = new Configuration(config.configuration);
-        if (!conf.contains(StateBackendOptions.STATE_BACKEND)) {
-            conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        }
+        conf.set(StateBackendOptions.STATE_BACKEND, config.stateBackend.flinkName());
         if (!conf.contains(CheckpointingOptions.CHECKPOINTING_INTERVAL)) {
             conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval);
         }
@@ -181,6 +183,30 @@ public final class FanoutJob {
             conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER,
                     config.tolerableFailedCheckpoints < 0 ? Integer.MAX_VALUE : config.tolerableFailedCheckpoints);
         }
+        if (config.stateBackend == StateBackendType.ROCKSDB) {
+            rocksDbSettings(conf);
+        }
+        if (config.checkpointDir != null) {
+            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);
+        }
+        // Every record type has a Flink serializer; a generic (Kryo) type would be a bug, so fail fast.
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        // Without object reuse Flink deep-copies every record between chained operators: each encoded
+        // message (about 1 MB for ego_twitter_u [15,10] batch 512) would be copied once per sink. Safe
+        // here because every operator emits a fresh record and no operator mutates or keeps its input
+        // beyond processElement (sink writers keep the EncodedMessage they are given, never a reused one).
+        if (!conf.contains(PipelineOptions.OBJECT_REUSE)) {
+            conf.set(PipelineOptions.OBJECT_REUSE, true);
+        }
+        if (config.parallelism != null) {
+            conf.set(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM, config.parallelism);
+        }
+        return conf;
+    }
+
+    /** RocksDB's settings for the partitioned store's reads and loads, where the user did not set them. */
+    private static void rocksDbSettings(Configuration conf) {
         // Incremental RocksDB checkpoints: --store partitioned keeps the whole adjacency in keyed state, which does
         // not change once loaded, so each checkpoint uploads only the SST files written since the last one.
         if (!conf.contains(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)) {
@@ -211,23 +237,6 @@ public final class FanoutJob {
             conf.set(org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL,
                     java.util.List.of(org.rocksdb.CompressionType.LZ4_COMPRESSION));
         }
-        if (config.checkpointDir != null) {
-            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir);
-        }
-        // Every record type has a Flink serializer; a generic (Kryo) type would be a bug, so fail fast.
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
-        // Without object reuse Flink deep-copies every record between chained operators: each encoded
-        // message (about 1 MB for ego_twitter_u [15,10] batch 512) would be copied once per sink. Safe
-        // here because every operator emits a fresh record and no operator mutates or keeps its input
-        // beyond processElement (sink writers keep the EncodedMessage they are given, never a reused one).
-        if (!conf.contains(PipelineOptions.OBJECT_REUSE)) {
-            conf.set(PipelineOptions.OBJECT_REUSE, true);
-        }
-        if (config.parallelism != null) {
-            conf.set(org.apache.flink.configuration.CoreOptions.DEFAULT_PARALLELISM, config.parallelism);
-        }
-        return conf;
     }
 
     /** Adds the job's operators to env: source -> keyBy(batch) -> sampler -> sinks. */

@@ -27,7 +27,8 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A graph (edges and node features) loaded by a {@code --partitioned.load-only} job and kept in a savepoint
  * starts a job with other seeds,
  * epochs, batch size, fanouts and seed that reads no edge and sends the bytes of a fresh run; a job with another
- * number of hops is refused. (The standalone-cluster version is test_partitioned_cluster.py.)
+ * number of hops is refused, on RocksDB and on the heap backend. (The standalone-cluster version is
+ * test_partitioned_cluster.py.)
  */
 class PartitionedSavepointITCase {
     @RegisterExtension
@@ -60,21 +62,21 @@ class PartitionedSavepointITCase {
         return all;
     }
 
-    private static AccessExecutionJobVertex vertex(MiniCluster cluster, JobID job, String name) throws Exception {
+    static AccessExecutionJobVertex vertex(MiniCluster cluster, JobID job, String name) throws Exception {
         var vertices = cluster.getExecutionGraph(job).get().getAllVertices().values();
         return vertices.stream().filter(v -> v.getName().contains(name)).findFirst().orElseThrow(
                 () -> new AssertionError("no vertex named like " + name + " in "
                         + vertices.stream().map(AccessExecutionJobVertex::getName).toList()));
     }
 
-    private static boolean finished(MiniCluster cluster, JobID job, String name) throws Exception {
+    static boolean finished(MiniCluster cluster, JobID job, String name) throws Exception {
         var vertices = cluster.getExecutionGraph(job).get().getAllVertices().values();
         return vertices.stream().anyMatch(v -> v.getName().contains(name)
                 && v.getAggregateState() == ExecutionState.FINISHED);
     }
 
     /** Records into ({@code in}) or out of a vertex over its subtasks' current attempts. */
-    private static long records(MiniCluster cluster, JobID job, String name, boolean in) throws Exception {
+    static long records(MiniCluster cluster, JobID job, String name, boolean in) throws Exception {
         long n = 0;
         for (AccessExecutionVertex subtask : vertex(cluster, job, name).getTaskVertices()) {
             IOMetrics io = subtask.getCurrentExecutionAttempt().getIOMetrics();
@@ -83,23 +85,30 @@ class PartitionedSavepointITCase {
         return n;
     }
 
-    @Test
-    void aLoadedGraphInASavepointStartsADifferentJobWithoutReadingTheEdges(@InjectMiniCluster MiniCluster cluster)
-            throws Exception {
+    /**
+     * RocksDB's own (native) savepoint restored into RocksDB, and a canonical one restored into the heap backend: a
+     * graph loaded once can start jobs on either backend.
+     */
+    @ParameterizedTest(name = "{0} -> {1} ({2})")
+    @CsvSource({"rocksdb, rocksdb, NATIVE", "rocksdb, hashmap, CANONICAL"})
+    void aLoadedGraphInASavepointStartsADifferentJobWithoutReadingTheEdges(String loadBackend, String jobBackend,
+            SavepointFormatType format, @InjectMiniCluster MiniCluster cluster) throws Exception {
         Path graph = SharedData.graph("cora");
         String checkpoints = tmp.resolve("checkpoints").toUri().toString();
         String[] graphOptions = {"--graph", graph.toString(), "--store", "partitioned", "--parallelism", "2",
                 "--node-features", graph.resolve("nodes.tsv.gz").toString(), "--feature-dtype", "float16",
                 "--checkpoint-dir", checkpoints, "--checkpoint-interval", "1s"};
 
-        JobClient loader = submit(with(graphOptions, "--fanout", "5,5", "--partitioned.load-only"));
+        JobClient loader = submit(with(graphOptions, "--fanout", "5,5", "--partitioned.load-only", "--state-backend",
+                loadBackend));
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (!finished(cluster, loader.getJobID(), "edge-parts") || !finished(cluster, loader.getJobID(), "node-parts")) {
             assertThat(System.nanoTime()).as("edge source finished within 5 minutes").isLessThan(deadline);
             Thread.sleep(200);
         }
         String savepoint = loader.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
-                SavepointFormatType.NATIVE).get();
+                format).get();
+        graphOptions = with(graphOptions, "--state-backend", jobBackend);
 
         Path seeds = Files.writeString(tmp.resolve("seeds.txt"), "35\n633\n1862\n100\n200\n");
         String[] job2 = with(graphOptions, "--fanout", "4,3", "--seeds", seeds.toString(), "--batch-size", "2",

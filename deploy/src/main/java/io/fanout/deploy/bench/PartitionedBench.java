@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * their ratio, at each parallelism.
  *
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
- * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]
+ * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned,partitioned-heap]
  * [--checkpoint-interval 10s] [--managed-mb 1024] [--job-args "-D key=value ..."]} (the last: more job arguments
  * for every job, e.g. RocksDB settings). {@code --managed-mb}: the MiniCluster TaskManager's managed memory, which
  * is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
@@ -56,7 +56,7 @@ final class PartitionedBench {
         int batchSize = 512;
         int epochs = 1;
         String parallelisms = "1,2";
-        String stores = "memory,partitioned";
+        String stores = "memory,partitioned,partitioned-heap";
         List<String> jobArgs = new ArrayList<>();
         String checkpointInterval = "10s";
         int managedMb = 1024;
@@ -109,7 +109,10 @@ final class PartitionedBench {
                 Row r = new Row(store, p);
                 Path checkpoints = workDir.resolve("checkpoints-" + store + "-p" + p);
                 deleteTree(checkpoints);
-                List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store", store,
+                // partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap).
+                boolean heap = store.equals("partitioned-heap");
+                List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store",
+                        heap ? "partitioned" : store, "--state-backend", heap ? "hashmap" : "rocksdb",
                         "--batch-size", String.valueOf(batchSize), "--parallelism",
                         String.valueOf(p), "--checkpoint-interval", checkpointInterval, "--checkpoint-dir",
                         checkpoints.toUri().toString()));

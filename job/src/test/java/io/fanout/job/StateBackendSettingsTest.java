@@ -1,6 +1,7 @@
 package io.fanout.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.testing.SharedData;
@@ -9,14 +10,17 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
+import io.fanout.config.ConfigException;
+import io.fanout.config.StateBackendType;
 import org.junit.jupiter.api.Test;
 
 /**
- * The job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
+ * The state backend a job runs on ({@code --state-backend}, reconciled with Flink's {@code state.backend.type}) and
+ * the job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
  * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks.
  */
-class RocksDbSettingsTest {
+class StateBackendSettingsTest {
     private static Configuration flink(String... extra) {
         String[] base = {"--graph", SharedData.graph("cora").toString(), "--store", "partitioned"};
         String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
@@ -63,5 +67,36 @@ class RocksDbSettingsTest {
     void anExplicitSettingWins() {
         assertThat(flink("-D", "execution.checkpointing.incremental=false").get(CheckpointingOptions.INCREMENTAL_CHECKPOINTS))
                 .isFalse();
+    }
+
+    private static FanoutJobConfig config(String... extra) {
+        String[] base = {"--graph", SharedData.graph("cora").toString(), "--store", "partitioned"};
+        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        return FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration);
+    }
+
+    @Test
+    void theHeapBackendIsChosenByItsOptionOrByFlinksOwnAndGetsNoRocksDbSettings() {
+        Configuration heap = flink("--state-backend", "hashmap");
+        assertThat(heap.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
+        assertThat(heap.contains(CheckpointingOptions.INCREMENTAL_CHECKPOINTS)).as("RocksDB's incremental checkpoints")
+                .isFalse();
+        assertThat(heap.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isFalse();
+        assertThat(config("-D", "state.backend.type=hashmap").stateBackend).isEqualTo(StateBackendType.HASHMAP);
+        assertThat(config("-D", "state.backend.type=HashMap", "--state-backend", "hashmap").stateBackend)
+                .isEqualTo(StateBackendType.HASHMAP);
+        assertThat(config().stateBackend).isEqualTo(StateBackendType.ROCKSDB);
+    }
+
+    @Test
+    void twoBackendsThatDisagreeOrOneFanoutDoesNotRunOnAreRefusedByName() {
+        assertThatThrownBy(() -> config("--state-backend", "hashmap", "-D", "state.backend.type=rocksdb"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.state-backend (--state-backend) 'hashmap' contradicts Flink's"
+                        + " state.backend.type 'rocksdb'");
+        assertThatThrownBy(() -> config("-D", "state.backend.type=forst")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("Invalid value 'forst' for Flink's option state.backend.type");
+        assertThatThrownBy(() -> config("--state-backend", "heap")).hasMessageContaining("heap");
     }
 }
