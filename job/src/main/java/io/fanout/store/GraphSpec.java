@@ -27,6 +27,8 @@ public final class GraphSpec implements Serializable {
     private final String timeColumn;
     /** Typed temporal sampling: edge types (src__rel__dst, sorted, comma-joined) without a time column, or null. */
     private final String timelessTypes;
+    /** {@link #timelessTypes} parsed, on first use (not serialised: the string is). */
+    private transient java.util.SortedSet<String> timelessSet;
     /** Bytes per range a streamed load reads of a large edge part ({@code --store partitioned}). */
     private final long splitBytes;
     /**
@@ -143,8 +145,12 @@ public final class GraphSpec implements Serializable {
 
     /** The edge types declared timeless ({@link #withTimelessTypes}), in name order; empty for none. */
     public java.util.SortedSet<String> timelessTypes() {
-        return timelessTypes == null ? new java.util.TreeSet<>()
-                : new java.util.TreeSet<>(java.util.Arrays.asList(timelessTypes.split(",")));
+        // Parsed once: a typed temporal message asks for it per edge type.
+        if (timelessSet == null) {
+            timelessSet = java.util.Collections.unmodifiableSortedSet(timelessTypes == null ? new java.util.TreeSet<>()
+                    : new java.util.TreeSet<>(java.util.Arrays.asList(timelessTypes.split(","))));
+        }
+        return timelessSet;
     }
 
     /** Bytes per range of a streamed load's edge split. */
