@@ -3,9 +3,6 @@ package io.fanout.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.job.FanoutJob;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.junit.jupiter.api.Test;
@@ -51,21 +48,7 @@ class OptionReferenceTest {
     /** The README's table between the markers is the generated one ({@code -Dfanout.updateReadme=true} rewrites it). */
     @Test
     void readmeShowsTheGeneratedReference() throws Exception {
-        Path readme = Path.of("..", "README.md").toAbsolutePath().normalize();
-        String text = Files.readString(readme, StandardCharsets.UTF_8);
-        int begin = text.indexOf(BEGIN);
-        int end = text.indexOf(END);
-        assertThat(begin).as("README.md has the marker %s", BEGIN).isGreaterThanOrEqualTo(0);
-        assertThat(end).isGreaterThan(begin);
-        String table = "\n" + cli.markdown();
-        String current = text.substring(begin + BEGIN.length(), end);
-        if (Boolean.getBoolean("fanout.updateReadme") && !current.equals(table)) {
-            Files.writeString(readme, text.substring(0, begin + BEGIN.length()) + table + text.substring(end),
-                    StandardCharsets.UTF_8);
-            return;
-        }
-        assertThat(current).as("README.md's option reference (run OptionReferenceTest with -Dfanout.updateReadme=true)")
-                .isEqualTo(table);
+        io.fanout.testing.GeneratedReadmeBlock.check(BEGIN, END, cli.markdown(), "option reference, OptionReferenceTest");
     }
 
     private static List<ConfigOption<?>> optionsOf(CommandLine cli) {

@@ -11,7 +11,6 @@ import io.fanout.testing.JobConfigs;
 import io.fanout.testing.SharedData;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -231,20 +230,6 @@ class SamplingMatrixTest {
     /** The README's table is the matrix's ({@code -Dfanout.updateReadme=true} rewrites it). */
     @Test
     void readmeShowsTheMatrix() throws Exception {
-        Path readme = Path.of("..", "README.md").toAbsolutePath().normalize();
-        String text = Files.readString(readme, StandardCharsets.UTF_8);
-        int begin = text.indexOf(BEGIN);
-        int end = text.indexOf(END);
-        assertThat(begin).as("README.md has the marker %s", BEGIN).isGreaterThanOrEqualTo(0);
-        assertThat(end).isGreaterThan(begin);
-        String table = "\n" + SamplingMatrix.markdown();
-        String current = text.substring(begin + BEGIN.length(), end);
-        if (Boolean.getBoolean("fanout.updateReadme") && !current.equals(table)) {
-            Files.writeString(readme, text.substring(0, begin + BEGIN.length()) + table + text.substring(end),
-                    StandardCharsets.UTF_8);
-            return;
-        }
-        assertThat(current).as("README.md's sampling matrix (run SamplingMatrixTest with -Dfanout.updateReadme=true)")
-                .isEqualTo(table);
+        io.fanout.testing.GeneratedReadmeBlock.check(BEGIN, END, SamplingMatrix.markdown(), "sampling matrix, SamplingMatrixTest");
     }
 }
