@@ -266,15 +266,10 @@ public final class FanoutJobConfig {
                     + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
                     : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
         }
-        if (linkSeeds != null && typed == null) {
+        if (linkSeeds != null && seedTime != null) {
             // Temporal link prediction takes each seed edge's time from the link-seed file, as PyG's edge_label_time.
-            ConfigOption<?> other = seedTime != null ? FanoutOptions.SEED_TIME
-                    : !subgraphType.equals("directional") ? FanoutOptions.SUBGRAPH_TYPE : null;
-            if (other != null) {
-                throw new ConfigException("Option " + name(other) + " with " + name(FanoutOptions.LINK_SEEDS)
-                        + " on a plain graph is not implemented" + (other == FanoutOptions.SEED_TIME
-                        ? ": a seed edge's time is the third column of the link-seed file" : " yet"));
-            }
+            throw new ConfigException("Option " + name(FanoutOptions.SEED_TIME) + " with " + name(FanoutOptions.LINK_SEEDS)
+                    + " is not implemented: a seed edge's time is the third column of the link-seed file");
         }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {

@@ -152,6 +152,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             return;
         }
         SampledSubgraph sub = sampler.sampleShared(LinkBatch.concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
+        sub = withSubgraphType(sub);
         // The unique seeds come first in the sample's ids: their local indices.
         it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
         int[] ids = sub.idsBuffer();
@@ -170,8 +171,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.IDS, nodeIds(store().ids(), ids, sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
+        withEdgesByHop(message, sub);
         withNodeData(message, store().features(), ids, sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
         withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
@@ -215,7 +216,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             seedTimes = java.util.Arrays.copyOf(srcTime, seeds.length);
             System.arraycopy(dstTime, 0, seedTimes, srcTime.length, dstTime.length);
         }
-        SampledSubgraph sub = trees.sample(seeds, seedTimes, seed, batch.epoch, batch.batchId);
+        SampledSubgraph sub = withSubgraphType(trees.sample(seeds, seedTimes, seed, batch.epoch, batch.batchId));
         int[] pairOf = java.util.Arrays.copyOf(sub.nodeBatchBuffer(), sub.numNodes());
         for (int i = 0; i < pairOf.length; i++) {
             pairOf[i] %= p;
@@ -225,8 +226,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges())
                 .putInt64(MessageKeys.META_BATCH, pairOf);
+        withEdgesByHop(message, sub);
         withNodeData(message, store().features(), sub.idsBuffer(), sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
         // Tree i's root is node i: the sources' roots, then the destinations' (triplet negatives row-major again).
@@ -255,6 +256,25 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
+
+    /**
+     * PyG applies the subgraph type to a link batch's sample as to a node batch's ({@code sample_from_edges}:
+     * {@code to_bidirectional()} of the edge sample; induced: the edges among the same nodes), so the nodes and
+     * thus the label indices stay as they are.
+     */
+    private SampledSubgraph withSubgraphType(SampledSubgraph sub) {
+        if (inducer == null) {
+            return sub;
+        }
+        return subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+    }
+
+    /** Per-hop edge counts only while the edges are still grouped by hop (PyG's are None after a subgraph type). */
+    private static void withEdgesByHop(TensorMessage message, SampledSubgraph sub) {
+        if (sub.edgesByHop()) {
+            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        }
+    }
 
     /**
      * The GLT TensorMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
