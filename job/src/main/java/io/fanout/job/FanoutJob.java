@@ -465,24 +465,31 @@ public final class FanoutJob {
     static LinkSeeds plainLinkSeeds(FanoutJobConfig config) throws java.io.IOException {
         NodeIdMap ids = GraphStore.scanNodeIds(config.graphSpec());
         try {
-            LinkSeeds links = LinkSeeds.readPlain(config.linkSeeds, ids);
-            if (config.timeColumn != null && !links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": temporal link prediction ("
-                        + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + ") needs each seed edge's time as a third"
-                        + " column, src<TAB>dst<TAB>time");
-            }
-            if (config.timeColumn == null && links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
-                        + " time, which needs " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN)
-                        + " (temporal link prediction); drop the column to sample without times");
-            }
-            return links;
+            return checkSeedEdgeTimes(config, LinkSeeds.readPlain(config.linkSeeds, ids));
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Temporal link prediction (plain or typed) needs every seed edge's time (the file's third column), and a time
+     * column without --time-column is refused rather than ignored.
+     */
+    private static LinkSeeds checkSeedEdgeTimes(FanoutJobConfig config, LinkSeeds links) {
+        if (config.timeColumn != null && !links.hasTimes()) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": temporal link prediction ("
+                    + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + ") needs each seed edge's time as a third"
+                    + " column, src<TAB>dst<TAB>time");
+        }
+        if (config.timeColumn == null && links.hasTimes()) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
+                    + " time, which needs " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN)
+                    + " (temporal link prediction); drop the column to sample without times");
+        }
+        return links;
     }
 
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
@@ -491,12 +498,7 @@ public final class FanoutJob {
             TypedGraphOptions options = config.typed;
             LinkSeeds links = LinkSeeds.read(options.linkSeeds, options.linkType,
                     typedIds.get(options.linkType.src()), typedIds.get(options.linkType.dst()));
-            if (links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + options.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
-                        + " time; temporal link prediction on a typed graph is not implemented yet (drop the column)");
-            }
-            return links;
+            return checkSeedEdgeTimes(config, links);
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.typed.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
