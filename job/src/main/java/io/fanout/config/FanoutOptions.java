@@ -253,6 +253,23 @@ public final class FanoutOptions {
             .withDescription("ABLP: the edge type of the negative label edges (same node types as"
                     + " --ablp-positive-type), never traversed; messages add #META.gigl_negative_labels.<type>.");
 
+    public static final ConfigOption<String> ABLP_POSITIVE_EDGES = ConfigOptions.key("fanout.ablp-positive-edges")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Plain graph, anchor-based link prediction (GiGL ABLP on a homogeneous graph): a file of"
+                    + " positive label edges, anchor<TAB>label node ids per line (# lines skipped), kept apart from"
+                    + " the graph and never traversed; the seeds are anchors (--seeds, default every node with a"
+                    + " positive label edge) and every message carries #META.gigl_positive_labels."
+                    + "default_homogeneous_node_type__to_gigl_positive__default_homogeneous_node_type. A typed graph"
+                    + " names label edge types instead (--ablp-positive-type).");
+
+    public static final ConfigOption<String> ABLP_NEGATIVE_EDGES = ConfigOptions.key("fanout.ablp-negative-edges")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Plain-graph ABLP: a file of negative label edges (anchor<TAB>label node ids), never"
+                    + " traversed; needs --ablp-positive-edges; messages add #META.gigl_negative_labels.<GiGL's"
+                    + " homogeneous negative label type>.");
+
     public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
             .booleanType()
             .defaultValue(false)
@@ -467,7 +484,8 @@ public final class FanoutOptions {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
                 TRAINERS, START_EPOCH, SEED, SAMPLER, STORE, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
-                NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
+                NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, ABLP_POSITIVE_EDGES, ABLP_NEGATIVE_EDGES,
+                REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, TIMELESS_EDGE_TYPES, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, PPR_MAX_FETCH_ITERATIONS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,

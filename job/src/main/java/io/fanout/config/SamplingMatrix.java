@@ -120,9 +120,16 @@ public final class SamplingMatrix {
         row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
                 "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
         String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
-                + " types)";
+                + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
         row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
         row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
+        String plainAblp = "k-hop on a plain graph, memory store (GiGL's DistABLPLoader on a homogeneous graph; a"
+                + " typed graph names label edge types: --ablp-positive-type, --ablp-negative-type)";
+        row(FanoutOptions.ABLP_POSITIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles",
+                "test_layouts_pyg#test_every_layout_trains_a_two_layer_model");
+        row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles");
         String ppr = "ppr (k-hop does not push scores)";
         row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
         row(FanoutOptions.EPS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");

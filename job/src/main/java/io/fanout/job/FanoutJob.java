@@ -135,6 +135,10 @@ public final class FanoutJob {
                 : ablp ? typed.nodeIds() : TypedGraphStore.scanNodeIds(config.graphSpec(), typedSeedTypes(config));
         LinkSeeds links = config.linkSeeds == null ? null
                 : typedIds != null ? linkSeeds(config, typedIds) : plainLinkSeeds(config);
+        // Plain-graph ABLP: the client reads the label-edge files (its plan's default anchors need them) and the
+        // sampling operator gets them with the job, as link seeds are sent.
+        NodeIdMap plainIds = config.ablpPositiveEdges == null ? null : GraphStore.scanNodeIds(config.graphSpec());
+        SupervisionEdges[] plainLabels = plainIds == null ? null : plainLabelEdges(config, plainIds);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = partitionedSeedFile(config);
         NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null ? partitionedNodeIds(config) : null;
@@ -144,12 +148,14 @@ public final class FanoutJob {
         NodeIdMap nodes = seedFile != null ? null
                 : links != null ? NodeIdMap.identity(links.size())
                 : typedIds != null ? typedIds.get(config.typed.seedType)
+                : plainIds != null ? plainIds
                 : allNodes != null ? identityOf(allNodes)
                 : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = seedFile != null ? seedFilePlan(config, seedFile)
                 : config.typed != null && config.typed.ablpPositive != null
-                ? anchorPlan(config, typed) : batchPlan(config, nodes);
-        build(env, config, plan, nodes, links, seedFile);
+                ? anchorPlan(config, typed)
+                : plainLabels != null ? anchorPlan(config, nodes, plainLabels[0]) : batchPlan(config, nodes);
+        build(env, config, plan, nodes, links, seedFile, plainLabels);
         ClusterFit.check(env, config); // a parallelism the cluster cannot start fails here, not in a restart loop
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
@@ -259,6 +265,12 @@ public final class FanoutJob {
      */
     static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
             LinkSeeds links, SeedFile seedFile) throws java.io.IOException {
+        build(env, config, plan, nodes, links, seedFile, null);
+    }
+
+    /** As above, with a plain graph's ABLP label edges (positive, then negative or null), or null. */
+    static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
+            LinkSeeds links, SeedFile seedFile, SupervisionEdges[] plainLabels) throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -298,7 +310,8 @@ public final class FanoutJob {
                         graphUpdateLines(env, config), plan.shares())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()).withTrainers(plan.shares()))
+                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), plainLabels),
+                        plan.seeds().times()).withTrainers(plan.shares()))
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -371,6 +384,50 @@ public final class FanoutJob {
         }
         return times != null && function instanceof KHopSamplingFunction
                 ? ((KHopSamplingFunction) function).seedTimes(times) : function;
+    }
+
+    /** The k-hop operator of a plain graph gets its ABLP label edges (none: unchanged). */
+    private static GraphSamplingFunction withPlainLabels(GraphSamplingFunction function, SupervisionEdges[] labels) {
+        return labels == null ? function : ((KHopSamplingFunction) function).withAblp(labels[0], labels[1]);
+    }
+
+    /**
+     * A plain graph's ABLP label edges: --ablp-positive-edges and --ablp-negative-edges (or null) read against the
+     * graph's node ids; a bad row names the option, the file and the line; a negative label edge that is also a
+     * positive one is refused, naming both options and the edge.
+     */
+    static SupervisionEdges[] plainLabelEdges(FanoutJobConfig config, NodeIdMap ids) throws java.io.IOException {
+        SupervisionEdges positive = labelEdges(FanoutOptions.ABLP_POSITIVE_EDGES, config.ablpPositiveEdges, ids,
+                SupervisionEdges.HOMOGENEOUS_POSITIVE);
+        SupervisionEdges negative = config.ablpNegativeEdges == null ? null : labelEdges(
+                FanoutOptions.ABLP_NEGATIVE_EDGES, config.ablpNegativeEdges, ids, SupervisionEdges.HOMOGENEOUS_NEGATIVE);
+        int[] both = negative == null ? null : negative.firstSharedEdge(positive);
+        if (both != null) {
+            throw new ConfigException("Invalid value '" + config.ablpNegativeEdges + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_NEGATIVE_EDGES) + ": its edge " + ids.id(both[0])
+                    + " -> " + ids.id(both[1]) + " is also a positive label edge ("
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_EDGES) + " " + config.ablpPositiveEdges + ")");
+        }
+        return new SupervisionEdges[] {positive, negative};
+    }
+
+    private static SupervisionEdges labelEdges(org.apache.flink.configuration.ConfigOption<String> option,
+            java.nio.file.Path file, NodeIdMap ids, io.fanout.graph.typed.EdgeType type) throws java.io.IOException {
+        try {
+            return SupervisionEdges.read(file, ids, type);
+        } catch (io.fanout.graph.GraphFormatException e) {
+            throw new ConfigException("Invalid value '" + file + "' for option " + FanoutJobConfig.name(option) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** ABLP's batches on a plain graph: the anchors of --seeds, or by default every node with a positive label. */
+    static BatchPlan anchorPlan(FanoutJobConfig config, NodeIdMap ids, SupervisionEdges positives)
+            throws java.io.IOException {
+        if (config.seeds != null) {
+            return batchPlan(config, ids);
+        }
+        return planOver(config, SeedSet.of(ids.size(), positives.anchors()));
     }
 
     /** The keyed sampling operator of the configured sampler. */

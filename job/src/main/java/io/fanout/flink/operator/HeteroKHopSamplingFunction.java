@@ -332,14 +332,6 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
-    /** Label node indices as their ids, [rows, width] int64, padding kept as -1. */
-    private static Tensor labelIds(NodeIdMap ids, int[] labels, int rows, int width) {
-        long[] out = new long[labels.length];
-        for (int i = 0; i < labels.length; i++) {
-            out[i] = labels[i] == AnchorLabels.PADDING ? -1L : ids.id(labels[i]);
-        }
-        return Tensor.ofInt64(out, new long[] {rows, width});
-    }
 
 
     /**

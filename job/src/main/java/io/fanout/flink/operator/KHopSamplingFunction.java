@@ -13,10 +13,12 @@ import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
@@ -44,6 +46,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private LinkSeeds links;
     private NegativeSampling negatives = NegativeSampling.NONE;
     private double amount;
+
+    /** ABLP on a plain graph: the label edges (never given to the sampler), or null. */
+    private SupervisionEdges positiveLabels;
+    private SupervisionEdges negativeLabels;
 
     private transient KHopSampler sampler;
     private transient NegativeSampler negativeSampler;
@@ -95,6 +101,17 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /**
+     * ABLP on a plain graph (GiGL's {@code DistABLPLoader} on a homogeneous graph): batches are anchors, sampled
+     * around together with their label nodes; {@code positive} (and {@code negative}, or null) are label edges kept
+     * apart from the graph, so message passing never walks them; messages add GiGL's label metadata.
+     */
+    public KHopSamplingFunction withAblp(SupervisionEdges positive, SupervisionEdges negative) {
+        this.positiveLabels = positive;
+        this.negativeLabels = negative;
+        return this;
+    }
+
     /** PyG's subgraph type: directional (default), bidirectional or induced. */
     public KHopSamplingFunction subgraphType(String type) {
         this.subgraphType = type;
@@ -120,6 +137,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             sampleLinks(batch, out);
             return;
         }
+        if (positiveLabels != null) {
+            sampleAnchors(batch, out);
+            return;
+        }
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         long[] times = seedTimes == null ? null : seedTimes.of(batch);
         SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
@@ -130,6 +151,26 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         TensorMessage message = toMessage(batch, sub, store());
         if (times != null) {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
+        }
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * An ABLP batch of a plain graph, as GiGL's ABLP sampler makes one: the anchors, then their label nodes, are the
+     * seeds of one de-duplicated sample over the graph (which holds no label edge); {@code batch} stays the anchors;
+     * {@code #META.gigl_positive_labels.<GiGL's homogeneous positive label type>} (and negative) are each anchor's
+     * label node ids, [anchors, P] padded with -1.
+     */
+    private void sampleAnchors(SeedBatch batch, Collector<EncodedMessage> out) {
+        AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
+        int[] seeds = labels.seeds.get(positiveLabels.type().src()); // one node type: anchors, then label nodes
+        SampledSubgraph sub = withSubgraphType(sampler.sampleShared(seeds, seed, batch.epoch, batch.batchId));
+        TensorMessage message = toMessage(batch, sub, store());
+        message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + positiveLabels.type(),
+                labelIds(store().ids(), labels.positive, batch.seeds.length, labels.positiveWidth));
+        if (negativeLabels != null) {
+            message.put(MessageKeys.META_GIGL_NEGATIVE_LABELS + negativeLabels.type(),
+                    labelIds(store().ids(), labels.negative, batch.seeds.length, labels.negativeWidth));
         }
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
