@@ -215,10 +215,12 @@ public final class FanoutOptions {
     public static final ConfigOption<String> LINK_SEEDS = ConfigOptions.key("fanout.link-seeds")
             .stringType()
             .noDefaultValue()
-            .withDescription("Typed graph, link prediction: a file of seed edges, src<TAB>dst per line (# lines"
-                    + " skipped), of --link-type; each batch samples around the endpoints of --batch-size of them (GLT"
-                    + " edge input) and carries #META.edge_label_index, or with triplet negatives #META.src_index,"
-                    + " #META.dst_pos_index and #META.dst_neg_index.");
+            .withDescription("Link prediction (plain or typed graph): a file of seed edges, src<TAB>dst[<TAB>time] per"
+                    + " line (# lines skipped), of --link-type on a typed graph; each batch samples around the"
+                    + " endpoints of --batch-size of them (GLT edge input) and carries #META.edge_label_index, or with"
+                    + " triplet negatives #META.src_index, #META.dst_pos_index and #META.dst_neg_index. With"
+                    + " --time-column the third column is each seed edge's time (PyG edge_label_time) and every"
+                    + " endpoint grows its own tree (PyG's temporal LinkNeighborLoader).");
 
     public static final ConfigOption<String> LINK_TYPE = ConfigOptions.key("fanout.link-type")
             .stringType()
@@ -305,7 +307,7 @@ public final class FanoutOptions {
             .withDescription("k-hop: temporal sampling (PyG time_attr on edges): only edges whose time in this column"
                     + " (a columns= name, usually timestamp) is <= the seed's time; edges are sorted by it at load."
                     + " Temporal sampling is disjoint (one tree per seed), as in PyG. Seed times: --seed-time, or a --seeds"
-                    + " file of id<TAB>time lines. Default: none.");
+                    + " file of id<TAB>time lines, or with --link-seeds the seed edges' third column. Default: none.");
 
     public static final ConfigOption<String> TIMELESS_EDGE_TYPES = ConfigOptions.key("fanout.timeless-edge-types")
             .stringType()
