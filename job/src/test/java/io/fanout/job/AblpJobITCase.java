@@ -266,7 +266,7 @@ class AblpJobITCase {
         Path negativeFile = Files.writeString(tmp.resolve("negative-labels.tsv"), negativeText);
         TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(),
                 "--ablp-positive-edges", positiveFile.toString(), "--ablp-negative-edges", negativeFile.toString(),
-                "--fanout", "5,3", "--batch-size", "128", "--shuffle", "--epochs", "2", "--with-edge");
+                "--fanout", "5,3", "--batch-size", "128", "--shuffle", "--epochs", "2");
         int batchesPerEpoch = (positives.size() + 127) / 128;
         assertThat(messages).hasSize(2 * batchesPerEpoch);
         long heldOutOnly = positives.entrySet().stream().mapToLong(e -> e.getValue().stream()

@@ -24,7 +24,9 @@ import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
 
 /**
- * The keyed k-hop sampling operator: one {@link SeedBatch} in, one encoded GLT-style message out.
+ * The keyed k-hop sampling operator: one {@link SeedBatch} in, one encoded GLT-style message out. A batch is seed
+ * nodes, or, with {@link #withLinkSeeds link seeds}, positions of seed edges sampled around with their negatives, or,
+ * with {@link #withAblp ABLP}, anchors sampled around together with their label nodes.
  *
  * <p>Thin by design: the graph lease, counters and encoding are {@link GraphSamplingFunction}'s, the
  * sampling is {@link KHopSampler}, the encoding {@link SafetensorsCodec}.
