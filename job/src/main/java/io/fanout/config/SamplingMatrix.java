@@ -107,7 +107,8 @@ public final class SamplingMatrix {
                 + NOT_YET + "; induced on a typed graph is refused, as PyG's typed sampler has none)",
                 "SubgraphInducerTest", "PygSamplingJobITCase",
                 "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample",
-                "PlainLinkJobITCase#subgraphTypesOfLinkBatchesAsPyg");
+                "PlainLinkJobITCase#subgraphTypesOfLinkBatchesAsPyg",
+                "HeteroLinkJobITCase#bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric");
         row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"

@@ -287,6 +287,66 @@ class HeteroLinkJobITCase {
         assertThat(edges).isGreaterThan(100);
     }
 
+    /**
+     * Typed link seeds with {@code --subgraph-type bidirectional}, as PyG's {@code sample_from_edges} then
+     * {@code to_bidirectional()}: on bitcoin_alpha_typed (both edge types within the user type) each type's edges are
+     * the directional sample's plus their reverses, the nodes and labels are the directional ones; induced is refused
+     * as for typed seed nodes.
+     */
+    @Test
+    void bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric() throws Exception {
+        Path graph = SharedData.graph("bitcoin_alpha_typed");
+        TypedReference ref = TypedReference.read(graph);
+        EdgeType trusts = EdgeType.parse("user__trusts__user");
+        Path file = tmp.resolve("links.tsv");
+        seedFile(ref.types.get(trusts), 120, file);
+        String[] common = {"--graph", graph.toString(), "--link-seeds", file.toString(), "--link-type",
+                trusts.toString(), "--neg-sampling", "binary", "--fanout", "4,2", "--batch-size", "100",
+                "--parallelism", "1"};
+        TreeMap<Long, byte[]> directional = run(tmp.resolve("d"), common);
+        TreeMap<Long, byte[]> bidirectional = run(tmp.resolve("b"), common, "--subgraph-type", "bidirectional");
+        assertThat(bidirectional.keySet()).isEqualTo(directional.keySet());
+        int added = 0;
+        for (long key : directional.keySet()) {
+            TensorMessage d = SafetensorsCodec.decode(directional.get(key));
+            TensorMessage b = SafetensorsCodec.decode(bidirectional.get(key));
+            assertThat(b.get("user.ids").asLongArray()).containsExactly(d.get("user.ids").asLongArray());
+            assertThat(b.get("#META.edge_label_index").asLongArray())
+                    .containsExactly(d.get("#META.edge_label_index").asLongArray());
+            for (String type : List.of("user__trusts__user", "user__distrusts__user")) {
+                java.util.Set<String> expected = new java.util.TreeSet<>();
+                long[] r = d.get(type + ".rows").asLongArray();
+                long[] c = d.get(type + ".cols").asLongArray();
+                for (int k = 0; k < r.length; k++) {
+                    expected.add(r[k] + ">" + c[k]);
+                    expected.add(c[k] + ">" + r[k]);
+                }
+                long[] br = b.get(type + ".rows").asLongArray();
+                long[] bc = b.get(type + ".cols").asLongArray();
+                java.util.List<String> got = new ArrayList<>();
+                for (int k = 0; k < br.length; k++) {
+                    got.add(br[k] + ">" + bc[k]);
+                }
+                assertThat(got).doesNotHaveDuplicates();
+                assertThat(new java.util.TreeSet<>(got)).isEqualTo(expected);
+                assertThat(b.contains(type + ".num_sampled_edges")).isFalse();
+                added += br.length - r.length;
+            }
+        }
+        assertThat(added).isGreaterThan(100);
+        assertThatThrownBy(() -> runJob(common[0], common[1], common[2], common[3], common[4], common[5],
+                "--subgraph-type", "induced")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.subgraph-type").hasMessageContaining("typed graph");
+    }
+
+    private static TreeMap<Long, byte[]> run(Path out, String[] common, String... more) throws Exception {
+        List<String> all = new ArrayList<>(List.of(common));
+        all.addAll(List.of(more));
+        all.addAll(List.of("--output", out.toString()));
+        runJob(all.toArray(new String[0]));
+        return FanoutJobITCase.readMessages(out);
+    }
+
     @Test
     void badLinkOptionsNameOptionAndValue() throws Exception {
         String cora = SharedData.graph("cora_hetero").toString();
