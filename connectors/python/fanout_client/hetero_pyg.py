@@ -88,6 +88,8 @@ def to_hetero_data(msg):
     A link message (``#META.input_type``) adds ``edge_label_index``, ``edge_label`` and ``input_id`` on the seed
     edges' type, or triplet ``src_index`` / ``dst_pos_index`` / ``dst_neg_index`` on its node types. A typed PPR
     message adds ``edge_index`` and ``edge_attr`` (PPR weights, float32) on each ``(seed_type, "ppr", ntype)``.
+    Temporal link seeds add ``edge_label_time`` on the seed edges' type (binary, none) or ``seed_time`` on both
+    node types (triplet), and ``batch`` (each node's tree mod the positives: its pair) on every node type.
     A disjoint or temporal message adds ``batch`` (each node's tree, the index of its seed) on every node type,
     ``seed_time`` on the seed type and, with edge ids, ``edge_time`` on every timed edge type, as PyG's
     ``NeighborLoader(disjoint=True, time_attr=...)`` gives them on a ``HeteroData``.
@@ -147,10 +149,15 @@ def to_hetero_data(msg):
             data[link].edge_label_index = tensor(msg["#META.edge_label_index"])
             if "#META.edge_label" in msg:
                 data[link].edge_label = tensor(msg["#META.edge_label"])
+            if "#META.edge_label_time" in msg:  # temporal link seeds: each pair's time, as PyG puts it
+                data[link].edge_label_time = tensor(msg["#META.edge_label_time"])
         if "#META.src_index" in msg:
             data[link[0]].src_index = tensor(msg["#META.src_index"])
             data[link[2]].dst_pos_index = tensor(msg["#META.dst_pos_index"])
             data[link[2]].dst_neg_index = tensor(msg["#META.dst_neg_index"])
+            if "#META.seed_time" in msg:  # temporal triplets: PyG's seed_time on both node types
+                data[link[0]].seed_time = tensor(msg["#META.seed_time"])
+                data[link[2]].seed_time = tensor(msg["#META.seed_time"])
         if "#META.input_id" in msg:
             data[link].input_id = tensor(msg["#META.input_id"])
     for etype in ppr_edge_types(msg):

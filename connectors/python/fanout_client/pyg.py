@@ -16,6 +16,9 @@ Conventions (checked against PyG 2.8's ``NodeLoader.filter_fn`` and GLT's ``Dist
   so its ``Data`` has neither attribute; neither has ours.
 - ``--disjoint`` (and temporal): ``#META.batch``, each node's tree (seed position), is ``Data.batch``, as
   PyG's disjoint sampler sets it.
+- ABLP on a plain graph (``--ablp-positive-edges``): GiGL's ``DistABLPLoader`` output on a homogeneous graph,
+  ``y_positive`` (and ``y_negative``) = ``{anchor position: local indices of its label nodes}``, from
+  ``#META.gigl_positive_labels.<GiGL's homogeneous label type>``; ``batch_size`` is the number of anchors.
 - PPR: GiGL's ``DistNeighborLoader`` output: ``edge_index`` = ``#META.edge_index`` as is (row 0 the
   seed, row 1 its PPR neighbour, local indices) and ``edge_attr`` the PPR score per pair, 1-D.
 """
@@ -35,6 +38,8 @@ __all__ = ["to_pyg", "ConvertedEpoch"]
 _SCALE, _OFFSET = "#META.nfeats_scale", "#META.nfeats_offset"
 _PPR_EDGE_INDEX, _PPR_EDGE_ATTR = "#META.edge_index", "#META.edge_attr"
 _TREE = "#META.batch"
+_ABLP_POSITIVE, _ABLP_NEGATIVE = "#META.gigl_positive_labels.", "#META.gigl_negative_labels."
+_ABLP_PREFIXES = (_ABLP_POSITIVE, _ABLP_NEGATIVE)
 _SCALAR_META = {"#META.epoch": "epoch", "#META.batch_id": "batch_id", "#META.num_batches": "num_batches"}
 # Keys that become a named field below; any other ``#META.<name>`` is passed on as ``<name>`` (GLT does).
 _CONSUMED = {"ids", "rows", "cols", "eids", "batch", "nfeats", "nlabels", "efeats", "num_sampled_nodes",
@@ -117,7 +122,10 @@ def to_pyg(msg: dict, x_dtype="float32"):
       by hop, so nothing can be trimmed), whose ``batch_size`` still comes from the message.
     - ``batch``: with ``--disjoint`` or temporal sampling, ``#META.batch`` (each node's tree, i.e. the
       position of its seed in the batch), PyG's disjoint ``Data.batch``.
-    - ``epoch``, ``batch_id``, ``num_batches`` as ints; any other ``#META.<name>`` as ``<name>``.
+    - ``y_positive``/``y_negative`` (plain-graph ABLP): ``{anchor position: local indices}`` as GiGL's
+      ``DistABLPLoader`` sets them; then ``batch_size`` is the number of anchors (``batch``).
+    - ``epoch``, ``batch_id``, ``num_batches`` as ints; any other ``#META.<name>`` as ``<name>`` (e.g. a
+      link message's ``edge_label_index``, ``edge_label``, ``edge_label_time``, triplet ``seed_time``).
 
     The seed ids (the message's ``batch``) are not copied to ``Data.batch``, which in PyG means the graph
     (for disjoint sampling the tree) each node belongs to; they are ``n_id[:batch_size]``. Tensors share
@@ -166,8 +174,17 @@ def to_pyg(msg: dict, x_dtype="float32"):
     for key, name in _SCALAR_META.items():
         if key in msg:
             out[name] = int(np.asarray(msg[key]).reshape(-1)[0])
+    for name, prefix in (("y_positive", _ABLP_POSITIVE), ("y_negative", _ABLP_NEGATIVE)):
+        keys = [k for k in t if k.startswith(prefix)]
+        if keys:
+            # GiGL's _set_labels: each anchor's label node ids as positions in n_id (ascending).
+            n_id = np.asarray(msg["ids"])
+            labels = np.asarray(msg[keys[0]])
+            out[name] = {i: torch.from_numpy(np.flatnonzero(np.isin(n_id, row[row != -1])))
+                         for i, row in enumerate(labels)}
+            out["batch_size"] = int(labels.shape[0])  # the anchors; their label nodes are seeds after them
     for key, value in t.items():
-        if key.startswith("#META.") and key not in _CONSUMED:
+        if key.startswith("#META.") and key not in _CONSUMED and not key.startswith(_ABLP_PREFIXES):
             out[key[len("#META."):]] = value
     data_cls = _data_class()
     if data_cls is None:

@@ -426,6 +426,36 @@ TYPED_LAYOUTS = {
 }
 
 
+def _timed_trust_links(tmp):
+    """Every 400th trust edge with its own time as the third column: temporal link seeds."""
+    trusts = np.loadtxt(BITCOIN_TYPED / "edges.user__trusts__user.tsv", dtype=np.int64, comments="#", ndmin=2)
+    path = tmp / "timed-trust-links.tsv"
+    path.write_text("".join(f"{a}\t{b}\t{t}\n" for a, b, t in trusts[::400][:, [0, 1, 3]]))
+    return path
+
+
+def _word_links(tmp):
+    has_word = np.loadtxt(DATA / "cora_hetero" / "edges.paper__has_word__word.tsv", dtype=np.int64, comments="#",
+                          ndmin=2)
+    path = tmp / "word-links.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in has_word[::500, :2]))
+    return path
+
+
+TYPED_LAYOUTS.update({
+    "typed_link_temporal": lambda tmp: ["--graph", str(BITCOIN_TYPED), "--link-seeds", str(_timed_trust_links(tmp)),
+                                        "--link-type", "user__trusts__user", "--time-column", "timestamp",
+                                        "--neg-sampling", "binary", "--fanout", "4,2", "--with-edge"],
+    "typed_link_disjoint_triplet": lambda tmp: ["--graph", str(DATA / "cora_hetero"), "--link-seeds",
+                                                str(_word_links(tmp)), "--link-type", "paper__has_word__word",
+                                                "--disjoint", "--neg-sampling", "triplet", "--neg-amount", "2",
+                                                "--fanout", "4,2"],
+    "typed_link_bidirectional": lambda tmp: ["--graph", str(BITCOIN_TYPED), "--link-seeds", str(_trust_links(tmp)),
+                                             "--link-type", "user__trusts__user", "--subgraph-type", "bidirectional",
+                                             "--neg-sampling", "binary", "--fanout", "4,2"],
+})
+
+
 def _trust_links(tmp):
     trusts = np.loadtxt(BITCOIN_TYPED / "edges.user__trusts__user.tsv", dtype=np.int64, comments="#", ndmin=2)
     path = tmp / "trust-links.tsv"
@@ -445,6 +475,21 @@ def test_a_two_layer_hetero_model_trains_on_every_typed_layout(layout, tmp_path)
         args += ["--seeds", ",".join(map(str, range(0, 640, 10))), "--batch-size", "64"]
     messages = run_job(tmp_path, *args)
     data = to_pyg(messages[0])
+    if layout == "typed_link_temporal":
+        link = ("user", "trusts", "user")
+        p = int(data[link].input_id.numel())
+        assert data[link].edge_label_time.dtype == torch.int64 and data[link].edge_label_time.shape == (2 * p,)
+        assert data["user"].batch.shape == data["user"].n_id.shape  # each node's pair
+        for e in data.edge_types:  # no edge newer than its pair's seed edge
+            if data[e].edge_index.numel():
+                src, dst = data[e].edge_index
+                assert torch.equal(data["user"].batch[src], data["user"].batch[dst])
+                assert bool((data[e].edge_time <= data[link].edge_label_time[data["user"].batch[dst]]).all())
+    if layout == "typed_link_disjoint_triplet":
+        p = int(data["paper"].src_index.numel())
+        assert data["word"].dst_neg_index.shape == (p, 2)
+        assert torch.equal(data["paper"].batch[data["paper"].src_index], torch.arange(p))
+        assert torch.equal(data["word"].batch[data["word"].dst_pos_index], torch.arange(p))
     for store in data.node_stores:
         assert store.n_id.dtype == torch.int64
         if "x" in store:
@@ -465,3 +510,90 @@ def test_a_two_layer_hetero_model_trains_on_every_typed_layout(layout, tmp_path)
     loss = sum(v.square().mean() for v in out.values())
     loss.backward()
     assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in conv1.parameters())
+
+
+# Plain-graph link layouts of the sampling matrix: ABLP with label-edge files, link seeds with a subgraph type.
+def _cora_ablp_files(tmp):
+    """Cora with every fifth edge held out as positive label edges, and one non-edge per anchor as a negative."""
+    edges = np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+    graph = tmp / "cora-held-out"
+    graph.mkdir()
+    header = (CORA / "edges.tsv").read_text().splitlines()[0].split()
+    header = " ".join(h for h in header if not h.startswith("num_edges="))
+    held = edges[4::5]
+    kept = np.delete(edges, np.s_[4::5], axis=0)
+    (graph / "edges.tsv").write_text(header + "\n" + "".join(f"{a}\t{b}\n" for a, b in kept))
+    positives = tmp / "positive-labels.tsv"
+    positives.write_text("".join(f"{a}\t{b}\n" for a, b in held[:256]))
+    real = {(int(a), int(b)) for a, b in edges} | {(int(b), int(a)) for a, b in edges}
+    negatives, lines = tmp / "negative-labels.tsv", []
+    for a in sorted({int(a) for a in held[:256, 0]}):
+        n = (a * 7 + 13) % 2708
+        while (a, n) in real or n == a:
+            n = (n + 1) % 2708
+        lines.append(f"{a}\t{n}\n")
+    negatives.write_text("".join(lines))
+    return graph, positives, negatives, held[:256]
+
+
+def _cora_links(tmp):
+    edges = np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#", ndmin=2)
+    path = tmp / "cora-links.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in edges[::80][:64]))
+    return path
+
+
+@pytest.mark.parametrize("layout", ["plain_ablp", "plain_link_bidirectional", "plain_link_induced"])
+def test_a_two_layer_model_trains_on_every_plain_link_layout(layout, tmp_path):
+    """One message of each plain-graph link layout converts (GiGL's y_positive/y_negative for ABLP, PyG's link labels
+    for link seeds; ids and indices int64) and a two-layer SAGE runs forward and backward on it."""
+    if layout == "plain_ablp":
+        graph, positives, negatives, held = _cora_ablp_files(tmp_path)
+        messages = run_job(tmp_path, "--graph", str(graph), "--ablp-positive-edges", str(positives),
+                           "--ablp-negative-edges", str(negatives), "--fanout", "5,3", "--batch-size", "512",
+                           "--node-features", str(CORA / "nodes.tsv.gz"))
+    else:
+        messages = run_job(tmp_path, "--graph", str(CORA), "--link-seeds", str(_cora_links(tmp_path)),
+                           "--neg-sampling", "binary", "--fanout", "5,3", "--batch-size", "64",
+                           "--subgraph-type", layout.rsplit("_", 1)[1], "--node-features",
+                           str(CORA / "nodes.tsv.gz"))
+    assert len(messages) == 1
+    data = to_pyg(messages[0])
+    assert data.edge_index.dtype == torch.int64 and data.n_id.dtype == torch.int64
+    assert "num_sampled_edges" not in data or layout == "plain_ablp"
+    if layout == "plain_ablp":
+        anchors = data.n_id[:data.batch_size]
+        expected = {}
+        for a, b in held:
+            expected.setdefault(int(a), set()).add(int(b))
+        assert sorted(anchors.tolist()) == sorted(expected)
+        for i, a in enumerate(anchors.tolist()):
+            assert data.y_positive[i].dtype == torch.int64
+            assert set(data.n_id[data.y_positive[i]].tolist()) == expected[a]  # GiGL: local indices of its labels
+            assert data.y_negative[i].numel() == 1
+        # The label edges are never traversed: no sampled edge is a held-out edge that is not a graph edge.
+        kept = {(int(a), int(b)) for a, b in np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#")}
+        kept -= {(int(a), int(b)) for a, b in np.loadtxt(CORA / "edges.tsv", dtype=np.int64, comments="#")[4::5]}
+        sampled = data.n_id[data.edge_index].t().tolist()
+        assert all((a, b) in kept or (b, a) in kept for a, b in sampled)
+        pairs = [(i, j) for i, js in data.y_positive.items() for j in js.tolist()]
+        src = torch.tensor([p[0] for p in pairs])
+        dst = torch.tensor([p[1] for p in pairs])
+        neg = torch.cat([data.y_negative[i] for i in range(data.batch_size)])
+        neg_src = torch.arange(data.batch_size)
+    else:
+        assert data.edge_label_index.shape == (2, 128) and data.edge_label.dtype == torch.float32
+        src, dst = data.edge_label_index[:, :64]
+        neg_src, neg = data.edge_label_index[:, 64:]
+        if layout == "plain_link_bidirectional":  # every edge has its reverse
+            fwd = set(map(tuple, data.edge_index.t().tolist()))
+            assert all((b, a) in fwd for a, b in fwd)
+    conv1, conv2 = SAGEConv(1433, 16), SAGEConv(16, 16)
+    h = conv2(conv1(data.x, data.edge_index).relu(), data.edge_index)
+    pos_score = (h[src] * h[dst]).sum(-1)
+    neg_score = (h[neg_src] * h[neg]).sum(-1)
+    loss = F.binary_cross_entropy_with_logits(torch.cat([pos_score, neg_score]),
+                                              torch.cat([torch.ones_like(pos_score), torch.zeros_like(neg_score)]))
+    loss.backward()
+    assert all(p.grad is not None and bool(p.grad.abs().sum() > 0)
+               for p in list(conv1.parameters()) + list(conv2.parameters()))

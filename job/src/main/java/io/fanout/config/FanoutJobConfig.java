@@ -71,6 +71,10 @@ public final class FanoutJobConfig {
     public final io.fanout.sampling.link.NegativeSampling negSampling;
     /** Link prediction: negatives per positive (binary: in total, rounded up; triplet: per positive). */
     public final double negAmount;
+    /** Plain-graph ABLP: the positive label-edge file (anchor TAB label node ids), or null. */
+    public final Path ablpPositiveEdges;
+    /** Plain-graph ABLP: the negative label-edge file, or null. */
+    public final Path ablpNegativeEdges;
     /** The options of a typed graph, or null for a homogeneous graph. */
     public final TypedGraphOptions typed;
     public final boolean replace;
@@ -216,6 +220,24 @@ public final class FanoutJobConfig {
             this.negSampling = TypedGraphOptions.negSampling(conf, linkSeeds);
             this.negAmount = TypedGraphOptions.negAmount(conf, negSampling);
         }
+        // The matrix refuses the label-edge files on a typed graph (whose label edges are edge types).
+        this.ablpPositiveEdges = labelEdgeFile(conf, FanoutOptions.ABLP_POSITIVE_EDGES);
+        this.ablpNegativeEdges = labelEdgeFile(conf, FanoutOptions.ABLP_NEGATIVE_EDGES);
+        if (ablpNegativeEdges != null && ablpPositiveEdges == null) {
+            throw new ConfigException("Option " + name(FanoutOptions.ABLP_NEGATIVE_EDGES) + " needs "
+                    + name(FanoutOptions.ABLP_POSITIVE_EDGES) + ": negative labels belong to the anchors of positive"
+                    + " ones");
+        }
+        if (ablpPositiveEdges != null && ablpPositiveEdges.equals(ablpNegativeEdges)) {
+            throw new ConfigException("Invalid value '" + ablpNegativeEdges + "' for option "
+                    + name(FanoutOptions.ABLP_NEGATIVE_EDGES) + ": the same file as "
+                    + name(FanoutOptions.ABLP_POSITIVE_EDGES));
+        }
+        if (ablpPositiveEdges != null && linkSeeds != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.LINK_SEEDS) + " and "
+                    + name(FanoutOptions.ABLP_POSITIVE_EDGES) + " are two kinds of link prediction: seed edges"
+                    + " (GLT) or anchors with label edges (GiGL ABLP), not both");
+        }
         String fanoutValue = get(conf, FanoutOptions.FANOUT);
         try {
             this.fanouts = typed == null ? KHopSampler.parseFanouts(fanoutValue) : null;
@@ -269,15 +291,16 @@ public final class FanoutJobConfig {
                     + (weightColumn.isEmpty() ? ": must name an edge column such as weight"
                     : ": weighted sampling is k-hop only (fanout.sampler is " + sampler.name().toLowerCase(Locale.ROOT) + ")"));
         }
-        if (linkSeeds != null && typed == null) {
+        if (ablpPositiveEdges != null && disjoint) {
+            // As on typed graphs: the label nodes join the anchors as seeds, which disjoint trees do not model yet.
+            ConfigOption<?> mode = timeColumn != null ? FanoutOptions.TIME_COLUMN : FanoutOptions.DISJOINT;
+            throw new ConfigException("Option " + name(mode) + " with " + name(FanoutOptions.ABLP_POSITIVE_EDGES)
+                    + " is not implemented yet: temporal and disjoint sampling take seed nodes without label edges");
+        }
+        if (linkSeeds != null && seedTime != null) {
             // Temporal link prediction takes each seed edge's time from the link-seed file, as PyG's edge_label_time.
-            ConfigOption<?> other = seedTime != null ? FanoutOptions.SEED_TIME
-                    : !subgraphType.equals("directional") ? FanoutOptions.SUBGRAPH_TYPE : null;
-            if (other != null) {
-                throw new ConfigException("Option " + name(other) + " with " + name(FanoutOptions.LINK_SEEDS)
-                        + " on a plain graph is not implemented" + (other == FanoutOptions.SEED_TIME
-                        ? ": a seed edge's time is the third column of the link-seed file" : " yet"));
-            }
+            throw new ConfigException("Option " + name(FanoutOptions.SEED_TIME) + " with " + name(FanoutOptions.LINK_SEEDS)
+                    + " is not implemented: a seed edge's time is the third column of the link-seed file");
         }
         this.alpha = get(conf, FanoutOptions.ALPHA);
         if (!(alpha > 0 && alpha < 1)) {
@@ -546,5 +569,18 @@ public final class FanoutJobConfig {
             throw new ConfigException("Invalid value '" + value + "' for option " + name(option) + ": must be >= " + min);
         }
         return value;
+    }
+
+    /** A label-edge file option: an existing regular file, or null when unset. */
+    private static Path labelEdgeFile(Configuration conf, ConfigOption<String> option) {
+        String value = get(conf, option);
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        Path file = Path.of(value.trim());
+        if (!Files.isRegularFile(file)) {
+            throw new ConfigException("Invalid value '" + value + "' for option " + name(option) + ": no such file");
+        }
+        return file;
     }
 }

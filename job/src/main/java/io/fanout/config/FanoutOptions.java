@@ -226,10 +226,12 @@ public final class FanoutOptions {
     public static final ConfigOption<String> LINK_SEEDS = ConfigOptions.key("fanout.link-seeds")
             .stringType()
             .noDefaultValue()
-            .withDescription("Link prediction (PyG LinkNeighborLoader): a file of seed edges, src<TAB>dst per line"
-                    + " (# lines skipped), on a plain graph or of --link-type on a typed one; each batch samples around the endpoints of --batch-size of them (GLT"
-                    + " edge input) and carries #META.edge_label_index, or with triplet negatives #META.src_index,"
-                    + " #META.dst_pos_index and #META.dst_neg_index.");
+            .withDescription("Link prediction (plain or typed graph): a file of seed edges, src<TAB>dst[<TAB>time] per"
+                    + " line (# lines skipped), of --link-type on a typed graph; each batch samples around the"
+                    + " endpoints of --batch-size of them (GLT edge input) and carries #META.edge_label_index, or with"
+                    + " triplet negatives #META.src_index, #META.dst_pos_index and #META.dst_neg_index. With"
+                    + " --time-column the third column is each seed edge's time (PyG edge_label_time) and every"
+                    + " endpoint grows its own tree (PyG's temporal LinkNeighborLoader).");
 
     public static final ConfigOption<String> LINK_TYPE = ConfigOptions.key("fanout.link-type")
             .stringType()
@@ -263,6 +265,23 @@ public final class FanoutOptions {
             .noDefaultValue()
             .withDescription("ABLP: the edge type of the negative label edges (same node types as"
                     + " --ablp-positive-type), never traversed; messages add #META.gigl_negative_labels.<type>.");
+
+    public static final ConfigOption<String> ABLP_POSITIVE_EDGES = ConfigOptions.key("fanout.ablp-positive-edges")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Plain graph, anchor-based link prediction (GiGL ABLP on a homogeneous graph): a file of"
+                    + " positive label edges, anchor<TAB>label node ids per line (# lines skipped), kept apart from"
+                    + " the graph and never traversed; the seeds are anchors (--seeds, default every node with a"
+                    + " positive label edge) and every message carries #META.gigl_positive_labels."
+                    + "default_homogeneous_node_type__to_gigl_positive__default_homogeneous_node_type. A typed graph"
+                    + " names label edge types instead (--ablp-positive-type).");
+
+    public static final ConfigOption<String> ABLP_NEGATIVE_EDGES = ConfigOptions.key("fanout.ablp-negative-edges")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Plain-graph ABLP: a file of negative label edges (anchor<TAB>label node ids), never"
+                    + " traversed; needs --ablp-positive-edges; messages add #META.gigl_negative_labels.<GiGL's"
+                    + " homogeneous negative label type>.");
 
     public static final ConfigOption<Boolean> REPLACE = ConfigOptions.key("fanout.replace")
             .booleanType()
@@ -299,7 +318,7 @@ public final class FanoutOptions {
             .withDescription("k-hop: temporal sampling (PyG time_attr on edges): only edges whose time in this column"
                     + " (a columns= name, usually timestamp) is <= the seed's time; edges are sorted by it at load."
                     + " Temporal sampling is disjoint (one tree per seed), as in PyG. Seed times: --seed-time, or a --seeds"
-                    + " file of id<TAB>time lines. Default: none.");
+                    + " file of id<TAB>time lines, or with --link-seeds the seed edges' third column. Default: none.");
 
     public static final ConfigOption<String> TIMELESS_EDGE_TYPES = ConfigOptions.key("fanout.timeless-edge-types")
             .stringType()
@@ -478,7 +497,8 @@ public final class FanoutOptions {
         return List.of(GRAPH, DIRECTED, NODE_FEATURES, FEATURE_DTYPE, WITH_EDGE, SEEDS, BATCH_SIZE, SHUFFLE, DROP_LAST, EPOCHS,
                 TRAINERS, START_EPOCH, SEED, SAMPLER, STORE, STATE_BACKEND, PARTITIONED_BUCKET_SIZE, PARTITIONED_SPLIT_SIZE, PARTITIONED_SEED_CHUNK, PARTITIONED_NODE_IDS_DIR, PARTITIONED_CACHE_MB, PARTITIONED_COMPACT_AFTER_LOAD, PARTITIONED_LOAD_ONLY, GRAPH_UPDATES, GRAPH_UPDATES_INTERVAL,
                 GRAPH_UPDATES_SOCKET, FANOUT, SEED_TYPE, LINK_SEEDS, LINK_TYPE, NEG_SAMPLING,
-                NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, REPLACE,
+                NEG_AMOUNT, ABLP_POSITIVE_TYPE, ABLP_NEGATIVE_TYPE, ABLP_POSITIVE_EDGES, ABLP_NEGATIVE_EDGES,
+                REPLACE,
                 WEIGHT_COLUMN, DISJOINT, SUBGRAPH_TYPE, TIME_COLUMN, SEED_TIME, TEMPORAL_STRATEGY, TIMELESS_EDGE_TYPES, ALPHA, EPS,
                 MAX_PPR_NODES, PPR_MAX_NEIGHBORS, PPR_MAX_FETCH_ITERATIONS, RESIDUAL_TOPUP, PPR_CHANNELS, INCLUDE_SAMPLED_EDGES, EDGE_DIR, OUTPUT, OUTPUT_MODE, SERVE, PARALLELISM,
                 CHECKPOINT_INTERVAL, CHECKPOINT_TIMEOUT, TOLERABLE_FAILED_CHECKPOINTS, CHECKPOINT_DIR,

@@ -91,7 +91,9 @@ public final class SamplingMatrix {
         String temporal = "k-hop on the memory store (temporal PPR, and temporal sampling in the partitioned store: "
                 + NOT_YET + ")";
         row(FanoutOptions.TIME_COLUMN, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
-                "TypedOptionsITCase#temporalNeverSamplesTheFuture");
+                "TypedOptionsITCase#temporalNeverSamplesTheFuture",
+                "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
+                "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime");
         row(FanoutOptions.SEED_TIME, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
                 "TypedOptionsITCase#temporalNeverSamplesTheFuture");
         row(FanoutOptions.TEMPORAL_STRATEGY, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",
@@ -100,11 +102,14 @@ public final class SamplingMatrix {
                 + " store (it names edge types)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
         row(FanoutOptions.DISJOINT, KHOP.and(MEMORY), "k-hop on the memory store (disjoint PPR has no meaning; the"
                 + " partitioned store: " + NOT_YET + ")", "DisjointKHopSamplerTest",
-                "TypedOptionsITCase#disjointTreesPerSeed");
+                "TypedOptionsITCase#disjointTreesPerSeed", "PlainLinkJobITCase#disjointTripletTreesPerPairWithTheirNegatives",
+                "HeteroLinkJobITCase#disjointTripletTreesAcrossTwoNodeTypes");
         row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY), "k-hop on the memory store (the partitioned store: "
                 + NOT_YET + "; induced on a typed graph is refused, as PyG's typed sampler has none)",
                 "SubgraphInducerTest", "PygSamplingJobITCase",
-                "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample");
+                "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample",
+                "PlainLinkJobITCase#subgraphTypesOfLinkBatchesAsPyg",
+                "HeteroLinkJobITCase#bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric");
         row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"
@@ -113,7 +118,9 @@ public final class SamplingMatrix {
                 "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase");
         row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
                 + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
-                "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime");
+                "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
+                "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
+                "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
         row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
                 "HeteroLinkJobITCase");
         row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
@@ -121,9 +128,16 @@ public final class SamplingMatrix {
         row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
                 "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
         String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
-                + " types)";
+                + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
         row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
         row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
+        String plainAblp = "k-hop on a plain graph, memory store (GiGL's DistABLPLoader on a homogeneous graph; a"
+                + " typed graph names label edge types: --ablp-positive-type, --ablp-negative-type)";
+        row(FanoutOptions.ABLP_POSITIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles",
+                "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
+        row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles");
         String ppr = "ppr (k-hop does not push scores)";
         row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
         row(FanoutOptions.EPS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");

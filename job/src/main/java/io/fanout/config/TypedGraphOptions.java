@@ -217,8 +217,8 @@ public final class TypedGraphOptions {
     }
 
     /**
-     * Temporal and disjoint sampling of a typed graph take trees of seed nodes; link seeds and ABLP anchors (whose
-     * label nodes join the seeds) are not implemented with them yet: refused by name.
+     * Temporal and disjoint sampling of a typed graph take trees of seed nodes or of link seeds' endpoints; ABLP
+     * anchors (whose label nodes join the seeds) are not implemented with them yet: refused by name.
      */
     private void checkTemporalSeeds(Configuration conf) {
         String time = get(conf, FanoutOptions.TIME_COLUMN);
@@ -229,11 +229,6 @@ public final class TypedGraphOptions {
         }
         org.apache.flink.configuration.ConfigOption<?> mode = temporal ? FanoutOptions.TIME_COLUMN
                 : FanoutOptions.DISJOINT;
-        if (linkSeeds != null) {
-            throw new ConfigException("Option " + name(mode) + " with " + name(FanoutOptions.LINK_SEEDS)
-                    + " on a typed graph is not implemented yet: temporal and disjoint typed sampling take seed"
-                    + " nodes (" + name(FanoutOptions.SEEDS) + "), not seed edges");
-        }
         if (ablpPositive != null) {
             throw new ConfigException("Option " + name(mode) + " with " + name(FanoutOptions.ABLP_POSITIVE_TYPE)
                     + " is not implemented yet: temporal and disjoint typed sampling take seed nodes without"

@@ -137,6 +137,10 @@ public final class FanoutJob {
                 : ablp ? typed.nodeIds() : TypedGraphStore.scanNodeIds(config.graphSpec(), typedSeedTypes(config));
         LinkSeeds links = config.linkSeeds == null ? null
                 : typedIds != null ? linkSeeds(config, typedIds) : plainLinkSeeds(config);
+        // Plain-graph ABLP: the client reads the label-edge files (its plan's default anchors need them) and the
+        // sampling operator gets them with the job, as link seeds are sent.
+        NodeIdMap plainIds = config.ablpPositiveEdges == null ? null : GraphStore.scanNodeIds(config.graphSpec());
+        SupervisionEdges[] plainLabels = plainIds == null ? null : plainLabelEdges(config, plainIds);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = partitionedSeedFile(config);
         NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null ? partitionedNodeIds(config) : null;
@@ -146,12 +150,14 @@ public final class FanoutJob {
         NodeIdMap nodes = seedFile != null ? null
                 : links != null ? NodeIdMap.identity(links.size())
                 : typedIds != null ? typedIds.get(config.typed.seedType)
+                : plainIds != null ? plainIds
                 : allNodes != null ? identityOf(allNodes)
                 : partitionedSeeds(config) ? seedIdsNamed(config) : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = seedFile != null ? seedFilePlan(config, seedFile)
                 : config.typed != null && config.typed.ablpPositive != null
-                ? anchorPlan(config, typed) : batchPlan(config, nodes);
-        build(env, config, plan, nodes, links, seedFile);
+                ? anchorPlan(config, typed)
+                : plainLabels != null ? anchorPlan(config, nodes, plainLabels[0]) : batchPlan(config, nodes);
+        build(env, config, plan, nodes, links, seedFile, plainLabels);
         ClusterFit.check(env, config); // a parallelism the cluster cannot start fails here, not in a restart loop
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
@@ -269,6 +275,12 @@ public final class FanoutJob {
      */
     static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
             LinkSeeds links, SeedFile seedFile) throws java.io.IOException {
+        build(env, config, plan, nodes, links, seedFile, null);
+    }
+
+    /** As above, with a plain graph's ABLP label edges (positive, then negative or null), or null. */
+    static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
+            LinkSeeds links, SeedFile seedFile, SupervisionEdges[] plainLabels) throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -312,7 +324,8 @@ public final class FanoutJob {
                         graphUpdateLines(env, config), plan.shares())
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(withSeedTimes(samplingFunction(config, links), plan.seeds().times()).withTrainers(plan.shares()))
+                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), plainLabels),
+                        plan.seeds().times()).withTrainers(plan.shares()))
                 .returns(TypeInformation.of(EncodedMessage.class))
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
@@ -390,6 +403,50 @@ public final class FanoutJob {
         }
         return times != null && function instanceof KHopSamplingFunction
                 ? ((KHopSamplingFunction) function).seedTimes(times) : function;
+    }
+
+    /** The k-hop operator of a plain graph gets its ABLP label edges (none: unchanged). */
+    private static GraphSamplingFunction withPlainLabels(GraphSamplingFunction function, SupervisionEdges[] labels) {
+        return labels == null ? function : ((KHopSamplingFunction) function).withAblp(labels[0], labels[1]);
+    }
+
+    /**
+     * A plain graph's ABLP label edges: --ablp-positive-edges and --ablp-negative-edges (or null) read against the
+     * graph's node ids; a bad row names the option, the file and the line; a negative label edge that is also a
+     * positive one is refused, naming both options and the edge.
+     */
+    static SupervisionEdges[] plainLabelEdges(FanoutJobConfig config, NodeIdMap ids) throws java.io.IOException {
+        SupervisionEdges positive = labelEdges(FanoutOptions.ABLP_POSITIVE_EDGES, config.ablpPositiveEdges, ids,
+                SupervisionEdges.HOMOGENEOUS_POSITIVE);
+        SupervisionEdges negative = config.ablpNegativeEdges == null ? null : labelEdges(
+                FanoutOptions.ABLP_NEGATIVE_EDGES, config.ablpNegativeEdges, ids, SupervisionEdges.HOMOGENEOUS_NEGATIVE);
+        int[] both = negative == null ? null : negative.firstSharedEdge(positive);
+        if (both != null) {
+            throw new ConfigException("Invalid value '" + config.ablpNegativeEdges + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_NEGATIVE_EDGES) + ": its edge " + ids.id(both[0])
+                    + " -> " + ids.id(both[1]) + " is also a positive label edge ("
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_EDGES) + " " + config.ablpPositiveEdges + ")");
+        }
+        return new SupervisionEdges[] {positive, negative};
+    }
+
+    private static SupervisionEdges labelEdges(org.apache.flink.configuration.ConfigOption<String> option,
+            java.nio.file.Path file, NodeIdMap ids, io.fanout.graph.typed.EdgeType type) throws java.io.IOException {
+        try {
+            return SupervisionEdges.read(file, ids, type);
+        } catch (io.fanout.graph.GraphFormatException e) {
+            throw new ConfigException("Invalid value '" + file + "' for option " + FanoutJobConfig.name(option) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** ABLP's batches on a plain graph: the anchors of --seeds, or by default every node with a positive label. */
+    static BatchPlan anchorPlan(FanoutJobConfig config, NodeIdMap ids, SupervisionEdges positives)
+            throws java.io.IOException {
+        if (config.seeds != null) {
+            return batchPlan(config, ids);
+        }
+        return planOver(config, SeedSet.of(ids.size(), positives.anchors()));
     }
 
     /** The keyed sampling operator of the configured sampler. */
@@ -484,24 +541,31 @@ public final class FanoutJob {
     static LinkSeeds plainLinkSeeds(FanoutJobConfig config) throws java.io.IOException {
         NodeIdMap ids = GraphStore.scanNodeIds(config.graphSpec());
         try {
-            LinkSeeds links = LinkSeeds.readPlain(config.linkSeeds, ids);
-            if (config.timeColumn != null && !links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": temporal link prediction ("
-                        + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + ") needs each seed edge's time as a third"
-                        + " column, src<TAB>dst<TAB>time");
-            }
-            if (config.timeColumn == null && links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
-                        + " time, which needs " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN)
-                        + " (temporal link prediction); drop the column to sample without times");
-            }
-            return links;
+            return checkSeedEdgeTimes(config, LinkSeeds.readPlain(config.linkSeeds, ids));
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Temporal link prediction (plain or typed) needs every seed edge's time (the file's third column), and a time
+     * column without --time-column is refused rather than ignored.
+     */
+    private static LinkSeeds checkSeedEdgeTimes(FanoutJobConfig config, LinkSeeds links) {
+        if (config.timeColumn != null && !links.hasTimes()) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": temporal link prediction ("
+                    + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN) + ") needs each seed edge's time as a third"
+                    + " column, src<TAB>dst<TAB>time");
+        }
+        if (config.timeColumn == null && links.hasTimes()) {
+            throw new ConfigException("Invalid value '" + config.linkSeeds + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
+                    + " time, which needs " + FanoutJobConfig.name(FanoutOptions.TIME_COLUMN)
+                    + " (temporal link prediction); drop the column to sample without times");
+        }
+        return links;
     }
 
     /** The seed edges of --link-seeds as node indices of the typed graph; a bad row fails naming the option. */
@@ -510,12 +574,7 @@ public final class FanoutJob {
             TypedGraphOptions options = config.typed;
             LinkSeeds links = LinkSeeds.read(options.linkSeeds, options.linkType,
                     typedIds.get(options.linkType.src()), typedIds.get(options.linkType.dst()));
-            if (links.hasTimes()) {
-                throw new ConfigException("Invalid value '" + options.linkSeeds + "' for option "
-                        + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": its third column is each seed edge's"
-                        + " time; temporal link prediction on a typed graph is not implemented yet (drop the column)");
-            }
-            return links;
+            return checkSeedEdgeTimes(config, links);
         } catch (io.fanout.graph.GraphFormatException e) {
             throw new ConfigException("Invalid value '" + config.typed.linkSeeds + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.LINK_SEEDS) + ": " + e.getMessage(), e);

@@ -43,6 +43,8 @@ class SamplingMatrixTest {
     /** A typed graph of three user-user edge types (bitcoin_alpha_typed's two, and a copy as a third label type). */
     static Path typed;
     static Path linkSeeds;
+    /** Plain-graph ABLP negative label edges (parsed only when a job runs; the options need an existing file). */
+    static Path labelEdges;
 
     @BeforeAll
     static void graphs() throws Exception {
@@ -54,6 +56,7 @@ class SamplingMatrixTest {
         Files.copy(source.resolve("edges.user__distrusts__user.tsv"), typed.resolve("edges.user__flags__user.tsv"));
         linkSeeds = tmp.resolve("links.tsv");
         Files.writeString(linkSeeds, "3497\t0\n429\t0\n");
+        labelEdges = Files.writeString(tmp.resolve("negative-labels.tsv"), "429\t1\n");
     }
 
     /** Every ConfigOption field of FanoutOptions is a job option listed by --help (so the walk below sees it). */
@@ -208,6 +211,11 @@ class SamplingMatrixTest {
                 set.remove("seed-type");
                 set.put("ablp-positive-type", "user__distrusts__user");
                 set.put("ablp-negative-type", "user__flags__user");
+            }
+            case "fanout.ablp-positive-edges" -> set.put("ablp-positive-edges", linkSeeds.toString());
+            case "fanout.ablp-negative-edges" -> {
+                set.put("ablp-positive-edges", linkSeeds.toString());
+                set.put("ablp-negative-edges", labelEdges.toString());
             }
             case "fanout.alpha" -> set.put("alpha", "0.2");
             case "fanout.eps" -> set.put("eps", "1e-5");

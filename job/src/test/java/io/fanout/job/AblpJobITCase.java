@@ -17,6 +17,7 @@ import io.fanout.testing.SharedData;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -208,5 +209,127 @@ class AblpJobITCase {
                 links.toString())).hasMessageContaining("not both");
         assertThatThrownBy(() -> runJob("--graph", SharedData.graph("cora").toString(), "--ablp-positive-type", pos))
                 .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) '" + pos + "' is for k-hop on a typed graph");
+    }
+
+    private static final String PLAIN_POSITIVE = "#META.gigl_positive_labels."
+            + "default_homogeneous_node_type__to_gigl_positive__default_homogeneous_node_type";
+    private static final String PLAIN_NEGATIVE = "#META.gigl_negative_labels."
+            + "default_homogeneous_node_type__to_gigl_negative__default_homogeneous_node_type";
+
+    /**
+     * ABLP on a plain graph (GiGL's DistABLPLoader on a homogeneous graph): cora with every fifth edge moved into a
+     * positive label-edge file, plus a negative file of non-edges. The label edges are never traversed (every
+     * sampled edge is an edge of the reduced graph, so no held-out label edge is ever sampled), each anchor's label
+     * rows are exactly its label edges, the label nodes are in the sample, {@code batch} is the anchors (by default
+     * every node with a positive label, once per epoch), and messages are byte-identical at parallelism 1 and 2.
+     */
+    @Test
+    void plainGraphAnchorsWithLabelEdgeFiles() throws Exception {
+        List<String> lines = Files.readAllLines(SharedData.graph("cora").resolve("edges.tsv"));
+        Path graph = Files.createDirectories(tmp.resolve("cora-held-out"));
+        StringBuilder kept = new StringBuilder(lines.get(0).replaceAll(" num_edges=[0-9]+", "")).append('\n');
+        StringBuilder positiveText = new StringBuilder("# anchor\tlabel: held-out cora edges\n");
+        Set<String> graphEdges = new HashSet<>();
+        Map<Long, TreeSet<Long>> positives = new TreeMap<>();
+        for (int i = 1; i < lines.size(); i++) {
+            String[] f = lines.get(i).split("\t");
+            long a = Long.parseLong(f[0]);
+            long b = Long.parseLong(f[1]);
+            if (i % 5 == 0) {
+                positiveText.append(a).append('\t').append(b).append('\n');
+                positives.computeIfAbsent(a, k -> new TreeSet<>()).add(b);
+            } else {
+                kept.append(lines.get(i)).append('\n');
+                graphEdges.add(a + ">" + b);
+                graphEdges.add(b + ">" + a); // undirected
+            }
+        }
+        Files.writeString(graph.resolve("edges.tsv"), kept);
+        // Negatives: for every third anchor a node that is neither a graph edge nor a positive of it.
+        StringBuilder negativeText = new StringBuilder();
+        Map<Long, TreeSet<Long>> negatives = new TreeMap<>();
+        int k = 0;
+        for (Map.Entry<Long, TreeSet<Long>> e : positives.entrySet()) {
+            if (k++ % 3 != 0) {
+                continue;
+            }
+            long a = e.getKey();
+            for (long n = (a * 7 + 13) % 2708; ; n = (n + 1) % 2708) {
+                if (n != a && !graphEdges.contains(a + ">" + n) && !e.getValue().contains(n)) {
+                    negativeText.append(a).append('\t').append(n).append('\n');
+                    negatives.computeIfAbsent(a, x -> new TreeSet<>()).add(n);
+                    break;
+                }
+            }
+        }
+        Path positiveFile = Files.writeString(tmp.resolve("positive-labels.tsv"), positiveText);
+        Path negativeFile = Files.writeString(tmp.resolve("negative-labels.tsv"), negativeText);
+        TreeMap<Long, byte[]> messages = FanoutJobITCase.runAtParallelismOneAndTwo(tmp, "--graph", graph.toString(),
+                "--ablp-positive-edges", positiveFile.toString(), "--ablp-negative-edges", negativeFile.toString(),
+                "--fanout", "5,3", "--batch-size", "128", "--shuffle", "--epochs", "2");
+        int batchesPerEpoch = (positives.size() + 127) / 128;
+        assertThat(messages).hasSize(2 * batchesPerEpoch);
+        long heldOutOnly = positives.entrySet().stream().mapToLong(e -> e.getValue().stream()
+                .filter(b -> !graphEdges.contains(e.getKey() + ">" + b)).count()).sum();
+        assertThat(heldOutOnly).as("label edges that are not graph edges").isGreaterThan(500);
+        for (int epoch = 0; epoch < 2; epoch++) {
+            Set<Long> anchorsSeen = new TreeSet<>();
+            int sampledEdges = 0;
+            for (byte[] blob : messages.subMap((long) epoch << 32, (long) (epoch + 1) << 32).values()) {
+                TensorMessage m = SafetensorsCodec.decode(blob);
+                assertThat(m.get("#IS_HETERO").asLongArray()).containsExactly(0);
+                long[] anchors = m.get("batch").asLongArray();
+                long[] ids = m.get("ids").asLongArray();
+                long[] rows = m.get("rows").asLongArray();
+                long[] cols = m.get("cols").asLongArray();
+                for (int e = 0; e < rows.length; e++) {
+                    // Never a label edge unless it is also a graph edge: every sampled edge is one of the graph's.
+                    assertThat(graphEdges).contains(ids[(int) rows[e]] + ">" + ids[(int) cols[e]]);
+                }
+                sampledEdges += rows.length;
+                Set<Long> sampled = new HashSet<>();
+                for (long id : ids) {
+                    sampled.add(id);
+                }
+                assertThat(m.get(PLAIN_POSITIVE).shape()[0]).isEqualTo(anchors.length);
+                assertThat(m.get(PLAIN_NEGATIVE).shape()[0]).isEqualTo(anchors.length);
+                for (int i = 0; i < anchors.length; i++) {
+                    long a = anchors[i];
+                    assertThat(anchorsSeen.add(a)).as("anchor %d once per epoch", a).isTrue();
+                    assertThat(ids[i]).as("anchors are the first seeds").isEqualTo(a);
+                    assertThat(row(m, PLAIN_POSITIVE, i)).as("positives of %d", a).isEqualTo(positives.get(a));
+                    assertThat(row(m, PLAIN_NEGATIVE, i)).as("negatives of %d", a)
+                            .isEqualTo(negatives.getOrDefault(a, new TreeSet<>()));
+                    assertThat(sampled).as("label nodes are in the sample").containsAll(row(m, PLAIN_POSITIVE, i))
+                            .containsAll(row(m, PLAIN_NEGATIVE, i));
+                }
+            }
+            assertThat(anchorsSeen).isEqualTo(positives.keySet());
+            assertThat(sampledEdges).isGreaterThan(10_000);
+        }
+        // Refusals, each naming its option: a typed graph's label edges are edge types, not files; temporal and
+        // disjoint ABLP are not implemented; a bad row names the file and line; a negative that is also a positive.
+        String cora = graph.toString();
+        assertThatThrownBy(() -> runJob("--graph", cora, "--ablp-positive-type", "a__b__c"))
+                .hasMessageContaining("fanout.ablp-positive-type (--ablp-positive-type) 'a__b__c' is for k-hop on a"
+                        + " typed graph").hasMessageContaining("--ablp-positive-edges");
+        assertThatThrownBy(() -> runJob("--graph", AblpGraphs.bitcoin(tmp.resolve("typed")).toString(),
+                "--ablp-positive-edges", positiveFile.toString()))
+                .hasMessageContaining("fanout.ablp-positive-edges (--ablp-positive-edges)")
+                .hasMessageContaining("is for k-hop on a plain graph").hasMessageContaining("--ablp-positive-type");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--ablp-positive-edges", positiveFile.toString(),
+                "--disjoint")).hasMessageContaining("fanout.disjoint").hasMessageContaining("not implemented");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--ablp-negative-edges", negativeFile.toString()))
+                .hasMessageContaining("needs fanout.ablp-positive-edges");
+        Path bad = Files.writeString(tmp.resolve("bad-labels.tsv"), "1\t2\n3\t99999\n");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--ablp-positive-edges", bad.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.ablp-positive-edges")
+                .hasMessageContaining("bad-labels.tsv").hasMessageContaining("line 2").hasMessageContaining("99999");
+        String firstNegative = negativeText.substring(0, negativeText.indexOf("\n"));
+        Path clash = Files.writeString(tmp.resolve("clash.tsv"), positiveText + firstNegative + "\n");
+        assertThatThrownBy(() -> runJob("--graph", cora, "--ablp-positive-edges", clash.toString(),
+                "--ablp-negative-edges", negativeFile.toString()))
+                .hasMessageContaining("for option fanout.ablp-negative-edges")
+                .hasMessageContaining("its edge " + firstNegative.replace("\t", " -> ") + " is also a positive");
     }
 }

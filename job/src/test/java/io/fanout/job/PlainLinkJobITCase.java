@@ -286,8 +286,102 @@ class PlainLinkJobITCase {
                 .hasMessageContaining("fanout.link-seeds").hasMessageContaining("bad.tsv")
                 .hasMessageContaining("line 2").hasMessageContaining("999999");
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph.toString(), "--link-seeds", links.toString(),
-                "--subgraph-type", "induced"))
+                "--disjoint", "--subgraph-type", "induced"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("fanout.subgraph-type")
-                .hasMessageContaining("fanout.link-seeds");
+                .hasMessageContaining("fanout.disjoint");
+    }
+
+    /**
+     * PyG's {@code sample_from_edges} with a subgraph type: the same nodes as the directional sample (so the labels
+     * point at the same ids), bidirectional = the directional edges plus their reverses, coalesced; induced = every
+     * graph edge among the sampled nodes. cora_cites is directed, so a reverse is generally not a graph edge.
+     */
+    @Test
+    void subgraphTypesOfLinkBatchesAsPyg() throws Exception {
+        Path graph = SharedData.graph("cora_cites");
+        Set<String> edges = new HashSet<>();
+        List<long[]> rows = rows(graph, edges);
+        Path links = linkSeeds(rows, 33);
+        List<long[]> seeds = seedEdges(links);
+        String[] common = {"--graph", graph.toString(), "--link-seeds", links.toString(), "--neg-sampling", "binary",
+                "--fanout", "4,3", "--batch-size", "60"};
+        TreeMap<Long, byte[]> directional = runJob(tmp.resolve("directional"), common);
+        TreeMap<Long, byte[]> bidirectional = runJob(tmp.resolve("bidirectional"), common, "--subgraph-type",
+                "bidirectional");
+        TreeMap<Long, byte[]> induced = runJob(tmp.resolve("induced"), common, "--subgraph-type", "induced");
+        assertThat(directional).hasSize(2);
+        int added = 0;
+        int inducedExtra = 0;
+        for (long key : directional.keySet()) {
+            TensorMessage d = SafetensorsCodec.decode(directional.get(key));
+            TensorMessage b = SafetensorsCodec.decode(bidirectional.get(key));
+            TensorMessage i = SafetensorsCodec.decode(induced.get(key));
+            long[] ids = d.get("ids").asLongArray();
+            for (TensorMessage m : List.of(b, i)) {
+                assertThat(m.get("ids").asLongArray()).containsExactly(ids);
+                assertThat(m.get("#META.edge_label_index").asLongArray())
+                        .containsExactly(d.get("#META.edge_label_index").asLongArray());
+                assertThat(m.get("#META.edge_label").asFloatArray()).containsExactly(d.get("#META.edge_label").asFloatArray());
+                assertThat(m.contains("num_sampled_edges")).isFalse(); // PyG: None once the edges are not by hop
+            }
+            long[] input = d.get("#META.input_id").asLongArray();
+            long[] index = d.get("#META.edge_label_index").asLongArray();
+            int n = index.length / 2;
+            for (int k = 0; k < input.length; k++) {
+                assertThat(new long[] {ids[(int) index[k]], ids[(int) index[n + k]]})
+                        .containsExactly(seeds.get((int) input[k]));
+            }
+            Set<String> sampled = pairs(d);
+            Set<String> expected = new java.util.TreeSet<>();
+            for (String e : sampled) {
+                String[] f = e.split(">");
+                expected.add(e);
+                expected.add(f[1] + ">" + f[0]);
+            }
+            List<String> both = edgeList(b);
+            assertThat(both).doesNotHaveDuplicates();
+            assertThat(new java.util.TreeSet<>(both)).isEqualTo(expected);
+            added += both.size() - sampled.size();
+            // Induced: exactly the graph's edges among the nodes (rows -> cols along out-edges, as sampled).
+            Set<Long> nodes = new HashSet<>();
+            for (long id : ids) {
+                nodes.add(id);
+            }
+            Set<String> among = new HashSet<>();
+            for (long[] r : rows) {
+                if (nodes.contains(r[0]) && nodes.contains(r[1])) {
+                    among.add(r[0] + ">" + r[1]);
+                }
+            }
+            Set<String> got = pairs(i);
+            assertThat(got).containsAll(sampled).isEqualTo(among);
+            inducedExtra += got.size() - sampled.size();
+        }
+        assertThat(added).isGreaterThan(50);
+        assertThat(inducedExtra).isGreaterThan(0);
+    }
+
+    private TreeMap<Long, byte[]> runJob(Path out, String[] common, String... more) throws Exception {
+        List<String> all = new ArrayList<>(List.of(common));
+        all.addAll(List.of(more));
+        all.addAll(List.of("--output", out.toString(), "--parallelism", "2"));
+        FanoutJobITCase.runJob(all.toArray(new String[0]));
+        return FanoutJobITCase.readMessages(out);
+    }
+
+    /** A message's edges as "row id>col id" in message order. */
+    private static List<String> edgeList(TensorMessage m) {
+        long[] ids = m.get("ids").asLongArray();
+        long[] r = m.get("rows").asLongArray();
+        long[] c = m.get("cols").asLongArray();
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < r.length; k++) {
+            out.add(ids[(int) r[k]] + ">" + ids[(int) c[k]]);
+        }
+        return out;
+    }
+
+    private static Set<String> pairs(TensorMessage m) {
+        return new HashSet<>(edgeList(m));
     }
 }

@@ -230,6 +230,15 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         return message;
     }
 
+    /** ABLP label node indices as their ids, [rows, width] int64, padding kept as -1 (GiGL's PADDING_NODE). */
+    static Tensor labelIds(NodeIdMap ids, int[] labels, int rows, int width) {
+        long[] out = new long[labels.length];
+        for (int i = 0; i < labels.length; i++) {
+            out[i] = labels[i] == io.fanout.sampling.link.AnchorLabels.PADDING ? -1L : ids.id(labels[i]);
+        }
+        return Tensor.ofInt64(out, new long[] {rows, width});
+    }
+
     /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
     static Tensor nodeIds(NodeIdMap ids, int[] nodes, int n) {
         if (ids.isIdentity()) {

@@ -213,6 +213,10 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         int perPositive = pairs.perPositive;
         int[] allSrc = pairs.src;
         int[] allDst = pairs.dst;
+        if (trees != null) {
+            sampleLinkTrees(batch, pairs, out);
+            return;
+        }
         EdgeType type = links.type();
         Map<String, int[]> seeds = type.src().equals(type.dst())
                 ? Map.of(type.src(), LinkBatch.concat(allSrc, allDst))
@@ -222,6 +226,85 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         int[] localSrc = sub.localIndices(type.src(), allSrc);
         int[] localDst = sub.localIndices(type.dst(), allDst);
         withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
+        message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
+        withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * A disjoint (and, with seed-edge times, temporal) typed link batch as PyG's {@code edge_sample} builds it on a
+     * {@code HeteroData}: every endpoint of every positive and negative is a tree of its own, numbered across the
+     * seed types as pyg-lib numbers them (the sources' trees, then the destinations'; one list when both ends are of
+     * one node type); tree {@code j}'s time is that of positive {@code j mod P}, and every node type's
+     * {@code #META.<ntype>.batch} is its tree mod P. Label indices are the trees' roots, as in PyG: one node type,
+     * {@code edge_label_index = arange(2(P+N)).view(2, -1)}; two, {@code arange(P+N)} for both rows; triplets
+     * {@code dst_neg_index[i][k]} = the root of negative-major tree {@code kP + i} among the destinations. Times go
+     * out as {@code #META.edge_label_time} (binary, none) or {@code #META.seed_time} (triplet).
+     */
+    private void sampleLinkTrees(SeedBatch batch, LinkBatch pairs, Collector<EncodedMessage> out) {
+        int p = pairs.positives;
+        int perPositive = pairs.perPositive;
+        int[] allSrc = pairs.src;
+        int[] allDst = pairs.dst;
+        if (negatives == NegativeSampling.TRIPLET && perPositive > 1) {
+            // PyG lays triplet negatives out negative-major (k * P + i), so that tree mod P is the positive's index.
+            int[] byK = Arrays.copyOf(allDst, allDst.length);
+            for (int i = 0; i < p; i++) {
+                for (int k = 0; k < perPositive; k++) {
+                    byK[p + k * p + i] = allDst[p + i * perPositive + k];
+                }
+            }
+            allDst = byK;
+        }
+        EdgeType type = links.type();
+        boolean oneType = type.src().equals(type.dst());
+        Map<String, int[]> seeds = new java.util.LinkedHashMap<>();
+        if (oneType) {
+            seeds.put(type.src(), LinkBatch.concat(allSrc, allDst));
+        } else {
+            seeds.put(type.src(), allSrc);
+            seeds.put(type.dst(), allDst);
+        }
+        long[] srcTime = null;
+        long[] treeTimes = null;
+        if (links.hasTimes()) {
+            treeTimes = new long[allSrc.length + allDst.length];
+            for (int j = 0; j < treeTimes.length; j++) {
+                int at = j < allSrc.length ? j : j - allSrc.length;
+                treeTimes[j] = links.time(batch.seeds[at % p]);
+            }
+            srcTime = Arrays.copyOf(treeTimes, allSrc.length);
+        }
+        HeteroSubgraph sub = trees.sample(seeds, treeTimes, seed, batch.epoch, batch.batchId);
+        for (HeteroSubgraph.Nodes nodes : sub.nodes.values()) {
+            for (int i = 0; i < nodes.trees.length; i++) {
+                nodes.trees[i] %= p; // PyG: out.batch[type] % num_pos, so both ends of pair i are batch i
+            }
+        }
+        sub = edges(sub);
+        TensorMessage message = toMessage(sub, typed);
+        // Tree j's root is node j of its type's list: sources first, then destinations (after them if one type).
+        int dstOffset = oneType ? allSrc.length : 0;
+        int[] localSrc = new int[allSrc.length];
+        for (int i = 0; i < localSrc.length; i++) {
+            localSrc[i] = i;
+        }
+        int[] localDst = new int[allDst.length];
+        for (int j = 0; j < localDst.length; j++) {
+            localDst[j] = dstOffset + j;
+        }
+        if (negatives == NegativeSampling.TRIPLET) { // row-major [P, k] again for the label writer
+            for (int i = 0; i < p; i++) {
+                for (int k = 0; k < perPositive; k++) {
+                    localDst[p + i * perPositive + k] = dstOffset + p + k * p + i;
+                }
+            }
+        }
+        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
+        if (srcTime != null) {
+            message.putInt64(negatives == NegativeSampling.TRIPLET ? MessageKeys.META_SEED_TIME
+                    : MessageKeys.META_PREFIX + "edge_label_time", srcTime);
+        }
         message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
         withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
@@ -249,14 +332,6 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
-    /** Label node indices as their ids, [rows, width] int64, padding kept as -1. */
-    private static Tensor labelIds(NodeIdMap ids, int[] labels, int rows, int width) {
-        long[] out = new long[labels.length];
-        for (int i = 0; i < labels.length; i++) {
-            out[i] = labels[i] == AnchorLabels.PADDING ? -1L : ids.id(labels[i]);
-        }
-        return Tensor.ofInt64(out, new long[] {rows, width});
-    }
 
 
     /**

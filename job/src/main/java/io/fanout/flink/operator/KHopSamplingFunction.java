@@ -13,16 +13,20 @@ import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.WeightedDraws;
+import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import org.apache.flink.util.Collector;
 
 /**
- * The keyed k-hop sampling operator: one {@link SeedBatch} in, one encoded GLT-style message out.
+ * The keyed k-hop sampling operator: one {@link SeedBatch} in, one encoded GLT-style message out. A batch is seed
+ * nodes, or, with {@link #withLinkSeeds link seeds}, positions of seed edges sampled around with their negatives, or,
+ * with {@link #withAblp ABLP}, anchors sampled around together with their label nodes.
  *
  * <p>Thin by design: the graph lease, counters and encoding are {@link GraphSamplingFunction}'s, the
  * sampling is {@link KHopSampler}, the encoding {@link SafetensorsCodec}.
@@ -44,6 +48,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private LinkSeeds links;
     private NegativeSampling negatives = NegativeSampling.NONE;
     private double amount;
+
+    /** ABLP on a plain graph: the label edges (never given to the sampler), or null. */
+    private SupervisionEdges positiveLabels;
+    private SupervisionEdges negativeLabels;
 
     private transient KHopSampler sampler;
     private transient NegativeSampler negativeSampler;
@@ -95,6 +103,17 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
+    /**
+     * ABLP on a plain graph (GiGL's {@code DistABLPLoader} on a homogeneous graph): batches are anchors, sampled
+     * around together with their label nodes; {@code positive} (and {@code negative}, or null) are label edges kept
+     * apart from the graph, so message passing never walks them; messages add GiGL's label metadata.
+     */
+    public KHopSamplingFunction withAblp(SupervisionEdges positive, SupervisionEdges negative) {
+        this.positiveLabels = positive;
+        this.negativeLabels = negative;
+        return this;
+    }
+
     /** PyG's subgraph type: directional (default), bidirectional or induced. */
     public KHopSamplingFunction subgraphType(String type) {
         this.subgraphType = type;
@@ -120,6 +139,10 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             sampleLinks(batch, out);
             return;
         }
+        if (positiveLabels != null) {
+            sampleAnchors(batch, out);
+            return;
+        }
         // Shared buffers: the subgraph is encoded right away, so the sampler's scratch is never copied.
         long[] times = seedTimes == null ? null : seedTimes.of(batch);
         SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
@@ -130,6 +153,26 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         TensorMessage message = toMessage(batch, sub, store());
         if (times != null) {
             message.putInt64(MessageKeys.META_SEED_TIME, times);
+        }
+        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+    }
+
+    /**
+     * An ABLP batch of a plain graph, as GiGL's ABLP sampler makes one: the anchors, then their label nodes, are the
+     * seeds of one de-duplicated sample over the graph (which holds no label edge); {@code batch} stays the anchors;
+     * {@code #META.gigl_positive_labels.<GiGL's homogeneous positive label type>} (and negative) are each anchor's
+     * label node ids, [anchors, P] padded with -1.
+     */
+    private void sampleAnchors(SeedBatch batch, Collector<EncodedMessage> out) {
+        AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
+        int[] seeds = labels.seeds.get(positiveLabels.type().src()); // one node type: anchors, then label nodes
+        SampledSubgraph sub = withSubgraphType(sampler.sampleShared(seeds, seed, batch.epoch, batch.batchId));
+        TensorMessage message = toMessage(batch, sub, store());
+        message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + positiveLabels.type(),
+                labelIds(store().ids(), labels.positive, batch.seeds.length, labels.positiveWidth));
+        if (negativeLabels != null) {
+            message.put(MessageKeys.META_GIGL_NEGATIVE_LABELS + negativeLabels.type(),
+                    labelIds(store().ids(), labels.negative, batch.seeds.length, labels.negativeWidth));
         }
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
@@ -152,6 +195,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             return;
         }
         SampledSubgraph sub = sampler.sampleShared(LinkBatch.concat(allSrc, allDst), seed, batch.epoch, batch.batchId);
+        sub = withSubgraphType(sub);
         // The unique seeds come first in the sample's ids: their local indices.
         it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap local = new it.unimi.dsi.fastutil.ints.Int2IntOpenHashMap();
         int[] ids = sub.idsBuffer();
@@ -170,8 +214,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.IDS, nodeIds(store().ids(), ids, sub.numNodes()))
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
+        withEdgesByHop(message, sub);
         withNodeData(message, store().features(), ids, sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
         withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
@@ -215,7 +259,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
             seedTimes = java.util.Arrays.copyOf(srcTime, seeds.length);
             System.arraycopy(dstTime, 0, seedTimes, srcTime.length, dstTime.length);
         }
-        SampledSubgraph sub = trees.sample(seeds, seedTimes, seed, batch.epoch, batch.batchId);
+        SampledSubgraph sub = withSubgraphType(trees.sample(seeds, seedTimes, seed, batch.epoch, batch.batchId));
         int[] pairOf = java.util.Arrays.copyOf(sub.nodeBatchBuffer(), sub.numNodes());
         for (int i = 0; i < pairOf.length; i++) {
             pairOf[i] %= p;
@@ -225,8 +269,8 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
                 .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
                 .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
                 .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges())
                 .putInt64(MessageKeys.META_BATCH, pairOf);
+        withEdgesByHop(message, sub);
         withNodeData(message, store().features(), sub.idsBuffer(), sub.numNodes());
         withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
         // Tree i's root is node i: the sources' roots, then the destinations' (triplet negatives row-major again).
@@ -255,6 +299,25 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         emit(batch, message, sub.numNodes(), sub.numEdges(), out);
     }
 
+
+    /**
+     * PyG applies the subgraph type to a link batch's sample as to a node batch's ({@code sample_from_edges}:
+     * {@code to_bidirectional()} of the edge sample; induced: the edges among the same nodes), so the nodes and
+     * thus the label indices stay as they are.
+     */
+    private SampledSubgraph withSubgraphType(SampledSubgraph sub) {
+        if (inducer == null) {
+            return sub;
+        }
+        return subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+    }
+
+    /** Per-hop edge counts only while the edges are still grouped by hop (PyG's are None after a subgraph type). */
+    private static void withEdgesByHop(TensorMessage message, SampledSubgraph sub) {
+        if (sub.edgesByHop()) {
+            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
+        }
+    }
 
     /**
      * The GLT TensorMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features

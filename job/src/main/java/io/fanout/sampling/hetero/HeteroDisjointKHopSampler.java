@@ -149,23 +149,45 @@ public final class HeteroDisjointKHopSampler {
      */
     public HeteroSubgraph sample(int[] seeds, long[] seedTimes, long seed, int epoch, int batchId) {
         Objects.requireNonNull(seeds, "seeds");
-        if (seedTimes != null && seedTimes.length != seeds.length) {
-            throw new IllegalArgumentException(seedTimes.length + " seed times for " + seeds.length + " seeds");
+        return sample(Map.of(seedType, seeds), seedTimes, seed, epoch, batchId);
+    }
+
+    /**
+     * Samples one batch whose seeds are of several node types (a link batch's sources and destinations, PyG's
+     * {@code seed_dict}): trees are numbered across the types in {@code seeds}' iteration order, as pyg-lib numbers
+     * them, and {@code seedTimes} (or null) is indexed by that tree number.
+     */
+    public HeteroSubgraph sample(Map<String, int[]> seeds, long[] seedTimes, long seed, int epoch, int batchId) {
+        int total = 0;
+        for (int[] typeSeeds : seeds.values()) {
+            total += typeSeeds.length;
+        }
+        if (seedTimes != null && seedTimes.length != total) {
+            throw new IllegalArgumentException(seedTimes.length + " seed times for " + total + " seeds");
         }
         Map<String, TypeNodes> nodes = new TreeMap<>();
         for (String type : ids.keySet()) {
             nodes.put(type, new TypeNodes(hops));
         }
-        TypeNodes seedNodes = nodes.get(seedType);
-        int numSeedNodes = ids.get(seedType).size();
-        for (int i = 0; i < seeds.length; i++) {
-            if (seeds[i] < 0 || seeds[i] >= numSeedNodes) {
-                throw new IllegalArgumentException("seed " + seeds[i] + " at position " + i + " of batch " + batchId
-                        + " is not a node of type " + seedType + " (indices 0.." + (numSeedNodes - 1) + ")");
+        int tree = 0;
+        for (Map.Entry<String, int[]> e : seeds.entrySet()) {
+            String type = e.getKey();
+            TypeNodes seedNodes = nodes.get(type);
+            if (seedNodes == null) {
+                throw new IllegalArgumentException("seed type " + type + " is not a node type of the graph "
+                        + ids.keySet());
             }
-            seedNodes.add(i, seeds[i]);
+            int[] typeSeeds = e.getValue();
+            int numSeedNodes = ids.get(type).size();
+            for (int i = 0; i < typeSeeds.length; i++) {
+                if (typeSeeds[i] < 0 || typeSeeds[i] >= numSeedNodes) {
+                    throw new IllegalArgumentException("seed " + typeSeeds[i] + " at position " + i + " of batch "
+                            + batchId + " is not a node of type " + type + " (indices 0.." + (numSeedNodes - 1) + ")");
+                }
+                seedNodes.add(tree++, typeSeeds[i]);
+            }
+            seedNodes.counts[0] = seedNodes.indices.size();
         }
-        seedNodes.counts[0] = seedNodes.indices.size();
         Map<String, int[]> frontier = new TreeMap<>(); // type -> [start, end) of the last hop's new nodes
         for (Map.Entry<String, TypeNodes> e : nodes.entrySet()) {
             frontier.put(e.getKey(), new int[] {0, e.getValue().indices.size()});
@@ -211,7 +233,7 @@ public final class HeteroDisjointKHopSampler {
             outEdges.put(reported.get(t), new HeteroSubgraph.Edges(adjacency.get(t), rows[t].toIntArray(),
                     cols[t].toIntArray(), positions[t] == null ? null : positions[t].toIntArray(), perHop[t]));
         }
-        return new HeteroSubgraph(java.util.Set.of(seedType), outNodes, outEdges);
+        return new HeteroSubgraph(seeds.keySet(), outNodes, outEdges);
     }
 
     /** One edge type's hop: every frontier node of its key type draws within its own tree (and time). */

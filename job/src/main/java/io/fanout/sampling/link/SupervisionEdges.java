@@ -4,6 +4,16 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.graph.GraphFiles;
+import io.fanout.graph.GraphFormatException;
+import io.fanout.graph.NodeIdMap;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -15,7 +25,19 @@ import java.util.Objects;
  *
  * <p>Memory: 4 bytes per anchor-type node plus 4 per distinct label edge.
  */
-public final class SupervisionEdges {
+public final class SupervisionEdges implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * GiGL's label edge types of a homogeneous graph ({@code message_passing_to_positive_label} of
+     * {@code DEFAULT_HOMOGENEOUS_EDGE_TYPE}), which name a plain graph's labels in messages.
+     */
+    public static final EdgeType HOMOGENEOUS_POSITIVE = new EdgeType("default_homogeneous_node_type",
+            "to_gigl_positive", "default_homogeneous_node_type");
+    /** As {@link #HOMOGENEOUS_POSITIVE}, negative. */
+    public static final EdgeType HOMOGENEOUS_NEGATIVE = new EdgeType("default_homogeneous_node_type",
+            "to_gigl_negative", "default_homogeneous_node_type");
+
     private final EdgeType type;
     private final int[] offsets;
     private final int[] labels;
@@ -72,6 +94,82 @@ public final class SupervisionEdges {
         }
         offsets[numAnchorNodes] = out;
         return new SupervisionEdges(adjacency.type(), offsets, Arrays.copyOf(labels, out));
+    }
+
+    /**
+     * Reads a plain graph's label-edge file: {@code anchor<TAB>label} node ids per line ({@code #} lines skipped),
+     * both nodes of the graph; a label edge given twice counts once.
+     *
+     * @throws GraphFormatException naming the line of a malformed row or of an id that is not a node of the graph
+     */
+    public static SupervisionEdges read(Path file, NodeIdMap ids, EdgeType type) throws IOException {
+        IntArrayList anchors = new IntArrayList();
+        IntArrayList nodes = new IntArrayList();
+        long lineNo = 0;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(GraphFiles.open(file),
+                StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                lineNo++;
+                if (line.startsWith("#") || line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.strip().split("[\t ]+");
+                if (f.length != 2) {
+                    throw new GraphFormatException(file, lineNo, "expected anchor<TAB>label node ids, got "
+                            + f.length + " columns: '" + line + "'");
+                }
+                anchors.add(index(file, lineNo, f[0], ids));
+                nodes.add(index(file, lineNo, f[1], ids));
+            }
+        }
+        if (anchors.isEmpty()) {
+            throw new GraphFormatException(file, "no label edges (expected anchor<TAB>label lines)");
+        }
+        return of(type, anchors.toIntArray(), nodes.toIntArray(), ids.size());
+    }
+
+    private static int index(Path file, long lineNo, String text, NodeIdMap ids) throws GraphFormatException {
+        long id;
+        try {
+            id = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new GraphFormatException(file, lineNo, "'" + text + "' is not a node id");
+        }
+        int index = ids.indexOf(id);
+        if (index < 0) {
+            throw new GraphFormatException(file, lineNo, "node " + id + " is not a node of the graph (label edges"
+                    + " join nodes of the graph; they are never traversed)");
+        }
+        return index;
+    }
+
+    /** Label edges {@code anchors[i] -> labels[i]} (node indices) indexed by anchor, distinct and sorted. */
+    static SupervisionEdges of(EdgeType type, int[] anchors, int[] labels, int numAnchorNodes) {
+        int[] counts = new int[numAnchorNodes + 1];
+        for (int a : anchors) {
+            counts[a + 1]++;
+        }
+        for (int a = 0; a < numAnchorNodes; a++) {
+            counts[a + 1] += counts[a];
+        }
+        int[] fill = Arrays.copyOf(counts, numAnchorNodes);
+        int[] sorted = new int[labels.length];
+        for (int i = 0; i < anchors.length; i++) {
+            sorted[fill[anchors[i]]++] = labels[i];
+        }
+        int[] offsets = new int[numAnchorNodes + 1];
+        int out = 0;
+        for (int a = 0; a < numAnchorNodes; a++) {
+            Arrays.sort(sorted, counts[a], counts[a + 1]);
+            offsets[a] = out;
+            for (int i = counts[a]; i < counts[a + 1]; i++) {
+                if (i == counts[a] || sorted[i] != sorted[i - 1]) {
+                    sorted[out++] = sorted[i];
+                }
+            }
+        }
+        offsets[numAnchorNodes] = out;
+        return new SupervisionEdges(type, offsets, Arrays.copyOf(sorted, out));
     }
 
     /** The supervision edge type, anchor first. */

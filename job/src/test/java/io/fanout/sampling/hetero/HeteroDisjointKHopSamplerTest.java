@@ -150,4 +150,61 @@ class HeteroDisjointKHopSamplerTest {
             }
         }
     }
+
+    /**
+     * A link batch's seeds of two node types (users, then threads; PyG's seed_dict): trees are numbered across the
+     * types in the map's order as pyg-lib numbers them, each tree's time is its own, and trees rooted at threads
+     * grow too (edge-dir in: a thread's posters).
+     */
+    @org.junit.jupiter.api.Test
+    void seedsOfTwoNodeTypesAreTreesNumberedAcrossTheTypes() throws Exception {
+        TypedGraphStore store = load(EdgeDirection.IN, false);
+        Map<String, int[]> fanouts = TypedFanouts.parse("3,2").resolve(store.adjacency().keySet());
+        HeteroDisjointKHopSampler sampler = new HeteroDisjointKHopSampler(store.adjacency(), store.nodeIds(), fanouts,
+                "user", false, true, null, Set.of(), false);
+        List<long[]> posts = ROWS.get(POSTS);
+        Map<String, int[]> seeds = new java.util.LinkedHashMap<>();
+        int n = 40;
+        int[] users = new int[n];
+        int[] threads = new int[n];
+        long[] times = new long[2 * n];
+        for (int i = 0; i < n; i++) {
+            long[] post = posts.get(300 + 37 * i);
+            users[i] = store.nodeIds("user").indexOf(post[0]);
+            threads[i] = store.nodeIds("thread").indexOf(post[1]);
+            times[i] = post[2];
+            times[n + i] = post[2];
+        }
+        seeds.put("user", users);
+        seeds.put("thread", threads);
+        HeteroSubgraph sub = sampler.sample(seeds, times, 7, 0, 3);
+        assertThat(sub.seedTypes).containsExactly("thread", "user");
+        HeteroSubgraph.Nodes u = sub.nodes.get("user");
+        HeteroSubgraph.Nodes t = sub.nodes.get("thread");
+        for (int i = 0; i < n; i++) {
+            assertThat(u.indices[i]).isEqualTo(users[i]);
+            assertThat(u.trees[i]).isEqualTo(i);
+            assertThat(t.indices[i]).isEqualTo(threads[i]);
+            assertThat(t.trees[i]).isEqualTo(n + i);
+        }
+        int[] perTree = new int[2 * n];
+        for (Map.Entry<EdgeType, HeteroSubgraph.Edges> e : sub.edges.entrySet()) {
+            HeteroSubgraph.Edges edges = e.getValue();
+            List<long[]> rows = ROWS.get(edges.adjacency.type().toString());
+            int[] edgeIds = edges.adjacency.csr().edgeIds();
+            HeteroSubgraph.Nodes from = sub.nodes.get(e.getKey().src());
+            HeteroSubgraph.Nodes to = sub.nodes.get(e.getKey().dst());
+            for (int k = 0; k < edges.rows.length; k++) {
+                int tree = to.trees[edges.cols[k]];
+                assertThat(from.trees[edges.rows[k]]).isEqualTo(tree);
+                assertThat(rows.get(edgeIds[edges.positions[k]])[2]).isLessThanOrEqualTo(times[tree]);
+                perTree[tree]++;
+            }
+        }
+        int threadTreesWithEdges = 0;
+        for (int i = n; i < 2 * n; i++) {
+            threadTreesWithEdges += perTree[i] > 0 ? 1 : 0;
+        }
+        assertThat(threadTreesWithEdges).as("thread-rooted trees with edges").isGreaterThan(n / 2);
+    }
 }

@@ -94,4 +94,28 @@ class SupervisionEdgesTest {
         assertThat(seeds).hasSize(anchors.length + labelNodes);
         assertThat(java.util.Arrays.copyOf(seeds, anchors.length)).containsExactly(anchors);
     }
+
+    /**
+     * A plain graph's label-edge file (karate): ids of the graph's nodes, a label edge given twice counts
+     * once, each anchor's labels ascending; a row naming a node outside the graph fails naming the file and line.
+     */
+    @Test
+    void aPlainLabelFileIsReadAgainstTheGraphsIds() throws Exception {
+        io.fanout.graph.NodeIdMap ids = io.fanout.store.GraphStore.scanNodeIds(new GraphSpec(
+                SharedData.graph("karate").toString(), EdgeDirection.OUT, null, FeatureDType.FLOAT32, false));
+        java.nio.file.Path file = java.nio.file.Files.writeString(tmp.resolve("labels.tsv"),
+                "# anchor\tlabel\n5\t9\n5 2\n5\t9\n\n30\t0\n");
+        SupervisionEdges labels = SupervisionEdges.read(file, ids, SupervisionEdges.HOMOGENEOUS_POSITIVE);
+        assertThat(labels.numEdges()).isEqualTo(3);
+        assertThat(labels.labels(ids.indexOf(5))).containsExactly(ids.indexOf(2), ids.indexOf(9));
+        assertThat(labels.anchors()).containsExactly(ids.indexOf(5), ids.indexOf(30));
+        assertThat(labels.type().toString())
+                .isEqualTo("default_homogeneous_node_type__to_gigl_positive__default_homogeneous_node_type");
+        java.nio.file.Path bad = java.nio.file.Files.writeString(tmp.resolve("bad.tsv"), "1\t2\n3\t4\t5\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SupervisionEdges.read(bad, ids,
+                SupervisionEdges.HOMOGENEOUS_POSITIVE)).hasMessageContaining("bad.tsv").hasMessageContaining("line 2");
+        java.nio.file.Path outside = java.nio.file.Files.writeString(tmp.resolve("outside.tsv"), "1\t2\n3\t34\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SupervisionEdges.read(outside, ids,
+                SupervisionEdges.HOMOGENEOUS_POSITIVE)).hasMessageContaining("line 2").hasMessageContaining("node 34");
+    }
 }
