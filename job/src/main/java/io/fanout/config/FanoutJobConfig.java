@@ -6,6 +6,7 @@ import io.fanout.connectors.channel.options.ShmSinkOptions;
 import io.fanout.connectors.channel.options.ChannelSinkOptions;
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.sampling.SubgraphType;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.store.GraphSpec;
 import java.nio.file.Files;
@@ -83,7 +84,7 @@ public final class FanoutJobConfig {
     /** One tree per seed (PyG disjoint) instead of one de-duplicated subgraph per batch; always with a time column. */
     public final boolean disjoint;
     /** PyG's subgraph type: directional, bidirectional or induced. */
-    public final String subgraphType;
+    public final SubgraphType subgraphType;
     /** The timestamp column of temporal sampling, or null. */
     public final String timeColumn;
     /** Every seed's time (temporal sampling), or null. */
@@ -251,34 +252,26 @@ public final class FanoutJobConfig {
         String timeValue = get(conf, FanoutOptions.TIME_COLUMN);
         this.timeColumn = timeValue == null || timeValue.isBlank() ? null : timeValue.trim();
         this.seedTime = get(conf, FanoutOptions.SEED_TIME);
-        String strategy = get(conf, FanoutOptions.TEMPORAL_STRATEGY).trim();
-        if (!strategy.equals("uniform") && !strategy.equals("last")) {
-            throw new ConfigException("Invalid value '" + strategy + "' for option " + name(FanoutOptions.TEMPORAL_STRATEGY)
-                    + ": must be uniform or last");
-        }
-        this.temporalLast = strategy.equals("last");
+        io.fanout.sampling.TemporalStrategy strategy = get(conf, FanoutOptions.TEMPORAL_STRATEGY);
+        this.temporalLast = strategy == io.fanout.sampling.TemporalStrategy.LAST;
         if (timeColumn == null && (seedTime != null || temporalLast)) {
             throw new ConfigException("Option " + name(seedTime != null ? FanoutOptions.SEED_TIME : FanoutOptions.TEMPORAL_STRATEGY)
                     + " needs " + name(FanoutOptions.TIME_COLUMN) + " (the edge column of times)");
         }
         // Temporal sampling is disjoint, as in PyG: each seed's tree has its own time.
         this.disjoint = get(conf, FanoutOptions.DISJOINT) || timeColumn != null;
-        this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE).trim();
-        if (!List.of("directional", "bidirectional", "induced").contains(subgraphType)) {
-            throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
-                    + ": must be directional, bidirectional or induced");
-        }
-        if (subgraphType.equals("induced") && disjoint) {
+        this.subgraphType = get(conf, FanoutOptions.SUBGRAPH_TYPE);
+        if (subgraphType == SubgraphType.INDUCED && disjoint) {
             throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + ": not with "
                     + (timeColumn != null ? name(FanoutOptions.TIME_COLUMN) + " (temporal sampling is disjoint)"
                     : name(FanoutOptions.DISJOINT)) + ", as PyG refuses induced disjoint subgraphs");
         }
-        if (subgraphType.equals("induced") && typed != null) {
+        if (subgraphType == SubgraphType.INDUCED && typed != null) {
             throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
                     + ": induced subgraphs of a typed graph are not implemented (PyG's typed sampler, pyg-lib, has"
                     + " none either); bidirectional and directional are");
         }
-        if (!subgraphType.equals("directional") && sampler != SamplerType.KHOP) {
+        if (subgraphType != SubgraphType.DIRECTIONAL && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
                     + ": subgraph types are k-hop only");
         }
@@ -320,13 +313,7 @@ public final class FanoutJobConfig {
         }
         this.pprMaxFetchIterations = atLeast(conf, FanoutOptions.PPR_MAX_FETCH_ITERATIONS, 1);
         this.residualTopUp = get(conf, FanoutOptions.RESIDUAL_TOPUP);
-        String dir = get(conf, FanoutOptions.EDGE_DIR);
-        try {
-            this.edgeDirection = EdgeDirection.parse(dir);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + dir + "' for option " + name(FanoutOptions.EDGE_DIR)
-                    + ": must be 'out' or 'in'", e);
-        }
+        this.edgeDirection = get(conf, FanoutOptions.EDGE_DIR);
         this.output = get(conf, FanoutOptions.OUTPUT);
         this.outputMode = get(conf, FanoutOptions.OUTPUT_MODE);
         this.serve = get(conf, FanoutOptions.SERVE);

@@ -239,9 +239,9 @@ public final class FanoutOptions {
             .withDescription("Link prediction: the edge type of --link-seeds, src__rel__dst. Optional when the graph"
                     + " has one edge type.");
 
-    public static final ConfigOption<String> NEG_SAMPLING = ConfigOptions.key("fanout.neg-sampling")
-            .stringType()
-            .defaultValue("none")
+    public static final ConfigOption<io.fanout.sampling.link.NegativeSampling> NEG_SAMPLING = ConfigOptions.key("fanout.neg-sampling")
+            .enumType(io.fanout.sampling.link.NegativeSampling.class)
+            .defaultValue(io.fanout.sampling.link.NegativeSampling.NONE)
             .withDescription("Link prediction negatives (GLT NegativeSampling): none; binary (ceil(amount x"
                     + " positives) random node pairs that are not edges of the link type, #META.edge_label 1/0);"
                     + " triplet (amount destinations per positive that its source has no edge to). Strict and"
@@ -305,9 +305,9 @@ public final class FanoutOptions {
                     + " and messages carry #META.batch, each node's seed index (PyG's batch vector). Default: one"
                     + " de-duplicated subgraph per batch (GLT's inducer).");
 
-    public static final ConfigOption<String> SUBGRAPH_TYPE = ConfigOptions.key("fanout.subgraph-type")
-            .stringType()
-            .defaultValue("directional")
+    public static final ConfigOption<io.fanout.sampling.SubgraphType> SUBGRAPH_TYPE = ConfigOptions.key("fanout.subgraph-type")
+            .enumType(io.fanout.sampling.SubgraphType.class)
+            .defaultValue(io.fanout.sampling.SubgraphType.DIRECTIONAL)
             .withDescription("k-hop (PyG subgraph_type): directional (the sampled edges), bidirectional (the sampled"
                     + " edges and their reverses, duplicates dropped) or induced (every edge among the sampled nodes;"
                     + " not with --disjoint, as in PyG). The last two carry no num_sampled_edges.");
@@ -335,9 +335,9 @@ public final class FanoutOptions {
             .withDescription("k-hop with --time-column: the time of every seed (same unit as the column); instead of"
                     + " per-seed times in the --seeds file.");
 
-    public static final ConfigOption<String> TEMPORAL_STRATEGY = ConfigOptions.key("fanout.temporal-strategy")
-            .stringType()
-            .defaultValue("uniform")
+    public static final ConfigOption<io.fanout.sampling.TemporalStrategy> TEMPORAL_STRATEGY = ConfigOptions.key("fanout.temporal-strategy")
+            .enumType(io.fanout.sampling.TemporalStrategy.class)
+            .defaultValue(io.fanout.sampling.TemporalStrategy.UNIFORM)
             .withDescription("k-hop with --time-column (PyG temporal_strategy): uniform (draw among the edges up to the"
                     + " seed's time) or last (the fanout most recent of them).");
 
@@ -400,9 +400,9 @@ public final class FanoutOptions {
             .withDescription("ppr on a typed graph (GiGL include_sampled_edges): also send the original edges the"
                     + " pushes read whose two ends are both selected nodes, as k-hop sends edges ({etype}.rows/.cols).");
 
-    public static final ConfigOption<String> EDGE_DIR = ConfigOptions.key("fanout.edge-dir")
-            .stringType()
-            .defaultValue("out")
+    public static final ConfigOption<io.fanout.graph.EdgeDirection> EDGE_DIR = ConfigOptions.key("fanout.edge-dir")
+            .enumType(io.fanout.graph.EdgeDirection.class)
+            .defaultValue(io.fanout.graph.EdgeDirection.OUT)
             .withDescription("Direction to expand: out (to the destinations of out-edges) or in (to the"
                     + " sources of in-edges), as GLT/PyG edge_dir.");
 

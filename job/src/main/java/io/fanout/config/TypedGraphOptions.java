@@ -268,14 +268,7 @@ public final class TypedGraphOptions {
     }
 
     static NegativeSampling negSampling(Configuration conf, Path linkSeeds) {
-        String value = get(conf, FanoutOptions.NEG_SAMPLING);
-        NegativeSampling mode;
-        try {
-            mode = NegativeSampling.parse(value);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + value + "' for option " + name(FanoutOptions.NEG_SAMPLING)
-                    + ": " + e.getMessage(), e);
-        }
+        NegativeSampling mode = get(conf, FanoutOptions.NEG_SAMPLING);
         if (mode != NegativeSampling.NONE && linkSeeds == null) {
             throw new ConfigException("Option " + name(FanoutOptions.NEG_SAMPLING) + " " + mode + " needs "
                     + name(FanoutOptions.LINK_SEEDS) + ": negatives are drawn for seed edges");

@@ -121,11 +121,11 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
     }
 
     /** PyG's subgraph type: directional (default) or bidirectional; induced is refused by the job's options. */
-    public HeteroKHopSamplingFunction subgraphType(String type) {
-        if (type.equals("induced")) {
+    public HeteroKHopSamplingFunction subgraphType(io.fanout.sampling.SubgraphType type) {
+        if (type == io.fanout.sampling.SubgraphType.INDUCED) {
             throw new IllegalArgumentException("induced subgraphs of typed graphs are not implemented");
         }
-        this.bidirectional = type.equals("bidirectional");
+        this.bidirectional = type == io.fanout.sampling.SubgraphType.BIDIRECTIONAL;
         return this;
     }
 

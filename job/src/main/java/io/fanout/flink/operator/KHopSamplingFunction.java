@@ -12,6 +12,7 @@ import io.fanout.sampling.DisjointKHopSampler;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.SubgraphInducer;
+import io.fanout.sampling.SubgraphType;
 import io.fanout.sampling.WeightedDraws;
 import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
@@ -42,7 +43,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     /** The seeds' times for temporal sampling, or null. */
     private SeedTimes seedTimes;
     private boolean temporalLast;
-    private String subgraphType = "directional";
+    private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
 
     /** Link prediction on a plain graph: batches are positions into these seed edges, or null. */
     private LinkSeeds links;
@@ -115,7 +116,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     }
 
     /** PyG's subgraph type: directional (default), bidirectional or induced. */
-    public KHopSamplingFunction subgraphType(String type) {
+    public KHopSamplingFunction subgraphType(SubgraphType type) {
         this.subgraphType = type;
         return this;
     }
@@ -126,7 +127,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         WeightedDraws weighted = graph.aliasTable() == null ? null
                 : new WeightedDraws(adjacency.weights(), graph.aliasTable());
         sampler = new KHopSampler(adjacency, graph.ids(), fanouts, replace, adjacency.hasEdgeIds(), weighted);
-        inducer = subgraphType.equals("directional") ? null : new SubgraphInducer(adjacency);
+        inducer = subgraphType == SubgraphType.DIRECTIONAL ? null : new SubgraphInducer(adjacency);
         trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
         if (links != null && negatives != NegativeSampling.NONE) {
             negativeSampler = new NegativeSampler(adjacency, graph.ids().size());
@@ -148,7 +149,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         SampledSubgraph sub = trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sampleShared(batch.seeds, seed, batch.epoch, batch.batchId);
         if (inducer != null) {
-            sub = subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+            sub = subgraphType == SubgraphType.INDUCED ? inducer.induced(sub) : inducer.bidirectional(sub);
         }
         TensorMessage message = toMessage(batch, sub, store());
         if (times != null) {
@@ -309,7 +310,7 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
         if (inducer == null) {
             return sub;
         }
-        return subgraphType.equals("induced") ? inducer.induced(sub) : inducer.bidirectional(sub);
+        return subgraphType == SubgraphType.INDUCED ? inducer.induced(sub) : inducer.bidirectional(sub);
     }
 
     /** Per-hop edge counts only while the edges are still grouped by hop (PyG's are None after a subgraph type). */

@@ -11,20 +11,6 @@ public enum NegativeSampling {
     /** Per positive edge, destinations that its source has no edge to. */
     TRIPLET;
 
-    /** Parses {@code none}, {@code binary} or {@code triplet}, case-insensitively. */
-    public static NegativeSampling parse(String value) {
-        switch (value.trim().toLowerCase(Locale.ROOT)) {
-            case "none":
-                return NONE;
-            case "binary":
-                return BINARY;
-            case "triplet":
-                return TRIPLET;
-            default:
-                throw new IllegalArgumentException("must be none, binary or triplet, got '" + value + "'");
-        }
-    }
-
     @Override
     public String toString() {
         return name().toLowerCase(Locale.ROOT);
