@@ -77,7 +77,7 @@ final class OutputDirectory implements AutoCloseable {
      * {@code error} mode (before the graph is scanned); {@link #prepare} later deletes in {@code overwrite} mode.
      */
     static OutputDirectory check(FanoutJobConfig config, ReadableConfig flinkConf) throws IOException {
-        Path dir = new Path(FanoutJob.absoluteLocalPath(config.output));
+        Path dir = new Path(SeedPlanning.absoluteLocalPath(config.output));
         java.nio.file.Path local = localPath(dir);
         OutputLock lock = null;
         if (local == null) {

@@ -177,7 +177,7 @@ class ChannelJobITCase {
         FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
                 "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
                 "--parallelism", "2", "--output", output.toString(), "--serve", "--registry", registry.toString()}).configuration);
-        assertThat(FanoutJob.flinkConfiguration(config).get(PipelineOptions.OBJECT_REUSE)).isTrue();
+        assertThat(FlinkSettings.flinkConfiguration(config).get(PipelineOptions.OBJECT_REUSE)).isTrue();
         CompletableFuture<JobSummary> job = runInBackground(config);
         Map<Long, byte[]> served = new HashMap<>();
         try (ChannelReader reader = ChannelReader.fromRegistry(registry, ChannelReader.Options.defaults())) {
@@ -200,7 +200,7 @@ class ChannelJobITCase {
 
         FanoutJobConfig copying = FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
                 "-Dpipeline.object-reuse=false"}).configuration);
-        assertThat(FanoutJob.flinkConfiguration(copying).get(PipelineOptions.OBJECT_REUSE))
+        assertThat(FlinkSettings.flinkConfiguration(copying).get(PipelineOptions.OBJECT_REUSE))
                 .as("a user's pipeline.object-reuse wins").isFalse();
     }
 

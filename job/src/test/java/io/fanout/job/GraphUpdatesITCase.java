@@ -140,13 +140,13 @@ class GraphUpdatesITCase {
         FanoutJobConfig config = JobConfigs.parse("--graph", SharedData.graph("cora").toString(), "--store", "partitioned",
                 "--fanout", "-1", "--batch-size", "100", "--epochs", "2", "--shuffle", "--parallelism", "2",
                 "--graph-updates", dir.toString(), "--graph-updates-interval", "200ms", "--checkpoint-interval", "1s");
-        org.apache.flink.configuration.Configuration conf = FanoutJob.flinkConfiguration(config);
+        org.apache.flink.configuration.Configuration conf = FlinkSettings.flinkConfiguration(config);
         conf.set(org.apache.flink.configuration.RestartStrategyOptions.RESTART_STRATEGY, "none"); // a failure fails the test, not a restart loop
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
         DataStream<io.fanout.batch.SeedBatch> batches = env
-                .fromSource(new SeedBatchSource(FanoutJob.batchPlan(config, nodes), 3), EpochWatermarks.strategy(),
+                .fromSource(new SeedBatchSource(SeedPlanning.batchPlan(config, nodes), 3), EpochWatermarks.strategy(),
                         "seed-batches");
         DataStream<EncodedMessage> messages = PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts,
                 false, config.seed, nodes.idsOrNull(), config.partitionedBucketSize, config.partitionedCacheBytes,

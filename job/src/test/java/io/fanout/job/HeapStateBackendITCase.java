@@ -93,9 +93,9 @@ class HeapStateBackendITCase {
                 "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=3",
                 "-D", "restart-strategy.fixed-delay.delay=500ms"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FanoutJob.flinkConfiguration(config));
+                FlinkSettings.flinkConfiguration(config));
         NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        FanoutJob.build(env, config, FanoutJob.batchPlan(config, nodes), nodes);
+        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
         JobClient client = env.executeAsync("heap backend kill");
         JobID job = client.getJobID();
 

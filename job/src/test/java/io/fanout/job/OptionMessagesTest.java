@@ -37,7 +37,7 @@ class OptionMessagesTest {
     void aMissingSeedFileSaysSoOnce() {
         String missing = tmp.resolve("seeds.txt").toString();
         FanoutJobConfig config = JobConfigs.parse("--graph", cora, "--seeds", missing);
-        assertThatThrownBy(() -> FanoutJob.batchPlan(config, NodeIdMap.identity(2708)))
+        assertThatThrownBy(() -> SeedPlanning.batchPlan(config, NodeIdMap.identity(2708)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("Invalid value '" + missing + "' for option fanout.seeds (--seeds): no such file,"
                         + " and not a comma list of node ids such as 1,5,9");

@@ -234,9 +234,9 @@ class OutputLockITCase {
         Path out = tmp.resolve("out");
         FanoutJobConfig config = JobConfigs.parse(args(out));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FanoutJob.flinkConfiguration(config));
+                FlinkSettings.flinkConfiguration(config));
         OutputDirectory output = OutputDirectory.check(config, env); // never closed: the client is gone
-        FanoutJob.build(env, config, FanoutJob.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec())));
+        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec())));
         JobClient job = env.executeAsync("detached");
         assertThat(out.resolve(OutputLock.NAME)).as("taken before the job ran").exists();
         job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
@@ -273,8 +273,8 @@ class OutputLockITCase {
         Path out = tmp.resolve("out");
         // 60 batches, throttled to 20 ms each at the source: checkpoints (every 100 ms) complete while they flow.
         FanoutJobConfig config = JobConfigs.parse(args(out, "--epochs", "10"));
-        BatchPlan plan = FanoutJob.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
-        Configuration conf = FanoutJob.flinkConfiguration(config);
+        BatchPlan plan = SeedPlanning.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
+        Configuration conf = FlinkSettings.flinkConfiguration(config);
         conf.addAll(FailOnceAfterCheckpoint.restartOnce());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);

@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 class OutputPathTest {
     @Test
     void plainPathsBecomeAbsoluteOnTheClientAndUrisAreKept() {
-        assertThat(FanoutJob.absoluteLocalPath("out/samples"))
+        assertThat(SeedPlanning.absoluteLocalPath("out/samples"))
                 .isEqualTo(Path.of("").toAbsolutePath().resolve("out/samples").toString());
-        assertThat(FanoutJob.absoluteLocalPath("/data/../tmp/x")).isEqualTo("/tmp/x");
-        assertThat(FanoutJob.absoluteLocalPath("s3://bucket/samples")).isEqualTo("s3://bucket/samples");
-        assertThat(FanoutJob.absoluteLocalPath("file:///tmp/samples")).isEqualTo("file:///tmp/samples");
+        assertThat(SeedPlanning.absoluteLocalPath("/data/../tmp/x")).isEqualTo("/tmp/x");
+        assertThat(SeedPlanning.absoluteLocalPath("s3://bucket/samples")).isEqualTo("s3://bucket/samples");
+        assertThat(SeedPlanning.absoluteLocalPath("file:///tmp/samples")).isEqualTo("file:///tmp/samples");
     }
 }

@@ -50,9 +50,9 @@ class PartitionedSavepointITCase {
     private JobClient submit(String... args) throws Exception {
         FanoutJobConfig config = JobConfigs.parse(args);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FanoutJob.flinkConfiguration(config));
+                FlinkSettings.flinkConfiguration(config));
         NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        FanoutJob.build(env, config, FanoutJob.batchPlan(config, nodes), nodes);
+        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
         return env.executeAsync("savepoint test");
     }
 

@@ -47,7 +47,7 @@ class RemoteParallelismITCase {
     private static StreamExecutionEnvironment remoteJob(FanoutJobConfig config) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(),
                 rest.getPort());
-        BatchPlan plan = FanoutJob.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
+        BatchPlan plan = SeedPlanning.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
         FanoutJob.build(env, config, plan);
         return env;
     }

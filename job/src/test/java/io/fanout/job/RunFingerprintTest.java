@@ -25,7 +25,7 @@ class RunFingerprintTest {
         FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(args.toArray(String[]::new))
                 .configuration);
         NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        return FanoutJob.runFingerprint(config, FanoutJob.batchPlan(config, nodes));
+        return FanoutJob.runFingerprint(config, SeedPlanning.batchPlan(config, nodes));
     }
 
     @Test

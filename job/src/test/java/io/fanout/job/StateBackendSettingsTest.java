@@ -25,7 +25,7 @@ class StateBackendSettingsTest {
         String[] base = {"--graph", SharedData.graph("cora").toString(), "--store", "partitioned"};
         String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
         System.arraycopy(extra, 0, args, base.length, extra.length);
-        return FanoutJob.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration));
+        return FlinkSettings.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration));
     }
 
     @Test

@@ -78,11 +78,11 @@ class TypedRestartITCase {
 
         FanoutJobConfig config = JobConfigs.parse(args);
         TypedGraphStore typed = TypedGraphStore.load(config.graphSpec());
-        BatchPlan plan = config.typed.ablpPositive != null ? FanoutJob.anchorPlan(config, typed)
-                : FanoutJob.batchPlan(config, typed.nodeIds(config.typed.seedType));
+        BatchPlan plan = config.typed.ablpPositive != null ? SeedPlanning.anchorPlan(config, typed)
+                : SeedPlanning.batchPlan(config, typed.nodeIds(config.typed.seedType));
         assertThat((long) plan.epochs() * plan.numBatches()).isEqualTo(expected.size());
 
-        Configuration conf = FanoutJob.flinkConfiguration(config);
+        Configuration conf = FlinkSettings.flinkConfiguration(config);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
