@@ -5,7 +5,6 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedAdjacency;
-import io.fanout.random.SplitMix64;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
@@ -216,37 +215,18 @@ public final class TypedPprSampler {
         int valueBase = a.valueBase();
         int globalBase = typeBase[valueOrdinal];
         long[] ids = typeIds[keyOrdinal[i]].idsOrNull();
-        long typeHash = a.type().toString().hashCode();
+        String typeName = a.type().toString();
         int[] outOffsets = new int[keys + 1];
         IntArrayList outTargets = new IntArrayList();
         IntArrayList outPositions = new IntArrayList();
-        SplitMix64 rng = new SplitMix64(0);
-        int[] taken = new int[0];
-        int takenStamp = 0;
-        int[] chosen = new int[Math.max(k, 0)];
         for (int v = 0; v < keys; v++) {
             int start = offsets[v];
             int d = offsets[v + 1] - start;
             if (k > 0 && d > k) {
-                if (taken.length < d) {
-                    taken = new int[d];
-                    takenStamp = 0;
-                }
-                takenStamp++;
-                rng.reset(SplitMix64.seed(seed, ForwardPush.PPR_STREAM, typeHash, ids == null ? v : ids[v], 0));
-                int n = 0;
-                for (int j = d - k; j < d; j++) {
-                    int r = rng.nextInt(j + 1);
-                    if (taken[r] == takenStamp) {
-                        r = j;
-                    }
-                    taken[r] = takenStamp;
-                    chosen[n++] = r;
-                }
-                Arrays.sort(chosen, 0, n);
-                for (int j = 0; j < n; j++) {
-                    outTargets.add(globalBase + targets[start + chosen[j]] - valueBase);
-                    outPositions.add(start + chosen[j]);
+                // The one cut a partitioned store makes too (TypedNodeRows.readPositions).
+                for (int chosen : TypedNodeRows.readPositions(typeName, ids == null ? v : ids[v], d, k, seed)) {
+                    outTargets.add(globalBase + targets[start + chosen] - valueBase);
+                    outPositions.add(start + chosen);
                 }
             } else {
                 for (int p = start; p < start + d; p++) {
