@@ -6,6 +6,7 @@ import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import it.unimi.dsi.fastutil.longs.LongArrayList;
 import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -21,8 +22,8 @@ import java.util.Set;
  *
  * <p>Nodes are keys {@link #key}{@code (type ordinal, id)}: node type in the high 16 bits, so keys order as the memory
  * store's global indices (types in name order, then index) when ids within a type order as their indices do, and
- * ties rank alike. Pure Java; not yet written to state between rounds (the partitioned store does not run typed PPR
- * yet).
+ * ties rank alike. Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) for keyed
+ * state between rounds. The partitioned store does not run it yet (typed PPR is refused there).
  */
 public final class TypedPprBatchPush {
     private static final int TYPE_SHIFT = 48;
@@ -33,6 +34,10 @@ public final class TypedPprBatchPush {
     private final int[] keyType;
     private final int[][] channelEdgeTypes;
     private final boolean includeSampledEdges;
+    private final int[] targets;
+    private final boolean typed;
+    private final int maxPprNodes;
+    private final boolean residualTopUp;
     private final TypedPprSelection selection;
     /** pushes[seed][channel]. */
     private final FetchingPush[][] pushes;
@@ -45,7 +50,6 @@ public final class TypedPprBatchPush {
      * @param channels the channels, or null for one walk over every edge type
      * @param edgeTypeNames the edge types' names, in name order (to place the channels' edge types)
      */
-    @SuppressWarnings("unchecked")
     public TypedPprBatchPush(long[] seedKeys, int numNodeTypes, int[] keyType, java.util.List<String> edgeTypeNames,
             PprChannels channels, double alpha, double eps, int maxPprNodes, boolean residualTopUp,
             boolean includeSampledEdges) {
@@ -83,18 +87,46 @@ public final class TypedPprBatchPush {
             channelEdgeTypes = new int[][] {all};
             targets = new int[] {maxPprNodes};
         }
+        this.targets = targets;
+        this.typed = channels != null;
+        this.maxPprNodes = maxPprNodes;
+        this.residualTopUp = residualTopUp;
         int c = channelEdgeTypes.length;
-        this.selection = new TypedPprSelection(c, channels != null, targets, maxPprNodes, residualTopUp, maxPprNodes);
+        this.selection = new TypedPprSelection(c, typed, targets, maxPprNodes, residualTopUp, maxPprNodes);
         this.pushes = new FetchingPush[seeds.length][c];
         for (int i = 0; i < seeds.length; i++) {
             for (int ch = 0; ch < c; ch++) {
                 pushes[i][ch] = new FetchingPush(seeds[i], alpha, eps, -1);
             }
         }
-        this.channelLists = new Long2ObjectOpenHashMap[c];
+        this.channelLists = newChannelLists(c);
+    }
+
+    private TypedPprBatchPush(long[] seeds, int numNodeTypes, int[] keyType, int[][] channelEdgeTypes, int[] targets,
+            boolean typed, int maxPprNodes, boolean residualTopUp, boolean includeSampledEdges,
+            FetchingPush[][] pushes) {
+        this.seeds = seeds;
+        this.numNodeTypes = numNodeTypes;
+        this.keyType = keyType;
+        this.channelEdgeTypes = channelEdgeTypes;
+        this.targets = targets;
+        this.typed = typed;
+        this.maxPprNodes = maxPprNodes;
+        this.residualTopUp = residualTopUp;
+        this.includeSampledEdges = includeSampledEdges;
+        this.selection = new TypedPprSelection(channelEdgeTypes.length, typed, targets, maxPprNodes, residualTopUp,
+                maxPprNodes);
+        this.pushes = pushes;
+        this.channelLists = newChannelLists(channelEdgeTypes.length);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Long2ObjectOpenHashMap<FetchedList>[] newChannelLists(int c) {
+        Long2ObjectOpenHashMap<FetchedList>[] lists = new Long2ObjectOpenHashMap[c];
         for (int ch = 0; ch < c; ch++) {
-            channelLists[ch] = new Long2ObjectOpenHashMap<>();
+            lists[ch] = new Long2ObjectOpenHashMap<>();
         }
+        return lists;
     }
 
     /** The key of node {@code id} of the node type with ordinal {@code typeOrdinal} (ids in [0, 2^48)). */
@@ -294,6 +326,148 @@ public final class TypedPprBatchPush {
         }
         return new Result(seeds.length, outNodes, edgeIndex, outWeights, outChannel, w, sampledRows, sampledCols,
                 sampledPositions, pushCount);
+    }
+
+    /**
+     * The whole state as bytes (options, every push, the rows fetched so far; the channel lists are rebuilt from the
+     * rows), for keyed state between fetch rounds.
+     *
+     * @throws PprStateTooLargeException over {@link PprBatchPush#MAX_STATE_BYTES}: fewer seeds per batch or a larger
+     *     eps bound it
+     */
+    public byte[] toBytes() {
+        int e = keyType.length;
+        long[] nodes = rows.keySet().toLongArray();
+        Arrays.sort(nodes);
+        long size = 4L * 6 + 3 + 4L * e + 8L * seeds.length;
+        for (int[] members : channelEdgeTypes) {
+            size += 4 + 4 + 4L * members.length;
+        }
+        for (FetchingPush[] seedPushes : pushes) {
+            for (FetchingPush p : seedPushes) {
+                size += p.serializedSize();
+            }
+        }
+        for (long node : nodes) {
+            TypedNodeRows r = rows.get(node);
+            size += 8;
+            for (int m = 0; m < e; m++) {
+                size += 4 + 4 + (8 + 4 + 4L * e) * r.neighbors(m).length;
+            }
+        }
+        if (size > PprBatchPush.MAX_STATE_BYTES) {
+            throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the typed PPR state of one batch"
+                    + " of %d seeds (%d channels, %d rows) would take %,d bytes, over the %,d one batch can hold: use"
+                    + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, channelEdgeTypes.length,
+                    nodes.length, size, PprBatchPush.MAX_STATE_BYTES));
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) size);
+        out.putInt(numNodeTypes).putInt(e);
+        for (int k : keyType) {
+            out.putInt(k);
+        }
+        out.putInt(channelEdgeTypes.length);
+        for (int ch = 0; ch < channelEdgeTypes.length; ch++) {
+            out.putInt(targets[ch]).putInt(channelEdgeTypes[ch].length);
+            for (int m : channelEdgeTypes[ch]) {
+                out.putInt(m);
+            }
+        }
+        out.put((byte) (typed ? 1 : 0)).putInt(maxPprNodes).put((byte) (residualTopUp ? 1 : 0))
+                .put((byte) (includeSampledEdges ? 1 : 0));
+        out.putInt(seeds.length);
+        for (long s : seeds) {
+            out.putLong(s);
+        }
+        for (FetchingPush[] seedPushes : pushes) {
+            for (FetchingPush p : seedPushes) {
+                p.write(out);
+            }
+        }
+        out.putInt(nodes.length);
+        for (long node : nodes) {
+            TypedNodeRows r = rows.get(node);
+            out.putLong(node);
+            for (int m = 0; m < e; m++) {
+                long[] nb = r.neighbors(m);
+                int[] pos = r.positions(m);
+                out.putInt(r.degree(m)).putInt(nb.length);
+                for (int j = 0; j < nb.length; j++) {
+                    out.putLong(nb[j]).putInt(pos[j]);
+                    for (int f = 0; f < e; f++) {
+                        out.putInt(r.neighborDegree(m, j, f));
+                    }
+                }
+            }
+        }
+        if (out.hasRemaining()) {
+            throw new IllegalStateException(out.remaining() + " bytes left of the typed PPR state's " + size);
+        }
+        return out.array();
+    }
+
+    /** The state {@link #toBytes} wrote. */
+    public static TypedPprBatchPush fromBytes(byte[] state) {
+        ByteBuffer in = ByteBuffer.wrap(state);
+        int numNodeTypes = in.getInt();
+        int e = in.getInt();
+        int[] keyType = new int[e];
+        for (int m = 0; m < e; m++) {
+            keyType[m] = in.getInt();
+        }
+        int c = in.getInt();
+        int[] targets = new int[c];
+        int[][] members = new int[c][];
+        for (int ch = 0; ch < c; ch++) {
+            targets[ch] = in.getInt();
+            members[ch] = new int[in.getInt()];
+            for (int i = 0; i < members[ch].length; i++) {
+                members[ch][i] = in.getInt();
+            }
+        }
+        boolean typed = in.get() != 0;
+        int maxPprNodes = in.getInt();
+        boolean residualTopUp = in.get() != 0;
+        boolean includeSampledEdges = in.get() != 0;
+        long[] seeds = new long[in.getInt()];
+        for (int i = 0; i < seeds.length; i++) {
+            seeds[i] = in.getLong();
+        }
+        FetchingPush[][] pushes = new FetchingPush[seeds.length][c];
+        for (int i = 0; i < seeds.length; i++) {
+            for (int ch = 0; ch < c; ch++) {
+                pushes[i][ch] = FetchingPush.read(in);
+            }
+        }
+        TypedPprBatchPush batch = new TypedPprBatchPush(seeds, numNodeTypes, keyType, members, targets, typed,
+                maxPprNodes, residualTopUp, includeSampledEdges, pushes);
+        int numRows = in.getInt();
+        for (int i = 0; i < numRows; i++) {
+            long node = in.getLong();
+            int[] degree = new int[e];
+            long[][] nb = new long[e][];
+            int[][] pos = new int[e][];
+            int[][] nd = new int[e][];
+            for (int m = 0; m < e; m++) {
+                degree[m] = in.getInt();
+                int n = in.getInt();
+                nb[m] = new long[n];
+                pos[m] = new int[n];
+                nd[m] = new int[n * e];
+                for (int j = 0; j < n; j++) {
+                    nb[m][j] = in.getLong();
+                    pos[m][j] = in.getInt();
+                    for (int f = 0; f < e; f++) {
+                        nd[m][j * e + f] = in.getInt();
+                    }
+                }
+            }
+            batch.rows.put(node, new TypedNodeRows(degree, nb, pos, nd));
+        }
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException(in.remaining() + " bytes after the typed PPR batch state");
+        }
+        return batch;
     }
 
     /** One batch's typed PPR neighbourhoods: {@link TypedPprSubgraph}'s layout with node keys, by ordinal. */

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@link TypedPprSampler} on the real typed graphs cora_hetero and bitcoin_alpha_typed: with rounds enough, every
  * node, PPR edge, weight bit, attributed channel and sampled edge is the same, with and without channels, residual
  * top-up, the neighbour cap, in both directions. The rows are cut from the loaded graph as a partitioned store
- * would serve them (key = node type and id, rows cut by {@link TypedNodeRows#readPositions}).
+ * would serve them (key = node type and id, rows cut by {@link TypedNodeRows#readPositions}), and the batch state
+ * goes through its bytes every round.
  */
 class TypedPprBatchPushTest {
     private static final double ALPHA = 0.5;
@@ -69,6 +70,8 @@ class TypedPprBatchPushTest {
                 for (long node : missing) {
                     push.addRows(node, rows.of(node));
                 }
+                // Through its bytes every round, as keyed state between fetch rounds carries it.
+                push = TypedPprBatchPush.fromBytes(push.toBytes());
                 rounds++;
             }
             assertThat(rounds).isGreaterThan(1);
