@@ -5,8 +5,6 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedAdjacency;
-import io.fanout.random.SplitMix64;
-import io.fanout.sampling.TopK;
 import it.unimi.dsi.fastutil.doubles.DoubleArrayList;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.ArrayList;
@@ -99,7 +97,7 @@ public final class TypedPprSampler {
     private final int[] candStamp;
     private final int[] candIndex;
     private int seedStamp;
-    private final TopK topK;
+    private final TypedPprSelection selection;
 
     /**
      * @param adjacency edge type -> adjacency in the sampling direction (every edge type of the graph)
@@ -203,7 +201,8 @@ public final class TypedPprSampler {
         }
         this.candStamp = new int[numNodes];
         this.candIndex = new int[numNodes];
-        this.topK = new TopK(Math.min(maxPprNodes, Math.max(numNodes, 1)));
+        this.selection = new TypedPprSelection(numChannels, typed, targets, maxPprNodes, residualTopUp,
+                Math.min(maxPprNodes, Math.max(numNodes, 1)));
     }
 
     /** Keeps every row of edge type i, or a fixed seeded sample of maxNeighbors positions of the longer ones. */
@@ -216,37 +215,18 @@ public final class TypedPprSampler {
         int valueBase = a.valueBase();
         int globalBase = typeBase[valueOrdinal];
         long[] ids = typeIds[keyOrdinal[i]].idsOrNull();
-        long typeHash = a.type().toString().hashCode();
+        String typeName = a.type().toString();
         int[] outOffsets = new int[keys + 1];
         IntArrayList outTargets = new IntArrayList();
         IntArrayList outPositions = new IntArrayList();
-        SplitMix64 rng = new SplitMix64(0);
-        int[] taken = new int[0];
-        int takenStamp = 0;
-        int[] chosen = new int[Math.max(k, 0)];
         for (int v = 0; v < keys; v++) {
             int start = offsets[v];
             int d = offsets[v + 1] - start;
             if (k > 0 && d > k) {
-                if (taken.length < d) {
-                    taken = new int[d];
-                    takenStamp = 0;
-                }
-                takenStamp++;
-                rng.reset(SplitMix64.seed(seed, ForwardPush.PPR_STREAM, typeHash, ids == null ? v : ids[v], 0));
-                int n = 0;
-                for (int j = d - k; j < d; j++) {
-                    int r = rng.nextInt(j + 1);
-                    if (taken[r] == takenStamp) {
-                        r = j;
-                    }
-                    taken[r] = takenStamp;
-                    chosen[n++] = r;
-                }
-                Arrays.sort(chosen, 0, n);
-                for (int j = 0; j < n; j++) {
-                    outTargets.add(globalBase + targets[start + chosen[j]] - valueBase);
-                    outPositions.add(start + chosen[j]);
+                // The one cut a partitioned store makes too (TypedNodeRows.readPositions).
+                for (int chosen : TypedNodeRows.readPositions(typeName, ids == null ? v : ids[v], d, k, seed)) {
+                    outTargets.add(globalBase + targets[start + chosen] - valueBase);
+                    outPositions.add(start + chosen);
                 }
             } else {
                 for (int p = start; p < start + d; p++) {
@@ -318,20 +298,6 @@ public final class TypedPprSampler {
 
     // ---- one seed's selection -------------------------------------------------------------------------------
 
-    private int numCand;
-    private int[] candNode = new int[64];
-    private double[] candScore = new double[64 * 2];
-    private double[] candResidual = new double[64 * 2];
-    private int[] candHop = new int[64 * 2];
-    private int[] candChannel = new int[64];
-    private boolean[] candSelected = new boolean[64];
-
-    /** Selection of the last seed: global nodes best first, their weight rows and attributed channels. */
-    private int[] selNodes = new int[16];
-    private double[] selWeights = new double[16];
-    private int[] selChannel = new int[16];
-    private int numSelected;
-
     /**
      * Runs every channel's push for one seed (a node index of the seed type) and selects its PPR neighbours; returns
      * how many. Read them with {@link #selectedNode}, {@link #selectedWeight} and {@link #selectedChannel}.
@@ -342,22 +308,21 @@ public final class TypedPprSampler {
             p.run(s);
         }
         collectCandidates();
-        select();
-        return numSelected;
+        return selection.select();
     }
 
     public int selectedNode(int i) {
-        return selNodes[i];
+        return (int) selection.selectedNode(i);
     }
 
     /** Column {@code col} of the i-th selected node's weight row. */
     public double selectedWeight(int i, int col) {
-        return selWeights[i * columns() + col];
+        return selection.selectedWeight(i, col);
     }
 
     /** The channel the i-th selected node is attributed to. */
     public int selectedChannel(int i) {
-        return selChannel[i];
+        return selection.selectedChannel(i);
     }
 
     private void collectCandidates() {
@@ -365,9 +330,8 @@ public final class TypedPprSampler {
             Arrays.fill(candStamp, 0);
             seedStamp = 1;
         }
-        final int c = numChannels;
-        numCand = 0;
-        for (int ch = 0; ch < c; ch++) {
+        selection.clear();
+        for (int ch = 0; ch < numChannels; ch++) {
             ForwardPush p = pushes[ch];
             int[] touched = p.touched();
             for (int i = 0, nt = p.numTouched(); i < nt; i++) {
@@ -375,161 +339,14 @@ public final class TypedPprSampler {
                 int ci;
                 if (candStamp[v] != seedStamp) {
                     candStamp[v] = seedStamp;
-                    ci = numCand++;
+                    ci = selection.addCandidate(v);
                     candIndex[v] = ci;
-                    growCandidates(numCand);
-                    candNode[ci] = v;
-                    candSelected[ci] = false;
-                    Arrays.fill(candScore, ci * c, ci * c + c, 0);
-                    Arrays.fill(candResidual, ci * c, ci * c + c, 0);
-                    Arrays.fill(candHop, ci * c, ci * c + c, -1);
                 } else {
                     ci = candIndex[v];
                 }
-                candScore[ci * c + ch] = p.score(v);
-                candResidual[ci * c + ch] = p.residual(v);
-                candHop[ci * c + ch] = p.hop(v);
+                selection.set(ci, ch, p.score(v), p.residual(v), p.hop(v));
             }
         }
-    }
-
-    private void growCandidates(int n) {
-        if (n > candNode.length) {
-            int cap = Math.max(n, candNode.length * 2);
-            int c = numChannels;
-            candNode = Arrays.copyOf(candNode, cap);
-            candChannel = Arrays.copyOf(candChannel, cap);
-            candSelected = Arrays.copyOf(candSelected, cap);
-            candScore = Arrays.copyOf(candScore, cap * c);
-            candResidual = Arrays.copyOf(candResidual, cap * c);
-            candHop = Arrays.copyOf(candHop, cap * c);
-        }
-    }
-
-    private void select() {
-        final int c = numChannels;
-        int[] taken = new int[c];
-        // Attribution: a pushed node to the channel of its highest settled score, a discovered-only node (top-up)
-        // to the channel of its highest residual; ties to the earlier channel.
-        for (int ci = 0; ci < numCand; ci++) {
-            boolean pushed = pushedAnywhere(ci);
-            double[] key = pushed ? candScore : candResidual;
-            int best = -1;
-            if (pushed || residualTopUp) {
-                for (int ch = 0; ch < c; ch++) {
-                    double k = key[ci * c + ch];
-                    if (k > 0 && (best < 0 || k > key[ci * c + best])) {
-                        best = ch;
-                    }
-                }
-            }
-            candChannel[ci] = best;
-        }
-        // Each channel up to its target, pushed nodes first, then (top-up) discovered ones; then free slots to the
-        // best remaining nodes of any channel, pushed first.
-        int count = 0;
-        for (int pass = 0; pass < 4 && count < maxPprNodes; pass++) {
-            boolean pushedPass = pass == 0 || pass == 2;
-            if (!pushedPass && !residualTopUp) {
-                continue;
-            }
-            double[] key = pushedPass ? candScore : candResidual;
-            if (pass < 2) {
-                for (int ch = 0; ch < c && count < maxPprNodes; ch++) {
-                    int room = Math.min(targets[ch] - taken[ch], maxPprNodes - count);
-                    if (room <= 0) {
-                        continue;
-                    }
-                    topK.reset(room);
-                    for (int ci = 0; ci < numCand; ci++) {
-                        if (!candSelected[ci] && candChannel[ci] == ch && pushedAnywhere(ci) == pushedPass) {
-                            topK.offer(candNode[ci], key[ci * c + ch]);
-                        }
-                    }
-                    int got = drainSelected();
-                    taken[ch] += got;
-                    count += got;
-                }
-            } else {
-                topK.reset(maxPprNodes - count);
-                for (int ci = 0; ci < numCand; ci++) {
-                    if (!candSelected[ci] && candChannel[ci] >= 0 && pushedAnywhere(ci) == pushedPass) {
-                        topK.offer(candNode[ci], key[ci * c + candChannel[ci]]);
-                    }
-                }
-                count += drainSelected();
-            }
-        }
-        // Weight rows, then best first by the reported value.
-        final int w = columns();
-        topK.reset(count);
-        for (int ci = 0; ci < numCand; ci++) {
-            if (candSelected[ci]) {
-                topK.offer(candNode[ci], value(ci, bestChannel(ci)));
-            }
-        }
-        if (selNodes.length < count) {
-            selNodes = new int[count];
-            selChannel = new int[count];
-        }
-        if (selWeights.length < count * w) {
-            selWeights = new double[count * w];
-        }
-        numSelected = topK.drainBestFirst(selNodes, null, 0);
-        for (int i = 0; i < numSelected; i++) {
-            int ci = candIndex[selNodes[i]];
-            selChannel[i] = typed ? candChannel[ci] : 0;
-            int minHop = Integer.MAX_VALUE;
-            int row = i * w;
-            for (int ch = 0; ch < c; ch++) {
-                int h = candHop[ci * c + ch];
-                if (h >= 0) {
-                    minHop = Math.min(minHop, h);
-                }
-                if (typed) {
-                    selWeights[row + 2 + 3 * ch] = h >= 0 ? value(ci, ch) : 0;
-                    selWeights[row + 3 + 3 * ch] = h >= 0 ? 1.0 / (1 + h) : 0;
-                    selWeights[row + 4 + 3 * ch] = h >= 0 ? 1 : 0;
-                }
-            }
-            selWeights[row] = value(ci, bestChannel(ci));
-            selWeights[row + 1] = 1.0 / (1 + minHop);
-        }
-    }
-
-    private boolean pushedAnywhere(int ci) {
-        for (int ch = 0; ch < numChannels; ch++) {
-            if (candScore[ci * numChannels + ch] > 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private int drainSelected() {
-        int n = topK.size();
-        int[] nodes = new int[n];
-        topK.drainBestFirst(nodes, null, 0);
-        for (int i = 0; i < n; i++) {
-            candSelected[candIndex[nodes[i]]] = true;
-        }
-        return n;
-    }
-
-    /** A channel's reported value of a candidate: settled score, plus the residual with the top-up. */
-    private double value(int ci, int ch) {
-        int k = ci * numChannels + ch;
-        return candScore[k] + (residualTopUp ? candResidual[k] : 0);
-    }
-
-    private int bestChannel(int ci) {
-        int best = 0;
-        for (int ch = 1; ch < numChannels; ch++) {
-            if (value(ci, ch) > value(ci, best)) {
-                best = ch;
-            }
-        }
-        return best;
     }
 
     // ---- one batch --------------------------------------------------------------------------------------------
@@ -594,7 +411,7 @@ public final class TypedPprSampler {
                 markReadRows();
             }
             for (int j = 0; j < count; j++) {
-                int v = selNodes[j];
+                int v = selectedNode(j);
                 int type = typeOf(v);
                 long slot = slots[v];
                 int loc;
@@ -607,9 +424,9 @@ public final class TypedPprSampler {
                 }
                 src[type].add(si);
                 dst[type].add(loc);
-                channel[type].add(selChannel[j]);
+                channel[type].add(selection.selectedChannel(j));
                 for (int col = 0; col < w; col++) {
-                    weights[type].add(selWeights[j * w + col]);
+                    weights[type].add(selection.selectedWeight(j, col));
                 }
             }
         }
