@@ -14,6 +14,7 @@ import io.fanout.connectors.channel.options.ShmOptions;
 import io.fanout.connectors.channel.options.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.flink.operator.AbstractKHopFunction;
 import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.HeteroKHopSamplingFunction;
 import io.fanout.flink.operator.KHopSamplingFunction;
@@ -318,11 +319,7 @@ public final class FanoutJob {
 
     /** The k-hop operator gets the seed file's times (by input position) for temporal sampling. */
     private static GraphSamplingFunction withSeedTimes(GraphSamplingFunction function, long[] times) {
-        if (times != null && function instanceof HeteroKHopSamplingFunction) {
-            return ((HeteroKHopSamplingFunction) function).seedTimes(times);
-        }
-        return times != null && function instanceof KHopSamplingFunction
-                ? ((KHopSamplingFunction) function).seedTimes(times) : function;
+        return times != null && function instanceof AbstractKHopFunction<?> khop ? khop.seedTimes(times) : function;
     }
 
     /** The k-hop operator of a plain graph gets its ABLP label edges (none: unchanged). */
@@ -338,10 +335,8 @@ public final class FanoutJob {
     /** As above, over link seeds when {@code links} is not null (a typed graph). */
     static GraphSamplingFunction samplingFunction(FanoutJobConfig config, LinkSeeds links) {
         GraphSamplingFunction function = samplerFor(config);
-        if (links != null && function instanceof HeteroKHopSamplingFunction) {
-            ((HeteroKHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
-        } else if (links != null) {
-            ((KHopSamplingFunction) function).withLinkSeeds(links, config.negSampling, config.negAmount);
+        if (links != null) {
+            ((AbstractKHopFunction<?>) function).withLinkSeeds(links, config.negSampling, config.negAmount);
         }
         if (config.typed != null && config.typed.ablpPositive != null) {
             ((HeteroKHopSamplingFunction) function).withAblp(config.typed.ablpPositive, config.typed.ablpNegative);

@@ -1,7 +1,6 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.batch.SeedTimes;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.TensorMessage;
@@ -16,7 +15,6 @@ import io.fanout.sampling.hetero.HeteroSubgraph;
 import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
-import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
@@ -40,24 +38,14 @@ import org.apache.flink.util.Collector;
  * <p>Thin: the sampling is {@link HeteroKHopSampler} and {@link NegativeSampler}; the lease, counters, metadata
  * and encoding are {@link GraphSamplingFunction}'s.
  */
-public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
+public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopSamplingFunction> {
     private static final long serialVersionUID = 1L;
 
     private final HashMap<String, int[]> fanouts;
     private final String seedType;
-    private final boolean replace;
-    private final long seed;
-    private LinkSeeds links;
-    private NegativeSampling negatives = NegativeSampling.NONE;
-    private double amount;
     private EdgeType ablpPositive;
     private EdgeType ablpNegative;
 
-    /** One tree per seed (PyG disjoint=True); implied by seed times. */
-    private boolean disjoint;
-    /** The seeds' times for temporal sampling, or null. */
-    private SeedTimes seedTimes;
-    private boolean temporalLast;
     /** PyG's subgraph type bidirectional ({@link HeteroBidirectional}) instead of the sampled edges only. */
     private boolean bidirectional;
 
@@ -75,23 +63,11 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
      */
     public HeteroKHopSamplingFunction(GraphSpec spec, Map<String, int[]> fanouts, String seedType, boolean replace,
             long seed) {
-        super(spec);
+        super(spec, replace, seed);
         this.fanouts = new HashMap<>(fanouts);
         this.seedType = seedType;
-        this.replace = replace;
-        this.seed = seed;
     }
 
-    /**
-     * Batches are positions into {@code links}; {@code amount} negatives per positive (binary: in total,
-     * rounded up; triplet: per positive, a whole number).
-     */
-    public HeteroKHopSamplingFunction withLinkSeeds(LinkSeeds links, NegativeSampling negatives, double amount) {
-        this.links = links;
-        this.negatives = negatives;
-        this.amount = amount;
-        return this;
-    }
 
     /**
      * ABLP (GiGL's {@code DistABLPLoader}): batches are anchors; {@code positive} (and {@code negative}, or null) are
@@ -103,22 +79,7 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
-    /** One tree per seed (PyG {@code disjoint=True}) instead of one de-duplicated subgraph per batch. */
-    public HeteroKHopSamplingFunction disjoint(boolean disjoint) {
-        this.disjoint |= disjoint;
-        return this;
-    }
 
-    /**
-     * Temporal sampling (each timed edge type's adjacency sorted by its time column): every seed at {@code seedTime}
-     * (null: none), strategy last or uniform; implies {@link #disjoint}, as in PyG.
-     */
-    public HeteroKHopSamplingFunction temporal(Long seedTime, boolean last) {
-        this.seedTimes = seedTime == null ? seedTimes : SeedTimes.every(seedTime);
-        this.temporalLast = last;
-        this.disjoint |= seedTime != null;
-        return this;
-    }
 
     /** PyG's subgraph type: directional (default) or bidirectional; induced is refused by the job's options. */
     public HeteroKHopSamplingFunction subgraphType(io.fanout.sampling.SubgraphType type) {
@@ -129,12 +90,6 @@ public class HeteroKHopSamplingFunction extends GraphSamplingFunction {
         return this;
     }
 
-    /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
-    public HeteroKHopSamplingFunction seedTimes(long[] timesByInputPosition) {
-        this.seedTimes = timesByInputPosition == null ? null : SeedTimes.byInputPosition(timesByInputPosition);
-        this.disjoint |= timesByInputPosition != null;
-        return this;
-    }
 
     @Override
     protected void openSampler(SharedGraphs.Lease lease) {

@@ -1,7 +1,6 @@
 package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.batch.SeedTimes;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
@@ -16,7 +15,6 @@ import io.fanout.sampling.SubgraphType;
 import io.fanout.sampling.WeightedDraws;
 import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
-import io.fanout.sampling.link.LinkSeeds;
 import io.fanout.sampling.link.NegativeSampler;
 import io.fanout.sampling.link.NegativeSampling;
 import io.fanout.sampling.link.SupervisionEdges;
@@ -32,23 +30,11 @@ import org.apache.flink.util.Collector;
  * <p>Thin by design: the graph lease, counters and encoding are {@link GraphSamplingFunction}'s, the
  * sampling is {@link KHopSampler}, the encoding {@link SafetensorsCodec}.
  */
-public class KHopSamplingFunction extends GraphSamplingFunction {
+public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunction> {
     private static final long serialVersionUID = 1L;
 
     private final int[] fanouts;
-    private final boolean replace;
-    private final long seed;
-
-    private boolean disjoint;
-    /** The seeds' times for temporal sampling, or null. */
-    private SeedTimes seedTimes;
-    private boolean temporalLast;
     private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
-
-    /** Link prediction on a plain graph: batches are positions into these seed edges, or null. */
-    private LinkSeeds links;
-    private NegativeSampling negatives = NegativeSampling.NONE;
-    private double amount;
 
     /** ABLP on a plain graph: the label edges (never given to the sampler), or null. */
     private SupervisionEdges positiveLabels;
@@ -62,47 +48,13 @@ public class KHopSamplingFunction extends GraphSamplingFunction {
     private transient SubgraphInducer inducer;
 
     public KHopSamplingFunction(GraphSpec spec, int[] fanouts, boolean replace, long seed) {
-        super(spec);
+        super(spec, replace, seed);
         this.fanouts = fanouts.clone();
-        this.replace = replace;
-        this.seed = seed;
     }
 
-    /** One tree per seed (PyG {@code disjoint=True}) instead of one de-duplicated subgraph per batch. */
-    public KHopSamplingFunction disjoint(boolean disjoint) {
-        this.disjoint = disjoint;
-        return this;
-    }
 
-    /**
-     * Temporal sampling (the store's adjacency sorted by its time column): every seed at {@code seedTime} (null:
-     * none), strategy last or uniform; implies {@link #disjoint}.
-     */
-    public KHopSamplingFunction temporal(Long seedTime, boolean last) {
-        this.seedTimes = seedTime == null ? seedTimes : SeedTimes.every(seedTime);
-        this.temporalLast = last;
-        this.disjoint |= seedTime != null;
-        return this;
-    }
 
-    /** Temporal sampling with a time per seed, indexed by the seed's input position ({@code #META.input_id}). */
-    public KHopSamplingFunction seedTimes(long[] timesByInputPosition) {
-        this.seedTimes = timesByInputPosition == null ? null : SeedTimes.byInputPosition(timesByInputPosition);
-        this.disjoint |= timesByInputPosition != null; // temporal sampling is disjoint
-        return this;
-    }
 
-    /**
-     * Link prediction (PyG's {@code LinkNeighborLoader} on a {@code Data}): batches are positions into {@code links},
-     * sampled around their endpoints and negatives together; {@code amount} negatives per positive (binary: in total,
-     * rounded up; triplet: per positive, a whole number).
-     */
-    public KHopSamplingFunction withLinkSeeds(LinkSeeds links, NegativeSampling negatives, double amount) {
-        this.links = links;
-        this.negatives = negatives;
-        this.amount = amount;
-        return this;
-    }
 
     /**
      * ABLP on a plain graph (GiGL's {@code DistABLPLoader} on a homogeneous graph): batches are anchors, sampled
