@@ -193,15 +193,11 @@ public final class HeteroDisjointKHopSampler {
             frontier.put(e.getKey(), new int[] {0, e.getValue().indices.size()});
         }
         int types = adjacency.size();
-        IntArrayList[] rows = new IntArrayList[types];
-        IntArrayList[] cols = new IntArrayList[types];
-        IntArrayList[] positions = new IntArrayList[types];
-        int[][] perHop = new int[types][hops];
-        for (int t = 0; t < types; t++) {
-            rows[t] = new IntArrayList();
-            cols[t] = new IntArrayList();
-            positions[t] = trackEdges ? new IntArrayList() : null; // no edge ids: nothing to record per edge
-        }
+        TypedEdgeBuffers edges = new TypedEdgeBuffers(types, hops, trackEdges);
+        IntArrayList[] rows = edges.rows;
+        IntArrayList[] cols = edges.cols;
+        IntArrayList[] positions = edges.positions;
+        int[][] perHop = edges.perHop;
         for (int h = 1; h <= hops; h++) {
             for (int t = 0; t < types; t++) {
                 KHopSampler sampler = draws[t][h - 1];
@@ -228,12 +224,7 @@ public final class HeteroDisjointKHopSampler {
             TypeNodes n = e.getValue();
             outNodes.put(e.getKey(), new HeteroSubgraph.Nodes(n.indices.toIntArray(), n.counts, n.trees.toIntArray()));
         }
-        Map<EdgeType, HeteroSubgraph.Edges> outEdges = new TreeMap<>();
-        for (int t = 0; t < types; t++) {
-            outEdges.put(reported.get(t), new HeteroSubgraph.Edges(adjacency.get(t), rows[t].toIntArray(),
-                    cols[t].toIntArray(), positions[t] == null ? null : positions[t].toIntArray(), perHop[t]));
-        }
-        return new HeteroSubgraph(seeds.keySet(), outNodes, outEdges);
+        return new HeteroSubgraph(seeds.keySet(), outNodes, edges.edges(adjacency, reported));
     }
 
     /** One edge type's hop: every frontier node of its key type draws within its own tree (and time). */

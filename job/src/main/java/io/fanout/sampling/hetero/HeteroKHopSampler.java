@@ -260,15 +260,11 @@ public final class HeteroKHopSampler {
             frontier.put(type, new int[] {0, nodes.get(type).size()});
         }
         int types = adjacency.size();
-        IntArrayList[] rows = new IntArrayList[types];
-        IntArrayList[] cols = new IntArrayList[types];
-        IntArrayList[] positions = new IntArrayList[types];
-        int[][] perHop = new int[types][hops];
-        for (int t = 0; t < types; t++) {
-            rows[t] = new IntArrayList();
-            cols[t] = new IntArrayList();
-            positions[t] = trackEdges ? new IntArrayList() : null;
-        }
+        TypedEdgeBuffers edges = new TypedEdgeBuffers(types, hops, trackEdges);
+        IntArrayList[] rows = edges.rows;
+        IntArrayList[] cols = edges.cols;
+        IntArrayList[] positions = edges.positions;
+        int[][] perHop = edges.perHop;
         for (int h = 1; h <= hops; h++) {
             for (int t = 0; t < types; t++) {
                 KHopSampler sampler = samplers[t][h - 1];
@@ -314,11 +310,6 @@ public final class HeteroKHopSampler {
         for (String type : ids.keySet()) {
             outNodes.put(type, new HeteroSubgraph.Nodes(nodes.get(type).toIntArray(), counts.get(type)));
         }
-        Map<EdgeType, HeteroSubgraph.Edges> outEdges = new TreeMap<>();
-        for (int t = 0; t < types; t++) {
-            outEdges.put(reported.get(t), new HeteroSubgraph.Edges(adjacency.get(t), rows[t].toIntArray(),
-                    cols[t].toIntArray(), trackEdges ? positions[t].toIntArray() : null, perHop[t]));
-        }
-        return new HeteroSubgraph(seeds.keySet(), outNodes, outEdges);
+        return new HeteroSubgraph(seeds.keySet(), outNodes, edges.edges(adjacency, reported));
     }
 }
