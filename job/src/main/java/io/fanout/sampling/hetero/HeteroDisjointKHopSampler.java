@@ -194,10 +194,6 @@ public final class HeteroDisjointKHopSampler {
         }
         int types = adjacency.size();
         TypedEdgeBuffers edges = new TypedEdgeBuffers(types, hops, trackEdges);
-        IntArrayList[] rows = edges.rows;
-        IntArrayList[] cols = edges.cols;
-        IntArrayList[] positions = edges.positions;
-        int[][] perHop = edges.perHop;
         for (int h = 1; h <= hops; h++) {
             for (int t = 0; t < types; t++) {
                 KHopSampler sampler = draws[t][h - 1];
@@ -206,10 +202,10 @@ public final class HeteroDisjointKHopSampler {
                 if (sampler == null || range[0] == range[1]) {
                     continue;
                 }
-                int before = rows[t].size();
+                int before = edges.rows[t].size();
                 expand(t, h, a, sampler, nodes.get(a.keyType()), nodes.get(a.valueType()), range, seedTimes, seed,
-                        epoch, batchId, rows[t], cols[t], positions[t]);
-                perHop[t][h - 1] = rows[t].size() - before;
+                        epoch, batchId, edges.rows[t], edges.cols[t], edges.positions[t]);
+                edges.perHop[t][h - 1] = edges.rows[t].size() - before;
             }
             for (Map.Entry<String, TypeNodes> e : nodes.entrySet()) {
                 int[] range = frontier.get(e.getKey());

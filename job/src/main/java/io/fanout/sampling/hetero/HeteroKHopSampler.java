@@ -261,10 +261,6 @@ public final class HeteroKHopSampler {
         }
         int types = adjacency.size();
         TypedEdgeBuffers edges = new TypedEdgeBuffers(types, hops, trackEdges);
-        IntArrayList[] rows = edges.rows;
-        IntArrayList[] cols = edges.cols;
-        IntArrayList[] positions = edges.positions;
-        int[][] perHop = edges.perHop;
         for (int h = 1; h <= hops; h++) {
             for (int t = 0; t < types; t++) {
                 KHopSampler sampler = samplers[t][h - 1];
@@ -290,13 +286,13 @@ public final class HeteroKHopSampler {
                         local[u] = list.size();
                         list.add(u);
                     }
-                    rows[t].add(local[u]);
-                    cols[t].add(range[0] + subRows[i]);
+                    edges.rows[t].add(local[u]);
+                    edges.cols[t].add(range[0] + subRows[i]);
                     if (trackEdges) {
-                        positions[t].add(subPositions[i]);
+                        edges.positions[t].add(subPositions[i]);
                     }
                 }
-                perHop[t][h - 1] = sub.numEdges();
+                edges.perHop[t][h - 1] = sub.numEdges();
             }
             for (String type : ids.keySet()) {
                 int[] range = frontier.get(type);
