@@ -104,7 +104,8 @@ public final class LinkSeeds implements Serializable {
         return new LinkSeeds(type, src.toIntArray(), dst.toIntArray(), times.isEmpty() ? null : times.toLongArray());
     }
 
-    private static int index(Path file, long lineNo, String text, NodeIdMap ids, String what)
+    /** The index of the node id {@code text} on line {@code lineNo} of {@code file}; an error says it is not {@code what}. */
+    static int index(Path file, long lineNo, String text, NodeIdMap ids, String what)
             throws GraphFormatException {
         long id;
         try {

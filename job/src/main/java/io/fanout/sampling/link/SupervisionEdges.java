@@ -129,18 +129,8 @@ public final class SupervisionEdges implements Serializable {
     }
 
     private static int index(Path file, long lineNo, String text, NodeIdMap ids) throws GraphFormatException {
-        long id;
-        try {
-            id = Long.parseLong(text);
-        } catch (NumberFormatException e) {
-            throw new GraphFormatException(file, lineNo, "'" + text + "' is not a node id");
-        }
-        int index = ids.indexOf(id);
-        if (index < 0) {
-            throw new GraphFormatException(file, lineNo, "node " + id + " is not a node of the graph (label edges"
-                    + " join nodes of the graph; they are never traversed)");
-        }
-        return index;
+        return LinkSeeds.index(file, lineNo, text, ids, "a node of the graph (label edges join nodes of the graph;"
+                + " they are never traversed)");
     }
 
     /** Label edges {@code anchors[i] -> labels[i]} (node indices) indexed by anchor, distinct and sorted. */
