@@ -1,7 +1,6 @@
 package io.fanout.job;
 
 import static io.fanout.job.FanoutJobITCase.assertSameMessages;
-import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,22 +30,20 @@ class PartitionedStoreITCase {
 
     @TempDir
     Path tmp;
-    private int runs;
+    private StoreRuns runs;
+
+    @org.junit.jupiter.api.BeforeEach
+    void runsInto() {
+        runs = new StoreRuns(tmp);
+    }
 
     private TreeMap<Long, byte[]> run(String store, int parallelism, Path graph, String... extra) throws Exception {
-        return runWithSummary(store, parallelism, graph, extra).getValue();
+        return runs.run(store, parallelism, graph, extra);
     }
 
     private java.util.Map.Entry<JobSummary, TreeMap<Long, byte[]>> runWithSummary(String store, int parallelism,
             Path graph, String... extra) throws Exception {
-        Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName() + "-" + (++runs));
-        String[] base = {"--graph", graph.toString(), "--store", store, "--output", out.toString(),
-                "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
-        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
-        System.arraycopy(extra, 0, args, base.length, extra.length);
-        JobSummary summary = runJob(io.fanout.testing.JobConfigs.forStore(store, args));
-        assertThat(summary.batches).isPositive();
-        return java.util.Map.entry(summary, readMessages(out));
+        return runs.runWithSummary(store, parallelism, graph, extra);
     }
 
     @Test

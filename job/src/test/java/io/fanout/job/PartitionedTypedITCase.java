@@ -1,7 +1,6 @@
 package io.fanout.job;
 
 import static io.fanout.job.FanoutJobITCase.assertSameMessages;
-import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,17 +38,15 @@ class PartitionedTypedITCase {
 
     @TempDir
     Path tmp;
-    private int runs;
+    private StoreRuns runs;
+
+    @org.junit.jupiter.api.BeforeEach
+    void runsInto() {
+        runs = new StoreRuns(tmp);
+    }
 
     private TreeMap<Long, byte[]> run(String store, int parallelism, Path graph, String... extra) throws Exception {
-        Path out = tmp.resolve(store + "-p" + parallelism + "-" + graph.getFileName() + "-" + (++runs));
-        String[] base = {"--graph", graph.toString(), "--store", store, "--output", out.toString(),
-                "--parallelism", String.valueOf(parallelism), "--checkpoint-interval", "1s"};
-        String[] args = java.util.Arrays.copyOf(base, base.length + extra.length);
-        System.arraycopy(extra, 0, args, base.length, extra.length);
-        JobSummary summary = runJob(args);
-        assertThat(summary.batches).isPositive();
-        return readMessages(out);
+        return runs.run(store, parallelism, graph, extra);
     }
 
     /** The memory store's messages, and the partitioned store's at p=1 and p=2 the same bytes. */
