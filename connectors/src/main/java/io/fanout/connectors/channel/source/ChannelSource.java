@@ -124,6 +124,11 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
         return prefetch;
     }
 
+    /** How long an endpoint may stay silent (not even a heartbeat) before its split fails: the channel client's default. */
+    public Duration stallTimeout() {
+        return io.fanout.connectors.channel.client.ChannelReader.DEFAULT_STALL_TIMEOUT;
+    }
+
     /** The registry directory, or null unless {@link Mode#REGISTRY}. */
     String registryDir() {
         return mode == Mode.REGISTRY ? inputs.get(0) : null;
