@@ -39,7 +39,7 @@ public final class ChannelEnumeratorStateSerializer implements SimpleVersionedSe
     @Override
     public ChannelEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
         if (version != VERSION && version != 1) {
-            throw new IOException("unknown channel enumerator state version " + version + " (this build reads " + VERSION + ")");
+            throw new IOException("unknown channel enumerator state version " + version + " (this build reads 1 and " + VERSION + ")");
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         int discovered = in.readUnsignedByte();

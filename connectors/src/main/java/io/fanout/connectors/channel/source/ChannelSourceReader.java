@@ -30,6 +30,7 @@ final class ChannelSourceReader
     /** The checkpoint being snapshotted (toSplitType files the delivered seqs under it), or -1. */
     private long snapshotting = -1;
     private boolean noMoreSplits;
+    private final boolean acknowledgeOnCheckpoint;
 
     ChannelSourceReader(SourceReaderContext context, ChannelSource source) {
         this(context, source, new ConcurrentHashMap<>());
@@ -40,6 +41,7 @@ final class ChannelSourceReader
                         ? new FileSplitReader() : new EndpointSplitReader(source, sessions), context.getConfiguration()),
                 new ChannelRecordEmitter(), context.getConfiguration(), context);
         this.sessions = sessions;
+        this.acknowledgeOnCheckpoint = source.acknowledgeOnCheckpoint();
     }
 
     @Override
@@ -98,7 +100,7 @@ final class ChannelSourceReader
         }
         if (snapshotting >= 0) {
             long[] delivered = state.takeDelivered();
-            if (delivered.length > 0) {
+            if (delivered.length > 0 && acknowledgeOnCheckpoint) {
                 toAcknowledge.computeIfAbsent(snapshotting, id -> new HashMap<>())
                         .computeIfAbsent(splitId, id -> new java.util.ArrayList<>()).add(delivered);
             }

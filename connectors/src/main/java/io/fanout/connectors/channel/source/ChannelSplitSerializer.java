@@ -41,7 +41,7 @@ public final class ChannelSplitSerializer implements SimpleVersionedSerializer<C
     @Override
     public ChannelSplit deserialize(int version, byte[] serialized) throws IOException {
         if (version != VERSION && version != 1) {
-            throw new IOException("unknown channel split format version " + version + " (this build reads " + VERSION + ")");
+            throw new IOException("unknown channel split format version " + version + " (this build reads 1 and " + VERSION + ")");
         }
         DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized));
         ChannelSplit split = read(in, version);

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one live endpoint split (each gets its own fetcher thread, see {@link ChannelFetcherManager}): dials
  * the endpoint, resuming the checkpointed session, grants the prefetch window and returns one credit per
- * message received, but acknowledges nothing itself: the reader does, once a checkpoint covers the message.
+ * message received, but acknowledges nothing itself (unless the source acknowledges on receipt): the reader
+ * does, once a checkpoint covers the message.
  * Unacknowledged messages are what the endpoint sends again after a restore. A lost connection fails the
  * split (and so the task): Flink restores it from the last checkpoint, where the session is resumed.
  */
@@ -60,6 +61,9 @@ final class EndpointSplitReader implements SplitReader<ChannelRecord, ChannelSpl
         }
         if (f instanceof Frame.Message m) {
             session.credit(1);
+            if (!source.acknowledgeOnCheckpoint()) {
+                session.acknowledge(new long[] {m.seq()}); // on receipt: for jobs without checkpoints
+            }
             out.add(split.splitId(), new ChannelRecord(new EncodedMessage(m.epoch(), m.batchId(), m.numBatches(), m.payload()), m.seq(), -1));
         } else if (f instanceof Frame.EndOfStream) {
             // Sent only once every message is acknowledged: all of them are in a completed checkpoint.
