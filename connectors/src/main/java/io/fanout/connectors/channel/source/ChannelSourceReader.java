@@ -30,6 +30,8 @@ final class ChannelSourceReader
     /** The checkpoint being snapshotted (toSplitType files the delivered seqs under it), or -1. */
     private long snapshotting = -1;
     private boolean noMoreSplits;
+    private boolean started;
+    private boolean restoredEndpoints;
     private final boolean acknowledgeOnCheckpoint;
 
     ChannelSourceReader(SourceReaderContext context, ChannelSource source) {
@@ -46,8 +48,11 @@ final class ChannelSourceReader
 
     @Override
     public void start() {
-        // Restored splits arrive through addSplits before start; ask only if there are none.
-        if (getNumberOfCurrentlyAssignedSplits() == 0) {
+        // Restored splits arrive through addSplits before start, before this reader is registered with the
+        // enumerator: a request sent then fails there. So ask here, if there are none or they are endpoints
+        // (read side by side: take the next one too).
+        started = true;
+        if (getNumberOfCurrentlyAssignedSplits() == 0 || restoredEndpoints) {
             context.sendSplitRequest();
         }
     }
@@ -55,7 +60,10 @@ final class ChannelSourceReader
     @Override
     public void addSplits(List<ChannelSplit> splits) {
         super.addSplits(splits);
-        if (!noMoreSplits && splits.stream().anyMatch(s -> s.kind() == ChannelSplit.Kind.ENDPOINT)) {
+        boolean endpoints = splits.stream().anyMatch(s -> s.kind() == ChannelSplit.Kind.ENDPOINT);
+        if (!started) {
+            restoredEndpoints |= endpoints;
+        } else if (endpoints && !noMoreSplits) {
             context.sendSplitRequest(); // endpoints are read side by side: take the next one too
         }
     }

@@ -14,6 +14,7 @@ final class EndpointSession implements AutoCloseable {
     private final EndpointDialer dialer;
     private final EndpointDialer.Link link;
     private final Object writeLock = new Object();
+    private volatile boolean closed;
 
     EndpointSession(EndpointDialer dialer, EndpointDialer.Link link) {
         this.dialer = dialer;
@@ -53,8 +54,14 @@ final class EndpointSession implements AutoCloseable {
         }
     }
 
+    /** Closed by the reader (task shutting down): a read that fails now is no error. */
+    boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
+        closed = true;
         dialer.closeSocket();
     }
 }

@@ -55,7 +55,13 @@ final class EndpointSplitReader implements SplitReader<ChannelRecord, ChannelSpl
         Frame f;
         try {
             f = session.read();
-        } catch (SocketTimeoutException e) {
+        } catch (IOException e) {
+            if (session.isClosed()) {
+                return out.build(); // the reader closed the session to stop this fetcher
+            }
+            if (!(e instanceof SocketTimeoutException)) {
+                throw e;
+            }
             throw new IOException("channel source: " + session.describe() + " sent nothing, not even a heartbeat, for "
                     + source.stallTimeout().toSeconds() + " s (stall timeout)", e);
         }

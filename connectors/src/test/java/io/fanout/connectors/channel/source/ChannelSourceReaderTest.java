@@ -172,6 +172,8 @@ class ChannelSourceReaderTest {
             ChannelSourceReader reader = new ChannelSourceReader(ctx, ChannelSource.endpoints(List.of("127.0.0.1:" + endpoint.address().getPort()))
                     .withToken(options.token()).withAcknowledgeOnCheckpoint(false));
             reader.addSplits(List.of(restored));
+            assertThat(ctx.getNumSplitRequests()).isZero(); // restored before start: not registered with the enumerator yet
+            reader.start();
             assertThat(ctx.getNumSplitRequests()).isEqualTo(1); // live splits run side by side: it asks for the next one at once
             reader.notifyNoMoreSplits();
             TestingReaderOutput<EncodedMessage> out = new TestingReaderOutput<>();
