@@ -27,13 +27,14 @@ import org.slf4j.LoggerFactory;
  * Finds one endpoint (its registry file, or the given address), connects (TLS when the reader has a CA) and handshakes: HELLO
  * with the token and the session to resume, WELCOME back. Retries refused and reset connections
  * until the deadline (an endpoint restarting writes its new port into the registry); an endpoint
- * finished in the registry is done, not an error.
+ * finished in the registry is done, not an error. Public so that {@code ChannelSource}'s endpoint split
+ * reader dials and resumes sessions the same way {@link ChannelReader} does.
  */
-final class EndpointDialer {
+public final class EndpointDialer {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelReader.class);
 
     /** A handshaken connection. */
-    record Link(Socket socket, FrameReader reader, FrameWriter writer, Frame.Welcome welcome) {}
+    public record Link(Socket socket, FrameReader reader, FrameWriter writer, Frame.Welcome welcome) {}
 
     private final int index;
     private final ChannelReader.Options options;
@@ -46,7 +47,7 @@ final class EndpointDialer {
     /** The socket being connected or in use, so {@link #closeSocket} can break a blocked read. */
     private volatile Socket socket;
 
-    EndpointDialer(int index, InetSocketAddress address, EndpointRegistry registry, ChannelReader.Options options, SSLContext tls) {
+    public EndpointDialer(int index, InetSocketAddress address, EndpointRegistry registry, ChannelReader.Options options, SSLContext tls) {
         this.tls = tls;
         this.index = index;
         this.address = address;
@@ -55,7 +56,7 @@ final class EndpointDialer {
         this.token = options.token();
     }
 
-    String describe() {
+    public String describe() {
         InetSocketAddress a = address;
         return "endpoint " + index + " (" + (a == null ? "no registry file" : a.getHostString() + ":" + a.getPort()) + ")";
     }
@@ -76,7 +77,7 @@ final class EndpointDialer {
      * @throws SocketTimeoutException when the endpoint did not answer by the deadline
      * @throws ChannelReader.ServerError when it refused the handshake
      */
-    Link dial(long deadline, boolean first, long session, BooleanSupplier closed) throws IOException {
+    public Link dial(long deadline, boolean first, long session, BooleanSupplier closed) throws IOException {
         while (true) {
             if (registry != null) {
                 Optional<EndpointInfo> info = registered();
@@ -181,7 +182,7 @@ final class EndpointDialer {
                 + (f == null && tls == null ? " (an endpoint serving TLS closes a plain connection: give the reader its CA, tlsCa)" : ""));
     }
 
-    void closeSocket() {
+    public void closeSocket() {
         Socket s = socket;
         if (s != null) {
             try {

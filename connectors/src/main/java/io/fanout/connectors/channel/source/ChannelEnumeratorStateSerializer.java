@@ -10,12 +10,13 @@ import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Checkpoint format of a {@link ChannelEnumeratorState}. Version 1, big-endian: u8 discovered (0/1),
- * i32 number of unassigned splits, then each split in the {@link ChannelSplitSerializer} version-1 layout.
+ * Checkpoint format of a {@link ChannelEnumeratorState}. Version 2, big-endian: u8 discovered (0/1),
+ * i32 number of unassigned splits, then each split in the {@link ChannelSplitSerializer} layout of the
+ * same version number (version 1 states, with version-1 splits, are still read).
  */
 public final class ChannelEnumeratorStateSerializer implements SimpleVersionedSerializer<ChannelEnumeratorState> {
     public static final ChannelEnumeratorStateSerializer INSTANCE = new ChannelEnumeratorStateSerializer();
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -37,8 +38,8 @@ public final class ChannelEnumeratorStateSerializer implements SimpleVersionedSe
 
     @Override
     public ChannelEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
-            throw new IOException("unknown channel enumerator state version " + version + " (this build reads " + VERSION + ")");
+        if (version != VERSION && version != 1) {
+            throw new IOException("unknown channel enumerator state version " + version + " (this build reads 1 and " + VERSION + ")");
         }
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized));
         int discovered = in.readUnsignedByte();
@@ -51,7 +52,7 @@ public final class ChannelEnumeratorStateSerializer implements SimpleVersionedSe
         }
         List<ChannelSplit> splits = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            splits.add(ChannelSplitSerializer.read(in));
+            splits.add(ChannelSplitSerializer.read(in, version));
         }
         if (in.available() != 0) {
             throw new IOException("corrupt channel enumerator state: " + in.available() + " trailing bytes");

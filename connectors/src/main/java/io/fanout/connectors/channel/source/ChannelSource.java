@@ -15,15 +15,17 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * A Flink source (FLIP-27) of the messages another Fanout job produced, so a Flink job can consume
- * samples: from offline {@code .samples} files (one split per file, resumed at the checkpointed byte
- * offset: exactly once) or live from channel endpoints (one split per endpoint, read with
- * {@code ChannelReader}).
+ * A Flink source (FLIP-27, on flink-connector-base's reader framework) of the messages another Fanout job
+ * produced, so a Flink job can consume samples: from offline {@code .samples} files (one split per file,
+ * resumed at the checkpointed byte offset: exactly once) or live from channel endpoints (one split per
+ * endpoint, a channel protocol v3 session each).
  *
- * <p>Guarantees of live mode, honestly: channel protocol v1 does not replay, so messages a failed
- * reader had pulled but not yet checkpointed as emitted are lost (at most once per message); each
- * split checkpoints the set of (epoch, batch) keys it emitted, and a restored reader drops keys it
- * already emitted, so a producing job that restarts and sends batches again does not cause duplicates.
+ * <p>Live mode is exactly once with checkpointing: a message is acknowledged to its endpoint only when a
+ * checkpoint that covers it completes, so after a failure the endpoint still holds everything emitted
+ * since, and sends it again to the restored reader, which resumes its checkpointed session; each split
+ * also checkpoints the (epoch, batch) keys it emitted and drops copies of them (messages whose
+ * acknowledgement was lost, or batches a restarted producing job sends again). Without checkpointing, use
+ * {@link #withAcknowledgeOnCheckpoint withAcknowledgeOnCheckpoint(false)}.
  *
  * <p>Use with {@code env.fromSource(ChannelSource.files(List.of(dir)), WatermarkStrategy.noWatermarks(), "samples")}.
  */
@@ -49,12 +51,14 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
     private final long connectTimeoutMillis;
     private final int prefetch;
     private final String token;
+    private final boolean acknowledgeOnCheckpoint;
 
     private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch) {
-        this(mode, inputs, connectTimeoutMillis, prefetch, "");
+        this(mode, inputs, connectTimeoutMillis, prefetch, "", true);
     }
 
-    private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch, String token) {
+    private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch, String token,
+            boolean acknowledgeOnCheckpoint) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("channel source: no " + (mode == Mode.FILES ? "files" : "endpoints") + " given");
         }
@@ -67,6 +71,7 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.prefetch = prefetch;
         this.token = token == null ? "" : token;
+        this.acknowledgeOnCheckpoint = acknowledgeOnCheckpoint;
     }
 
     /** Reads the {@code .samples} files given, or found under the directories given (hidden and in-progress files skipped). */
@@ -89,17 +94,32 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
 
     /** How long to wait for the registry to be complete and for endpoints to answer (default 60 s). */
     public ChannelSource withConnectTimeout(Duration timeout) {
-        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch, token);
+        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch, token, acknowledgeOnCheckpoint);
     }
 
     /** Messages each endpoint may send ahead of consumption (default 4). */
     public ChannelSource withPrefetch(int n) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token, acknowledgeOnCheckpoint);
     }
 
     /** The channel's access token; default: read from the registry files in registry mode. */
     public ChannelSource withToken(String t) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t, acknowledgeOnCheckpoint);
+    }
+
+    /**
+     * Live mode: acknowledge each message to its endpoint when a checkpoint that covers it completes (true, the
+     * default: exactly once; the job must checkpoint, since an endpoint holds at most its capacity of
+     * unacknowledged messages and waits for the acknowledgements), or on receipt (false: for jobs without
+     * checkpointing; a failure loses the messages received and not yet emitted downstream).
+     */
+    public ChannelSource withAcknowledgeOnCheckpoint(boolean onCheckpoint) {
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, token, onCheckpoint);
+    }
+
+    /** Whether live messages are acknowledged on checkpoint completion (see {@link #withAcknowledgeOnCheckpoint}). */
+    public boolean acknowledgeOnCheckpoint() {
+        return acknowledgeOnCheckpoint;
     }
 
     /** The access token given, or "" (then the registry's, in registry mode). */
@@ -122,6 +142,11 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
 
     public int prefetch() {
         return prefetch;
+    }
+
+    /** How long an endpoint may stay silent (not even a heartbeat) before its split fails: the channel client's default. */
+    public Duration stallTimeout() {
+        return io.fanout.connectors.channel.client.ChannelReader.DEFAULT_STALL_TIMEOUT;
     }
 
     /** The registry directory, or null unless {@link Mode#REGISTRY}. */

@@ -10,18 +10,19 @@ import java.util.List;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * Checkpoint format of a {@link ChannelSplit}. Version 1, big-endian:
+ * Checkpoint format of a {@link ChannelSplit}. Version 2, big-endian (version 1 lacks the session and is still read):
  *
  * <pre>
  * u8 kind: 1 = file, 2 = endpoint
  * file:     i32 n, n bytes UTF-8 path; i64 byte offset; i64 records read
  * endpoint: i32 index; i32 n, n bytes UTF-8 host; i32 port;
- *           i32 runs, then per run i64 first key, i64 end key (exclusive), key = epoch &lt;&lt; 32 | batch id
+ *           i32 runs, then per run i64 first key, i64 end key (exclusive), key = epoch &lt;&lt; 32 | batch id;
+ *           i64 channel session id (0 = none)
  * </pre>
  */
 public final class ChannelSplitSerializer implements SimpleVersionedSerializer<ChannelSplit> {
     public static final ChannelSplitSerializer INSTANCE = new ChannelSplitSerializer();
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     static final int KIND_FILE = 1;
     static final int KIND_ENDPOINT = 2;
 
@@ -39,11 +40,11 @@ public final class ChannelSplitSerializer implements SimpleVersionedSerializer<C
 
     @Override
     public ChannelSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
-            throw new IOException("unknown channel split format version " + version + " (this build reads " + VERSION + ")");
+        if (version != VERSION && version != 1) {
+            throw new IOException("unknown channel split format version " + version + " (this build reads 1 and " + VERSION + ")");
         }
         DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(serialized));
-        ChannelSplit split = read(in);
+        ChannelSplit split = read(in, version);
         if (in.available() != 0) {
             throw new IOException("corrupt channel split: " + in.available() + " trailing bytes");
         }
@@ -67,11 +68,12 @@ public final class ChannelSplitSerializer implements SimpleVersionedSerializer<C
                 out.writeLong(r[0]);
                 out.writeLong(r[1]);
             }
+            out.writeLong(split.session());
         }
         out.flush();
     }
 
-    static ChannelSplit read(DataInputStream in) throws IOException {
+    static ChannelSplit read(DataInputStream in, int version) throws IOException {
         int kind = in.readUnsignedByte();
         try {
             if (kind == KIND_FILE) {
@@ -85,14 +87,15 @@ public final class ChannelSplitSerializer implements SimpleVersionedSerializer<C
                 String host = readString(in);
                 int port = in.readInt();
                 int n = in.readInt();
-                if (n < 0 || n > in.available() / 16) {
+                if (n < 0 || n > in.available() / 16) { // i.e. more runs than bytes left could hold
                     throw new IOException("corrupt channel split: " + n + " key runs in " + in.available() + " bytes");
                 }
                 List<long[]> runs = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
                     runs.add(new long[] {in.readLong(), in.readLong()});
                 }
-                return ChannelSplit.endpoint(index, host, port, BatchKeySet.ofRuns(runs));
+                long session = version >= 2 ? in.readLong() : 0;
+                return ChannelSplit.endpoint(index, host, port, BatchKeySet.ofRuns(runs), session);
             }
         } catch (IllegalArgumentException e) {
             throw new IOException("corrupt channel split: " + e.getMessage(), e);

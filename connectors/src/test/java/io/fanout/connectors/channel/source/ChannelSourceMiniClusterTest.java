@@ -13,7 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -24,7 +30,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Real Flink jobs (MiniCluster, parallelism 2) consuming samples with ChannelSource: from .samples files and from live endpoints. */
+/**
+ * Real Flink jobs (MiniCluster, parallelism 2) consuming samples with ChannelSource: from .samples files and from live
+ * endpoints, and from live endpoints through a failure mid-stream (exactly once).
+ */
 @Timeout(180)
 class ChannelSourceMiniClusterTest {
     @RegisterExtension
@@ -95,9 +104,83 @@ class ChannelSourceMiniClusterTest {
             }
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
+            env.enableCheckpointing(100); // live messages are acknowledged when a checkpoint completes
             DataStream<EncodedMessage> stream = env.fromSource(ChannelSource.registry(registry.toString()).withPrefetch(2),
                     WatermarkStrategy.noWatermarks(), "channel");
             assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
+            for (CompletableFuture<Void> p : producers) {
+                p.get(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Counts records and fails the task once, after a checkpoint completed and enough records went past it. */
+    static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedMessage, EncodedMessage> implements CheckpointListener {
+        static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
+        static final AtomicBoolean FAILED = new AtomicBoolean();
+        static final AtomicInteger SEEN = new AtomicInteger();
+        private int seenSinceCheckpoint;
+
+        @Override
+        public EncodedMessage map(EncodedMessage m) {
+            SEEN.incrementAndGet();
+            if (CHECKPOINTED.get() && ++seenSinceCheckpoint > 5 && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure mid-stream (test)");
+            }
+            return m;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            if (SEEN.get() >= 60) { // a checkpoint that covers a good part of the stream, not the first empty one
+                CHECKPOINTED.set(true);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void aJobFailedMidStreamConsumesEveryLiveMessageExactlyOnce() throws Exception {
+        Path registry = dir.resolve("registry");
+        // capacity 16: the endpoints hold what the source has not acknowledged, so they can only get ahead by
+        // checkpoint completions; the stream is far from its end when the failure comes
+        ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(16).linger(Duration.ofSeconds(2)).build();
+        List<EncodedMessage> all = new ArrayList<>();
+        try (ChannelEndpoint e0 = new ChannelEndpoint(options, 0, 2, "producer");
+                ChannelEndpoint e1 = new ChannelEndpoint(options, 1, 2, "producer")) {
+            List<CompletableFuture<Void>> producers = new ArrayList<>();
+            for (ChannelEndpoint e : List.of(e0, e1)) {
+                int index = e.info().index();
+                List<EncodedMessage> mine = new ArrayList<>();
+                for (int b = index; b < 400; b += 2) {
+                    mine.add(sample(b / 200, b % 200, 200));
+                }
+                all.addAll(mine);
+                producers.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        for (EncodedMessage s : mine) {
+                            e.put(s);
+                        }
+                        e.finishAndDrain();
+                    } catch (Exception ex) {
+                        throw new RuntimeException(ex);
+                    }
+                }));
+            }
+            Configuration conf = new Configuration();
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+            env.setParallelism(2);
+            env.enableCheckpointing(150);
+            DataStream<EncodedMessage> stream = env.fromSource(ChannelSource.registry(registry.toString()).withPrefetch(2),
+                    WatermarkStrategy.noWatermarks(), "channel").map(new FailOnceAfterCheckpoint()).returns(ChannelSource.TYPE);
+            // the collect sink is exactly once with checkpointing: what it returns is what the job committed
+            List<EncodedMessage> consumed = collect(stream);
+            assertThat(FailOnceAfterCheckpoint.FAILED).isTrue(); // it did fail mid-stream, after a completed checkpoint
+            assertThat(FailOnceAfterCheckpoint.SEEN.get()).isGreaterThan(all.size()); // and records after that checkpoint came again
+            assertThat(sorted(consumed)).isEqualTo(sorted(all)); // every (epoch, batch) once, byte-identical
             for (CompletableFuture<Void> p : producers) {
                 p.get(30, TimeUnit.SECONDS);
             }

@@ -34,11 +34,15 @@ class ChannelSplitSerializerTest {
         assertThat(keys.add(0, 50)).isFalse();
         assertThat(keys.contains(1, 4)).isTrue();
         assertThat(keys.contains(1, 6)).isFalse();
-        ChannelSplit split = ChannelSplit.endpoint(3, "h\u00f6st", 4711, keys);
+        ChannelSplit split = ChannelSplit.endpoint(3, "h\u00f6st", 4711, keys, 0x1234_5678_9abcL);
         byte[] bytes = SPLITS.serialize(split);
-        assertThat(bytes).hasSize(1 + 4 + 4 + 5 + 4 + 4 + 2 * 16);
-        ChannelSplit back = SPLITS.deserialize(1, bytes);
+        assertThat(bytes).hasSize(1 + 4 + 4 + 5 + 4 + 4 + 2 * 16 + 8);
+        ChannelSplit back = SPLITS.deserialize(2, bytes);
         assertThat(back).isEqualTo(split);
+        assertThat(back.session()).isEqualTo(0x1234_5678_9abcL); // the channel session to resume after a restore
+        // a version-1 split (no session) still reads, with no session to resume
+        ChannelSplit v1 = SPLITS.deserialize(1, java.util.Arrays.copyOf(bytes, bytes.length - 8));
+        assertThat(v1).isEqualTo(split.withProgress(keys, 0));
         assertThat(back.received().size()).isEqualTo(103);
         assertThat(back.splitId()).isEqualTo("endpoint-3");
     }
@@ -48,14 +52,14 @@ class ChannelSplitSerializerTest {
         ChannelEnumeratorState state = new ChannelEnumeratorState(true,
                 List.of(ChannelSplit.file("x.samples", 0, 0), ChannelSplit.endpoint(0, "127.0.0.1", 9000, null)));
         ChannelEnumeratorStateSerializer ser = ChannelEnumeratorStateSerializer.INSTANCE;
-        assertThat(ser.deserialize(1, ser.serialize(state))).isEqualTo(state);
-        assertThat(ser.deserialize(1, ser.serialize(ChannelEnumeratorState.initial()))).isEqualTo(ChannelEnumeratorState.initial());
+        assertThat(ser.deserialize(2, ser.serialize(state))).isEqualTo(state);
+        assertThat(ser.deserialize(2, ser.serialize(ChannelEnumeratorState.initial()))).isEqualTo(ChannelEnumeratorState.initial());
     }
 
     @Test
     void unknownVersionsAndCorruptBytesAreClearErrors() throws IOException {
         byte[] ok = SPLITS.serialize(ChannelSplit.file("a", 0, 0));
-        assertThatThrownBy(() -> SPLITS.deserialize(2, ok)).isInstanceOf(IOException.class).hasMessageContaining("version 2");
+        assertThatThrownBy(() -> SPLITS.deserialize(3, ok)).isInstanceOf(IOException.class).hasMessageContaining("version 3");
         assertThatThrownBy(() -> SPLITS.deserialize(1, new byte[] {9})).isInstanceOf(IOException.class).hasMessageContaining("unknown kind 9");
         byte[] trailing = java.util.Arrays.copyOf(ok, ok.length + 1);
         assertThatThrownBy(() -> SPLITS.deserialize(1, trailing)).hasMessageContaining("trailing");
