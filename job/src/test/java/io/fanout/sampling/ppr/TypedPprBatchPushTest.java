@@ -43,7 +43,7 @@ class TypedPprBatchPushTest {
     void sameAsTheMemoryStore(String graph, String dir, String seedType, String channels, int maxPprNodes, double eps,
             boolean topUp, boolean sampledEdges, int maxNeighbors) throws Exception {
         TypedGraphStore g = TypedGraphStore.load(new GraphSpec(SharedData.graph(graph).toString(),
-                EdgeDirection.parse(dir), null, FeatureDType.FLOAT32, true));
+                EdgeDirection.valueOf(dir.toUpperCase(java.util.Locale.ROOT)), null, FeatureDType.FLOAT32, true));
         PprChannels parsed = channels == null ? null : PprChannels.parse(channels, g.adjacency().keySet());
         TypedPprSampler memory = new TypedPprSampler(g.adjacency(), g.nodeIds(), seedType, parsed, ALPHA, eps,
                 maxPprNodes, maxNeighbors, topUp, sampledEdges, SEED);
