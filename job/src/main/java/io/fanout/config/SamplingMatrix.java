@@ -153,9 +153,9 @@ public final class SamplingMatrix {
         row(FanoutOptions.PPR_MAX_FETCH_ITERATIONS, PPR.and(MEMORY.negate()), "ppr on the partitioned store (the"
                 + " memory store pushes to convergence)", "PartitionedPprITCase", "PartitionedTypedPprITCase");
         row(FanoutOptions.PPR_CHANNELS, PPR.and(TYPED), "ppr on a typed graph", "TypedPprSamplerTest",
-                "PartitionedTypedPprITCase#coraHeteroChannelsAndSampledEdgesAsTheMemoryStore");
+                "PartitionedTypedPprITCase#coraHeteroChannelsSampledEdgesAndFeaturesAsTheMemoryStore");
         row(FanoutOptions.INCLUDE_SAMPLED_EDGES, PPR.and(TYPED), "ppr on a typed graph", "TypedPprSamplerTest",
-                "PartitionedTypedPprITCase#coraHeteroChannelsAndSampledEdgesAsTheMemoryStore");
+                "PartitionedTypedPprITCase#coraHeteroChannelsSampledEdgesAndFeaturesAsTheMemoryStore");
     }
 
     /**

@@ -116,7 +116,7 @@ class PartitionedTypedITCase {
     void whatTheTypedPartitionedStoreDoesNotDoIsRefusedByName() throws Exception {
         String graph = SharedData.graph("cora_hetero").toString();
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
-                "--sampler", "ppr", "--graph-updates", "/tmp/never"))
+                "--sampler", "ppr", "--graph-updates", tmp.toString()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("graph-updates")
                 .hasMessageContaining("typed graph");
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
