@@ -4,6 +4,7 @@ import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
+import io.fanout.features.NodeFileReader;
 import io.fanout.flink.partitioned.TypedPprRecords.Answer;
 import io.fanout.flink.partitioned.TypedPprRecords.Edge;
 import io.fanout.flink.partitioned.TypedPprRecords.GroupSize;
@@ -108,6 +109,14 @@ public final class PartitionedTypedPpr {
                         new TypedPprRowsOperator(names, o.maxNeighbors, o.seed))
                 .uid("typed-ppr-rows");
         boolean[] nodeData = PartitionedTypedKHop.nodeData(files, layout);
+        for (int n = 0; n < nodeData.length; n++) {
+            if (nodeData[n]) { // a savepoint's node rows are those of the same node files, as for k-hop
+                Path nodeFile = files.nodeFiles().get(layout.nodeTypes.get(n));
+                saved.append("; node file ").append(nodeFile.toAbsolutePath().normalize()).append(" (fingerprint ")
+                        .append(SavedGraphCheck.fingerprint(NodeFileReader.parts(nodeFile))).append(", ")
+                        .append(spec.featureDType()).append(')');
+            }
+        }
         SingleOutputStreamOperator<Partial> stage = batches
                 .map(new SavedGraphCheck(saved.toString())).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
