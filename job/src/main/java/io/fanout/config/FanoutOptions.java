@@ -113,7 +113,7 @@ public final class FanoutOptions {
                     + " fast path) or partitioned (the adjacency in Flink keyed state by node, in RocksDB or the heap"
                     + " per --state-backend, loaded by the TaskManagers in parallel; k-hop runs as one keyed lookup per"
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned supports"
-                    + " uniform k-hop on plain and typed graphs and PPR on plain graphs, with node features and labels"
+                    + " uniform k-hop and PPR on plain and typed graphs, with node features and labels"
                     + " (graph updates: plain graphs), without edge ids for now.");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")

@@ -115,7 +115,8 @@ public final class SamplingMatrix {
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"
                 + " nodes.<type>.tsv files in its directory)", "NodeFeaturesJobITCase", "PartitionedStoreITCase");
         row(FanoutOptions.SEED_TYPE, TYPED, "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
-                "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase");
+                "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase",
+                "PartitionedTypedPprITCase");
         row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
                 + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
                 "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
@@ -139,17 +140,22 @@ public final class SamplingMatrix {
         row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
                 "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles");
         String ppr = "ppr (k-hop does not push scores)";
-        row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.EPS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.MAX_PPR_NODES, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.PPR_MAX_NEIGHBORS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
-        row(FanoutOptions.RESIDUAL_TOPUP, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase");
+        row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
+                "PartitionedTypedPprITCase");
+        row(FanoutOptions.EPS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
+                "PartitionedTypedPprITCase");
+        row(FanoutOptions.MAX_PPR_NODES, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
+                "PartitionedTypedPprITCase");
+        row(FanoutOptions.PPR_MAX_NEIGHBORS, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
+                "PartitionedTypedPprITCase");
+        row(FanoutOptions.RESIDUAL_TOPUP, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
+                "PartitionedTypedPprITCase");
         row(FanoutOptions.PPR_MAX_FETCH_ITERATIONS, PPR.and(MEMORY.negate()), "ppr on the partitioned store (the"
-                + " memory store pushes to convergence)", "PartitionedPprITCase");
-        row(FanoutOptions.PPR_CHANNELS, PPR.and(TYPED).and(MEMORY), "ppr on a typed graph, memory store",
-                "TypedPprSamplerTest");
-        row(FanoutOptions.INCLUDE_SAMPLED_EDGES, PPR.and(TYPED).and(MEMORY), "ppr on a typed graph, memory store",
-                "TypedPprSamplerTest");
+                + " memory store pushes to convergence)", "PartitionedPprITCase", "PartitionedTypedPprITCase");
+        row(FanoutOptions.PPR_CHANNELS, PPR.and(TYPED), "ppr on a typed graph", "TypedPprSamplerTest",
+                "PartitionedTypedPprITCase#coraHeteroChannelsSampledEdgesAndFeaturesAsTheMemoryStore");
+        row(FanoutOptions.INCLUDE_SAMPLED_EDGES, PPR.and(TYPED), "ppr on a typed graph", "TypedPprSamplerTest",
+                "PartitionedTypedPprITCase#coraHeteroChannelsSampledEdgesAndFeaturesAsTheMemoryStore");
     }
 
     /**
@@ -173,9 +179,6 @@ public final class SamplingMatrix {
 
     /** Why a whole cell is refused, whatever its options, or null when it runs. */
     public static String refusedCell(Cell cell) {
-        if (cell.kind() == GraphKind.TYPED && cell.store() == StoreType.PARTITIONED && cell.sampler() == SamplerType.PPR) {
-            return "ppr on typed graphs in the partitioned store is " + NOT_YET + " (use --store memory, or k-hop)";
-        }
         return null;
     }
 

@@ -28,6 +28,7 @@ import io.fanout.config.StoreType;
 import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.partitioned.PartitionedPpr;
 import io.fanout.flink.partitioned.PartitionedTypedKHop;
+import io.fanout.flink.partitioned.PartitionedTypedPpr;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.flink.source.SeedBatchAssembler;
 import io.fanout.flink.source.SeedFileSource;
@@ -229,7 +230,10 @@ public final class FanoutJob {
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
-        DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR
+        DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
+                ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), typedPprOptions(config, seedIds, runTag,
+                        plan.shares()))
+                : partitioned && config.sampler == SamplerType.PPR
                 ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
                         config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
                         config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config),
@@ -306,6 +310,26 @@ public final class FanoutJob {
     }
 
     /** The graph-update lines of --graph-updates or --graph-updates-socket, or null for a fixed graph. */
+    /** The partitioned typed PPR's options from the job's (grouped, not a long parameter list). */
+    private static PartitionedTypedPpr.Options typedPprOptions(FanoutJobConfig config, long[] seedIds, String runTag,
+            io.fanout.batch.TrainerShares shares) {
+        PartitionedTypedPpr.Options o = new PartitionedTypedPpr.Options();
+        o.seedType = config.typed.seedType;
+        o.seedIds = seedIds;
+        o.channels = config.typed.pprChannels;
+        o.alpha = config.alpha;
+        o.eps = config.eps;
+        o.maxPprNodes = config.maxPprNodes;
+        o.maxNeighbors = config.pprMaxNeighbors;
+        o.residualTopUp = config.residualTopUp;
+        o.includeSampledEdges = config.typed.includeSampledEdges;
+        o.seed = config.seed;
+        o.rounds = config.pprMaxFetchIterations;
+        o.runTag = runTag;
+        o.shares = shares;
+        return o;
+    }
+
     private static DataStream<io.fanout.flink.updates.UpdateLine> graphUpdateLines(StreamExecutionEnvironment env,
             FanoutJobConfig config) {
         if (config.graphUpdates != null) {

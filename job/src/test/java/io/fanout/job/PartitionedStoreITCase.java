@@ -344,10 +344,10 @@ class PartitionedStoreITCase {
                 .hasMessageContaining("fanout.store (--store) partitioned");
         Path typed = SharedData.graph("cora_hetero");
         assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--sampler", "ppr",
-                "--seed-type", "paper"))
+                "--seed-type", "paper", "--partitioned.load-only"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("Invalid value 'partitioned' for option fanout.store (--store)")
-                .hasMessageContaining("ppr on typed graphs in the partitioned store is not implemented yet");
+                .hasMessageContaining("fanout.partitioned.load-only (--partitioned.load-only)")
+                .hasMessageContaining("not implemented yet for a typed graph");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

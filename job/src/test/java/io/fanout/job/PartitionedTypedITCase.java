@@ -113,8 +113,9 @@ class PartitionedTypedITCase {
     void whatTheTypedPartitionedStoreDoesNotDoIsRefusedByName() throws Exception {
         String graph = SharedData.graph("cora_hetero").toString();
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
-                "--sampler", "ppr"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ppr on typed graphs in the partitioned store");
+                "--sampler", "ppr", "--graph-updates", tmp.toString()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("graph-updates")
+                .hasMessageContaining("typed graph");
         assertThatThrownBy(() -> JobConfigs.parse("--graph", graph, "--store", "partitioned", "--seed-type", "paper",
                 "--fanout", "3,2", "--partitioned.load-only"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("partitioned.load-only")

@@ -125,13 +125,32 @@ public final class PartitionedTypedKHop {
                     .returns(TypeInformation.of(TypedPartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, files, layout, nodeData, stage, shares, runTag);
+        return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
+                (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
+                        .withTrainers(shares), "khop-messages");
+    }
+
+    /** The message function of a typed batch, given each node type's node-data layout. */
+    @FunctionalInterface
+    interface Messages {
+        org.apache.flink.api.common.functions.MapFunction<TypedPartialBatch, EncodedMessage> of(FeatureDType dtype,
+                float[][] scale, float[][] offset, int[] dims);
+    }
+
+    /** Whether each node type (name order) has a labelled node file (ids-only files carry no node data). */
+    static boolean[] nodeData(TypedGraphFiles files, TypedLayout layout) throws IOException {
+        boolean[] nodeData = new boolean[layout.nodeTypes.size()];
+        for (int n = 0; n < nodeData.length; n++) {
+            Path nodeFile = files.nodeFiles().get(layout.nodeTypes.get(n));
+            nodeData[n] = nodeFile != null && !NodeIdFile.idsOnly(nodeFile);
+        }
+        return nodeData;
     }
 
     /** With labelled node files, each batch's node rows gathered per node type; then the messages. */
-    private static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
+    static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             TypedGraphFiles files, TypedLayout layout, boolean[] nodeData,
-            SingleOutputStreamOperator<TypedPartialBatch> stage, TrainerShares shares, String runTag)
+            SingleOutputStreamOperator<TypedPartialBatch> stage, String runTag, Messages messages, String messagesUid)
             throws IOException {
         FeatureDType dtype = spec.featureDType();
         int n = nodeData.length;
@@ -181,9 +200,9 @@ public final class PartitionedTypedKHop {
                     .returns(TypeInformation.of(TypedPartialBatch.class))
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
-        return stage.map(new TypedMessageFunction(layout, dtype, scale, offset, dims).withTrainers(shares))
+        return stage.map(messages.of(dtype, scale, offset, dims))
                 .returns(TypeInformation.of(EncodedMessage.class))
-                .name("khop-messages").uid("khop-messages" + runTag);
+                .name(messagesUid).uid(messagesUid + runTag);
     }
 
     /** The number of feature columns of a node file ({@code id, label, f0..}): its first row's, read here. */

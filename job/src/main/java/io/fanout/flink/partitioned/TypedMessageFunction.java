@@ -65,7 +65,7 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
             message.put(prefix + MessageKeys.IDS, Tensor.ofInt64(ids))
                     .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, batch.numSampledNodes[t]);
             if (batch.nlabels != null && batch.nlabels[t] != null) {
-                putNodeData(message, batch, t, prefix);
+                putNodeData(message, batch, t, prefix, dims[t], dtype, scale, offset, layout.seedType);
             }
         }
         // Reported edge types in name order, as the memory store's sample holds them.
@@ -91,10 +91,13 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
 
-    /** The in-memory store's typed withNodeData: features of every type with a file, labels of the seed type. */
-    private void putNodeData(TensorMessage message, TypedPartialBatch batch, int t, String prefix) {
+    /**
+     * The in-memory store's typed withNodeData: features of every type with a file, labels of the seed type (the
+     * k-hop and PPR messages share it).
+     */
+    static void putNodeData(TensorMessage message, TypedPartialBatch batch, int t, String prefix, int dim,
+            FeatureDType dtype, float[][] scale, float[][] offset, int seedType) {
         int n = batch.ids[t].length;
-        int dim = dims[t];
         if (dim > 0) {
             message.put(prefix + MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
                     new long[] {n, dim}, batch.nfeats[t]));
@@ -106,7 +109,7 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
                         offset[t], dim);
             }
         }
-        if (t == layout.seedType) {
+        if (t == seedType) {
             message.putInt64(prefix + MessageKeys.NLABELS, batch.nlabels[t]);
         }
     }

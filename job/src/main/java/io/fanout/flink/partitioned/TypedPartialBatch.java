@@ -26,6 +26,14 @@ public class TypedPartialBatch {
     public byte[][] nfeats;
     /** With node files: [node type] the labels (null for a type without a file). */
     public long[][] nlabels;
+    /**
+     * Typed PPR only ({@link TypedPprFunctions.Finish}): [node type] the PPR edges {@code [seed locals..., node
+     * locals...]} and their weight rows of {@link #pprColumns} each; {@link #rows}/{@link #cols} then hold the sampled
+     * edges per edge type (name order). Null in a k-hop batch.
+     */
+    public int[][] pprEdgeIndex;
+    public double[][] pprWeights;
+    public int pprColumns;
 
     public TypedPartialBatch() {}
 

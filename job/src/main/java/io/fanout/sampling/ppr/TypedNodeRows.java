@@ -1,6 +1,7 @@
 package io.fanout.sampling.ppr;
 
 import io.fanout.random.SplitMix64;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -122,5 +123,61 @@ public final class TypedNodeRows {
         }
         Arrays.sort(chosen);
         return chosen;
+    }
+    /** The rows of a node without edges of any of {@code numEdgeTypes} types (a dangling node). */
+    public static TypedNodeRows empty(int numEdgeTypes) {
+        long[][] nb = new long[numEdgeTypes][0];
+        int[][] pos = new int[numEdgeTypes][0];
+        int[][] nd = new int[numEdgeTypes][0];
+        return new TypedNodeRows(new int[numEdgeTypes], nb, pos, nd);
+    }
+
+    /** The rows as bytes, for keyed state and fetch answers ({@link #fromBytes}). */
+    public byte[] toBytes() {
+        int e = degree.length;
+        long size = 4;
+        for (int m = 0; m < e; m++) {
+            size += 8 + (12 + 4L * e) * neighbors[m].length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size));
+        out.putInt(e);
+        for (int m = 0; m < e; m++) {
+            out.putInt(degree[m]).putInt(neighbors[m].length);
+            for (int j = 0; j < neighbors[m].length; j++) {
+                out.putLong(neighbors[m][j]).putInt(positions[m][j]);
+                for (int f = 0; f < e; f++) {
+                    out.putInt(neighborDegrees[m][j * e + f]);
+                }
+            }
+        }
+        return out.array();
+    }
+
+    /** The rows {@link #toBytes} wrote. */
+    public static TypedNodeRows fromBytes(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        int e = in.getInt();
+        int[] degree = new int[e];
+        long[][] nb = new long[e][];
+        int[][] pos = new int[e][];
+        int[][] nd = new int[e][];
+        for (int m = 0; m < e; m++) {
+            degree[m] = in.getInt();
+            int n = in.getInt();
+            nb[m] = new long[n];
+            pos[m] = new int[n];
+            nd[m] = new int[n * e];
+            for (int j = 0; j < n; j++) {
+                nb[m][j] = in.getLong();
+                pos[m][j] = in.getInt();
+                for (int f = 0; f < e; f++) {
+                    nd[m][j * e + f] = in.getInt();
+                }
+            }
+        }
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException(in.remaining() + " bytes after typed node rows");
+        }
+        return new TypedNodeRows(degree, nb, pos, nd);
     }
 }
