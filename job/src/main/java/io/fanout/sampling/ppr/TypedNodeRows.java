@@ -135,12 +135,35 @@ public final class TypedNodeRows {
     /** The rows as bytes, for keyed state and fetch answers ({@link #fromBytes}). */
     public byte[] toBytes() {
         int e = degree.length;
-        long size = 4;
+        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(4 + bodyBytes()));
+        out.putInt(e);
+        write(out);
+        return out.array();
+    }
+
+    /** The rows {@link #toBytes} wrote. */
+    public static TypedNodeRows fromBytes(byte[] bytes) {
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        TypedNodeRows rows = read(in, in.getInt());
+        if (in.hasRemaining()) {
+            throw new IllegalArgumentException(in.remaining() + " bytes after typed node rows");
+        }
+        return rows;
+    }
+
+    /** Bytes {@link #write} takes. */
+    long bodyBytes() {
+        int e = degree.length;
+        long size = 0;
         for (int m = 0; m < e; m++) {
             size += 8 + (12 + 4L * e) * neighbors[m].length;
         }
-        ByteBuffer out = ByteBuffer.allocate(Math.toIntExact(size));
-        out.putInt(e);
+        return size;
+    }
+
+    /** Per edge type: degree, row length, then each neighbour's key, CSR position and degrees along every type. */
+    void write(ByteBuffer out) {
+        int e = degree.length;
         for (int m = 0; m < e; m++) {
             out.putInt(degree[m]).putInt(neighbors[m].length);
             for (int j = 0; j < neighbors[m].length; j++) {
@@ -150,13 +173,10 @@ public final class TypedNodeRows {
                 }
             }
         }
-        return out.array();
     }
 
-    /** The rows {@link #toBytes} wrote. */
-    public static TypedNodeRows fromBytes(byte[] bytes) {
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        int e = in.getInt();
+    /** The rows of {@code e} edge types that {@link #write} wrote at {@code in}'s position. */
+    static TypedNodeRows read(ByteBuffer in, int e) {
         int[] degree = new int[e];
         long[][] nb = new long[e][];
         int[][] pos = new int[e][];
@@ -174,9 +194,6 @@ public final class TypedNodeRows {
                     nd[m][j * e + f] = in.getInt();
                 }
             }
-        }
-        if (in.hasRemaining()) {
-            throw new IllegalArgumentException(in.remaining() + " bytes after typed node rows");
         }
         return new TypedNodeRows(degree, nb, pos, nd);
     }

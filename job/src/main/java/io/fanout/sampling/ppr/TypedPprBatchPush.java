@@ -349,11 +349,7 @@ public final class TypedPprBatchPush {
             }
         }
         for (long node : nodes) {
-            TypedNodeRows r = rows.get(node);
-            size += 8;
-            for (int m = 0; m < e; m++) {
-                size += 4 + 4 + (8 + 4 + 4L * e) * r.neighbors(m).length;
-            }
+            size += 8 + rows.get(node).bodyBytes();
         }
         if (size > PprBatchPush.MAX_STATE_BYTES) {
             throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the typed PPR state of one batch"
@@ -386,19 +382,8 @@ public final class TypedPprBatchPush {
         }
         out.putInt(nodes.length);
         for (long node : nodes) {
-            TypedNodeRows r = rows.get(node);
             out.putLong(node);
-            for (int m = 0; m < e; m++) {
-                long[] nb = r.neighbors(m);
-                int[] pos = r.positions(m);
-                out.putInt(r.degree(m)).putInt(nb.length);
-                for (int j = 0; j < nb.length; j++) {
-                    out.putLong(nb[j]).putInt(pos[j]);
-                    for (int f = 0; f < e; f++) {
-                        out.putInt(r.neighborDegree(m, j, f));
-                    }
-                }
-            }
+            rows.get(node).write(out);
         }
         if (out.hasRemaining()) {
             throw new IllegalStateException(out.remaining() + " bytes left of the typed PPR state's " + size);
@@ -444,25 +429,7 @@ public final class TypedPprBatchPush {
         int numRows = in.getInt();
         for (int i = 0; i < numRows; i++) {
             long node = in.getLong();
-            int[] degree = new int[e];
-            long[][] nb = new long[e][];
-            int[][] pos = new int[e][];
-            int[][] nd = new int[e][];
-            for (int m = 0; m < e; m++) {
-                degree[m] = in.getInt();
-                int n = in.getInt();
-                nb[m] = new long[n];
-                pos[m] = new int[n];
-                nd[m] = new int[n * e];
-                for (int j = 0; j < n; j++) {
-                    nb[m][j] = in.getLong();
-                    pos[m][j] = in.getInt();
-                    for (int f = 0; f < e; f++) {
-                        nd[m][j * e + f] = in.getInt();
-                    }
-                }
-            }
-            batch.rows.put(node, new TypedNodeRows(degree, nb, pos, nd));
+            batch.rows.put(node, TypedNodeRows.read(in, e));
         }
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the typed PPR batch state");
