@@ -346,6 +346,90 @@ class ChannelReaderTest {
         }
     }
 
+    /**
+     * The reconnect race of a killed endpoint: its registry file names its old port until the restarted endpoint writes
+     * the new one, and something else listens there meanwhile (a silent server, or another endpoint of the channel). The
+     * restarted endpoint registers only once the reader has sent HELLO to the stale address; the reader must then
+     * reach it (a handshake timeout at most, not its reconnect deadline) and get every batch once.
+     */
+    @Test
+    void aStaleRegistryAddressTakenByAnotherServerDoesNotStopTheReconnect() throws Exception {
+        for (boolean silent : new boolean[] {true, false}) {
+            Path dir = registryDir.resolve(silent ? "silent" : "endpoint-1");
+            ChannelSinkOptions opts = ChannelSinkOptions.builder(dir.toString()).capacity(64).linger(Duration.ofMillis(100)).build();
+            ChannelEndpoint e0 = new ChannelEndpoint(opts, 0, 2, null);
+            ChannelEndpoint e1 = new ChannelEndpoint(opts, 1, 2, null);
+            CompletableFuture<Void> p1 = produce(e1, 50, 60);
+            for (int i = 0; i < 6; i++) {
+                e0.put(sample(i));
+            }
+            int stalePort = e0.info().port();
+            List<Integer> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromRegistry(dir, ChannelReader.Options.defaults().withPrefetch(2)
+                    .withReconnectTimeout(Duration.ofSeconds(50)))) {
+                while (got.stream().filter(i -> i < 50).count() < 3) {
+                    got.add(r.next().batchId);
+                }
+                e0.close(); // killed: its registry file still names stalePort
+                java.util.concurrent.atomic.AtomicInteger helloBytes = new java.util.concurrent.atomic.AtomicInteger();
+                AutoCloseable squatter;
+                if (silent) {
+                    ServerSocket server = new ServerSocket();
+                    server.setReuseAddress(true);
+                    server.bind(new InetSocketAddress("127.0.0.1", stalePort));
+                    squatter = server;
+                    Thread t = new Thread(() -> {
+                        try {
+                            java.net.Socket c = server.accept(); // never answers
+                            byte[] buf = new byte[256];
+                            int n;
+                            while ((n = c.getInputStream().read(buf)) > 0) {
+                                helloBytes.addAndGet(n);
+                            }
+                        } catch (java.io.IOException ignored) {
+                            // closed by the test
+                        }
+                    });
+                    t.setDaemon(true);
+                    t.start();
+                } else {
+                    // The channel's endpoint 1, restarted on the port endpoint 0 had (its registry elsewhere).
+                    ChannelEndpoint other = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.resolve("other").toString())
+                            .token(e0.info().token()).port(stalePort - 1).build(), 1, 2, null);
+                    squatter = other;
+                    Thread t = new Thread(() -> {
+                        while (other.isListening() && other.connectedClients() == 0) {
+                            Thread.onSpinWait();
+                        }
+                        helloBytes.set(1);
+                    });
+                    t.setDaemon(true);
+                    t.start();
+                }
+                try (squatter) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (helloBytes.get() == 0 && System.nanoTime() < deadline) {
+                        Thread.sleep(5);
+                    }
+                    assertThat(helloBytes.get()).as("the reader tried the stale address").isPositive();
+                    ChannelEndpoint restarted = new ChannelEndpoint(opts, 0, 2, null);
+                    long started = System.nanoTime();
+                    CompletableFuture<Void> p0 = produce(restarted, 0, 6); // re-sent: the reader drops the copies
+                    while (r.hasNext()) {
+                        got.add(r.next().batchId);
+                    }
+                    p0.get(20, TimeUnit.SECONDS);
+                    assertThat(System.nanoTime() - started).as("a handshake timeout, not the reconnect deadline")
+                            .isLessThan(TimeUnit.SECONDS.toNanos(EndpointDialer.HANDSHAKE_TIMEOUT_MS / 1000 + 8));
+                }
+            }
+            p1.get(20, TimeUnit.SECONDS);
+            assertThat(got).as(silent ? "silent server" : "endpoint 1").containsExactlyInAnyOrderElementsOf(
+                    java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 6), java.util.stream.IntStream.range(50, 60))
+                            .boxed().toList());
+        }
+    }
+
     @Test
     void epochsEndWhenEveryEndpointEndedThemIncludingAnEndpointWithNoData() throws Exception {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
