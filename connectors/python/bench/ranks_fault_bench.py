@@ -202,7 +202,7 @@ def main():
         cluster.wait_for_job(job, timeout=600)
         report["taskmanager_kill"] = {"at_fraction": args.kill_tm_at, "at_s": round(tm_killed - started, 1),
                                       "job_finished_after_kill_s": round(time.monotonic() - tm_killed, 1),
-                                      "restored_checkpoint": cluster.checkpoints(job)["latest"]["restored"]["id"]}
+                                      "restored_checkpoint": (cluster.checkpoints(job)["latest"]["restored"] or {}).get("id")}
         ranks.wait(timeout=300)
         peaks.stop()
         report["job_wall_s"] = round(time.monotonic() - started, 1)

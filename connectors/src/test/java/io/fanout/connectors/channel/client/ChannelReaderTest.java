@@ -430,6 +430,48 @@ class ChannelReaderTest {
         }
     }
 
+    /**
+     * The other reconnect race (seen in the cluster kill test with two ranks): an endpoint finished (its clients got
+     * END_OF_STREAM, its registry file says finished) while another endpoint still ran, then the job failed over and
+     * restored a checkpoint taken before that. The restored endpoint must not wait for clients that will never come
+     * back for copies of what they consumed; another job's finished file changes nothing.
+     */
+    @Test
+    void anEndpointRestoredFromBeforeItFinishedDoesNotWaitForClientsThatSawItsEnd() throws Exception {
+        ChannelEndpoint.Snapshot beforeTheEnd;
+        ChannelEndpoint first = new ChannelEndpoint(options(), 0, 1, "job-a");
+        first.put(sample(0));
+        first.put(sample(1));
+        beforeTheEnd = first.snapshot(); // the last checkpoint: 2 messages not acknowledged yet
+        CompletableFuture<Void> p = produce(first, 2, 6);
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
+            assertThat(drain(r)).containsExactly(0, 1, 2, 3, 4, 5);
+        }
+        p.get(10, TimeUnit.SECONDS);
+        EndpointRegistry registry = new EndpointRegistry(registryDir);
+        assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+
+        try (ChannelEndpoint restored = new ChannelEndpoint(options(), 0, 1, "job-a", beforeTheEnd)) {
+            assertThat(restored.held()).isZero();
+            for (int i = 2; i < 12; i++) {
+                restored.put(sample(i)); // re-sampled copies, more than its capacity of 4: dropped, never blocking
+            }
+            CompletableFuture.runAsync(() -> {
+                try {
+                    restored.finishAndDrain();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+            assertThat(registry.read(0).orElseThrow().port()).isEqualTo(restored.info().port());
+        }
+        try (ChannelEndpoint otherJob = new ChannelEndpoint(options(), 0, 1, "job-b", beforeTheEnd)) {
+            assertThat(otherJob.held()).as("another job's finished file: its messages are served").isEqualTo(2);
+            assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.SERVING);
+        }
+    }
+
     @Test
     void epochsEndWhenEveryEndpointEndedThemIncludingAnEndpointWithNoData() throws Exception {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);
