@@ -15,9 +15,12 @@ class IncompleteEpochError(ValueError):
     """An epoch ended without every one of its ``num_batches`` batches (e.g. the files of a job that
     failed or is still running); ``missing`` lists the absent batch ids."""
 
-    def __init__(self, source: str, epoch: int, missing: list[int], num_batches: int):
+    def __init__(self, source: str, epoch: int, missing: list[int], num_batches: int, share: int | None = None):
         shown = ", ".join(map(str, missing[:10])) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-        super().__init__(f"{source}: epoch {epoch} has {num_batches - len(missing)} of its {num_batches} batches;"
+        # A rank counts its share of the epoch's batches, not all of them.
+        expected = num_batches if share is None else share
+        what = "batches" if share is None else f"batches of {num_batches} (its rank's share)"
+        super().__init__(f"{source}: epoch {epoch} has {expected - len(missing)} of its {expected} {what};"
                          f" missing batch ids {shown}")
         self.epoch = epoch
         self.missing = missing
@@ -75,7 +78,8 @@ class EpochIterator:
         if self._strict and self._num_batches is not None and len(self._seen) < share:
             missing = sorted(set(range(self._rank, self._num_batches, self._world_size)) - self._seen)
             self._strict = False  # raised once
-            raise IncompleteEpochError(self._source, self.epoch, missing, self._num_batches)
+            raise IncompleteEpochError(self._source, self.epoch, missing, self._num_batches,
+                                       share if self._world_size > 1 else None)
         raise StopIteration
 
     def __repr__(self) -> str:

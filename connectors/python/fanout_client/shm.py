@@ -45,6 +45,8 @@ STATE_OPEN, STATE_ENDED, STATE_ABORTED = 0, 1, 2
 _W_CAPACITY, _W_WRITER_PID, _W_WRITE_POS, _W_WRITTEN, _W_READ_POS, _W_READ = 2, 4, 8, 9, 16, 17
 _I_STATE = 10  # 4-byte word index of the state
 _FIXED = struct.Struct("<QIIQII")  # magic, version, header_bytes, capacity, index, num_rings
+_RANKS = struct.Struct("<II")  # at offset 44: rank, trainers (0: an unranked ring, one reader takes everything)
+_OFF_RANKS = 44
 _LENGTH_KIND = struct.Struct("<II")
 _KEYS = struct.Struct("<iii")  # epoch, batch_id, num_batches
 _TSO_MACHINES = {"x86_64", "amd64", "i386", "i686", "x86"}
@@ -54,9 +56,12 @@ class ShmRingError(RuntimeError):
     """A ring file is missing, malformed, or its writer aborted or died; the text names the file."""
 
 
-def ring_path(directory="/dev/shm", name="fanout", index=0) -> Path:
-    """The ring file of sink subtask ``index``: ``<directory>/<name>-<index>.ring``."""
-    return Path(directory) / f"{name}-{index}.ring"
+def ring_path(directory="/dev/shm", name="fanout", index=0, rank=None) -> Path:
+    """The ring file of sink subtask ``index``: ``<directory>/<name>-<index>.ring``; of a job run with
+    ``--trainers N``, rank ``rank``'s ring of that subtask: ``<directory>/<name>-<index>-rank<rank>.ring``."""
+    if rank is None:
+        return Path(directory) / f"{name}-{index}.ring"
+    return Path(directory) / f"{name}-{index}-rank{rank}.ring"
 
 
 def _check_machine():
@@ -143,6 +148,8 @@ class ShmRingReader:
         self.capacity = capacity
         self.index = index
         self.num_rings = num_rings
+        # The rank whose share the ring holds and the job's --trainers; trainers 0: an unranked ring.
+        self.rank, self.trainers = _RANKS.unpack_from(self._mm, _OFF_RANKS)
         # Aligned numpy views: each element access is a single 8- (4-) byte load or store.
         self._u64 = np.frombuffer(self._mm, dtype="<u8", count=HEADER_BYTES // 8)
         self._u32 = np.frombuffer(self._mm, dtype="<u4", count=HEADER_BYTES // 4)
@@ -299,6 +306,34 @@ class ShmRingReader:
         return f"ShmRingReader({str(self.path)!r}, ring {self.index}/{self.num_rings}, {self.capacity} bytes)"
 
 
+def _wait_for_first_ring(dir, name, rank, world_size, timeout: float) -> float:
+    """Waits for the channel's first ring; refuses a job whose rings are not for this reader: ranked rings
+    (``--trainers N``) for a reader without a rank, unranked ones for a rank, another world size. Returns
+    the time left of ``timeout``."""
+    deadline = time.monotonic() + timeout
+    mine = ring_path(dir, name, 0, rank)
+    while not mine.exists():
+        if rank is None and ring_path(dir, name, 0, 0).exists():
+            with ShmRingReader(ring_path(dir, name, 0, 0), timeout=0) as ring:
+                raise ValueError(f"{ring.path}: the job writes one ring per rank (--trainers {ring.trainers}): "
+                                 f"give ShmClient rank= and world_size={ring.trainers}")
+        if rank is not None and ring_path(dir, name, 0).exists():
+            raise ValueError(f"{ring_path(dir, name, 0)}: the job writes one ring for all readers (no --trainers), "
+                             f"not one per rank: world_size {world_size} does not match the job's 1 trainer")
+        if rank is not None and rank > 0 and ring_path(dir, name, 0, 0).exists():
+            break  # rank 0's ring names the job's world size; this rank's may follow it
+        if time.monotonic() >= deadline:
+            raise ShmRingError(f"ring file {mine} did not appear within {timeout:g}s")
+        time.sleep(0.02)
+    if rank is not None:
+        with ShmRingReader(ring_path(dir, name, 0, 0), timeout=max(deadline - time.monotonic(), 0)) as ring:
+            if ring.trainers != world_size:
+                raise ValueError(f"{ring.path}: the job writes rings for {ring.trainers} trainers (--trainers "
+                                 f"{ring.trainers}), this reader's world_size is {world_size}: give "
+                                 f"world_size={ring.trainers}, or run the job with --trainers {world_size}")
+    return max(deadline - time.monotonic(), 0)
+
+
 class ShmClient:
     """Every ring of a shared-memory channel, read by this one process, messages interleaved.
 
@@ -306,20 +341,36 @@ class ShmClient:
     header and opens the others. Iteration yields ``ShmMessage`` (``endpoint`` = ring index) until
     every ring ended; zero-copy messages are valid until the next one is requested.
     ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` (a PyG ``Data``, owning its memory).
+
+    ``rank``, ``world_size``: read as data-parallel trainer ``rank`` of a job run with ``--trainers
+    world_size``, whose sink subtasks write one ring per rank (``<name>-<i>-rank<r>.ring``, batch b in
+    rank b mod world_size's): this client opens only its rank's rings and yields its share in (epoch,
+    batch) order, flat or by ``epochs()``; a batch that arrives before its turn is copied out of its ring
+    and held until then. A world size other than the job's, or a rank for a job without ``--trainers``
+    (and the reverse), raises ``ValueError`` naming both.
     """
 
     def __init__(self, dir="/dev/shm", name: str = "fanout", timeout: float = 30.0, copy: bool = False,
-                 as_pyg: bool = False):
+                 as_pyg: bool = False, rank: int | None = None, world_size: int | None = None):
+        if (rank is None) != (world_size is None):
+            raise ValueError("give both rank and world_size (a data-parallel trainer) or neither")
+        if world_size is not None and (int(world_size) < 1 or not 0 <= int(rank) < int(world_size)):
+            raise ValueError(f"rank {rank} of world_size {world_size}: expected world_size >= 1 and "
+                             f"0 <= rank < world_size")
+        self.rank = int(rank) if rank is not None else None
+        self.world_size = int(world_size) if world_size is not None else None
         if as_pyg:
             from .pyg import to_pyg  # imports torch: fail now, not at the first message
             self._convert = to_pyg  # copies out of the ring (read-only views), so release stays as is
         else:
             self._convert = None
-        first = ShmRingReader(ring_path(dir, name, 0), timeout=timeout, copy=copy)
-        self.rings = [first] + [ShmRingReader(ring_path(dir, name, i), timeout=timeout, copy=copy)
+        timeout = _wait_for_first_ring(dir, name, self.rank, self.world_size, timeout)
+        first = ShmRingReader(ring_path(dir, name, 0, self.rank), timeout=timeout, copy=copy)
+        self.rings = [first] + [ShmRingReader(ring_path(dir, name, i, self.rank), timeout=timeout, copy=copy)
                                 for i in range(1, first.num_rings)]
         self._next = 0
         self._last = None
+        self._ordered = None  # a rank's flat iteration: its epochs in order, each in batch order
 
     def qsize(self) -> int:
         return sum(r.qsize() for r in self.rings)
@@ -357,12 +408,17 @@ class ShmClient:
         the current epoch is over, so the client holds at most one message per ring: memory stays in the
         rings, whose writers wait. Zero-copy messages are valid until the next one is requested."""
         merger = _EpochMerger(self)
-        source = f"shared-memory channel {self.rings[0].path.parent}/{self.rings[0].path.name[:-len('-0.ring')]}"
+        name = self.rings[0].path.name
+        source = f"shared-memory channel {self.rings[0].path.parent}/{name[:name.rindex('-0')]}"
+        if self.rank is not None:
+            source += f" rank {self.rank} of {self.world_size}"
+            merger = _RankOrder(merger, self.rank, self.world_size)
         while True:
             epoch = merger.next_epoch()
             if epoch is None:
                 return
-            iterator = EpochIterator(epoch, merger.next_of_epoch, source, strict)
+            iterator = EpochIterator(epoch, merger.next_of_epoch, source, strict, rank=self.rank or 0,
+                                     world_size=self.world_size or 1)
             if self._convert is not None:
                 from .pyg import ConvertedEpoch
                 iterator = ConvertedEpoch(iterator, self._convert)
@@ -371,11 +427,17 @@ class ShmClient:
     def __iter__(self):
         return self
 
+    def _next_of_rank(self):
+        """A rank's next message in (epoch, batch) order, or None at the end."""
+        if self._ordered is None:
+            self._ordered = (msg for epoch in self.epochs(strict=False) for msg in epoch)
+        return next(self._ordered, None)
+
     def __next__(self) -> ShmMessage:
         if self._last is not None:
             self._last.release()
             self._last = None
-        msg = self.get()
+        msg = self.get() if self.rank is None else self._next_of_rank()
         if msg is None:
             raise StopIteration
         if self._convert is not None:
@@ -459,3 +521,53 @@ class _EpochMerger:
                 return None
             self._wait(lambda: any(h is not None and h.epoch == epoch for h in self.held)
                        or all(h is not None or ring.ended for h, ring in zip(self.held, self.rings)))
+
+
+def _owned(msg: ShmMessage) -> ShmMessage:
+    """A copy of ``msg`` that owns its arrays; ``msg``'s ring space is released."""
+    copy = ShmMessage({k: np.array(v, copy=True) for k, v in msg.items()}, epoch=msg.epoch, batch_id=msg.batch_id,
+                      num_batches=msg.num_batches, endpoint=msg.endpoint,
+                      blob=bytes(msg.blob) if msg.blob is not None else None)
+    copy._ring, copy._end = None, 0
+    msg.release()
+    return copy
+
+
+class _RankOrder:
+    """A rank's epochs from an ``_EpochMerger`` over its rings, each in batch order: rank, rank + world_size,
+    ... A batch that comes before its turn is copied out of its ring (its space goes back to the writer, so
+    no ring waits on this reader) and held until its turn; copies of batches already handed out are dropped."""
+
+    def __init__(self, merger: "_EpochMerger", rank: int, world_size: int):
+        self.merger = merger
+        self.rank, self.world_size = rank, world_size
+        self.early: dict[int, ShmMessage] = {}
+        self.expected = rank
+        self.epoch = None
+
+    def next_epoch(self):
+        epoch = self.merger.next_epoch()
+        self.early.clear()
+        self.expected = self.rank
+        self.epoch = epoch
+        return epoch
+
+    def next_of_epoch(self, epoch: int):
+        while True:
+            held = self.early.pop(self.expected, None)
+            if held is not None:
+                self.expected += self.world_size
+                return held
+            msg = self.merger.next_of_epoch(epoch)
+            if msg is None:
+                # The epoch is over: what is left came after a batch that never did (EpochIterator names it).
+                if self.early:
+                    return self.early.pop(min(self.early))
+                return None
+            if msg.batch_id == self.expected:
+                self.expected += self.world_size
+                return msg
+            if msg.batch_id > self.expected and msg.batch_id not in self.early:
+                self.early[msg.batch_id] = _owned(msg)
+            else:
+                msg.release()  # a copy of a batch already handed out or held (after a restart)

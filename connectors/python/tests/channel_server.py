@@ -106,7 +106,8 @@ class EndpointServer:
     before sending message ``position`` for the first time, heartbeats going on),
     ``ignore_epoch_limit`` (misbehave: send messages of later epochs than the FETCH max_epoch),
     ``tls`` ((cert file, key file): serve TLS only, ``"tls": true`` in the registry; handshakes that
-    fail are recorded in ``tls_failures``), ``host`` (the address to listen on). Records ``limits`` (max_epoch of each FETCH).
+    fail are recorded in ``tls_failures``), ``host`` and ``port`` (the address to listen on; port 0: any).
+    ``kill()`` stops it as a killed process would: no more listening, the open connection cut. Records ``limits`` (max_epoch of each FETCH).
     """
 
     SESSION = 0x5E55
@@ -114,7 +115,7 @@ class EndpointServer:
     def __init__(self, messages, index=0, num_endpoints=1, registry=None, error_after=None,
                  error_text="sampler failed", drop_after=None, hold=None, ignore_credits=False, token="",
                  linger=2.0, epoch_ends=None, heartbeat=None, pauses=None, ignore_epoch_limit=False, tls=None,
-                 host="127.0.0.1"):
+                 host="127.0.0.1", port=0):
         self.messages = list(messages)
         self.index, self.num_endpoints, self.registry = index, num_endpoints, registry
         self.error_after, self.error_text, self.drop_after = error_after, error_text, drop_after
@@ -142,7 +143,8 @@ class EndpointServer:
             self.tls_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             self.tls_context.load_cert_chain(*map(str, tls))
         self.tls_failures: list[str] = []
-        self._listener = socket.create_server((host, 0))
+        self._listener = socket.create_server((host, port))
+        self._conn = None
         self.port = self._listener.getsockname()[1]
         self.address = f"{host}:{self.port}"
         self._closed = False
@@ -154,6 +156,16 @@ class EndpointServer:
                                 self.tls_context is not None)
         self._thread.start()
         return self
+
+    def kill(self):
+        """Stop listening and cut the open connection at once (its registry file stays as it was)."""
+        self.close()
+        conn = self._conn
+        if conn is not None:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def close(self):
         self._closed = True
@@ -187,6 +199,7 @@ class EndpointServer:
                     self.tls_failures.append(str(e))
                     conn.close()
                     continue
+            self._conn = conn
             with conn:
                 try:
                     self._conversation(conn)

@@ -1,6 +1,7 @@
 """Live per-rank feeds end to end: the real job (deploy/bin/fanout-local --serve --trainers 2) on cora,
 read by one ChannelClient per data-parallel rank at once; each gets exactly its rank's share of every
-epoch, and the shares together are the job's offline output byte for byte."""
+epoch, and the shares together are the job's offline output byte for byte; a rank whose process is killed
+(SIGKILL) and started again gets the rest of its share, nothing it had acknowledged twice."""
 
 import subprocess
 import sys
@@ -122,6 +123,56 @@ def test_a_rank_that_reconnects_mid_epoch_gets_the_rest_of_its_share_once_and_a_
     assert pull.returncode == 0, err
     rank1 = sorted((m.epoch, m.batch_id) for m in fanout_client.read_records(pulled))
     assert rank1 == [(e, b) for e in range(2) for b in range(1, BATCHES, 2)]
+
+
+# A trainer process of rank 0 that consumes 3 batches and then hangs until it is killed. With a window of 2
+# messages and no byte-based widening, every message is acknowledged before the client hands it out, so
+# what it printed is exactly what it consumed and acknowledged; the prefetched rest it never acknowledges.
+CRASHING_RANK = """
+import sys, time
+import fanout_client
+client = fanout_client.ChannelClient(registry=sys.argv[1], rank=0, world_size=2, prefetch=2, prefetch_bytes=0,
+                                     connect_timeout=120)
+for n, m in enumerate(client, 1):
+    print(m.epoch, m.batch_id, flush=True)
+    if n == 3:
+        time.sleep(600)
+"""
+
+
+def test_a_rank_killed_and_restarted_gets_the_rest_of_its_share_once(tmp_path):
+    job, registry = start_job(tmp_path)
+    rank1, errors = {}, []
+    crashed = None
+    try:
+        other = threading.Thread(target=read_rank_epochs, args=(registry, 1, rank1, errors), daemon=True)
+        other.start()
+        crashed = subprocess.Popen([sys.executable, "-c", CRASHING_RANK, str(registry)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=ROOT / "connectors" / "python")
+        consumed = []
+        for _ in range(3):
+            line = crashed.stdout.readline()  # the child prints 3 lines, or ends (EOF) on an error
+            assert line, f"the rank 0 process ended early: {crashed.communicate(timeout=30)[1][-3000:]}"
+            consumed.append(tuple(map(int, line.split())))
+        crashed.kill()  # SIGKILL: no close(), no last acks; the endpoints see the connections reset
+        crashed.wait(timeout=30)
+        comeback = []
+        with fanout_client.ChannelClient(registry=registry, rank=0, world_size=2, connect_timeout=120) as client:
+            for epoch in client.epochs():
+                comeback.extend((m.epoch, m.batch_id) for m in epoch)
+        other.join(timeout=300)
+        assert not other.is_alive(), "rank 1 did not finish"
+    finally:
+        if crashed is not None and crashed.poll() is None:
+            crashed.kill()
+        finish(job)
+    assert not errors, errors
+    assert len(comeback) == len(set(comeback)), f"a batch came twice: {comeback}"
+    assert not set(consumed) & set(comeback), "a batch the killed rank had acknowledged came again"
+    # The killed process's prefetched, unacknowledged batches and the rest of the share: all of it, once.
+    assert sorted(consumed + comeback) == [(e, b) for e in range(2) for b in range(0, BATCHES, 2)]
+    assert sorted((e, b) for e, ms in rank1.items() for b, _, _ in ms) == \
+        [(e, b) for e in range(2) for b in range(1, BATCHES, 2)]
 
 
 def test_rank_and_world_size_go_together_and_in_range():

@@ -10,6 +10,8 @@ What is checked:
   a new TaskManager started: the job restores its RocksDB checkpoint, the trainer (reconnecting to the
   restarted endpoints, dropping re-sent copies by (epoch, batch_id)) ends with every batch exactly once,
   and the committed files hold every batch exactly once too, both byte-identical to an uninterrupted run;
+- kill -9 of the TaskManager while two data-parallel ranks (--trainers 2) pull their shares: each rank gets
+  exactly its share of the committed files, every batch once, disjoint from the other rank's;
 - a trainer paused longer than the checkpoint timeout (its endpoints full, the sinks and their
   checkpoint barriers blocked) does not make the job fail over: no restored checkpoint, every batch once;
 - a cluster that does not come up in time fails with its logs and leaves no process behind.
@@ -80,6 +82,14 @@ def idle_cluster(cluster):
     cluster.cancel_running_jobs()
 
 
+# The two-rank kill: 4 epochs of LONG_JOB for 2 trainers (1,233 batches padded to 1,234 per epoch), paced at
+# 600 batches/s (~8 s): at 1,500 the job once finished before the kill point on a loaded machine.
+RANKED_EPOCHS = 4
+RANKED_BATCHES_PER_EPOCH = 1234
+RANKED_JOB = [*LONG_JOB[:LONG_JOB.index("--epochs")], "--epochs", str(RANKED_EPOCHS),
+              *LONG_JOB[LONG_JOB.index("--epochs") + 2:-1], "600", "--trainers", "2"]
+
+
 class OfflineFiles:
     """Collects a run's messages from its exactly-once offline output once the job has ended."""
 
@@ -97,9 +107,10 @@ class OfflineFiles:
 class ChannelTrainer(threading.Thread):
     """A trainer pulling every message from the channel while the job runs (and fails over)."""
 
-    def __init__(self, registry: Path):
+    def __init__(self, registry: Path, rank=None, world_size=None):
         super().__init__(daemon=True)
         self.registry = registry
+        self.rank, self.world_size = rank, world_size
         self.received = []
         self.error = None
 
@@ -109,7 +120,8 @@ class ChannelTrainer(threading.Thread):
     def run(self):
         try:
             with fanout_client.ChannelClient(registry=self.registry, prefetch=4, connect_timeout=120,
-                                             reconnect_timeout=240) as client:
+                                             reconnect_timeout=240, rank=self.rank,
+                                             world_size=self.world_size) as client:
                 for m in client:
                     self.received.append(m)
         except BaseException as e:  # reported by messages()
@@ -254,18 +266,11 @@ def test_taskmanager_loss_recovers_exactly_once(idle_cluster, reference, tmp_pat
     metrics = PrometheusScrape(cluster, victim)
     job = cluster.submit(*LONG_JOB, *out.job_args(), *trainer.job_args())
     trainer.start()
-    cluster.wait_for_completed_checkpoints(job, 1)
-
-    def sampled_enough():
-        if cluster.job_state(job) != "RUNNING":
-            raise ClusterError(f"job {job} is {cluster.job_state(job)} before the kill point")
-        return metrics.total(BATCHES_SAMPLED, job) >= kill_at * TOTAL_BATCHES
-    cluster.wait_for(f"{kill_at:.0%} of the batches sampled", sampled_enough, 120, interval=0.02)
-    cluster.kill_taskmanager(victim)
+    kill_taskmanager_at(cluster, job, victim, metrics, kill_at, TOTAL_BATCHES)
     killed_at = time.time()
 
     cluster.start_taskmanager()
-    cluster.wait_for_job(job, timeout=240)
+    wait_for_job_reading(cluster, job, [trainer])
     recovery = time.time() - killed_at
 
     restored = cluster.checkpoints(job)["latest"]["restored"]
@@ -285,6 +290,52 @@ def test_taskmanager_loss_recovers_exactly_once(idle_cluster, reference, tmp_pat
     print(f"\n{len(hidden)} orphaned in-progress files; killed {victim} at {kill_at:.0%}; restored checkpoint {restored['id']} covering "
           f"{TOTAL_BATCHES - resampled} batches (epoch {(TOTAL_BATCHES - resampled) // PUBMED_BATCHES_PER_EPOCH});"
           f" finished {recovery:.1f}s after the kill")
+
+
+def wait_for_job_reading(cluster: Cluster, job: str, trainers):
+    """Waits for the job's end; a job that does not end names what its trainers raised (an endpoint waits
+    for a trainer that failed, so the trainer's error is the cause)."""
+    try:
+        cluster.wait_for_job(job, timeout=240)
+    except ClusterError as e:
+        errors = [f"{t.name}: {t.error!r}" for t in trainers if t.error is not None]
+        raise ClusterError(f"{e}; trainers: {'; '.join(errors) or 'no error'}") from e
+
+
+def kill_taskmanager_at(cluster: Cluster, job: str, victim, metrics, fraction: float, total: int):
+    """kill -9 of ``victim`` once ``fraction`` of ``total`` batches were sampled (after a checkpoint)."""
+    cluster.wait_for_completed_checkpoints(job, 1)
+
+    def sampled_enough():
+        if cluster.job_state(job) != "RUNNING":
+            raise ClusterError(f"job {job} is {cluster.job_state(job)} before the kill point")
+        return metrics.total(BATCHES_SAMPLED, job) >= fraction * total
+    cluster.wait_for(f"{fraction:.0%} of the batches sampled", sampled_enough, 120, interval=0.02)
+    cluster.kill_taskmanager(victim)
+
+
+def test_taskmanager_loss_with_two_ranks_reading(idle_cluster, tmp_path):
+    cluster = idle_cluster
+    out = OfflineFiles(tmp_path / "samples")
+    registry = tmp_path / "registry"
+    ranks = [ChannelTrainer(registry, rank=r, world_size=2) for r in range(2)]
+    victim = live_taskmanager(cluster)
+    metrics = PrometheusScrape(cluster, victim)
+    job = cluster.submit(*RANKED_JOB, *out.job_args(), *ranks[0].job_args())
+    for trainer in ranks:
+        trainer.start()
+    kill_taskmanager_at(cluster, job, victim, metrics, 0.5, RANKED_EPOCHS * RANKED_BATCHES_PER_EPOCH)
+    cluster.start_taskmanager()
+    wait_for_job_reading(cluster, job, ranks)
+
+    restored = cluster.checkpoints(job)["latest"]["restored"]
+    assert restored and not restored["is_savepoint"], f"the job did not restore a checkpoint: {restored}"
+    offline = by_key(out.messages())  # the committed files: every batch exactly once
+    assert sorted(offline) == [(e, b) for e in range(RANKED_EPOCHS) for b in range(RANKED_BATCHES_PER_EPOCH)]
+    for rank, trainer in enumerate(ranks):
+        share = {key: blob for key, blob in offline.items() if key[1] % 2 == rank}
+        # Exactly this rank's share, each batch once (so none of the other rank's), byte for byte the files'.
+        assert_identical_to(share, trainer.messages())
 
 
 # ---- a cluster that does not come up -------------------------------------------------------------

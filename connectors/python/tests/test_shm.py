@@ -124,3 +124,53 @@ def test_client_reads_every_ring_of_a_channel(tmp_path):
         assert client.qsize() == 12
         got = sorted((m.endpoint, m.batch_id, int(m["ids"][0])) for m in client)
     assert got == sorted((k, 10 * k + i, 10 * k + i) for k in range(3) for i in range(4))
+
+
+def ranked_writers(tmp_path, rank, world_size, num_rings=2):
+    writers = [PyRingWriter(shm.ring_path(tmp_path, "rk", k, rank), 64 << 10, index=k, num_rings=num_rings)
+               for k in range(num_rings)]
+    for w in writers:
+        w.mm[44:52] = np.array([rank, world_size], dtype="<u4").tobytes()  # the rank words of the header
+    return writers
+
+
+def test_a_rank_reads_its_rings_in_epoch_and_batch_order_whatever_the_rings_order(tmp_path):
+    # Rank 1 of 2, epochs of 8 batches: its batches 1, 3, 5, 7 spread over two subtasks' rings, each out of order.
+    writers = ranked_writers(tmp_path, 1, 2)
+    ranks_0 = ranked_writers(tmp_path, 0, 2)  # rank 0's rings exist too (they name the job's world size)
+    for epoch in range(2):
+        for w, batches in zip(writers, ([7, 3], [5, 1])):
+            for b in batches:
+                w.try_write(blob_of(100 * epoch + b), epoch=epoch, batch_id=b, num_batches=8)
+    writers[1].try_write(blob_of(101), epoch=1, batch_id=1, num_batches=8)  # a copy after a restart: dropped
+    for w in writers + ranks_0:
+        w.set_state(shm.STATE_ENDED)
+    with ShmClient(tmp_path, "rk", rank=1, world_size=2, timeout=1) as client:
+        flat = [(m.epoch, m.batch_id, int(m["ids"][0])) for m in client]
+    assert flat == [(e, b, 100 * e + b) for e in range(2) for b in (1, 3, 5, 7)]
+    with ShmClient(tmp_path, "rk", rank=0, world_size=2, timeout=1) as client:
+        assert [list(epoch) for epoch in client.epochs()] == []  # nothing was written for rank 0
+    with pytest.raises(ValueError, match=r"rings for 2 trainers \(--trainers 2\), this reader's world_size is 4"):
+        ShmClient(tmp_path, "rk", rank=1, world_size=4, timeout=1)
+    with pytest.raises(ValueError, match="one ring per rank"):
+        ShmClient(tmp_path, "rk", timeout=1)
+
+
+def test_a_rank_missing_a_batch_of_its_share_is_told_which(tmp_path):
+    writers = ranked_writers(tmp_path, 0, 2, num_rings=1)
+    for b in (0, 4):  # batch 2 of rank 0's share never comes
+        writers[0].try_write(blob_of(b), epoch=0, batch_id=b, num_batches=6)
+    writers[0].set_state(shm.STATE_ENDED)
+    with ShmClient(tmp_path, "rk", rank=0, world_size=2, timeout=1) as client:
+        epoch = next(client.epochs())
+        got = []
+        with pytest.raises(fanout_client_epochs().IncompleteEpochError,
+                           match=r"epoch 0 has 2 of its 3 batches of 6 \(its rank.s share\); missing batch ids 2$"):
+            for m in epoch:
+                got.append(m.batch_id)
+    assert got == [0, 4]
+
+
+def fanout_client_epochs():
+    from fanout_client import epochs
+    return epochs

@@ -52,7 +52,12 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
     (``held_bytes``, ``peak_held_bytes``). ``connect_timeout``:
     seconds to wait for the registry to be complete and every endpoint to answer (raises
     ``ChannelTimeoutError`` naming the missing ones). ``reconnect_timeout``: seconds to try
-    re-establishing a lost connection before raising ``ChannelError``. ``log_every``: an INFO log
+    re-establishing a lost connection before raising ``ChannelError``. ``handshake_timeout``: seconds
+    an endpoint may take to answer HELLO; a connection that gets no answer in that time, or an
+    answer from something other than this endpoint (another endpoint, another protocol), is
+    dropped and tried again with the registry read afresh, because a registry file names the old
+    address of a restarted endpoint until the new one replaces it, and another process may listen
+    there meanwhile. ``log_every``: an INFO log
     line (logger ``fanout_client.channel``) every N messages with the count, time spent waiting and
     queue depth (0 = never). ``max_frame_bytes``: larger frames are a protocol error.
     ``stall_timeout``: seconds a connected endpoint may send nothing, not even HEARTBEAT, while
@@ -80,7 +85,7 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
                  log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
                  stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False, tls_ca=None,
                  ssl_context: ssl.SSLContext | None = None, rank: int | None = None,
-                 world_size: int | None = None):
+                 world_size: int | None = None, handshake_timeout: float = 10.0):
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -95,6 +100,8 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
             raise ValueError(f"log_every must be 0 or positive, got {log_every}")
         if stall_timeout is not None and stall_timeout < 0:
             raise ValueError(f"stall_timeout must be None, 0 (both: wait for ever) or positive, got {stall_timeout}")
+        if handshake_timeout <= 0:
+            raise ValueError(f"handshake_timeout must be positive, got {handshake_timeout}")
         if (rank is None) != (world_size is None):
             raise ValueError("give both rank and world_size (a data-parallel trainer) or neither")
         if world_size is not None and (int(world_size) < 1 or not 0 <= int(rank) < int(world_size)):
@@ -114,6 +121,7 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
         self.prefetch_bytes = int(prefetch_bytes)
         self.connect_timeout = float(connect_timeout)
         self.reconnect_timeout = float(reconnect_timeout)
+        self.handshake_timeout = float(handshake_timeout)
         self.token = token or ""
         self.as_torch = as_torch
         self.pin_memory = pin_memory

@@ -51,6 +51,25 @@ def _read_registry_file(path: Path):
     return info if isinstance(info, dict) else None
 
 
+def _connected_to_itself(sock: socket.socket) -> bool:
+    try:
+        return sock.getsockname() == sock.getpeername()
+    except OSError:
+        return False
+
+
+def _stale_answer(ep: _Endpoint, answer: str) -> bool:
+    """Something other than endpoint ``ep`` answered at the address of its registry file: the file
+    still names the address of an endpoint that is gone (a restarted endpoint writes its new one once
+    it listens), where another endpoint of the channel or another process listens now. Not an error:
+    False, to read the registry again and retry until the deadline."""
+    error = f"{ep.address} answered HELLO with {answer}: not this endpoint (a stale registry address?)"
+    if error != ep.last_error:  # once, not at every retry
+        log.info("%s: %s; trying again", ep.label(), error)
+    ep.last_error = error
+    return False
+
+
 class _Connecting:
     """The connection phase of ``ChannelClient`` (a part of it: uses its options and endpoints)."""
 
@@ -174,17 +193,27 @@ class _Connecting:
         except OSError as e:
             ep.last_error = f"connect failed: {e.strerror or e}"
             return False
+        if _connected_to_itself(sock):
+            # Nothing listens at a local port in the ephemeral range, and the kernel gave this
+            # socket that very port: TCP's simultaneous open connects it to itself, and it would
+            # read its own HELLO as the answer. The registry names the old port of a restarted
+            # endpoint until the new one writes its file.
+            sock.close()
+            ep.last_error = f"nothing listens at {ep.address} (the connection reached itself)"
+            return False
+        # An endpoint answers HELLO at once; a registry address taken by another process may never answer.
+        handshake_seconds = min(self.handshake_timeout, max(deadline - time.monotonic(), 0.05))
         if self._tls_context is not None:
             try:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                sock.settimeout(max(deadline - time.monotonic(), 0.05))  # as long as HELLO may take
+                sock.settimeout(handshake_seconds)  # as long as HELLO may take
                 sock = _wrap(sock, self._tls_context, host, ep)
             except OSError as e:
                 ep.last_error = f"TLS handshake failed: {e}"
                 return False
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.settimeout(max(deadline - time.monotonic(), 0.05))
+            sock.settimeout(handshake_seconds)
             token = ep.token.encode("utf-8")  # inside TLS when the endpoint serves it
             hello = struct.pack("<HH", PROTOCOL_VERSION, len(token)) + token + struct.pack("<Q", ep.session)
             if self.world_size is not None:
@@ -196,7 +225,8 @@ class _Connecting:
                 frame_type, body = _read_frame(sock, self.max_frame_bytes)
         except (OSError, EOFError, ValueError) as e:
             sock.close()
-            ep.last_error = f"handshake failed: {e}"
+            ep.last_error = (f"no answer to HELLO within {handshake_seconds:g}s" if isinstance(e, TimeoutError)
+                             else f"handshake failed: {e}")
             if isinstance(e, (EOFError, ConnectionResetError)) and self._tls_context is None \
                     and ep.registry_file is None:
                 ep.last_error += " (if the endpoint serves TLS, pass tls_ca)"
@@ -212,8 +242,12 @@ class _Connecting:
                 raise _ServerRefused(ChannelRankError(ep.label(), f"refused rank {self.rank} of world size "
                                                                   f"{self.world_size}: {text}", server_text=text))
             raise _ServerRefused(ChannelError(ep.label(), f"refused the connection: {text}", server_text=text))
+        stale = ep.registry_file is not None  # the file may still name an old address (see _stale_answer)
         if frame_type != WELCOME or len(body) != _WELCOME.size:
             sock.close()
+            if stale:
+                return _stale_answer(ep, f"{FRAME_NAMES.get(frame_type, f'frame type {frame_type}')} "
+                                         f"({len(body)} bytes), not WELCOME")
             raise _ServerRefused(ChannelError(ep.label(), f"answered HELLO with "
                                               f"{FRAME_NAMES.get(frame_type, frame_type)} ({len(body)} bytes), "
                                               f"expected WELCOME"))
@@ -224,6 +258,8 @@ class _Connecting:
                                                           f"{PROTOCOL_VERSION}"))
         if ep.index is not None and index != ep.index:
             sock.close()
+            if stale:
+                return _stale_answer(ep, f"WELCOME of endpoint {index}")
             raise _ServerRefused(ChannelError(ep.label(), f"WELCOME says it is endpoint {index}"))
         if ep.index is None:
             ep.index = index

@@ -319,7 +319,8 @@ public final class FanoutJobConfig {
         this.serve = get(conf, FanoutOptions.SERVE);
         boolean useShm = get(conf, ShmOptions.SHM);
         try {
-            this.shm = useShm ? ShmSinkOptions.fromConfiguration(conf) : null;
+            // With --trainers N each sink subtask writes one ring per rank.
+            this.shm = useShm ? ShmSinkOptions.fromConfiguration(conf).withTrainers(trainers) : null;
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage(), e);
         }

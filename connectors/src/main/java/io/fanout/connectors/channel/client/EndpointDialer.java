@@ -4,6 +4,7 @@ import io.fanout.connectors.channel.protocol.ChannelProtocol;
 import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.protocol.FrameReader;
 import io.fanout.connectors.channel.protocol.FrameWriter;
+import io.fanout.connectors.channel.protocol.ProtocolException;
 import io.fanout.connectors.channel.registry.EndpointInfo;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
 import io.fanout.connectors.channel.tls.ChannelTls;
@@ -33,6 +34,22 @@ import org.slf4j.LoggerFactory;
 public final class EndpointDialer {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelReader.class);
 
+    /**
+     * How long an endpoint may take to answer HELLO. A live endpoint answers at once; a registry file names
+     * a restarted endpoint's old address until the new one writes its own, and another process listening
+     * there meanwhile may never answer: the attempt ends and the registry is read again.
+     */
+    static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+
+    /** Something other than this endpoint answered at its registry address (see {@link #HANDSHAKE_TIMEOUT_MS}). */
+    static final class StaleAddressException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        StaleAddressException(String message) {
+            super(message);
+        }
+    }
+
     /** A handshaken connection. */
     public record Link(Socket socket, FrameReader reader, FrameWriter writer, Frame.Welcome welcome) {}
 
@@ -44,6 +61,8 @@ public final class EndpointDialer {
     private String token;
     /** Null = plain TCP. */
     private final SSLContext tls;
+    /** The last stale-address answer logged (logged once, not at every retry). */
+    private String lastStale;
     /** The socket being connected or in use, so {@link #closeSocket} can break a blocked read. */
     private volatile Socket socket;
 
@@ -108,7 +127,12 @@ public final class EndpointDialer {
                     if (closed.getAsBoolean()) {
                         return null;
                     }
-                    s.setSoTimeout((int) Math.max(1, Math.min(remaining, Integer.MAX_VALUE)));
+                    if (s.getLocalPort() == s.getPort() && s.getLocalAddress().equals(s.getInetAddress())) {
+                        // Nothing listens at the (stale) local address, and TCP's simultaneous open connected
+                        // the socket to itself: it would read its own HELLO back.
+                        throw new StaleAddressException("nothing listens at " + a + " (the connection reached itself)");
+                    }
+                    s.setSoTimeout((int) Math.max(1, Math.min(remaining, HANDSHAKE_TIMEOUT_MS)));
                     if (tls != null) {
                         s = secure(s, a);
                         socket = s;
@@ -121,6 +145,12 @@ public final class EndpointDialer {
                 } catch (ChannelReader.ServerError e) {
                     s.close();
                     throw e;
+                } catch (StaleAddressException e) {
+                    s.close();
+                    if (!e.getMessage().equals(lastStale)) {
+                        LOG.info("channel {}: {}; reading the registry again", describe(), e.getMessage());
+                        lastStale = e.getMessage();
+                    }
                 } catch (ConnectException | SocketTimeoutException | EOFException e) {
                     s.close();
                     // Refused: an endpoint that finished and closed is done, not an error.
@@ -167,8 +197,21 @@ public final class EndpointDialer {
         FrameWriter writer = new FrameWriter(new BufferedOutputStream(s.getOutputStream()));
         FrameReader reader = new FrameReader(new BufferedInputStream(s.getInputStream(), 1 << 16), options.maxFrameBytes());
         writer.write(new Frame.Hello(ChannelProtocol.VERSION, token, session));
-        Frame f = reader.read();
+        Frame f;
+        try {
+            f = reader.read();
+        } catch (ProtocolException e) {
+            if (registry == null) {
+                throw e;
+            }
+            throw new StaleAddressException(s.getRemoteSocketAddress() + " answered HELLO with something other than the channel "
+                    + "protocol (" + e.getMessage() + "): not this endpoint (a stale registry address?)");
+        }
         if (f instanceof Frame.Welcome w) {
+            if (registry != null && w.endpointIndex() != index) {
+                throw new StaleAddressException(s.getRemoteSocketAddress() + " answered HELLO as endpoint " + w.endpointIndex()
+                        + ": not this endpoint (a stale registry address?)");
+            }
             if (w.version() != ChannelProtocol.VERSION) {
                 throw new ChannelReader.ServerError("channel " + describe() + " speaks protocol version " + w.version() + ", this reader "
                         + ChannelProtocol.VERSION);
@@ -177,6 +220,10 @@ public final class EndpointDialer {
         }
         if (f instanceof Frame.Error err) {
             throw new ChannelReader.ServerError("channel " + describe() + " refused the handshake: " + err.text());
+        }
+        if (registry != null && f != null) {
+            throw new StaleAddressException(s.getRemoteSocketAddress() + " answered HELLO with " + f.type()
+                    + ", not WELCOME: not this endpoint (a stale registry address?)");
         }
         throw new ChannelReader.ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type())
                 + (f == null && tls == null ? " (an endpoint serving TLS closes a plain connection: give the reader its CA, tlsCa)" : ""));

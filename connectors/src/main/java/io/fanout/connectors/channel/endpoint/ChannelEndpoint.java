@@ -61,6 +61,12 @@ public final class ChannelEndpoint implements AutoCloseable {
     private final EndpointServer server;
     private final EndpointRegistration registration;
     private final EndpointDelivery delivery;
+    /**
+     * An earlier attempt of this job's endpoint already finished (its registry file says so): every message of
+     * its input was delivered and acknowledged, so what this attempt restores and is given again are copies.
+     */
+    private final boolean finishedBefore;
+    private long copiesDropped;
 
     /**
      * Binds the server socket, starts accepting and registers the endpoint as {@code serving}.
@@ -89,12 +95,22 @@ public final class ChannelEndpoint implements AutoCloseable {
         EndpointInfo info = registration.info();
         this.name = "channel endpoint " + index + "/" + numEndpoints + " (" + info.address() + (options.tls() ? ", TLS" : "") + ")";
         this.delivery = new EndpointDelivery(options, name);
-        if (restored != null) {
+        this.finishedBefore = finishedInAnEarlierAttempt(jobId, index);
+        if (restored != null && !finishedBefore) {
             delivery.restore(restored);
         }
         ClientConnection.Context ctx = new ClientConnection.Context(options, index, numEndpoints, name,
                 options.token().getBytes(StandardCharsets.UTF_8), delivery, server, options.tlsContext());
         server.start(name, index, delivery, socket -> new ClientConnection(ctx, socket, server.nextConnectionId()));
+        if (finishedBefore) {
+            // Its registry file stays "finished": the clients saw END_OF_STREAM and will not come back. Restored
+            // from a checkpoint taken before that (a failover after this endpoint finished, while others had not),
+            // waiting for them to take the copies would hold the job for ever.
+            LOG.info("{} finished in an earlier attempt of job {} (registry {}): its {} restored messages and every message "
+                    + "put are copies of delivered ones, dropped", name, jobId, registration.file(),
+                    restored == null ? 0 : restored.messages().size());
+            return;
+        }
         try {
             registration.publishServing();
         } catch (IOException e) {
@@ -106,6 +122,20 @@ public final class ChannelEndpoint implements AutoCloseable {
                     delivery.watermarkEpoch());
         }
         LOG.info("{} listening, registered in {}", name, registration.file());
+    }
+
+    /** Whether the registry says this endpoint of job {@code jobId} finished in an earlier attempt (never without a job id). */
+    private boolean finishedInAnEarlierAttempt(String jobId, int index) {
+        if (jobId == null) {
+            return false;
+        }
+        try {
+            return registration.registry().read(index)
+                    .map(i -> i.state() == EndpointInfo.State.FINISHED && jobId.equals(i.jobId())).orElse(false);
+        } catch (IOException e) {
+            LOG.warn("{}: cannot read its registry file {}: {}", name, registration.file(), e.getMessage());
+            return false;
+        }
     }
 
     /** Sets who hears about sent messages and fetch latencies (or null). */
@@ -177,6 +207,10 @@ public final class ChannelEndpoint implements AutoCloseable {
      */
     public void put(EncodedMessage sample) throws InterruptedException {
         long frame = 1L + ChannelProtocol.MESSAGE_BODY_HEAD_BYTES + sample.payload.length;
+        if (finishedBefore) {
+            copiesDropped++;
+            return;
+        }
         if (frame > options.maxFrameBytes()) {
             throw new IllegalArgumentException("message epoch " + sample.epoch + " batch " + sample.batchId + " of " + sample.payload.length
                     + " bytes exceeds option " + ChannelOptions.MAX_FRAME_BYTES.key() + " = " + options.maxFrameBytes() + " bytes");
@@ -202,6 +236,12 @@ public final class ChannelEndpoint implements AutoCloseable {
      * endpoint {@code finished} in the registry. Connected and late clients get END_OF_STREAM.
      */
     public void finishAndDrain() throws InterruptedException, IOException {
+        if (finishedBefore) {
+            delivery.finishAndDrain(0); // nothing held: returns at once; late clients get END_OF_STREAM
+            registration.publishFinished();
+            LOG.info("{} end of stream: finished in an earlier attempt, {} copies dropped", name, copiesDropped);
+            return;
+        }
         delivery.finishAndDrain(server.connectedClients());
         registration.publishFinished();
         LOG.info("{} end of stream: {} messages delivered, marked finished in {}", name, delivery.delivered(), registration.file());

@@ -33,6 +33,10 @@ final class EndpointRegistration {
         }
     }
 
+    EndpointRegistry registry() {
+        return registry;
+    }
+
     EndpointInfo info() {
         return info;
     }

@@ -17,6 +17,8 @@ public final class ShmSinkOptions implements Serializable {
     private final String dir;
     private final String name;
     private final long ringBytes;
+    /** Data-parallel trainers (--trainers): above 1, each subtask writes one ring per rank. */
+    private final int trainers;
 
     /**
      * @param dir directory of the ring files
@@ -25,6 +27,11 @@ public final class ShmSinkOptions implements Serializable {
      * @throws IllegalArgumentException naming the option and value when one is invalid
      */
     public ShmSinkOptions(String dir, String name, long ringBytes) {
+        this(dir, name, ringBytes, 1);
+    }
+
+    /** As {@link #ShmSinkOptions(String, String, long)}, for {@code trainers} data-parallel readers (ranks). */
+    public ShmSinkOptions(String dir, String name, long ringBytes, int trainers) {
         if (dir == null || dir.isBlank()) {
             throw invalid(ShmOptions.SHM_DIR.key(), dir, "a directory path");
         }
@@ -37,6 +44,25 @@ public final class ShmSinkOptions implements Serializable {
         this.dir = dir;
         this.name = name;
         this.ringBytes = ringBytes;
+        if (trainers < 1) {
+            throw new IllegalArgumentException("trainers must be >= 1, got " + trainers);
+        }
+        this.trainers = trainers;
+    }
+
+    /** These settings for {@code trainers} ranks, each reading its own rings (batch b goes to rank b mod trainers). */
+    public ShmSinkOptions withTrainers(int trainers) {
+        return new ShmSinkOptions(dir, name, ringBytes, trainers);
+    }
+
+    /** Data-parallel ranks; 1: one reader takes every message (the rings of format version 1 as before). */
+    public int trainers() {
+        return trainers;
+    }
+
+    /** The ring of subtask {@code index} for rank {@code rank}: {@code <dir>/<name>-<index>-rank<rank>.ring}. */
+    public Path ringPath(int index, int rank) {
+        return Path.of(dir).resolve(name + "-" + index + "-rank" + rank + ".ring");
     }
 
     /** Reads and validates the {@code fanout.channel.shm-*} options (whether shm is on is the caller's business). */
@@ -67,16 +93,16 @@ public final class ShmSinkOptions implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ShmSinkOptions x && dir.equals(x.dir) && name.equals(x.name) && ringBytes == x.ringBytes;
+        return o instanceof ShmSinkOptions x && dir.equals(x.dir) && name.equals(x.name) && ringBytes == x.ringBytes && trainers == x.trainers;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(dir, name, ringBytes);
+        return Objects.hash(dir, name, ringBytes, trainers);
     }
 
     @Override
     public String toString() {
-        return "ShmSinkOptions{dir=" + dir + ", name=" + name + ", ringBytes=" + ringBytes + "}";
+        return "ShmSinkOptions{dir=" + dir + ", name=" + name + ", ringBytes=" + ringBytes + ", trainers=" + trainers + "}";
     }
 }

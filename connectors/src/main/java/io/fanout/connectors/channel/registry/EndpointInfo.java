@@ -15,7 +15,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * @param host address clients connect to
  * @param port TCP port
  * @param state serving or finished
- * @param jobId Flink job id of the writer, informational (may be null)
+ * @param jobId Flink job id of the writer (may be null); a restarted endpoint that finds its own job's file "finished" knows an earlier attempt delivered everything
  * @param token access token clients send in HELLO (may be null: then clients need it from elsewhere)
  * @param tls true when the endpoint serves TLS only; written only then (absent or false = plain TCP)
  */

@@ -9,7 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The writer of one {@link ShmChannelSink} subtask: a thin Flink adapter over one {@link ShmRing}.
+ * The writer of one {@link ShmChannelSink} subtask: a thin Flink adapter over one {@link ShmRing}, or with
+ * {@code trainers} N > 1 over N rings, one per data-parallel rank (batch b goes to ring b mod N), so each
+ * rank's reader reads only its share.
  * {@code write} blocks while the ring is full (back-pressure); {@code flush(true)} marks the end of
  * the stream and blocks until the trainer read everything; {@code close} deletes the ring file.
  */
@@ -18,12 +20,25 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
 
     private final ShmSinkOptions options;
     private final ShmRing ring;
+    /** One ring per rank (index = rank); just {@link #ring} without ranks. */
+    private final ShmRing[] rings;
 
-    /** Creates the ring of subtask {@code index} of {@code parallelism}. Usable without Flink (tests, tools). */
+    /** Creates the ring(s) of subtask {@code index} of {@code parallelism}. Usable without Flink (tests, tools). */
     public ShmChannelWriter(ShmSinkOptions options, int index, int parallelism) throws IOException {
         this.options = options;
-        this.ring = ShmRing.create(options.ringPath(index), options.ringBytes(), index, parallelism);
-        LOG.info("shared-memory channel ring {} of {} bytes created", ring.path(), ring.capacity());
+        int trainers = options.trainers();
+        this.rings = new ShmRing[trainers];
+        try {
+            for (int r = 0; r < trainers; r++) {
+                rings[r] = trainers == 1 ? ShmRing.create(options.ringPath(index), options.ringBytes(), index, parallelism)
+                        : ShmRing.create(options.ringPath(index, r), options.ringBytes(), index, parallelism, r, trainers);
+                LOG.info("shared-memory channel ring {} of {} bytes created", rings[r].path(), rings[r].capacity());
+            }
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
+        }
+        this.ring = rings[0];
     }
 
     /**
@@ -38,12 +53,23 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
     }
 
     void registerMetrics(MetricGroup group) {
-        registerMetrics(group, options.name(), ring);
+        if (rings.length == 1) {
+            registerMetrics(group, options.name(), ring);
+            return;
+        }
+        for (ShmRing r : rings) {
+            registerMetrics(group, options.name() + "_rank" + r.rank(), r);
+        }
     }
 
-    /** The ring this writer fills. */
+    /** The ring this writer fills (rank 0's with ranks). */
     public ShmRing ring() {
         return ring;
+    }
+
+    /** The ring of {@code rank} (0 without ranks). */
+    public ShmRing ring(int rank) {
+        return rings[rank];
     }
 
     /** Copies {@code sample} into the ring, blocking while it is full; {@code context} may be null. */
@@ -52,7 +78,7 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
         if (sample == null || sample.payload == null) {
             throw new IllegalArgumentException("shared-memory channel sink got a sample without payload: " + sample);
         }
-        ring.write(sample);
+        rings[rings.length == 1 ? 0 : Math.floorMod(sample.batchId, rings.length)].write(sample);
     }
 
     /**
@@ -64,17 +90,34 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
     @Override
     public void flush(boolean endOfInput) throws InterruptedException {
         if (endOfInput) {
-            ring.finish();
-            LOG.info("{}: input ended, {} messages written; waiting for the reader to drain {} messages", ring.path(), ring.written(),
-                    ring.qsize());
-            ring.awaitDrained(-1);
-            LOG.info("{}: drained", ring.path());
+            for (ShmRing r : rings) {
+                r.finish();
+                LOG.info("{}: input ended, {} messages written; waiting for the reader to drain {} messages", r.path(), r.written(),
+                        r.qsize());
+            }
+            for (ShmRing r : rings) {
+                r.awaitDrained(-1);
+                LOG.info("{}: drained", r.path());
+            }
         }
     }
 
-    /** Deletes the ring file; a ring whose input did not end (cancel, failure) is marked aborted first. */
+    /** Deletes the ring files; a ring whose input did not end (cancel, failure) is marked aborted first. */
     @Override
     public void close() throws IOException {
-        ring.close();
+        IOException first = null;
+        for (ShmRing r : rings) {
+            if (r == null) {
+                continue;
+            }
+            try {
+                r.close();
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 }

@@ -59,6 +59,9 @@ public final class ShmRing implements AutoCloseable {
     static final int OFF_NUM_RINGS = 28;
     static final int OFF_WRITER_PID = 32;
     static final int OFF_STATE = 40;
+    /** The data-parallel rank whose share the ring holds, and the number of ranks (0: one reader takes everything). */
+    static final int OFF_RANK = 44;
+    static final int OFF_TRAINERS = 48;
     static final int OFF_WRITE_POS = 64;
     static final int OFF_WRITTEN = 72;
     static final int OFF_READ_POS = 128;
@@ -71,6 +74,8 @@ public final class ShmRing implements AutoCloseable {
     private final long capacity;
     private final int index;
     private final int numRings;
+    private final int rank;
+    private final int trainers;
     private final MappedByteBuffer buf;
     /** Bytes ever written (the writer's own copy of the write position). */
     private long writePos;
@@ -80,11 +85,13 @@ public final class ShmRing implements AutoCloseable {
     /** Identity (inode) of our file, so close() never deletes a newer ring created at the same path. */
     private Object fileKey;
 
-    private ShmRing(Path path, long capacity, int index, int numRings, MappedByteBuffer buf) {
+    private ShmRing(Path path, long capacity, int index, int numRings, int rank, int trainers, MappedByteBuffer buf) {
         this.path = path;
         this.capacity = capacity;
         this.index = index;
         this.numRings = numRings;
+        this.rank = rank;
+        this.trainers = trainers;
         this.buf = buf;
     }
 
@@ -97,6 +104,18 @@ public final class ShmRing implements AutoCloseable {
      * @param index this ring's index (sink subtask); numRings the number of rings of the channel
      */
     public static ShmRing create(Path path, long capacity, int index, int numRings) throws IOException {
+        return create(path, capacity, index, numRings, 0, 0);
+    }
+
+    /**
+     * As {@link #create(Path, long, int, int)}, for the share of data-parallel rank {@code rank} of
+     * {@code trainers} (written into the header, so a reader with another world size is refused);
+     * {@code trainers} 0: an unranked ring, one reader takes everything.
+     */
+    public static ShmRing create(Path path, long capacity, int index, int numRings, int rank, int trainers) throws IOException {
+        if (trainers < 0 || (trainers == 0 ? rank != 0 : rank < 0 || rank >= trainers)) {
+            throw new IllegalArgumentException("rank " + rank + " of " + trainers + " trainers");
+        }
         if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || capacity % 8 != 0) {
             throw new IllegalArgumentException("invalid value for option " + ShmOptions.SHM_BYTES.key() + ": " + capacity
                     + " bytes (expected a multiple of 8 between " + MIN_CAPACITY + " bytes and 1 GiB)");
@@ -142,6 +161,8 @@ public final class ShmRing implements AutoCloseable {
         buf.putInt(OFF_INDEX, index);
         buf.putInt(OFF_NUM_RINGS, numRings);
         buf.putLong(OFF_WRITER_PID, pid);
+        buf.putInt(OFF_RANK, rank);
+        buf.putInt(OFF_TRAINERS, trainers);
         INT.setRelease(buf, OFF_STATE, STATE_OPEN);
         try {
             try {
@@ -153,7 +174,7 @@ public final class ShmRing implements AutoCloseable {
             Files.deleteIfExists(tmp);
             throw e;
         }
-        ShmRing ring = new ShmRing(path, capacity, index, numRings, buf);
+        ShmRing ring = new ShmRing(path, capacity, index, numRings, rank, trainers, buf);
         ring.fileKey = fileKey(path);
         return ring;
     }
@@ -202,6 +223,16 @@ public final class ShmRing implements AutoCloseable {
 
     public int numRings() {
         return numRings;
+    }
+
+    /** The rank whose share this ring holds (0 for an unranked ring). */
+    public int rank() {
+        return rank;
+    }
+
+    /** The number of ranks the channel's rings are split into, 0 for an unranked ring. */
+    public int trainers() {
+        return trainers;
     }
 
     /** The largest blob one record can hold. */

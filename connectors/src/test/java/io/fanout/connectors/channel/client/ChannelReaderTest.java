@@ -346,6 +346,132 @@ class ChannelReaderTest {
         }
     }
 
+    /**
+     * The reconnect race of a killed endpoint: its registry file names its old port until the restarted endpoint writes
+     * the new one, and something else listens there meanwhile (a silent server, or another endpoint of the channel). The
+     * restarted endpoint registers only once the reader has sent HELLO to the stale address; the reader must then
+     * reach it (a handshake timeout at most, not its reconnect deadline) and get every batch once.
+     */
+    @Test
+    void aStaleRegistryAddressTakenByAnotherServerDoesNotStopTheReconnect() throws Exception {
+        for (boolean silent : new boolean[] {true, false}) {
+            Path dir = registryDir.resolve(silent ? "silent" : "endpoint-1");
+            ChannelSinkOptions opts = ChannelSinkOptions.builder(dir.toString()).capacity(64).linger(Duration.ofMillis(100)).build();
+            ChannelEndpoint e0 = new ChannelEndpoint(opts, 0, 2, null);
+            ChannelEndpoint e1 = new ChannelEndpoint(opts, 1, 2, null);
+            CompletableFuture<Void> p1 = produce(e1, 50, 60);
+            for (int i = 0; i < 6; i++) {
+                e0.put(sample(i));
+            }
+            int stalePort = e0.info().port();
+            List<Integer> got = new ArrayList<>();
+            try (ChannelReader r = ChannelReader.fromRegistry(dir, ChannelReader.Options.defaults().withPrefetch(2)
+                    .withReconnectTimeout(Duration.ofSeconds(50)))) {
+                while (got.stream().filter(i -> i < 50).count() < 3) {
+                    got.add(r.next().batchId);
+                }
+                e0.close(); // killed: its registry file still names stalePort
+                java.util.concurrent.atomic.AtomicInteger helloBytes = new java.util.concurrent.atomic.AtomicInteger();
+                AutoCloseable squatter;
+                if (silent) {
+                    ServerSocket server = new ServerSocket();
+                    server.setReuseAddress(true);
+                    server.bind(new InetSocketAddress("127.0.0.1", stalePort));
+                    squatter = server;
+                    Thread t = new Thread(() -> {
+                        try {
+                            java.net.Socket c = server.accept(); // never answers
+                            byte[] buf = new byte[256];
+                            int n;
+                            while ((n = c.getInputStream().read(buf)) > 0) {
+                                helloBytes.addAndGet(n);
+                            }
+                        } catch (java.io.IOException ignored) {
+                            // closed by the test
+                        }
+                    });
+                    t.setDaemon(true);
+                    t.start();
+                } else {
+                    // The channel's endpoint 1, restarted on the port endpoint 0 had (its registry elsewhere).
+                    ChannelEndpoint other = new ChannelEndpoint(ChannelSinkOptions.builder(registryDir.resolve("other").toString())
+                            .token(e0.info().token()).port(stalePort - 1).build(), 1, 2, null);
+                    squatter = other;
+                    Thread t = new Thread(() -> {
+                        while (other.isListening() && other.connectedClients() == 0) {
+                            Thread.onSpinWait();
+                        }
+                        helloBytes.set(1);
+                    });
+                    t.setDaemon(true);
+                    t.start();
+                }
+                try (squatter) {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (helloBytes.get() == 0 && System.nanoTime() < deadline) {
+                        Thread.sleep(5);
+                    }
+                    assertThat(helloBytes.get()).as("the reader tried the stale address").isPositive();
+                    ChannelEndpoint restarted = new ChannelEndpoint(opts, 0, 2, null);
+                    long started = System.nanoTime();
+                    CompletableFuture<Void> p0 = produce(restarted, 0, 6); // re-sent: the reader drops the copies
+                    while (r.hasNext()) {
+                        got.add(r.next().batchId);
+                    }
+                    p0.get(20, TimeUnit.SECONDS);
+                    assertThat(System.nanoTime() - started).as("a handshake timeout, not the reconnect deadline")
+                            .isLessThan(TimeUnit.SECONDS.toNanos(EndpointDialer.HANDSHAKE_TIMEOUT_MS / 1000 + 8));
+                }
+            }
+            p1.get(20, TimeUnit.SECONDS);
+            assertThat(got).as(silent ? "silent server" : "endpoint 1").containsExactlyInAnyOrderElementsOf(
+                    java.util.stream.IntStream.concat(java.util.stream.IntStream.range(0, 6), java.util.stream.IntStream.range(50, 60))
+                            .boxed().toList());
+        }
+    }
+
+    /**
+     * The other reconnect race (seen in the cluster kill test with two ranks): an endpoint finished (its clients got
+     * END_OF_STREAM, its registry file says finished) while another endpoint still ran, then the job failed over and
+     * restored a checkpoint taken before that. The restored endpoint must not wait for clients that will never come
+     * back for copies of what they consumed; another job's finished file changes nothing.
+     */
+    @Test
+    void anEndpointRestoredFromBeforeItFinishedDoesNotWaitForClientsThatSawItsEnd() throws Exception {
+        ChannelEndpoint.Snapshot beforeTheEnd;
+        ChannelEndpoint first = new ChannelEndpoint(options(), 0, 1, "job-a");
+        first.put(sample(0));
+        first.put(sample(1));
+        beforeTheEnd = first.snapshot(); // the last checkpoint: 2 messages not acknowledged yet
+        CompletableFuture<Void> p = produce(first, 2, 6);
+        try (ChannelReader r = ChannelReader.fromRegistry(registryDir, ChannelReader.Options.defaults().withPrefetch(2))) {
+            assertThat(drain(r)).containsExactly(0, 1, 2, 3, 4, 5);
+        }
+        p.get(10, TimeUnit.SECONDS);
+        EndpointRegistry registry = new EndpointRegistry(registryDir);
+        assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+
+        try (ChannelEndpoint restored = new ChannelEndpoint(options(), 0, 1, "job-a", beforeTheEnd)) {
+            assertThat(restored.held()).isZero();
+            for (int i = 2; i < 12; i++) {
+                restored.put(sample(i)); // re-sampled copies, more than its capacity of 4: dropped, never blocking
+            }
+            CompletableFuture.runAsync(() -> {
+                try {
+                    restored.finishAndDrain();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }).get(10, TimeUnit.SECONDS);
+            assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.FINISHED);
+            assertThat(registry.read(0).orElseThrow().port()).isEqualTo(restored.info().port());
+        }
+        try (ChannelEndpoint otherJob = new ChannelEndpoint(options(), 0, 1, "job-b", beforeTheEnd)) {
+            assertThat(otherJob.held()).as("another job's finished file: its messages are served").isEqualTo(2);
+            assertThat(registry.read(0).orElseThrow().state()).isEqualTo(EndpointInfo.State.SERVING);
+        }
+    }
+
     @Test
     void epochsEndWhenEveryEndpointEndedThemIncludingAnEndpointWithNoData() throws Exception {
         try (ChannelEndpoint a = new ChannelEndpoint(endpointOptions().build(), 0, 2, null);

@@ -117,6 +117,48 @@ class ShmRingTest {
     }
 
     @Test
+    void aWriterForTwoRanksPutsEachBatchInItsRanksRingOnly() throws Exception {
+        ShmSinkOptions options = new ShmSinkOptions(dir.toString(), "ranked", CAP).withTrainers(2);
+        ShmChannelWriter writer = new ShmChannelWriter(options, 1, 3);
+        Path rank0 = dir.resolve("ranked-1-rank0.ring");
+        Path rank1 = dir.resolve("ranked-1-rank1.ring");
+        assertThat(options.ringPath(1, 1)).isEqualTo(rank1);
+        assertThat(dir.resolve("ranked-1.ring")).doesNotExist(); // no ring for a reader of everything
+        try (ByteReader r0 = new ByteReader(rank0); ByteReader r1 = new ByteReader(rank1)) {
+            for (ByteReader r : List.of(r0, r1)) {
+                assertThat(r.buf.getInt(ShmRing.OFF_INDEX)).isEqualTo(1);
+                assertThat(r.buf.getInt(ShmRing.OFF_NUM_RINGS)).isEqualTo(3);
+                assertThat(r.buf.getInt(ShmRing.OFF_TRAINERS)).isEqualTo(2);
+            }
+            assertThat(r0.buf.getInt(ShmRing.OFF_RANK)).isZero();
+            assertThat(r1.buf.getInt(ShmRing.OFF_RANK)).isEqualTo(1);
+            for (int b = 0; b < 9; b++) {
+                writer.write(new EncodedMessage(0, b, 9, blob(b, 100)), null);
+            }
+            List<Integer> share0 = new ArrayList<>();
+            List<Integer> share1 = new ArrayList<>();
+            for (EncodedMessage m = r0.poll(); m != null; m = r0.poll()) {
+                share0.add(m.batchId);
+                assertThat(m.payload).isEqualTo(blob(m.batchId, 100));
+            }
+            for (EncodedMessage m = r1.poll(); m != null; m = r1.poll()) {
+                share1.add(m.batchId);
+            }
+            assertThat(share0).containsExactly(0, 2, 4, 6, 8);
+            assertThat(share1).containsExactly(1, 3, 5, 7);
+            r0.releaseAll(5);
+            r1.releaseAll(4);
+            writer.flush(true); // every ring ended and drained
+            assertThat(r0.state()).isEqualTo(ShmRing.STATE_ENDED);
+            assertThat(r1.state()).isEqualTo(ShmRing.STATE_ENDED);
+        } finally {
+            writer.close();
+        }
+        assertThat(rank0).doesNotExist();
+        assertThat(rank1).doesNotExist();
+    }
+
+    @Test
     void fullRingBlocksTheWriterUntilTheReaderReleases() throws Exception {
         Path file = dir.resolve("r-0.ring");
         try (ShmRing ring = ShmRing.create(file, CAP, 0, 1); ByteReader reader = new ByteReader(file)) {
