@@ -24,8 +24,7 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
-from .channel import (PROTOCOL_VERSION, ChannelClient, ChannelError, ChannelStallError, ChannelTimeoutError, Epoch,
-                      SamplingError)
+from .errors import ChannelError, ChannelStallError, ChannelTimeoutError, SamplingError
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
 from .safetensors import DTYPES, decode, dtype_name, encode
@@ -39,6 +38,16 @@ from .prefetch import Prefetcher, prefetch
 from .prefetch_process import ProcessPrefetcher
 
 __version__ = "0.1.0"
+
+# The TCP channel client is imported when first named, so the file and shared-memory readers do not load it.
+_CHANNEL = {"ChannelClient", "Epoch", "PROTOCOL_VERSION"}
+
+
+def __getattr__(name):
+    if name in _CHANNEL:
+        from . import channel
+        return getattr(channel, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "decode", "encode", "DTYPES", "dtype_name",

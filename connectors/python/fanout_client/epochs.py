@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from .channel import SAMPLING_ERROR_KEY, SamplingError
+from .errors import SAMPLING_ERROR_KEY, SamplingError
 from .message import Message
 
 __all__ = ["IncompleteEpochError", "EpochIterator", "raise_if_error"]

@@ -34,7 +34,7 @@ One module per concern, each readable alone:
 from .client import ChannelClient
 from .credits import DEFAULT_PREFETCH_BYTES, MAX_PREFETCH_WINDOW
 from .epoch_order import Epoch
-from .errors import SAMPLING_ERROR_KEY, ChannelError, ChannelRankError, ChannelStallError, ChannelTimeoutError, SamplingError
+from ..errors import SAMPLING_ERROR_KEY, ChannelError, ChannelRankError, ChannelStallError, ChannelTimeoutError, SamplingError
 from .frames import (ANY_EPOCH, DEFAULT_MAX_FRAME_BYTES, END_OF_EPOCH, END_OF_STREAM, ERROR, FETCH, FRAME_NAMES,
                      HEARTBEAT, HELLO, MESSAGE, PROTOCOL_VERSION, WELCOME)
 from .liveness import DEFAULT_STALL_TIMEOUT

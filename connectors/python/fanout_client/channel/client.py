@@ -14,7 +14,7 @@ from .connection import _Connecting
 from .credits import DEFAULT_PREFETCH_BYTES, _Credits
 from .endpoint import _Endpoint, _parse_address
 from .epoch_order import _EpochOrder
-from .errors import SAMPLING_ERROR_KEY, ChannelError, SamplingError
+from ..errors import SAMPLING_ERROR_KEY, ChannelError, SamplingError
 from .frames import ANY_EPOCH, DEFAULT_MAX_FRAME_BYTES
 from .liveness import DEFAULT_STALL_TIMEOUT
 from .reading import _Reading

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 
 from .endpoint import _Endpoint, _parse_address
-from .errors import ChannelError, ChannelRankError, ChannelTimeoutError, _ServerRefused
+from ..errors import ChannelError, ChannelRankError, ChannelTimeoutError, _ServerRefused
 from .frames import ERROR, FRAME_NAMES, HELLO, PROTOCOL_VERSION, WELCOME, _FrameStream, _read_frame, _send_frame, \
     _WELCOME
 from .liveness import _set_receive_timeout

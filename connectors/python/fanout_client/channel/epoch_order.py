@@ -11,7 +11,7 @@ import warnings
 
 from ..message import Message
 from .endpoint import _Endpoint
-from .errors import SamplingError
+from ..errors import SamplingError
 
 log = logging.getLogger("fanout_client.channel")
 

@@ -12,7 +12,7 @@ import struct
 import time
 
 from .endpoint import _Endpoint
-from .errors import ChannelStallError
+from ..errors import ChannelStallError
 from .frames import END_OF_EPOCH, FRAME_NAMES, MESSAGE
 
 # Seconds an endpoint may send nothing (not even HEARTBEAT, every 5 s by default) while the client

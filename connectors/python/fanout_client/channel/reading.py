@@ -15,7 +15,7 @@ import time
 from ..message import Message
 from ..safetensors import decode
 from .endpoint import _Endpoint
-from .errors import ChannelError
+from ..errors import ChannelError
 from .frames import END_OF_EPOCH, END_OF_STREAM, ERROR, FRAME_NAMES, HEARTBEAT, MESSAGE, _I32, _send_frame
 from .liveness import _stall_error, _stalled
 

@@ -11,7 +11,7 @@ import threading
 import time
 
 from .endpoint import _Endpoint
-from .errors import ChannelError, _ServerRefused
+from ..errors import ChannelError, _ServerRefused
 from .frames import _FrameStream
 
 log = logging.getLogger("fanout_client.channel")

@@ -9,7 +9,7 @@ import socket
 import ssl
 
 from .endpoint import _Endpoint
-from .errors import ChannelError, _ServerRefused
+from ..errors import ChannelError, _ServerRefused
 
 
 def _client_context(tls_ca, ssl_context) -> ssl.SSLContext | None:

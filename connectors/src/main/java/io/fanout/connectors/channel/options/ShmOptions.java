@@ -24,8 +24,9 @@ public final class ShmOptions {
     public static final ConfigOption<String> SHM_NAME = ConfigOptions.key("fanout.channel.shm-name")
             .stringType()
             .defaultValue("fanout")
-            .withDescription("Channel name: subtask i writes <shm-dir>/<name>-<i>.ring, and the gauges are "
-                    + "<name>_qsize and <name>_bytes_used. Give concurrent jobs different names.");
+            .withDescription("Channel name: subtask i writes <shm-dir>/<name>-<i>.ring (with --trainers N > 1, one"
+                    + " ring per rank r: <name>-<i>-rank<r>.ring), and the gauges are <name>_qsize and"
+                    + " <name>_bytes_used. Give concurrent jobs different names.");
 
     public static final ConfigOption<MemorySize> SHM_BYTES = ConfigOptions.key("fanout.channel.shm-bytes")
             .memoryType()

@@ -1,5 +1,6 @@
-"""What the channel client raises: ``ChannelError`` (an endpoint failed) and its kinds, and
-``ChannelTimeoutError`` (the channel did not come up)."""
+"""What the readers raise, apart from any transport: ``SamplingError`` (a failed batch's record, from every
+reader), and the channel client's ``ChannelError`` (an endpoint failed) with its kinds and ``ChannelTimeoutError``
+(the channel did not come up)."""
 
 from __future__ import annotations
 
