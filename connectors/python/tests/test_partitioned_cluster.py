@@ -177,15 +177,17 @@ def references(cluster, kill_graphs, tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("sampler,kill_point", [("khop", "mid-load"), ("khop", "mid-epoch"),
-                                                ("ppr", "mid-load"), ("ppr", "mid-epoch")])
+@pytest.mark.parametrize("sampler,kill_point,backend", [("khop", "mid-load", "rocksdb"), ("khop", "mid-epoch", "rocksdb"),
+                                                        ("ppr", "mid-load", "rocksdb"), ("ppr", "mid-epoch", "rocksdb"),
+                                                        ("khop", "mid-epoch", "hashmap")])
 def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs, references, tmp_path, sampler,
-                                                           kill_point):
+                                                           kill_point, backend):
     """Proves that losing the TaskManager loses nothing and duplicates nothing: mid-load, the kill comes after a
     checkpoint completed while the edge source was RUNNING with fewer records written than the whole graph's and
     no message sent, and the restored source re-reads only some parts; mid-epoch, after 40 % of the batches and a
     later checkpoint. Either way the committed files equal the uninterrupted run's, batch for batch and byte for
-    byte, and the restore was of an incremental RocksDB checkpoint. For k-hop and for PPR."""
+    byte, and the restore was of an incremental RocksDB checkpoint. For k-hop and for PPR; and for k-hop on Flink's
+    heap keyed-state backend (``--state-backend hashmap``: full checkpoints, messages equal to RocksDB's run)."""
     reference = references(sampler)
     kill_graph = kill_graphs(sampler)
     cluster.wait_for_free_slots(2)
@@ -196,7 +198,7 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
     # the load (batches paced during it wait for it, then go at once) by tens of seconds; at 8 batches/s the 128
     # batches were all queued behind the load of this graph and the job ended before the kill point.
     pace = ["--max-batches-per-second", MID_EPOCH_PACE[sampler]] if kill_point == "mid-epoch" else []
-    job = cluster.submit(*kill_job(kill_graph, out, sampler), *pace)
+    job = cluster.submit(*kill_job(kill_graph, out, sampler), *pace, "--state-backend", backend)
     # What the edge source writes for the whole graph, as the uninterrupted run counted it.
     total_stored = reference.edge_records
 
@@ -247,12 +249,16 @@ def test_taskmanager_kill_restores_and_output_is_identical(cluster, kill_graphs,
             f"records ({read:.0f} at the kill, restored checkpoint {restored['id']})"
     assert cluster.rest(f"/jobs/{job}/exceptions")["exceptionHistory"]["entries"], "no failure recorded"
     assert_identical(reference, by_key(out))
-    # The checkpoints were RocksDB incremental ones: their SST files live in the job's shared/ folder.
+    # RocksDB's checkpoints were incremental ones: their SST files live in the job's shared/ folder; the heap
+    # backend's are full snapshots in chk-N folders.
     shared = cluster.run_dir / "checkpoints" / job / "shared"
-    assert shared.is_dir(), f"no incremental checkpoint files in {shared}"
+    if backend == "rocksdb":
+        assert shared.is_dir(), f"no incremental checkpoint files in {shared}"
+    else:
+        assert not shared.is_dir() or not any(shared.iterdir()), f"heap backend wrote incremental files: {shared}"
     detail = f" ({read:.0f} of {total_stored} edge records written at the kill, {reread} after the restore)" \
         if kill_point == "mid-load" else ""
-    print(f"\nkilled {victim} {kill_point}; restored checkpoint {restored['id']}{detail}; "
+    print(f"\nkilled {victim} {kill_point} ({backend}); restored checkpoint {restored['id']}{detail}; "
           f"{len(reference)} batches identical")
 
 
