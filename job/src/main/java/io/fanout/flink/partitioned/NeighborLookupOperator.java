@@ -10,9 +10,9 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
@@ -124,6 +124,16 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         }
     }
 
+    /** The loaded groups too big for the index, by order key (compacted after the load: {@link LoadCompaction}). */
+    static MapStateDescriptor<Long, long[]> loadingDescriptor() {
+        return new MapStateDescriptor<>(EDGE_GROUPS, LongSerializer.INSTANCE, CompactLongArraySerializer.INSTANCE);
+    }
+
+    /** A node's group index (compacted after the load). */
+    static ListStateDescriptor<long[]> groupIndexDescriptor() {
+        return new ListStateDescriptor<>(GROUP_INDEX, CompactLongArraySerializer.INSTANCE);
+    }
+
     /**
      * The automatic cache size: an eighth of this JVM's heap, shared by the lookup subtasks a TaskManager can run
      * (one per hop in each task slot), so all of them together take at most that eighth. On R-MAT 2^20 (p=1, a
@@ -137,16 +147,15 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     @Override
     public void open() throws Exception {
         super.open();
-        loadingDescriptor = new MapStateDescriptor<>(EDGE_GROUPS, Types.LONG,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        loadingDescriptor = loadingDescriptor();
         loading = getRuntimeContext().getMapState(loadingDescriptor);
-        groupIndexDescriptor = new ListStateDescriptor<>(GROUP_INDEX, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        groupIndexDescriptor = groupIndexDescriptor();
         groupIndex = getRuntimeContext().getListState(groupIndexDescriptor);
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(RequestGroup.class)));
         head = getRuntimeContext().getState(new ValueStateDescriptor<>("head",
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+                CompactLongArraySerializer.INSTANCE));
+        buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", IntSerializer.INSTANCE,
+                CompactLongArraySerializer.INSTANCE));
         layout = new NeighborBuckets(bucketSize);
         long maxHeap = Runtime.getRuntime().maxMemory();
         long capped;

@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -28,7 +27,7 @@ public class PprListOperator extends AbstractStreamOperator<PprNodeList>
     private static final long serialVersionUID = 1L;
     /** A node's loaded edges in arrival order, {@code [order, position, neighbour, neighbour degree]} each. */
     private static final ListStateDescriptor<long[]> EDGES = new ListStateDescriptor<>("ppr-edges",
-            PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+            CompactLongArraySerializer.INSTANCE);
     private static final Comparator<long[]> LIST_ORDER =
             Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]);
 

@@ -13,9 +13,9 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -130,13 +130,13 @@ public abstract class VersionedAdjacencyOperator<R, O> extends AbstractStreamOpe
     @Override
     public void open() throws Exception {
         super.open();
-        loadingDescriptor = new ListStateDescriptor<>(LOADED, PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+        loadingDescriptor = new ListStateDescriptor<>(LOADED, CompactLongArraySerializer.INSTANCE);
         loading = getRuntimeContext().getListState(loadingDescriptor);
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(WAITING, TypeInformation.of(requestClass)));
         early = getRuntimeContext().getListState(new ListStateDescriptor<>(EARLY, TypeInformation.of(EdgeUpdate.class)));
         degree = getRuntimeContext().getState(new ValueStateDescriptor<>("degree", Types.INT));
-        buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", Types.INT,
-                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", IntSerializer.INSTANCE,
+                CompactLongArraySerializer.INSTANCE));
         deltas = getRuntimeContext().getState(new ValueStateDescriptor<>("delta", TypeInformation.of(NeighborDelta.class)));
         layout = new NeighborBuckets(bucketSize);
         unchanged = new Long2IntLinkedOpenHashMap();

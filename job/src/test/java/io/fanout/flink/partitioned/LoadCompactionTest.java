@@ -11,9 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
@@ -186,10 +183,7 @@ class LoadCompactionTest {
     /** The lookup's loaded states, described as the operator registers them. */
     private static org.apache.flink.api.common.state.StateDescriptor<?, ?>[] loadedStates() {
         return new org.apache.flink.api.common.state.StateDescriptor<?, ?>[] {
-            new ListStateDescriptor<>(NeighborLookupOperator.GROUP_INDEX,
-                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO),
-            new MapStateDescriptor<>(NeighborLookupOperator.EDGE_GROUPS, Types.LONG,
-                    PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO)};
+            NeighborLookupOperator.groupIndexDescriptor(), NeighborLookupOperator.loadingDescriptor()};
     }
 
     @Test
