@@ -311,6 +311,9 @@ public final class CommandLine {
         if (value instanceof java.time.Duration) {
             return org.apache.flink.util.TimeUtils.formatWithHighestUnit((java.time.Duration) value);
         }
+        if (value instanceof Enum<?> e && e.toString().equals(e.name())) {
+            return e.name().toLowerCase(java.util.Locale.ROOT); // the CLI's spelling (Flink parses either case)
+        }
         return String.valueOf(value);
     }
 

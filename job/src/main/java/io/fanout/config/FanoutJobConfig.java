@@ -155,13 +155,7 @@ public final class FanoutJobConfig {
             throw new ConfigException("Option " + name(FanoutOptions.NODE_FEATURES) + ": no such file or directory: "
                     + nodesValue);
         }
-        String dtypeValue = get(conf, FanoutOptions.FEATURE_DTYPE);
-        try {
-            this.featureDType = FeatureDType.valueOf(dtypeValue.trim().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("Invalid value '" + dtypeValue + "' for option " + name(FanoutOptions.FEATURE_DTYPE)
-                    + ": must be one of float32, float16, uint8", e);
-        }
+        this.featureDType = get(conf, FanoutOptions.FEATURE_DTYPE);
         this.withEdge = get(conf, FanoutOptions.WITH_EDGE);
         this.seeds = get(conf, FanoutOptions.SEEDS);
         this.batchSize = atLeast(conf, FanoutOptions.BATCH_SIZE, 1);

@@ -28,9 +28,9 @@ public final class FanoutOptions {
                     + " a nodes.tsv[.gz] file (id, label, f0..fn; label -1 = unlabelled) or a directory of"
                     + " nodes*.tsv[.gz] parts. Every node of the graph needs a row. Loaded once per TaskManager.");
 
-    public static final ConfigOption<String> FEATURE_DTYPE = ConfigOptions.key("fanout.feature-dtype")
-            .stringType()
-            .defaultValue("float32")
+    public static final ConfigOption<io.fanout.features.FeatureDType> FEATURE_DTYPE = ConfigOptions.key("fanout.feature-dtype")
+            .enumType(io.fanout.features.FeatureDType.class)
+            .defaultValue(io.fanout.features.FeatureDType.FLOAT32)
             .withDescription("How node features are stored and shipped: float32 (exact), float16 (half the bytes),"
                     + " or uint8 (a quarter: per-column min/max quantisation; messages carry #META.nfeats_scale and"
                     + " #META.nfeats_offset, value = offset + scale * q).");

@@ -1,5 +1,6 @@
 package io.fanout.job;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.ConfigException;
@@ -29,6 +30,11 @@ class OptionMessagesTest {
         assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--output-mode", "replace"))
                 .hasMessage("Invalid value 'replace' for option fanout.output-mode (--output-mode):"
                         + " must be one of error, overwrite, append");
+        assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--feature-dtype", "bfloat16"))
+                .hasMessage("Invalid value 'bfloat16' for option fanout.feature-dtype (--feature-dtype):"
+                        + " must be one of float32, float16, uint8");
+        assertThat(JobConfigs.parse("--graph", cora, "--feature-dtype", "float16").featureDType)
+                .isEqualTo(io.fanout.features.FeatureDType.FLOAT16);
         assertThatThrownBy(() -> JobConfigs.parse("--graph", cora, "--directed=maybe"))
                 .hasMessage("Invalid value 'maybe' for option fanout.directed (--directed): must be true or false");
     }
