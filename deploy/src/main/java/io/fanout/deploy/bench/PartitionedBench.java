@@ -28,8 +28,8 @@ import java.util.stream.Stream;
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
  * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned,partitioned-heap]
  * [--checkpoint-interval 10s] [--managed-mb 1024] [--job-args "-D key=value ..."]} plus
- * {@link BenchRecord#OPTIONS_USAGE} (here 3 rounds and no warm-up round on the graph by default) (the last: more job
- * arguments for every job, e.g. RocksDB settings). {@code --managed-mb}: the MiniCluster TaskManager's managed memory,
+ * {@link BenchRecord#OPTIONS_USAGE} (here 3 rounds and no warm-up round on the graph by default). {@code --job-args}:
+ * more job arguments for every job, e.g. RocksDB settings. {@code --managed-mb}: the MiniCluster TaskManager's managed memory,
  * which is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
  * TaskManager's; the memory store uses none of it). Without {@code --graph} it generates an R-MAT graph (seed 1,
  * 8 parts) into {@code deploy/target/bench/rmat-*}, once. The result goes to
