@@ -120,10 +120,8 @@ public final class FanoutBench {
             PairedRounds core = PairedRounds.run("core", record.warmup, record.rounds, sides, EDGES);
             double[] refRates = core.values(REF, EDGES);
             double[] coreRates = core.values(CORE, EDGES);
-            if (weightedSamplers.length == 0) {
-                record.add("core", "sampling core, 1 thread / refsampler.c", "sampled edges/s", REF, CORE, 0.8,
-                        refRates, coreRates);
-            }
+            record.add("core", "sampling core, 1 thread / refsampler.c", "sampled edges/s", REF, CORE, 0.8, refRates,
+                    coreRates);
             for (String mode : WEIGHTED_MODES) {
                 if (weightedSamplers.length == 0) {
                     break;

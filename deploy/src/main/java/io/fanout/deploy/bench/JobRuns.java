@@ -13,6 +13,8 @@ import java.util.function.ToDoubleFunction;
 final class JobRuns {
     /** Default rounds of (reference, job) per parallelism. */
     static final int ROUNDS = 3;
+    /** The rate per core: the reference's single-thread rate, the job's rate / parallelism. */
+    private static final String PER_CORE = "per_core";
 
     private JobRuns() {}
 
@@ -46,17 +48,17 @@ final class JobRuns {
             all.addAll(List.of("--parallelism", String.valueOf(parallelism), "--epochs", String.valueOf(epochs * parallelism)));
             String job = "fanout job p=" + parallelism;
             LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
-            sides.put("refsampler.c", r -> Map.of("rate", refRound.run()));
+            sides.put("refsampler.c", r -> Map.of(PER_CORE, refRound.run()));
             sides.put(job, r -> {
                 JobSummary s = FanoutJob.run(FanoutJobConfig.from(
                         FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
-                return Map.of("rate", rate.applyAsDouble(s) / parallelism, "batches", (double) s.batches,
+                return Map.of(PER_CORE, rate.applyAsDouble(s) / parallelism, "batches", (double) s.batches,
                         "seconds", s.seconds);
             });
             PairedRounds result = PairedRounds.run("job p=" + parallelism + " (per core, " + unit + ")", record.warmup,
-                    rounds, sides, "rate");
+                    rounds, sides, PER_CORE);
             record.add("job_p" + parallelism, "whole job p=" + parallelism + ", per core / refsampler.c", unit,
-                    "refsampler.c", job, goal, result.values("refsampler.c", "rate"), result.values(job, "rate"));
+                    "refsampler.c", job, goal, result.values("refsampler.c", PER_CORE), result.values(job, PER_CORE));
             record.details().put("job_p" + parallelism + "_batches", result.last(job).get("batches").longValue())
                     .put("job_p" + parallelism + "_seconds", result.last(job).get("seconds"));
         }
