@@ -112,7 +112,9 @@ final class PartitionedBench {
         // the default 1, the first, cold epoch of each store against the first, cold epoch of the other).
         String compared = epochs == 1 ? "the first epoch after the load (cold) of each store"
                 : "epochs 1-" + epochs + " after the load of each store (the first one cold)";
-        record.details().put("graph", graph.toString()).put("edge_rows", rows).put("fanout", fanout)
+        // Relative to the checkout when inside it (a generated R-MAT graph), so the committed file names no local path.
+        record.details().put("graph", graph.toAbsolutePath().startsWith(root) ? root.relativize(graph.toAbsolutePath())
+                .toString() : graph.toString()).put("edge_rows", rows).put("fanout", fanout)
                 .put("batch_size", batchSize).put("epochs", epochs).put("compared", compared).put("managed_mb", managedMb)
                 .put("stores", stores).put("parallelism", parallelisms);
         Setup setup = new Setup(workDir, graph, batchSize, fanout, ppr, checkpointInterval, List.copyOf(jobArgs), epochs);
