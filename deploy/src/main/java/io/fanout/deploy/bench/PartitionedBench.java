@@ -101,10 +101,11 @@ final class PartitionedBench {
         // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up.
         Path warmupGraph = generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
-        for (String store : List.of("partitioned", "memory")) {
-            job(List.of("--graph", warmupGraph.toString(), "--store", store, "--fanout", fanout, "--parallelism", "1",
-                    "--checkpoint-interval", "2s", "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0",
-                    "--epochs", "1");
+        List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
+        for (String store : storeList) { // every store alike, so no side is measured before its own warm-up
+            job(List.of("--graph", warmupGraph.toString(), "--store", backendStore(store), "--state-backend",
+                    stateBackend(store), "--fanout", fanout, "--parallelism", "1", "--checkpoint-interval", "2s",
+                    "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0", "--epochs", "1");
         }
         deleteTree(warmup);
         List<Row> table = new ArrayList<>();
@@ -118,7 +119,6 @@ final class PartitionedBench {
                 .put("batch_size", batchSize).put("epochs", epochs).put("compared", compared).put("managed_mb", managedMb)
                 .put("stores", stores).put("parallelism", parallelisms);
         Setup setup = new Setup(workDir, graph, batchSize, fanout, ppr, checkpointInterval, List.copyOf(jobArgs), epochs);
-        List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
         // The partitioned store's summary counts no stored edges: its bytes per edge use the memory store's count.
         AtomicLong storedEdges = new AtomicLong();
         for (int run = 0; run < record.repeat; run++) {
@@ -172,6 +172,15 @@ final class PartitionedBench {
 
     private static final String RATE = "sampled_edges_per_s";
 
+    /** partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap). */
+    private static String backendStore(String store) {
+        return store.equals("partitioned-heap") ? "partitioned" : store;
+    }
+
+    private static String stateBackend(String store) {
+        return store.equals("partitioned-heap") ? "hashmap" : "rocksdb";
+    }
+
     /** What every job of a run shares. */
     private record Setup(Path workDir, Path graph, int batchSize, String fanout, boolean ppr, String checkpointInterval,
             List<String> jobArgs, int epochs) {}
@@ -184,10 +193,8 @@ final class PartitionedBench {
         Row r = new Row(store, p);
         Path checkpoints = setup.workDir().resolve("checkpoints-" + store + "-p" + p);
         deleteTree(checkpoints);
-        // partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap).
-        boolean heap = store.equals("partitioned-heap");
         List<String> common = new ArrayList<>(List.of("--graph", setup.graph().toString(), "--store",
-                heap ? "partitioned" : store, "--state-backend", heap ? "hashmap" : "rocksdb",
+                backendStore(store), "--state-backend", stateBackend(store),
                 "--batch-size", String.valueOf(setup.batchSize()), "--parallelism",
                 String.valueOf(p), "--checkpoint-interval", setup.checkpointInterval(), "--checkpoint-dir",
                 checkpoints.toUri().toString()));
