@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,11 +32,11 @@ import java.util.regex.Pattern;
  * process ({@code connectors/python/bench/channel_bench.py}) over the TCP channel (a real
  * {@link ChannelEndpoint} to {@code ChannelClient}) and over shared memory ({@link ShmRing} to
  * {@code ShmRingReader}), as ratios to a raw loopback socket copy of the same bytes (a plain Java
- * socket into Python {@code recv_into}, no framing) measured in the same run; the three are
- * alternated for several rounds and the median of each is reported.
+ * socket into Python {@code recv_into}, no framing) measured in the same run; the three run in paired,
+ * alternated rounds ({@link PairedRounds}) and each ratio is the median of the per-round ratios.
  *
- * <p>{@code deploy/bin/fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--rounds 5]};
- * results also go to {@code deploy/target/bench/channel.json}.
+ * <p>{@code deploy/bin/fanout-channel-bench [--sizes 65536,4194304] [--mib 512]} plus
+ * {@link BenchRecord#OPTIONS_USAGE}; the result goes to {@code deploy/bench-results/channel.json}.
  */
 public final class ChannelBench {
     private static final Pattern NUMBER = Pattern.compile("\"(\\w+)\": ([0-9.eE+-]+)");
@@ -48,63 +47,61 @@ public final class ChannelBench {
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         List<Integer> sizes = List.of(64 << 10, 4 << 20);
         long mib = 512;
-        int rounds = 5;
+        BenchRecord record = new BenchRecord("channel", "deploy/bin/fanout-channel-bench", args, root, 5, 1);
         for (int i = 0; i + 1 < args.length; i += 2) {
+            if (record.option(args[i], args[i + 1])) {
+                continue;
+            }
             switch (args[i]) {
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).toList();
                 case "--mib" -> mib = Long.parseLong(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown benchmark option " + args[i]
-                        + " (usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--rounds 5])");
+                        + " (usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] " + BenchRecord.OPTIONS_USAGE + ")");
             }
         }
         Path script = root.resolve("connectors/python/bench/channel_bench.py");
         Path workDir = root.resolve("deploy/target/bench");
         Files.createDirectories(workDir);
-        System.out.printf(Locale.ROOT, "channel benchmark: %d MiB per measurement, %d rounds, %d cores%n", mib, rounds,
-                Runtime.getRuntime().availableProcessors());
-        StringBuilder json = new StringBuilder("{\n  \"benchmark\": \"channel\",\n  \"mib_per_measurement\": " + mib
-                + ",\n  \"rounds\": " + rounds + ",\n  \"cores\": " + Runtime.getRuntime().availableProcessors() + ",\n  \"results\": [");
-        boolean firstSize = true;
-        for (int target : sizes) {
-            byte[] blob = blobOfAbout(target);
-            int count = (int) Math.max(16, (mib << 20) / blob.length);
-            Bench bench = new Bench(root, script, workDir, blob, count);
-            bench.run("raw"); // warm-up of JIT and page cache
-            bench.run("shm");
-            Map<String, List<Map<String, Double>>> all = new LinkedHashMap<>();
-            for (int r = 0; r < rounds; r++) {
+        System.out.printf(Locale.ROOT, "channel benchmark: %d MiB per measurement, %d warm-up + %d rounds, %d run(s),"
+                + " %d cores%n", mib, record.warmup, record.rounds, record.repeat, Runtime.getRuntime().availableProcessors());
+        record.details().put("mib_per_measurement", mib).putPOJO("sizes", sizes);
+        for (int run = 0; run < record.repeat; run++) {
+            record.startRun(run);
+            for (int target : sizes) {
+                byte[] blob = blobOfAbout(target);
+                int count = (int) Math.max(16, (mib << 20) / blob.length);
+                Bench bench = new Bench(root, script, workDir, blob, count);
+                LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
                 for (String mode : List.of("raw", "tcp", "shm")) {
-                    all.computeIfAbsent(mode, k -> new ArrayList<>()).add(bench.run(mode));
+                    sides.put(mode, r -> bench.run(mode));
+                }
+                PairedRounds rounds = PairedRounds.run(blob.length + " B", record.warmup, record.rounds, sides, "mb_per_s");
+                String size = sizeName(target);
+                double[] raw = rounds.values("raw", "mb_per_s");
+                double[] tcp = rounds.values("tcp", "mb_per_s");
+                double[] shm = rounds.values("shm", "mb_per_s");
+                record.add("tcp_over_raw_" + size, size + " messages: TCP channel / raw socket", "MB/s", "raw", "tcp",
+                        0.6, raw, tcp);
+                record.add("shm_over_tcp_" + size, size + " messages: shared memory / TCP channel", "MB/s", "tcp", "shm",
+                        2.0, tcp, shm);
+                record.details().put("shm_over_raw_median_" + size, BenchRecord.median(BenchRecord.ratios(raw, shm)));
+                record.details().put("message_bytes_" + size, blob.length).put("messages_" + size, count);
+                for (String mode : sides.keySet()) {
+                    record.details().put(mode + "_messages_per_s_" + size,
+                            BenchRecord.median(rounds.values(mode, "messages_per_s")));
                 }
             }
-            Map<String, Double> mbs = new LinkedHashMap<>();
-            Map<String, Double> msgs = new LinkedHashMap<>();
-            for (var e : all.entrySet()) {
-                mbs.put(e.getKey(), median(e.getValue(), "mb_per_s"));
-                msgs.put(e.getKey(), median(e.getValue(), "messages_per_s"));
-            }
-            double tcpRaw = mbs.get("tcp") / mbs.get("raw");
-            double shmTcp = mbs.get("shm") / mbs.get("tcp");
-            double shmRaw = mbs.get("shm") / mbs.get("raw");
-            System.out.printf(Locale.ROOT, "%n%d-byte messages (%d per measurement), median of %d rounds:%n", blob.length, count, rounds);
-            for (String mode : mbs.keySet()) {
-                System.out.printf(Locale.ROOT, "  %-4s %9.1f MB/s %10.0f messages/s%n", mode, mbs.get(mode), msgs.get(mode));
-            }
-            System.out.printf(Locale.ROOT, "  TCP / raw = %.2fx (target >= 0.6)   shm / TCP = %.2fx (target >= 2)   shm / raw = %.2fx%n",
-                    tcpRaw, shmTcp, shmRaw);
-            json.append(firstSize ? "\n" : ",\n").append(String.format(Locale.ROOT,
-                    "    {\"message_bytes\": %d, \"messages\": %d, \"raw_mb_per_s\": %.1f, \"tcp_mb_per_s\": %.1f, \"shm_mb_per_s\": %.1f, "
-                            + "\"raw_messages_per_s\": %.0f, \"tcp_messages_per_s\": %.0f, \"shm_messages_per_s\": %.0f, "
-                            + "\"tcp_over_raw\": %.3f, \"shm_over_tcp\": %.3f, \"shm_over_raw\": %.3f}",
-                    blob.length, count, mbs.get("raw"), mbs.get("tcp"), mbs.get("shm"), msgs.get("raw"), msgs.get("tcp"), msgs.get("shm"),
-                    tcpRaw, shmTcp, shmRaw));
-            firstSize = false;
         }
-        json.append("\n  ]\n}\n");
-        Path out = workDir.resolve("channel.json");
-        Files.writeString(out, json);
-        System.out.println("\nresults: " + out);
+        record.write();
+        BenchTables.updateReadme(root, record);
+    }
+
+    /** 65536 -> "64KiB", 4194304 -> "4MiB" (other sizes in bytes). */
+    private static String sizeName(int bytes) {
+        if (bytes % (1 << 20) == 0) {
+            return (bytes >> 20) + "MiB";
+        }
+        return bytes % 1024 == 0 ? (bytes >> 10) + "KiB" : bytes + "B";
     }
 
     /** A k-hop-like message blob of about {@code bytes} bytes: one float32 tensor plus the #META keys. */
@@ -115,11 +112,6 @@ public final class ChannelBench {
         }
         return SafetensorsCodec.encode(new TensorMessage().putFloat32("x", x, x.length).putInt64(MessageKeys.META_EPOCH, 0)
                 .putInt64(MessageKeys.META_BATCH_ID, 0).putInt64(MessageKeys.META_NUM_BATCHES, 1));
-    }
-
-    private static double median(List<Map<String, Double>> runs, String key) {
-        double[] v = runs.stream().mapToDouble(m -> m.get(key)).sorted().toArray();
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     /** One message size: runs each mode once per call with a fresh Python receiver. */

@@ -10,36 +10,37 @@ import io.fanout.random.SplitMix64;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
 import io.fanout.sampling.WeightedDraws;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Throughput benchmark (not a test): Fanout's sampling core and whole job against
  * ../shared/bench/refsampler.c, run as a child process in the same run, printed as ratios.
  *
  * <p>{@code deploy/bin/fanout-bench khop [--graph DIR] [--batch-size 512] [--fanout 15,10] [--seconds 5]
- * [--parallelism 1,2]}; results also go to {@code deploy/target/bench/khop-<graph>-b<batch>-f<fanout>.json}.
+ * [--parallelism 1,2] [--job-rounds 3]} plus {@link BenchRecord#OPTIONS_USAGE}: every ratio is the median of paired,
+ * alternated rounds ({@link PairedRounds}); the result goes to {@code deploy/bench-results/khop.json}.
  * {@code deploy/bin/fanout-bench ppr ...} runs {@link PprBench}. {@code --weights synthetic|column} adds the
  * weighted sampler to every core round (without and with replacement) and reports it against the uniform core
- * and refsampler.c (which is uniform): {@code column} uses the graph's weight column, {@code synthetic} gives
- * every stored edge a fixed pseudo-random weight 1..20 (for graphs without weights, such as ego_twitter_u).
+ * and refsampler.c (which is uniform), as {@code khop-weighted.json}: {@code column} uses the graph's weight column,
+ * {@code synthetic} gives every stored edge a fixed pseudo-random weight 1..20 (for graphs without weights, such as
+ * ego_twitter_u).
  */
 public final class FanoutBench {
-    private static final int ROUNDS = 5;
-
     private FanoutBench() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr") || args[0].equals("partitioned"))) {
             System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
-                    + " [--parallelism 1,2] [--weights synthetic|column]\n"
+                    + " [--parallelism 1,2] [--job-rounds 3] [--weights synthetic|column]\n"
                     + "       fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]"
-                    + " [--batch-size N] [--seconds S] [--parallelism 1,2]\n"
+                    + " [--batch-size N] [--seconds S] [--parallelism 1,2] [--job-rounds 3]\n"
                     + "       fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N] [--fanout 10,5]"
-                    + " [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]");
+                    + " [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]\n"
+                    + "       every one also takes " + BenchRecord.OPTIONS_USAGE);
             System.exit(2);
         }
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
@@ -58,14 +59,26 @@ public final class FanoutBench {
         double seconds = 5;
         String parallelisms = "1,2";
         String weights = null;
+        int jobRounds = JobRuns.ROUNDS;
         for (int i = 1; i + 1 < args.length; i += 2) {
+            if (args[i].equals("--weights")) {
+                weights = args[i + 1];
+            }
+        }
+        BenchRecord record = new BenchRecord(weights == null ? "khop" : "khop-weighted", "deploy/bin/fanout-bench", args,
+                root, 5, 1);
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            if (record.option(args[i], args[i + 1])) {
+                continue;
+            }
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
                 case "--batch-size": batchSize = Integer.parseInt(args[i + 1]); break;
                 case "--fanout": fanout = args[i + 1]; break;
                 case "--seconds": seconds = Double.parseDouble(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break; // "" = core only
-                case "--weights": weights = args[i + 1]; break;
+                case "--job-rounds": jobRounds = Integer.parseInt(args[i + 1]); break;
+                case "--weights": break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
         }
@@ -74,12 +87,13 @@ public final class FanoutBench {
         RefSampler ref = RefSampler.build(shared, workDir);
         Path plain = ref.edgeFileOf(graphPath);
 
-        System.out.printf(Locale.ROOT, "k-hop benchmark: %s, batch %d, fanout [%s], %.0f s per measurement, %d cores%n",
-                graphPath.getFileName(), batchSize, fanout, seconds, Runtime.getRuntime().availableProcessors());
+        System.out.printf(Locale.ROOT, "k-hop benchmark: %s, batch %d, fanout [%s], %s s per measurement, %d warm-up +"
+                + " %d rounds (jobs: %d), %d run(s), %d cores%n", graphPath.getFileName(), batchSize, fanout, seconds,
+                record.warmup, record.rounds, jobRounds, record.repeat, Runtime.getRuntime().availableProcessors());
+        record.details().put("graph", graphPath.getFileName().toString()).put("batch_size", batchSize)
+                .put("fanout", fanout).put("seconds", seconds).put("parallelism", parallelisms)
+                .put("job_rounds", jobRounds).put("weights", weights);
 
-        // 1+2. The C reference and the Java sampling core, single-threaded, on the same workload (batches
-        //      of uniformly random seeds), alternated for several rounds so that drift of this shared
-        //      machine hits both alike; the median ratio is the result.
         CsrGraph graph = GraphLoader.load(graphPath, EdgeDirection.OUT);
         int[] fanouts = KHopSampler.parseFanouts(fanout);
         CsrGraph weightedGraph = weights == null ? null : weighted(graph, weights);
@@ -87,73 +101,59 @@ public final class FanoutBench {
         KHopSampler uniform = new KHopSampler(graph, fanouts, false);
         KHopSampler[] weightedSamplers = weightedGraph == null ? new KHopSampler[0] : new KHopSampler[] {
             weightedSampler(weightedGraph, alias, fanouts, false), weightedSampler(weightedGraph, alias, fanouts, true)};
-        runCore(uniform, graph.numNodes(), batchSize, Math.min(3, seconds), 1); // JIT warm-up
-        for (KHopSampler w : weightedSamplers) {
-            runCore(w, graph.numNodes(), batchSize, Math.min(3, seconds), 1);
-        }
-        double[] ratios = new double[ROUNDS];
-        double[] refRates = new double[ROUNDS];
-        double[] coreRates = new double[ROUNDS];
-        // Per weighted mode (without, with replacement): edges/s over the uniform core's and over refsampler's.
-        double[][] overUniform = new double[weightedSamplers.length][ROUNDS];
-        double[][] overRef = new double[weightedSamplers.length][ROUNDS];
-        CoreResult core = null;
-        // One reference run: its sampled edges/s. The core rounds and the whole-job rounds both use it.
         String[] refArgs = {"khop", plain.toString(), String.valueOf(batchSize), fanout, String.valueOf(seconds)};
         JobRuns.RefRound refRound = () -> Double.parseDouble(ref.run(refArgs).get("sampled_edges_per_s"));
-        for (int round = 0; round < ROUNDS; round++) {
-            double roundRef = refRound.run();
-            CoreResult roundCore = runCore(uniform, graph.numNodes(), batchSize, seconds, 2 + round);
-            ratios[round] = roundCore.edgesPerSecond() / roundRef;
-            refRates[round] = roundRef;
-            coreRates[round] = roundCore.edgesPerSecond();
-            System.out.printf(Locale.ROOT, "  round %d: refsampler.c %,14.0f  fanout core %,14.0f sampled edges/s  ratio %.2fx%n",
-                    round + 1, roundRef, roundCore.edgesPerSecond(), ratios[round]);
-            core = roundCore;
+        double runSeconds = seconds;
+        int batch = batchSize;
+        for (int run = 0; run < record.repeat; run++) {
+            record.startRun(run);
+            // 1+2. The C reference and the Java sampling core (and the weighted cores), single-threaded, on the same
+            //      workload (batches of uniformly random seeds), in paired, alternated rounds.
+            LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
+            sides.put(REF, r -> Map.of(EDGES, refRound.run()));
+            sides.put(CORE, r -> runCore(uniform, graph.numNodes(), batch, runSeconds, 2 + r).values());
             for (int m = 0; m < weightedSamplers.length; m++) {
-                CoreResult w = runCore(weightedSamplers[m], graph.numNodes(), batchSize, seconds, 2 + round);
-                overUniform[m][round] = w.edgesPerSecond() / roundCore.edgesPerSecond();
-                overRef[m][round] = w.edgesPerSecond() / roundRef;
-                System.out.printf(Locale.ROOT, "           weighted %-19s %,14.0f sampled edges/s  %.2fx of uniform, %.2fx of"
-                        + " refsampler%n", WEIGHTED_MODES[m], w.edgesPerSecond(), overUniform[m][round], overRef[m][round]);
+                KHopSampler w = weightedSamplers[m];
+                sides.put("weighted " + WEIGHTED_MODES[m], r -> runCore(w, graph.numNodes(), batch, runSeconds, 2 + r)
+                        .values());
             }
-        }
-        StringBuilder weightedJson = new StringBuilder();
-        for (int m = 0; m < weightedSamplers.length; m++) {
-            System.out.printf(Locale.ROOT, "  weighted %s (%s weights): median %.2fx of the uniform core, %.2fx of"
-                    + " refsampler.c (uniform)%n", WEIGHTED_MODES[m], weights, JobRuns.median(overUniform[m]),
-                    JobRuns.median(overRef[m]));
-            weightedJson.append(String.format(Locale.ROOT, ",\"weighted_%s\":{\"weights\":\"%s\",\"over_uniform\":%.4f,"
-                    + "\"over_ref\":%.4f}", WEIGHTED_MODES[m].replace(' ', '_'), weights, JobRuns.median(overUniform[m]),
-                    JobRuns.median(overRef[m])));
-        }
-        double coreRatio = JobRuns.median(ratios);
-        double refRate = JobRuns.median(refRates);
-        double coreRate = JobRuns.median(coreRates);
-        System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio %.2fx over %d rounds  (target >= 0.80x)%n",
-                coreRatio, ROUNDS);
+            PairedRounds core = PairedRounds.run("core", record.warmup, record.rounds, sides, EDGES);
+            double[] refRates = core.values(REF, EDGES);
+            double[] coreRates = core.values(CORE, EDGES);
+            record.add("core", "sampling core, 1 thread / refsampler.c", "sampled edges/s", REF, CORE, 0.8, refRates,
+                    coreRates);
+            for (String mode : WEIGHTED_MODES) {
+                if (weightedSamplers.length == 0) {
+                    break;
+                }
+                double[] w = core.values("weighted " + mode, EDGES);
+                String id = "weighted_" + mode.replace(' ', '_');
+                record.add(id + "_over_uniform", "weighted " + mode + " (" + weights + ") / uniform core",
+                        "sampled edges/s", CORE, "weighted " + mode, null, coreRates, w);
+                record.add(id + "_over_ref", "weighted " + mode + " (" + weights + ") / refsampler.c (uniform)",
+                        "sampled edges/s", REF, "weighted " + mode, null, refRates, w);
+            }
 
-        // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough (about 2x the
-        //    reference's measurement time of work per core, so p times the epochs at parallelism p) that
-        //    start-up is a small share of the time; each run right after a reference run.
-        double edgesPerBatch = core.edges / (double) core.batches;
-        long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
-        int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refRate / (edgesPerBatch * batchesPerEpoch)));
-        String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
-                String.valueOf(batchSize), "--fanout", fanout, "--shuffle"), epochs,
-                JobSummary::sampledEdgesPerSecond, "edges", refRound, 0.5);
-        String json = String.format(Locale.ROOT, "{\"benchmark\":\"khop\",\"graph\":\"%s\",\"batch_size\":%d,\"fanout\":\"%s\","
-                + "\"cores\":%d,\"ref_edges_per_s\":%.1f,\"core_edges_per_s\":%.1f,\"core_ratio\":%.4f%s,\"jobs\":%s}%n",
-                graphPath.getFileName(), batchSize, fanout, Runtime.getRuntime().availableProcessors(), refRate,
-                coreRate, coreRatio, weightedJson, jobsJson);
-        Files.createDirectories(workDir);
-        // One file per configuration, so sweeps over graphs and fanouts keep every result.
-        Path results = workDir.resolve(String.format(Locale.ROOT, "khop-%s-b%d-f%s%s.json", graphPath.getFileName(),
-                batchSize, fanout.replace(',', '_'), weights == null ? "" : "-w" + weights));
-        Files.writeString(results, json, StandardCharsets.UTF_8);
-        System.out.println("  results: " + results);
+            // 3. The whole job in an embedded MiniCluster, offline output discarded: long enough (about 2x the
+            //    reference's measurement time of work per core, so p times the epochs at parallelism p) that
+            //    start-up is a small share of the time; paired with reference runs.
+            Map<String, Double> lastCore = core.last(CORE);
+            long batchesPerEpoch = (graph.numNodes() + batchSize - 1) / batchSize;
+            int epochs = (int) Math.max(1, Math.ceil(2 * seconds * BenchRecord.median(refRates)
+                    / (lastCore.get("edges_per_batch") * batchesPerEpoch)));
+            record.details().put("job_epochs_at_p1", epochs);
+            JobRuns.run(record, jobRounds, parallelisms, List.of("--graph", graphPath.toString(), "--batch-size",
+                    String.valueOf(batchSize), "--fanout", fanout, "--shuffle"), epochs,
+                    JobSummary::sampledEdgesPerSecond, "sampled edges/s", refRound, 0.5);
+        }
+        record.write();
+        BenchTables.updateReadme(root, record);
         System.exit(0);
     }
+
+    private static final String REF = "refsampler.c";
+    private static final String CORE = "fanout core";
+    private static final String EDGES = "edges_per_s";
 
     private static final class CoreResult {
         long batches;
@@ -162,6 +162,10 @@ public final class FanoutBench {
 
         double edgesPerSecond() {
             return edges / seconds;
+        }
+
+        Map<String, Double> values() {
+            return Map.of(EDGES, edgesPerSecond(), "edges_per_batch", edges / (double) batches);
         }
     }
 

@@ -12,8 +12,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -25,25 +27,26 @@ import java.util.stream.Stream;
  *
  * <p>{@code deploy/bin/fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N]
  * [--fanout 10,5] [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned,partitioned-heap]
- * [--checkpoint-interval 10s] [--managed-mb 1024] [--job-args "-D key=value ..."]} (the last: more job arguments
- * for every job, e.g. RocksDB settings). {@code --managed-mb}: the MiniCluster TaskManager's managed memory, which
- * is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
- * TaskManager's; the memory store uses none of it). Without
- * {@code --graph} it generates an R-MAT graph (seed 1, 8 parts) into {@code deploy/target/bench/rmat-*}, once.
+ * [--checkpoint-interval 10s] [--managed-mb 1024] [--job-args "-D key=value ..."]} plus
+ * {@link BenchRecord#OPTIONS_USAGE} (here 3 rounds and no warm-up round on the graph by default). {@code --job-args}:
+ * more job arguments for every job, e.g. RocksDB settings. {@code --managed-mb}: the MiniCluster TaskManager's managed memory,
+ * which is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
+ * TaskManager's; the memory store uses none of it). Without {@code --graph} it generates an R-MAT graph (seed 1,
+ * 8 parts) into {@code deploy/target/bench/rmat-*}, once. The result goes to
+ * {@code deploy/bench-results/partitioned.json}.
  *
- * <p>Per store and parallelism, one job (every node a seed, {@code --epochs} shuffled epochs, output discarded): its
- * load time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch), so a
- * large graph is loaded once per store and parallelism. Sampled edges/s = the sampling job's sampled edges / its
- * sampling window (first to
- * last message, {@link JobSummary#samplingWindowSeconds}), so both stores are compared on sampling alone, without
- * start-up or their very different load times. A window shorter than {@link #MIN_WINDOW_S} is too coarse to
- * time: the sampling job is run again with more epochs (up to {@link #MAX_EPOCHS}) until it is not.
+ * <p>Per store and parallelism, one job per round (every node a seed, {@code --epochs} shuffled epochs, output
+ * discarded), the stores in paired, alternated rounds ({@link PairedRounds}): every store samples the same epochs
+ * right after its own load (with one epoch, cold against cold), and each store's ratio to the memory store is the
+ * median of the per-round ratios. Every store first runs once on a small R-MAT graph (class loading and JIT). Load
+ * time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch). Sampled
+ * edges/s = the sampled edges / the sampling window (first to last message,
+ * {@link JobSummary#samplingWindowSeconds}), so the stores are compared on sampling alone, without start-up or their
+ * very different load times. A window shorter than {@link #MIN_WINDOW_S} is flagged as coarse.
  */
 final class PartitionedBench {
-    /** Shortest sampling window (first to last message) timed; a shorter one is re-run with more epochs. */
+    /** Shortest sampling window (first to last message) timed well; a shorter one is flagged. */
     static final double MIN_WINDOW_S = 4.0;
-    /** The most epochs a sampling job is given to reach {@link #MIN_WINDOW_S}. */
-    static final int MAX_EPOCHS = 2000;
 
     private PartitionedBench() {}
 
@@ -60,7 +63,11 @@ final class PartitionedBench {
         List<String> jobArgs = new ArrayList<>();
         String checkpointInterval = "10s";
         int managedMb = 1024;
+        BenchRecord record = new BenchRecord("partitioned", "deploy/bin/fanout-bench", args, root, 3, 0);
         for (int i = 1; i + 1 < args.length; i += 2) {
+            if (record.option(args[i], args[i + 1])) {
+                continue;
+            }
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
                 case "--scale": scale = Integer.parseInt(args[i + 1]); break;
@@ -94,96 +101,140 @@ final class PartitionedBench {
         // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up.
         Path warmupGraph = generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
-        for (String store : List.of("partitioned", "memory")) {
-            job(List.of("--graph", warmupGraph.toString(), "--store", store, "--fanout", fanout, "--parallelism", "1",
-                    "--checkpoint-interval", "2s", "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0",
-                    "--epochs", "1");
+        List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
+        for (String store : storeList) { // every store alike, so no side is measured before its own warm-up
+            job(List.of("--graph", warmupGraph.toString(), "--store", backendStore(store), "--state-backend",
+                    stateBackend(store), "--fanout", fanout, "--parallelism", "1", "--checkpoint-interval", "2s",
+                    "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0", "--epochs", "1");
         }
         deleteTree(warmup);
         List<Row> table = new ArrayList<>();
-        for (String ps : parallelisms.split(",")) {
-            int p = Integer.parseInt(ps.trim());
-            Row memory = null;
-            for (String store : stores.split(",")) {
-                store = store.trim();
-                Row r = new Row(store, p);
-                Path checkpoints = workDir.resolve("checkpoints-" + store + "-p" + p);
-                deleteTree(checkpoints);
-                // partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap).
-                boolean heap = store.equals("partitioned-heap");
-                List<String> common = new ArrayList<>(List.of("--graph", graph.toString(), "--store",
-                        heap ? "partitioned" : store, "--state-backend", heap ? "hashmap" : "rocksdb",
-                        "--batch-size", String.valueOf(batchSize), "--parallelism",
-                        String.valueOf(p), "--checkpoint-interval", checkpointInterval, "--checkpoint-dir",
-                        checkpoints.toUri().toString()));
-                if (!ppr) { // PPR refuses k-hop's fanouts
-                    common.addAll(List.of("--fanout", fanout));
+        // Every store samples the same epochs: epochs 1..E of a job that has just loaded the graph (E = --epochs; with
+        // the default 1, the first, cold epoch of each store against the first, cold epoch of the other).
+        String compared = epochs == 1 ? "the first epoch after the load (cold) of each store"
+                : "epochs 1-" + epochs + " after the load of each store (the first one cold)";
+        // Relative to the checkout when inside it (a generated R-MAT graph), so the committed file names no local path.
+        record.details().put("graph", graph.toAbsolutePath().startsWith(root) ? root.relativize(graph.toAbsolutePath())
+                .toString() : graph.toString()).put("edge_rows", rows).put("fanout", fanout)
+                .put("batch_size", batchSize).put("epochs", epochs).put("compared", compared).put("managed_mb", managedMb)
+                .put("stores", stores).put("parallelism", parallelisms);
+        Setup setup = new Setup(workDir, graph, batchSize, fanout, ppr, checkpointInterval, List.copyOf(jobArgs), epochs);
+        // The partitioned store's summary counts no stored edges: its bytes per edge use the memory store's count.
+        AtomicLong storedEdges = new AtomicLong();
+        for (int run = 0; run < record.repeat; run++) {
+            record.startRun(run);
+            for (String ps : parallelisms.split(",")) {
+                int p = Integer.parseInt(ps.trim());
+                LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
+                for (String store : storeList) {
+                    sides.put(store, round -> {
+                        Row r = measure(setup, store, p);
+                        if (store.equals("memory")) {
+                            storedEdges.set(r.storedEdges);
+                        } else if (storedEdges.get() > 0) {
+                            r.storedEdges = storedEdges.get();
+                        }
+                        System.out.println("    " + r.line(rows, hops));
+                        if (round >= 0) {
+                            table.add(r);
+                        }
+                        return Map.of(RATE, r.samplingRate());
+                    });
                 }
-                common.addAll(jobArgs);
-                DirectorySize size = new DirectorySize(checkpoints);
-                size.start();
-                JobSummary sample;
-                int runEpochs = epochs;
-                try {
-                    long submitted = System.currentTimeMillis();
-                    sample = job(common, "--epochs", String.valueOf(runEpochs), "--shuffle");
-                    // Load = submission to the first message: start-up, the load, one batch.
-                    r.loadSeconds = (sample.firstMessageMs - submitted) / 1e3;
-                    while (sample.samplingWindowSeconds < MIN_WINDOW_S && runEpochs < MAX_EPOCHS) {
-                        // Too short to time: enough epochs for about 1.5x the minimum window (from this rate).
-                        double perEpoch = Math.max(sample.samplingWindowSeconds, 0.01) / runEpochs;
-                        runEpochs = (int) Math.min(MAX_EPOCHS, Math.max(runEpochs * 2L,
-                                (long) Math.ceil(1.5 * MIN_WINDOW_S / perEpoch)));
-                        System.out.printf(Locale.ROOT, "  %s p=%d: sampling window %.2f s is too short to time, again"
-                                + " with %d epochs%n", store, p, sample.samplingWindowSeconds, runEpochs);
-                        sample = job(common, "--epochs", String.valueOf(runEpochs), "--shuffle");
+                PairedRounds result = PairedRounds.run("p=" + p + " (sampled edges/s)", record.warmup, record.rounds,
+                        sides, RATE);
+                if (!storeList.contains("memory")) {
+                    continue;
+                }
+                for (String store : storeList) {
+                    if (!store.equals("memory")) {
+                        record.add(store + "_p" + p, "--store " + store + " / memory, p=" + p + ", " + compared,
+                                "sampled edges/s", "memory", store, null, result.values("memory", RATE),
+                                result.values(store, RATE));
                     }
-                } finally {
-                    size.finish();
                 }
-                r.epochs = runEpochs;
-                r.sampleSeconds = sample.seconds;
-                r.windowSeconds = sample.samplingWindowSeconds;
-                r.windowRate = sample.windowSampledEdgesPerSecond();
-                if (sample.headCacheHits + sample.headCacheMisses > 0) {
-                    r.cacheHitRate = (double) sample.headCacheHits / (sample.headCacheHits + sample.headCacheMisses);
-                }
-                r.compactionSeconds = sample.loadCompactionMs / 1e3;
-                r.sampledEdges = sample.sampledEdges;
-                r.batches = sample.batches;
-                r.storedEdges = sample.graphEdges;
-                r.heapBytes = sample.graphHeapBytes;
-                r.checkpointBytes = size.last.get();
-                r.checkpointMaxBytes = size.max.get();
-                if (store.equals("memory")) {
-                    memory = r;
-                } else if (memory != null) {
-                    r.storedEdges = memory.storedEdges;
-                    r.ratio = r.samplingRate() / memory.samplingRate();
-                }
-                System.out.println("  " + r.line(rows, hops));
-                table.add(r);
-                deleteTree(checkpoints);
             }
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "%s: %,d edge rows, fanout [%s] (%d hops: the partitioned store keeps %d copies"
-                + " of the adjacency)%n", graph.getFileName(), rows, fanout, hops, hops);
+                + " of the adjacency); compared: %s%n", graph.getFileName(), rows, fanout, hops, hops, compared);
         System.out.println("| store | p | load s (to 1st message) | load rate (rows/s, incl. ~2 s start-up) | epochs | sampling window s"
-                + " | sampled edges/s | vs memory | checkpoint dir bytes / stored edge |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|");
-        StringBuilder json = new StringBuilder();
+                + " | sampled edges/s | checkpoint dir bytes / stored edge |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        var rowsJson = record.details().putArray("rows");
         for (Row r : table) {
             System.out.println(r.markdown(rows));
-            json.append(json.length() == 0 ? "" : ",").append(r.json(rows));
+            rowsJson.addRawValue(new com.fasterxml.jackson.databind.util.RawValue(r.json(rows)));
         }
-        Files.createDirectories(workDir);
-        Path results = workDir.resolve("partitioned-" + graph.getFileName() + "-f" + fanout.replace(',', '_') + ".json");
-        Files.writeString(results, String.format(Locale.ROOT, "{\"benchmark\":\"partitioned\",\"graph\":\"%s\","
-                + "\"edge_rows\":%d,\"fanout\":\"%s\",\"batch_size\":%d,\"epochs\":%d,\"cores\":%d,\"managed_mb\":%d,\"runs\":[%s]}%n",
-                graph, rows, fanout, batchSize, epochs, Runtime.getRuntime().availableProcessors(), managedMb, json),
-                StandardCharsets.UTF_8);
-        System.out.println("  results: " + results);
+        record.write();
+        BenchTables.updateReadme(root, record);
+    }
+
+    private static final String RATE = "sampled_edges_per_s";
+
+    /** partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap). */
+    private static String backendStore(String store) {
+        return store.equals("partitioned-heap") ? "partitioned" : store;
+    }
+
+    private static String stateBackend(String store) {
+        return store.equals("partitioned-heap") ? "hashmap" : "rocksdb";
+    }
+
+    /** What every job of a run shares. */
+    private record Setup(Path workDir, Path graph, int batchSize, String fanout, boolean ppr, String checkpointInterval,
+            List<String> jobArgs, int epochs) {}
+
+    /**
+     * One job of one store: every node a seed (unless the job arguments give seeds), {@code epochs} shuffled epochs,
+     * output discarded; the checkpoint directory's size is polled while it runs.
+     */
+    private static Row measure(Setup setup, String store, int p) throws Exception {
+        Row r = new Row(store, p);
+        Path checkpoints = setup.workDir().resolve("checkpoints-" + store + "-p" + p);
+        deleteTree(checkpoints);
+        List<String> common = new ArrayList<>(List.of("--graph", setup.graph().toString(), "--store",
+                backendStore(store), "--state-backend", stateBackend(store),
+                "--batch-size", String.valueOf(setup.batchSize()), "--parallelism",
+                String.valueOf(p), "--checkpoint-interval", setup.checkpointInterval(), "--checkpoint-dir",
+                checkpoints.toUri().toString()));
+        if (!setup.ppr()) { // PPR refuses k-hop's fanouts
+            common.addAll(List.of("--fanout", setup.fanout()));
+        }
+        common.addAll(setup.jobArgs());
+        int epochs = setup.epochs();
+        DirectorySize size = new DirectorySize(checkpoints);
+        size.start();
+        JobSummary sample;
+        try {
+            long submitted = System.currentTimeMillis();
+            sample = job(common, "--epochs", String.valueOf(epochs), "--shuffle");
+            // Load = submission to the first message: start-up, the load, one batch.
+            r.loadSeconds = (sample.firstMessageMs - submitted) / 1e3;
+        } finally {
+            size.finish();
+        }
+        if (sample.samplingWindowSeconds < MIN_WINDOW_S) {
+            System.out.printf(Locale.ROOT, "    warning: %s p=%d sampled for %.2f s only (under %.0f s: coarse timing);"
+                    + " a larger graph, more seeds or more --epochs (for every store alike) time it better%n", store, p,
+                    sample.samplingWindowSeconds, MIN_WINDOW_S);
+        }
+        r.epochs = epochs;
+        r.sampleSeconds = sample.seconds;
+        r.windowSeconds = sample.samplingWindowSeconds;
+        r.windowRate = sample.windowSampledEdgesPerSecond();
+        if (sample.headCacheHits + sample.headCacheMisses > 0) {
+            r.cacheHitRate = (double) sample.headCacheHits / (sample.headCacheHits + sample.headCacheMisses);
+        }
+        r.compactionSeconds = sample.loadCompactionMs / 1e3;
+        r.sampledEdges = sample.sampledEdges;
+        r.batches = sample.batches;
+        r.storedEdges = sample.graphEdges;
+        r.heapBytes = sample.graphHeapBytes;
+        r.checkpointBytes = size.last.get();
+        r.checkpointMaxBytes = size.max.get();
+        deleteTree(checkpoints);
+        return r;
     }
 
     /** One store at one parallelism. */
@@ -205,7 +256,6 @@ final class PartitionedBench {
         long heapBytes;
         long checkpointBytes;
         long checkpointMaxBytes;
-        double ratio = Double.NaN;
 
         Row(String store, int parallelism) {
             this.store = store;
@@ -225,8 +275,7 @@ final class PartitionedBench {
                     + " %,d batches, %,d sampled edges, window %.2f s -> %,.0f sampled edges/s%s  checkpoint dir %,d"
                     + " bytes (max %,d) = %.1f bytes per stored edge%s", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, batches, sampledEdges, windowSeconds, samplingRate(),
-                    (Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, " (%.2fx memory)", ratio))
-                            + (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", head cache hits %.1f %%",
+                    (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", head cache hits %.1f %%",
                             100 * cacheHitRate))
                             + (compactionSeconds > 0 ? String.format(Locale.ROOT, ", compaction %.1f s (summed over"
                             + " lookup subtasks)", compactionSeconds) : ""), checkpointBytes,
@@ -235,9 +284,8 @@ final class PartitionedBench {
         }
 
         String markdown(long rows) {
-            return String.format(Locale.ROOT, "| %s | %d | %.1f | %,.0f | %d | %.2f | %,.0f | %s | %s |", store,
+            return String.format(Locale.ROOT, "| %s | %d | %.1f | %,.0f | %d | %.2f | %,.0f | %s |", store,
                     parallelism, loadSeconds, rows / loadSeconds, epochs, windowSeconds, samplingRate(),
-                    Double.isNaN(ratio) ? "-" : String.format(Locale.ROOT, "%.2fx", ratio),
                     store.equals("memory") ? "- (heap " + String.format(Locale.ROOT, "%.1f", heapBytes / (double) storedEdges)
                             + " B/edge)" : String.format(Locale.ROOT, "%.1f", bytesPerStoredEdge()));
         }
@@ -245,11 +293,11 @@ final class PartitionedBench {
         String json(long rows) {
             return String.format(Locale.ROOT, "{\"store\":\"%s\",\"parallelism\":%d,\"load_seconds\":%.3f,"
                     + "\"load_rows_per_s\":%.1f,\"sampling_seconds\":%.3f,\"epochs\":%d,\"window_seconds\":%.3f,\"sampled_edges\":%d,\"batches\":%d,"
-                    + "\"sampled_edges_per_s\":%.1f,\"head_cache_hit_rate\":%s,\"compaction_seconds\":%.3f,\"ratio_to_memory\":%s,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
+                    + "\"sampled_edges_per_s\":%.1f,\"head_cache_hit_rate\":%s,\"compaction_seconds\":%.3f,\"stored_edges\":%d,\"graph_heap_bytes\":%d,"
                     + "\"checkpoint_bytes\":%d,\"checkpoint_max_bytes\":%d}", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, windowSeconds, sampledEdges, batches, samplingRate(),
                     Double.isNaN(cacheHitRate) ? "null" : String.format(Locale.ROOT, "%.4f", cacheHitRate),
-                    compactionSeconds, Double.isNaN(ratio) ? "null" : String.format(Locale.ROOT, "%.4f", ratio), storedEdges, heapBytes,
+                    compactionSeconds, storedEdges, heapBytes,
                     checkpointBytes, checkpointMaxBytes);
         }
     }

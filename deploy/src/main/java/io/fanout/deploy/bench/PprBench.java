@@ -6,9 +6,8 @@ import io.fanout.graph.GraphLoader;
 import io.fanout.job.JobSummary;
 import io.fanout.random.SplitMix64;
 import io.fanout.sampling.ppr.PprSampler;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,12 +25,10 @@ import java.util.Map;
  * keeps mass differently); ego_twitter_u qualifies.
  *
  * <p>{@code deploy/bin/fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]
- * [--batch-size 512] [--seconds 5] [--parallelism 1,2]}; results also go to
- * {@code deploy/target/bench/ppr-<graph>-a<alpha>-e<eps>-k<k>.json}.
+ * [--batch-size 512] [--seconds 5] [--parallelism 1,2] [--job-rounds 3]} plus {@link BenchRecord#OPTIONS_USAGE};
+ * every ratio is the median of paired, alternated rounds; the result goes to {@code deploy/bench-results/ppr.json}.
  */
 final class PprBench {
-    private static final int ROUNDS = 5;
-
     private PprBench() {}
 
     static void run(String[] args, Path root, Path shared) throws Exception {
@@ -42,7 +39,12 @@ final class PprBench {
         int batchSize = 512;
         double seconds = 5;
         String parallelisms = "1,2";
+        int jobRounds = JobRuns.ROUNDS;
+        BenchRecord record = new BenchRecord("ppr", "deploy/bin/fanout-bench", args, root, 5, 1);
         for (int i = 1; i + 1 < args.length; i += 2) {
+            if (record.option(args[i], args[i + 1])) {
+                continue;
+            }
             switch (args[i]) {
                 case "--graph": graphArg = args[i + 1]; break;
                 case "--alpha": alpha = Double.parseDouble(args[i + 1]); break;
@@ -51,6 +53,7 @@ final class PprBench {
                 case "--batch-size": batchSize = Integer.parseInt(args[i + 1]); break;
                 case "--seconds": seconds = Double.parseDouble(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break; // "" = core only
+                case "--job-rounds": jobRounds = Integer.parseInt(args[i + 1]); break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
         }
@@ -58,70 +61,66 @@ final class PprBench {
         Path workDir = root.resolve("deploy/target/bench");
         RefSampler ref = RefSampler.build(shared, workDir);
         Path plain = ref.edgeFileOf(graphPath);
-        System.out.printf(Locale.ROOT, "PPR benchmark: %s, alpha %s, eps %s, top-%d, %.0f s per measurement, %d cores%n",
-                graphPath.getFileName(), alpha, eps, topk, seconds, Runtime.getRuntime().availableProcessors());
+        System.out.printf(Locale.ROOT, "PPR benchmark: %s, alpha %s, eps %s, top-%d, %s s per measurement, %d warm-up +"
+                + " %d rounds (jobs: %d), %d run(s), %d cores%n", graphPath.getFileName(), alpha, eps, topk, seconds,
+                record.warmup, record.rounds, jobRounds, record.repeat, Runtime.getRuntime().availableProcessors());
+        record.details().put("graph", graphPath.getFileName().toString()).put("alpha", alpha).put("eps", eps)
+                .put("max_ppr_nodes", topk).put("batch_size", batchSize).put("seconds", seconds)
+                .put("parallelism", parallelisms).put("job_rounds", jobRounds);
 
-        // 1+2. refsampler.c ppr and the Java core (push + top-k per seed), single-threaded, alternated.
         CsrGraph graph = GraphLoader.load(graphPath, EdgeDirection.OUT);
-        runCore(graph, alpha, eps, topk, Math.min(3, seconds), 1); // JIT warm-up
-        double[] seedRatios = new double[ROUNDS];
-        double[] pushRatios = new double[ROUNDS];
-        double[] refSeedRates = new double[ROUNDS];
-        double[] refPushRates = new double[ROUNDS];
-        double[] coreSeedRates = new double[ROUNDS];
-        double[] corePushRates = new double[ROUNDS];
-        double refPushesPerSeed = 0;
-        double corePushesPerSeed = 0;
         // One reference run's arguments, for the core rounds and the whole-job rounds alike.
         String[] refArgs = {"ppr", plain.toString(), String.valueOf(alpha), String.valueOf(eps), String.valueOf(topk),
                 String.valueOf(seconds)};
-        for (int round = 0; round < ROUNDS; round++) {
-            Map<String, String> r = ref.run(refArgs);
-            double refSeeds = Double.parseDouble(r.get("seeds_per_s"));
-            double refPushes = Double.parseDouble(r.get("pushes_per_s"));
-            CoreResult core = runCore(graph, alpha, eps, topk, seconds, 2 + round);
-            refSeedRates[round] = refSeeds;
-            refPushRates[round] = refPushes;
-            coreSeedRates[round] = core.seedsPerSecond();
-            corePushRates[round] = core.pushesPerSecond();
-            seedRatios[round] = core.seedsPerSecond() / refSeeds;
-            pushRatios[round] = core.pushesPerSecond() / refPushes;
-            refPushesPerSeed = refPushes / refSeeds;
-            corePushesPerSeed = core.pushes / (double) core.seeds;
-            System.out.printf(Locale.ROOT, "  round %d: refsampler.c %,9.0f seeds/s %,12.0f pushes/s (%.0f pushes/seed)"
-                    + " | fanout core %,9.0f seeds/s %,12.0f pushes/s (%.0f pushes/seed) | ratios %.2fx %.2fx%n",
-                    round + 1, refSeeds, refPushes, refPushesPerSeed, core.seedsPerSecond(), core.pushesPerSecond(),
-                    corePushesPerSeed, seedRatios[round], pushRatios[round]);
-        }
-        double seedRatio = JobRuns.median(seedRatios);
-        double pushRatio = JobRuns.median(pushRatios);
-        double refSeedRate = JobRuns.median(refSeedRates);
-        System.out.printf(Locale.ROOT, "  fanout core (1 thread) median ratio: seeds/s %.2fx, pushes/s %.2fx over %d rounds"
-                + "  (target >= 0.70x)%n", seedRatio, pushRatio, ROUNDS);
+        double a = alpha;
+        double e = eps;
+        int k = topk;
+        double s = seconds;
+        for (int run = 0; run < record.repeat; run++) {
+            record.startRun(run);
+            // 1+2. refsampler.c ppr and the Java core (push + top-k per seed), single-threaded, paired and alternated.
+            LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
+            sides.put(REF, r -> {
+                Map<String, String> out = ref.run(refArgs);
+                return Map.of(SEEDS, Double.parseDouble(out.get("seeds_per_s")), PUSHES,
+                        Double.parseDouble(out.get("pushes_per_s")));
+            });
+            sides.put(CORE, r -> runCore(graph, a, e, k, s, 2 + r).values());
+            PairedRounds core = PairedRounds.run("core", record.warmup, record.rounds, sides, SEEDS);
+            record.add("core_seeds", "PPR core, 1 thread / refsampler.c", "seeds/s", REF, CORE, 0.7,
+                    core.values(REF, SEEDS), core.values(CORE, SEEDS));
+            // Both make the same pushes per seed, so the pushes/s ratio follows the seeds/s one: a detail, not a row.
+            record.details().put("core_pushes_ratio_median", BenchRecord.median(BenchRecord.ratios(core.values(REF, PUSHES),
+                    core.values(CORE, PUSHES))));
+            // The pushes per seed of both, printed side by side: like is compared with like.
+            Map<String, Double> lastRef = core.last(REF);
+            Map<String, Double> lastCore = core.last(CORE);
+            record.details().put("ref_pushes_per_seed", lastRef.get(PUSHES) / lastRef.get(SEEDS))
+                    .put("core_pushes_per_seed", lastCore.get(PUSHES) / lastCore.get(SEEDS));
+            System.out.printf(Locale.ROOT, "  pushes per seed: refsampler.c %.1f, fanout core %.1f%n",
+                    lastRef.get(PUSHES) / lastRef.get(SEEDS), lastCore.get(PUSHES) / lastCore.get(SEEDS));
 
-        // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded), p times the
-        //    epochs at parallelism p so that every run lasts about as long.
-        long seedsPerEpoch = graph.numNodes();
-        int epochs = (int) Math.max(1, Math.ceil(2 * seconds * refSeedRate / seedsPerEpoch));
-        String jobsJson = JobRuns.run(parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
-                "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
-                // refsampler reads every neighbour; the job's default (GiGL's num_neighbors_per_hop) is 1000.
-                "--ppr-max-neighbors", "-1", "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
-                JobSummary::seedsPerSecond, "seeds", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")), 0.7);
-        String json = String.format(Locale.ROOT, "{\"benchmark\":\"ppr\",\"graph\":\"%s\",\"alpha\":%s,\"eps\":%s,"
-                + "\"max_ppr_nodes\":%d,\"cores\":%d,\"ref_seeds_per_s\":%.1f,\"ref_pushes_per_s\":%.1f,"
-                + "\"core_seeds_per_s\":%.1f,\"core_pushes_per_s\":%.1f,\"ref_pushes_per_seed\":%.1f,"
-                + "\"core_pushes_per_seed\":%.1f,\"seeds_ratio\":%.4f,\"pushes_ratio\":%.4f,\"jobs\":%s}%n",
-                graphPath.getFileName(), alpha, eps, topk, Runtime.getRuntime().availableProcessors(), refSeedRate,
-                JobRuns.median(refPushRates), JobRuns.median(coreSeedRates), JobRuns.median(corePushRates), refPushesPerSeed, corePushesPerSeed,
-                seedRatio, pushRatio, jobsJson);
-        Files.createDirectories(workDir);
-        Path results = workDir.resolve(String.format(Locale.ROOT, "ppr-%s-a%s-e%s-k%d.json", graphPath.getFileName(),
-                alpha, eps, topk));
-        Files.writeString(results, json, StandardCharsets.UTF_8);
-        System.out.println("  results: " + results);
+            // 3. The whole PPR job in an embedded MiniCluster (every node a seed, output discarded), p times the
+            //    epochs at parallelism p so that every run lasts about as long.
+            long seedsPerEpoch = graph.numNodes();
+            int epochs = (int) Math.max(1, Math.ceil(2 * seconds * BenchRecord.median(core.values(REF, SEEDS))
+                    / seedsPerEpoch));
+            record.details().put("job_epochs_at_p1", epochs);
+            JobRuns.run(record, jobRounds, parallelisms, List.of("--graph", graphPath.toString(), "--sampler", "ppr",
+                    "--alpha", String.valueOf(alpha), "--eps", String.valueOf(eps), "--max-ppr-nodes", String.valueOf(topk),
+                    // refsampler reads every neighbour; the job's default (GiGL's num_neighbors_per_hop) is 1000.
+                    "--ppr-max-neighbors", "-1", "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
+                    JobSummary::seedsPerSecond, "seeds/s", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")),
+                    0.7);
+        }
+        record.write();
+        BenchTables.updateReadme(root, record);
     }
 
+    private static final String REF = "refsampler.c";
+    private static final String CORE = "fanout core";
+    private static final String SEEDS = "seeds_per_s";
+    private static final String PUSHES = "pushes_per_s";
 
     private static final class CoreResult {
         long seeds;
@@ -134,6 +133,10 @@ final class PprBench {
 
         double pushesPerSecond() {
             return pushes / seconds;
+        }
+
+        Map<String, Double> values() {
+            return Map.of(SEEDS, seedsPerSecond(), PUSHES, pushesPerSecond());
         }
     }
 

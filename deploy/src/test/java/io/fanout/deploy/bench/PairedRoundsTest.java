@@ -1,0 +1,30 @@
+package io.fanout.deploy.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every side gets the same warm-up and rounds, and the order alternates from round to round. */
+class PairedRoundsTest {
+    @Test
+    void sidesAlternateWithTheSameWarmupAndRounds() throws Exception {
+        List<String> calls = new ArrayList<>();
+        LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
+        for (String name : List.of("a", "b")) {
+            sides.put(name, round -> {
+                calls.add(name + round);
+                return Map.of("rate", name.equals("a") ? 10.0 + round : 20.0 + round);
+            });
+        }
+        PairedRounds rounds = PairedRounds.run("test", 2, 3, sides, "rate");
+        // Warm-up rounds -2 and -1 (reported as -1), then rounds 0..2, each pair in turn reversed.
+        assertThat(calls).containsExactly("a-1", "b-1", "b-1", "a-1", "a0", "b0", "b1", "a1", "a2", "b2");
+        assertThat(rounds.values("a", "rate")).containsExactly(10, 11, 12);
+        assertThat(rounds.values("b", "rate")).containsExactly(20, 21, 22);
+        assertThat(rounds.last("a")).containsEntry("rate", 12.0);
+    }
+}
