@@ -81,7 +81,7 @@ public final class ChannelBench {
                 double[] tcp = rounds.values("tcp", "mb_per_s");
                 double[] shm = rounds.values("shm", "mb_per_s");
                 record.add("tcp_over_raw_" + size, size + " messages: TCP channel / raw socket", "MB/s", "raw", "tcp",
-                        0.6, raw, tcp);
+                        0.8, raw, tcp);
                 record.add("shm_over_tcp_" + size, size + " messages: shared memory / TCP channel", "MB/s", "tcp", "shm",
                         2.0, tcp, shm);
                 record.details().put("shm_over_raw_median_" + size, BenchRecord.median(BenchRecord.ratios(raw, shm)));

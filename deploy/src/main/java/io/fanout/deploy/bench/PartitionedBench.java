@@ -149,7 +149,8 @@ final class PartitionedBench {
                 for (String store : storeList) {
                     if (!store.equals("memory")) {
                         record.add(store + "_p" + p, "--store " + store + " / memory, p=" + p + ", " + compared,
-                                "sampled edges/s", "memory", store, null, result.values("memory", RATE),
+                                "sampled edges/s", "memory", store, store.equals("partitioned-heap") ? 0.5 : 0.3,
+                                result.values("memory", RATE),
                                 result.values(store, RATE));
                     }
                 }
