@@ -98,6 +98,32 @@ class ArchitectureTest {
         assertThat(main.uses().get("sampling")).noneMatch(p -> p.startsWith("flink") || p.startsWith("connectors"));
     }
 
+    /**
+     * One message layer: the Flink operators of both stores hand their samples to {@code message} and take nothing
+     * but the stream element type ({@code EncodedMessage}) from the wire format, so no operator writes keys.
+     */
+    @Test
+    void theFlinkOperatorsOfBothStoresBuildMessagesOnlyThroughTheMessageLayer() throws IOException {
+        assertThat(main.uses().get("flink.operator")).contains("message");
+        assertThat(main.uses().get("flink.partitioned")).contains("message");
+        Pattern wire = Pattern.compile("\\bio\\.fanout\\.connectors\\.message\\.([A-Z]\\w*|\\*)");
+        Map<String, Set<String>> named = new TreeMap<>();
+        for (String pkg : List.of("flink/operator", "flink/partitioned")) {
+            List<Path> files;
+            try (Stream<Path> list = Files.list(ROOT.resolve("job/src/main/java/io/fanout").resolve(pkg))) {
+                files = list.filter(f -> f.toString().endsWith(".java")).sorted().toList();
+            }
+            for (Path file : files) {
+                Matcher m = wire.matcher(codeOnly(Files.readString(file, StandardCharsets.UTF_8)));
+                while (m.find()) {
+                    named.computeIfAbsent(pkg + "/" + file.getFileName(), k -> new TreeSet<>()).add(m.group(1));
+                }
+            }
+        }
+        assertThat(named).as("wire-format types the Flink operators name").isNotEmpty()
+                .allSatisfy((file, types) -> assertThat(types).as(file).containsOnly("EncodedMessage"));
+    }
+
     /** The checks themselves, on real files written here: each kind of breach is found, comments are not code. */
     @Test
     void theChecksFindACycleAForbiddenUseAndFlinkWhereItIsBarred(@TempDir Path tmp) throws IOException {

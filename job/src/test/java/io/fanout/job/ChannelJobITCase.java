@@ -18,6 +18,9 @@ import io.fanout.flink.operator.KHopSamplingFunction;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.HomogeneousSample;
+import io.fanout.message.MessageEncoder;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.SharedGraphs;
 import io.fanout.sampling.KHopSampler;
@@ -90,8 +93,9 @@ class ChannelJobITCase {
             for (int e = 0; e < plan.epochs(); e++) {
                 for (int b = 0; b < plan.numBatches(); b++) {
                     SeedBatch batch = plan.batch(e, b);
-                    out.put(batch.key(), SafetensorsCodec.encode(KHopSamplingFunction.toMessage(batch,
-                            sampler.sampleShared(batch.seeds, SEED, e, b), lease.graph())));
+                    out.put(batch.key(), MessageEncoder.encode(HomogeneousSample.kHop(
+                            sampler.sampleShared(batch.seeds, SEED, e, b), lease.graph(), true),
+                            BatchHeader.of(batch, lease.graph().ids()), null));
                 }
             }
         }

@@ -8,6 +8,9 @@ import io.fanout.connectors.message.TensorMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.flink.operator.TypedPprSamplingFunction;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.message.MessageDecoder;
+import io.fanout.message.MessageEncoder;
+import io.fanout.message.TypedSample;
 import io.fanout.sampling.ppr.PprChannels;
 import io.fanout.sampling.ppr.TypedPprSubgraph;
 import io.fanout.sampling.ppr.TypedPprSampler;
@@ -58,7 +61,8 @@ class TypedPprJobITCase {
                     "paper__cites__paper.rows", "word__rev_has_word__paper.cols");
             assertThat(m.get(toWord).shape()[1]).isEqualTo(2 + 3 * 2);
             int[] seeds = m.get("paper.batch").asIntArray(); // cora_hetero's paper ids are their indices
-            TensorMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
+            TensorMessage expected = MessageEncoder.message(TypedSample.ppr(reference.sample(seeds), store),
+                    MessageDecoder.decode(m).header(), null);
             for (String name : expected.names()) {
                 assertThat(m.get(name)).as(name).isEqualTo(expected.get(name));
             }
@@ -85,7 +89,8 @@ class TypedPprJobITCase {
             assertThat(m.get(weight).shape()[1]).isEqualTo(2);
             int[] seeds = store.nodeIds("user").isIdentity() ? m.get("user.batch").asIntArray() : null;
             assertThat(seeds).isNotNull();
-            TensorMessage expected = TypedPprSamplingFunction.toMessage(reference.sample(seeds), store);
+            TensorMessage expected = MessageEncoder.message(TypedSample.ppr(reference.sample(seeds), store),
+                    MessageDecoder.decode(m).header(), null);
             for (String name : expected.names()) {
                 assertThat(m.get(name)).as(name).isEqualTo(expected.get(name));
             }

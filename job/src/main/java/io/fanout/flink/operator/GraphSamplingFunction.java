@@ -1,6 +1,5 @@
 package io.fanout.flink.operator;
 
-import io.fanout.connectors.message.SamplingErrors;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.slf4j.Logger;
@@ -9,15 +8,10 @@ import org.slf4j.LoggerFactory;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.TensorMessage;
-import io.fanout.connectors.message.DType;
-import io.fanout.connectors.message.Tensor;
-import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
-import io.fanout.graph.CsrGraph;
-import io.fanout.graph.NodeIdMap;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.MessageEncoder;
+import io.fanout.message.Sample;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import io.fanout.store.LoadedGraph;
@@ -36,9 +30,9 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * What every keyed sampling operator shares: the graph lease, the counters, the batch metadata, the node ids,
- * features and labels of a message, and the encoding of one message per {@link SeedBatch}. Subclasses only
- * build their sampler and their tensors.
+ * What every keyed sampling operator shares: the graph lease, the counters, and the emission of one message per
+ * {@link SeedBatch}, encoded by the message layer ({@link MessageEncoder}). Subclasses only build their sampler and
+ * turn its output into a {@link Sample}.
  *
  * <p>The graph comes from the JVM-wide {@link SharedGraphs} cache (loaded once per TaskManager, shared by
  * every subtask). A message depends only on the batch and the options, so parallelism, arrival order and
@@ -132,9 +126,8 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
             LOG.error("sampling epoch {} batch {} failed; sending a #SAMPLING_ERROR message instead", batch.epoch, batch.batchId, e);
             StringWriter trace = new StringWriter();
             e.printStackTrace(new PrintWriter(trace));
-            TensorMessage error = SamplingErrors.message(batch.epoch, batch.batchId, batch.numBatches, trace.toString());
             out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches,
-                    SafetensorsCodec.encode(withTrainerMetadata(error, shares, batch.batchId))));
+                    MessageEncoder.samplingError(batch.epoch, batch.batchId, batch.numBatches, trace.toString(), shares)));
         }
     }
 
@@ -159,166 +152,10 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         return graph.graph();
     }
 
-    /**
-     * Adds the keys every Fanout message carries: {@code #IS_HETERO}, the batch's epoch/id/count, the seed ids
-     * ({@code batch}) and their input positions ({@code #META.input_id}).
-     */
-    static TensorMessage withBatchMetadata(TensorMessage message, SeedBatch batch, NodeIdMap ids) {
-        return withBatchMetadata(message, nodeIds(ids, batch.seeds, batch.seeds.length), batch.inputIds, batch.epoch,
-                batch.batchId, batch.numBatches);
-    }
-
-    /** As above, for a batch whose seed ids are already a tensor (any store). */
-    public static TensorMessage withBatchMetadata(TensorMessage message, Tensor seedIds, int[] inputIds, int epoch,
-            int batchId, int numBatches) {
-        return withBatchMetadata(message, MessageKeys.BATCH, false, seedIds, inputIds, epoch, batchId, numBatches);
-    }
-
-    /**
-     * As above, with the seed ids under {@code batchKey} and {@code #IS_HETERO} = [{@code hetero}]: a typed message
-     * puts them under {@code {ntype}.batch}; a link message has no seed nodes ({@code batchKey} null).
-     */
-    public static TensorMessage withBatchMetadata(TensorMessage message, String batchKey, boolean hetero, Tensor seedIds,
-            int[] inputIds, int epoch, int batchId, int numBatches) {
-        if (batchKey != null) {
-            message.put(batchKey, seedIds);
-        }
-        if (inputIds != null) {
-            message.putInt64(MessageKeys.META_INPUT_ID, inputIds);
-        }
-        return message
-                .putInt64(MessageKeys.IS_HETERO, new long[] {hetero ? 1L : 0L})
-                .putInt64(MessageKeys.META_EPOCH, new long[] {epoch})
-                .putInt64(MessageKeys.META_BATCH_ID, new long[] {batchId})
-                .putInt64(MessageKeys.META_NUM_BATCHES, new long[] {numBatches});
-    }
-
-    /**
-     * Adds {@code #META.trainers} = [N] and {@code #META.padded} = [0 or 1] when the job has several trainers, so a
-     * client can check its N and skip padding in per-epoch counts; nothing with one trainer.
-     */
-    public static TensorMessage withTrainerMetadata(TensorMessage message, TrainerShares shares, int batchId) {
-        if (shares != null && shares.tagsMessages()) {
-            message.putInt64(MessageKeys.META_TRAINERS, new long[] {shares.trainers()})
-                    .putInt64(MessageKeys.META_PADDED, new long[] {shares.isPadded(batchId) ? 1L : 0L});
-        }
-        return message;
-    }
-
-    /**
-     * A link batch's labels as PyG's {@code LinkNeighborLoader} and GLT give them, each pair's ends as local indices
-     * ({@code localSrc}, {@code localDst}: the positives first, then the negatives, triplet ones row-major
-     * [P, perPositive]): {@code #META.edge_label_index} [2, N] with, for binary negatives, {@code #META.edge_label}
-     * (1 for the P positives, then 0); for triplets {@code #META.src_index}, {@code #META.dst_pos_index} and
-     * {@code #META.dst_neg_index} ([P], or [P, k] for k > 1 negatives per positive, as PyG squeezes it).
-     */
-    static TensorMessage withLinkLabels(TensorMessage message, io.fanout.sampling.link.NegativeSampling mode, int p,
-            int perPositive, int[] localSrc, int[] localDst) {
-        if (mode == io.fanout.sampling.link.NegativeSampling.TRIPLET) {
-            return message.putInt64(MessageKeys.META_SRC_INDEX, localSrc)
-                    .putInt64(MessageKeys.META_DST_POS_INDEX, java.util.Arrays.copyOfRange(localDst, 0, p))
-                    .putInt64(MessageKeys.META_DST_NEG_INDEX, java.util.Arrays.copyOfRange(localDst, p, localDst.length),
-                            perPositive == 1 ? new long[] {p} : new long[] {p, perPositive});
-        }
-        message.putInt64(MessageKeys.META_EDGE_LABEL_INDEX,
-                io.fanout.sampling.link.LinkBatch.concat(localSrc, localDst), 2, localSrc.length);
-        if (mode == io.fanout.sampling.link.NegativeSampling.BINARY) {
-            float[] label = new float[localSrc.length];
-            java.util.Arrays.fill(label, 0, p, 1f);
-            message.putFloat32(MessageKeys.META_EDGE_LABEL, label, label.length);
-        }
-        return message;
-    }
-
-    /** ABLP label node indices as their ids, [rows, width] int64, padding kept as -1 (GiGL's PADDING_NODE). */
-    static Tensor labelIds(NodeIdMap ids, int[] labels, int rows, int width) {
-        long[] out = new long[labels.length];
-        for (int i = 0; i < labels.length; i++) {
-            out[i] = labels[i] == io.fanout.sampling.link.AnchorLabels.PADDING ? -1L : ids.id(labels[i]);
-        }
-        return Tensor.ofInt64(out, new long[] {rows, width});
-    }
-
-    /** The int64 ids of node indices {@code nodes[0..n)}: the indices themselves when ids equal indices. */
-    static Tensor nodeIds(NodeIdMap ids, int[] nodes, int n) {
-        if (ids.isIdentity()) {
-            return Tensor.ofInt64Prefix(nodes, n);
-        }
-        long[] out = new long[n];
-        long[] byIndex = ids.idsOrNull();
-        for (int i = 0; i < n; i++) {
-            out[i] = byIndex[nodes[i]];
-        }
-        return Tensor.ofInt64(out);
-    }
-
-    /**
-     * Adds {@code nfeats} ([n, dim] in the store's dtype; uint8 with {@code #META.nfeats_scale} and
-     * {@code #META.nfeats_offset}) and {@code nlabels} (int64 [n]) of node indices {@code nodes[0..n)}, rows
-     * aligned with {@code ids}, when the graph has a node file.
-     */
-    static TensorMessage withNodeData(TensorMessage message, NodeFeatures features, int[] nodes, int n) {
-        return withNodeData(message, features, nodes, n, "", true);
-    }
-
-    /**
-     * As above, with every key prefixed ({@code {ntype}.nfeats}, {@code #META.{ntype}.nfeats_scale} in a typed
-     * message; {@code prefix} is empty or ends with a dot); labels only when {@code labels} (GLT's typed messages
-     * carry the seed type's labels only).
-     */
-    static TensorMessage withNodeData(TensorMessage message, NodeFeatures features, int[] nodes, int n, String prefix,
-            boolean labels) {
-        if (features == null) {
-            return message;
-        }
-        if (features.hasFeatures()) {
-            FeatureDType dtype = features.dtype();
-            message.put(prefix + MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
-                    new long[] {n, features.dim()}, features.gatherRows(nodes, n)));
-            if (dtype == FeatureDType.UINT8) {
-                String meta = "#META.";
-                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_SCALE.substring(meta.length()),
-                        features.scale(), features.dim());
-                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_OFFSET.substring(meta.length()),
-                        features.offset(), features.dim());
-            }
-        }
-        if (labels && features.hasLabels()) {
-            message.putInt64(prefix + MessageKeys.NLABELS, features.gatherLabels(nodes, n));
-        }
-        return message;
-    }
-
-    /**
-     * Adds {@code eids} (int64 [m], each edge's input row) and, with a weight column, {@code efeats} (float32 [m, 1])
-     * of the edges at CSR positions {@code positions[0..m)}, keys prefixed by {@code prefix}; nothing when the
-     * graph kept no edge ids.
-     */
-    static TensorMessage withEdgeData(TensorMessage message, CsrGraph graph, int[] positions, int m, String prefix) {
-        if (positions == null || !graph.hasEdgeIds()) {
-            return message;
-        }
-        int[] edgeIds = graph.edgeIds();
-        long[] eids = new long[m];
-        for (int i = 0; i < m; i++) {
-            eids[i] = edgeIds[positions[i]];
-        }
-        message.putInt64(prefix + MessageKeys.EIDS, eids);
-        if (graph.hasWeights()) {
-            float[] weights = graph.weights();
-            float[] efeats = new float[m];
-            for (int i = 0; i < m; i++) {
-                efeats[i] = weights[positions[i]];
-            }
-            message.putFloat32(prefix + MessageKeys.EFEATS, efeats, m, 1);
-        }
-        return message;
-    }
-
-    /** Encodes message, counts the batch and emits it. */
-    protected void emit(SeedBatch batch, TensorMessage message, int numNodes, int numEdges,
+    /** Encodes the sample through the message layer's one encoder, counts the batch and emits it. */
+    protected void emit(SeedBatch batch, Sample sample, BatchHeader header, int numNodes, int numEdges,
             Collector<EncodedMessage> out) {
-        byte[] payload = SafetensorsCodec.encode(withTrainerMetadata(message, shares, batch.batchId));
+        byte[] payload = MessageEncoder.encode(sample, header, shares);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
         emitting = true;
         out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload));

@@ -2,9 +2,6 @@ package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.TensorMessage;
-import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.sampling.WeightedDraws;
@@ -13,6 +10,10 @@ import io.fanout.sampling.hetero.HeteroDisjointKHopSampler;
 import io.fanout.sampling.hetero.HeteroKHopSampler;
 import io.fanout.sampling.hetero.HeteroSubgraph;
 import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.SampleMetadata.LabelNodes;
+import io.fanout.message.SampleMetadata.LinkLabels;
+import io.fanout.message.TypedSample;
 import io.fanout.sampling.link.AnchorLabels;
 import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.SupervisionEdges;
@@ -35,8 +36,8 @@ import org.apache.flink.util.Collector;
  * around together, with GLT's link metadata, or, with {@link #withAblp ABLP}, anchors sampled around together with
  * their label nodes, with GiGL's label metadata (the label edge types are kept from the sampler).
  *
- * <p>Thin: the sampling is {@link HeteroKHopSampler} and {@link NegativeSampler}; the lease, counters, metadata
- * and encoding are {@link GraphSamplingFunction}'s.
+ * <p>Thin: the sampling is {@link HeteroKHopSampler} and {@link NegativeSampler}, the message
+ * {@link TypedSample#kHop}; the lease and counters are {@link GraphSamplingFunction}'s.
  */
 public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopSamplingFunction> {
     private static final long serialVersionUID = 1L;
@@ -142,13 +143,9 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
         long[] times = seedTimes == null ? null : seedTimes.of(batch);
         HeteroSubgraph sub = edges(trees != null ? trees.sample(batch.seeds, times, seed, batch.epoch, batch.batchId)
                 : sampler.sample(batch.seeds, seed, batch.epoch, batch.batchId));
-        Tensor seeds = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
-        TensorMessage message = withBatchMetadata(toMessage(sub, typed), seedType + "." + MessageKeys.BATCH, true,
-                seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        if (times != null) {
-            message.putInt64(MessageKeys.META_SEED_TIME, times);
-        }
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        TypedSample sample = TypedSample.kHop(sub, typed, seedType);
+        sample.metadata().seedTime(times);
+        emit(batch, sample, BatchHeader.of(batch, typed.nodeIds(seedType)), sub.numNodes(), sub.numEdges(), out);
     }
 
     /** The sample's edges as the subgraph type wants them. */
@@ -177,13 +174,12 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
                 ? Map.of(type.src(), LinkBatch.concat(allSrc, allDst))
                 : Map.of(type.src(), allSrc, type.dst(), allDst);
         HeteroSubgraph sub = edges(sampler.sample(seeds, seed, batch.epoch, batch.batchId));
-        TensorMessage message = toMessage(sub, typed);
+        TypedSample sample = TypedSample.kHop(sub, typed, seedType);
         int[] localSrc = sub.localIndices(type.src(), allSrc);
         int[] localDst = sub.localIndices(type.dst(), allDst);
-        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
-        message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
-        withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst))
+                .inputType(type.toString());
+        emit(batch, sample, BatchHeader.withoutSeeds(batch), sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -237,7 +233,7 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
             }
         }
         sub = edges(sub);
-        TensorMessage message = toMessage(sub, typed);
+        TypedSample sample = TypedSample.kHop(sub, typed, seedType);
         // Tree j's root is node j of its type's list: sources first, then destinations (after them if one type).
         int dstOffset = oneType ? allSrc.length : 0;
         int[] localSrc = new int[allSrc.length];
@@ -255,14 +251,14 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
                 }
             }
         }
-        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
-        if (srcTime != null) {
-            message.putInt64(negatives == NegativeSampling.TRIPLET ? MessageKeys.META_SEED_TIME
-                    : MessageKeys.META_PREFIX + "edge_label_time", srcTime);
+        sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst))
+                .inputType(type.toString());
+        if (negatives == NegativeSampling.TRIPLET) {
+            sample.metadata().seedTime(srcTime);
+        } else {
+            sample.metadata().edgeLabelTime(srcTime);
         }
-        message.putString(MessageKeys.META_INPUT_TYPE, type.toString());
-        withBatchMetadata(message, null, true, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        emit(batch, sample, BatchHeader.withoutSeeds(batch), sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -273,63 +269,14 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
     private void sampleAnchors(SeedBatch batch, Collector<EncodedMessage> out) {
         AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
         HeteroSubgraph sub = edges(sampler.sample(labels.seeds, seed, batch.epoch, batch.batchId));
-        TensorMessage message = toMessage(sub, typed);
+        TypedSample sample = TypedSample.kHop(sub, typed, seedType);
         NodeIdMap labelIds = typed.nodeIds(ablpPositive.dst());
-        message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + ablpPositive,
-                labelIds(labelIds, labels.positive, batch.seeds.length, labels.positiveWidth));
+        sample.metadata().positiveLabels(LabelNodes.of(ablpPositive.toString(), labelIds, labels.positive,
+                batch.seeds.length, labels.positiveWidth));
         if (negativeLabels != null) {
-            message.put(MessageKeys.META_GIGL_NEGATIVE_LABELS + ablpNegative,
-                    labelIds(labelIds, labels.negative, batch.seeds.length, labels.negativeWidth));
+            sample.metadata().negativeLabels(LabelNodes.of(ablpNegative.toString(), labelIds, labels.negative,
+                    batch.seeds.length, labels.negativeWidth));
         }
-        Tensor anchors = nodeIds(typed.nodeIds(seedType), batch.seeds, batch.seeds.length);
-        withBatchMetadata(message, seedType + "." + MessageKeys.BATCH, true, anchors, batch.inputIds, batch.epoch,
-                batch.batchId, batch.numBatches);
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
-    }
-
-
-
-    /**
-     * GLT's heterogeneous sample keys: per node type {@code ids}, {@code num_sampled_nodes} and, with a labelled
-     * node file, {@code nfeats} (every type) and {@code nlabels} (the seed types); per reported edge type
-     * {@code rows}, {@code cols}, {@code num_sampled_edges} and, with edge ids, {@code eids}/{@code efeats}. Every
-     * type of the graph is present, empty when nothing of it was sampled, so every message has the same keys.
-     */
-    public static TensorMessage toMessage(HeteroSubgraph sub, TypedGraphStore store) {
-        TensorMessage message = new TensorMessage();
-        for (Map.Entry<String, HeteroSubgraph.Nodes> e : sub.nodes.entrySet()) {
-            String prefix = e.getKey() + ".";
-            HeteroSubgraph.Nodes nodes = e.getValue();
-            NodeIdMap ids = store.nodeIds(e.getKey());
-            message.put(prefix + MessageKeys.IDS, nodeIds(ids, nodes.indices, nodes.indices.length))
-                    .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, nodes.numSampledNodes);
-            withNodeData(message, store.features(e.getKey()), nodes.indices, nodes.indices.length, prefix,
-                    sub.seedTypes.contains(e.getKey()));
-            if (nodes.trees != null) {
-                // Disjoint trees: each node's seed position, PyG's per-node-type batch vector.
-                message.putInt64(MessageKeys.META_PREFIX + e.getKey() + "." + MessageKeys.BATCH, nodes.trees);
-            }
-        }
-        for (Map.Entry<EdgeType, HeteroSubgraph.Edges> e : sub.edges.entrySet()) {
-            String prefix = e.getKey() + ".";
-            HeteroSubgraph.Edges edges = e.getValue();
-            message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(edges.rows))
-                    .put(prefix + MessageKeys.COLS, Tensor.ofInt64(edges.cols));
-            if (edges.numSampledEdges != null) { // bidirectional edges have no per-hop counts (PyG: None)
-                message.putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, edges.numSampledEdges);
-            }
-            withEdgeData(message, edges.adjacency.csr(), edges.positions, edges.rows.length, prefix);
-            String time = store.spec().timeColumn();
-            if (edges.positions != null && time != null && edges.adjacency.csr().hasTimestamps()
-                    && !store.spec().timelessTypes().contains(edges.adjacency.type().toString())) {
-                long[] stamps = edges.adjacency.csr().timestamps();
-                long[] edgeTimes = new long[edges.positions.length];
-                for (int i = 0; i < edgeTimes.length; i++) {
-                    edgeTimes[i] = stamps[edges.positions[i]];
-                }
-                message.putInt64(MessageKeys.META_PREFIX + e.getKey() + ".edge_time", edgeTimes);
-            }
-        }
-        return message;
+        emit(batch, sample, BatchHeader.of(batch, typed.nodeIds(seedType)), sub.numNodes(), sub.numEdges(), out);
     }
 }

@@ -2,11 +2,11 @@ package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.TensorMessage;
-import io.fanout.connectors.message.Tensor;
 import io.fanout.graph.CsrGraph;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.HomogeneousSample;
+import io.fanout.message.SampleMetadata.LabelNodes;
+import io.fanout.message.SampleMetadata.LinkLabels;
 import io.fanout.sampling.DisjointKHopSampler;
 import io.fanout.sampling.KHopSampler;
 import io.fanout.sampling.SampledSubgraph;
@@ -27,8 +27,8 @@ import org.apache.flink.util.Collector;
  * nodes, or, with {@link #withLinkSeeds link seeds}, positions of seed edges sampled around with their negatives, or,
  * with {@link #withAblp ABLP}, anchors sampled around together with their label nodes.
  *
- * <p>Thin by design: the graph lease, counters and encoding are {@link GraphSamplingFunction}'s, the
- * sampling is {@link KHopSampler}, the encoding {@link SafetensorsCodec}.
+ * <p>Thin by design: the graph lease and counters are {@link GraphSamplingFunction}'s, the sampling is
+ * {@link KHopSampler}, the message {@link HomogeneousSample#kHop} and the message layer's encoder.
  */
 public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunction> {
     private static final long serialVersionUID = 1L;
@@ -103,11 +103,9 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         if (inducer != null) {
             sub = subgraphType == SubgraphType.INDUCED ? inducer.induced(sub) : inducer.bidirectional(sub);
         }
-        TensorMessage message = toMessage(batch, sub, store());
-        if (times != null) {
-            message.putInt64(MessageKeys.META_SEED_TIME, times);
-        }
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        HomogeneousSample sample = HomogeneousSample.kHop(sub, store(), true);
+        sample.metadata().seedTime(times);
+        emit(batch, sample, BatchHeader.of(batch, store().ids()), sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -120,14 +118,14 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         AnchorLabels labels = AnchorLabels.of(batch.seeds, positiveLabels, negativeLabels);
         int[] seeds = labels.seeds.get(positiveLabels.type().src()); // one node type: anchors, then label nodes
         SampledSubgraph sub = withSubgraphType(sampler.sampleShared(seeds, seed, batch.epoch, batch.batchId));
-        TensorMessage message = toMessage(batch, sub, store());
-        message.put(MessageKeys.META_GIGL_POSITIVE_LABELS + positiveLabels.type(),
-                labelIds(store().ids(), labels.positive, batch.seeds.length, labels.positiveWidth));
+        HomogeneousSample sample = HomogeneousSample.kHop(sub, store(), true);
+        sample.metadata().positiveLabels(LabelNodes.of(positiveLabels.type().toString(), store().ids(),
+                labels.positive, batch.seeds.length, labels.positiveWidth));
         if (negativeLabels != null) {
-            message.put(MessageKeys.META_GIGL_NEGATIVE_LABELS + negativeLabels.type(),
-                    labelIds(store().ids(), labels.negative, batch.seeds.length, labels.negativeWidth));
+            sample.metadata().negativeLabels(LabelNodes.of(negativeLabels.type().toString(), store().ids(),
+                    labels.negative, batch.seeds.length, labels.negativeWidth));
         }
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        emit(batch, sample, BatchHeader.of(batch, store().ids()), sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -163,17 +161,10 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         for (int i = 0; i < allDst.length; i++) {
             localDst[i] = local.get(allDst[i]);
         }
-        TensorMessage message = new TensorMessage()
-                .put(MessageKeys.IDS, nodeIds(store().ids(), ids, sub.numNodes()))
-                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
-                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
-        withEdgesByHop(message, sub);
-        withNodeData(message, store().features(), ids, sub.numNodes());
-        withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
-        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
-        withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        // A link sample carries no edge times (PyG's link loader gives the seed edges' times instead).
+        HomogeneousSample sample = HomogeneousSample.kHop(sub, store(), false);
+        sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst));
+        emit(batch, sample, BatchHeader.withoutSeeds(batch), sub.numNodes(), sub.numEdges(), out);
     }
 
     /**
@@ -217,15 +208,7 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         for (int i = 0; i < pairOf.length; i++) {
             pairOf[i] %= p;
         }
-        TensorMessage message = new TensorMessage()
-                .put(MessageKeys.IDS, nodeIds(store().ids(), sub.idsBuffer(), sub.numNodes()))
-                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
-                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes())
-                .putInt64(MessageKeys.META_BATCH, pairOf);
-        withEdgesByHop(message, sub);
-        withNodeData(message, store().features(), sub.idsBuffer(), sub.numNodes());
-        withEdgeData(message, store().adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
+        HomogeneousSample sample = HomogeneousSample.kHop(sub, store(), false).nodeBatch(pairOf);
         // Tree i's root is node i: the sources' roots, then the destinations' (triplet negatives row-major again).
         int off = allSrc.length;
         int[] localSrc = new int[off];
@@ -243,13 +226,13 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
                 }
             }
         }
-        withLinkLabels(message, negatives, p, perPositive, localSrc, localDst);
-        if (srcTime != null) {
-            message.putInt64(negatives == NegativeSampling.TRIPLET ? MessageKeys.META_SEED_TIME
-                    : MessageKeys.META_PREFIX + "edge_label_time", srcTime);
+        sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst));
+        if (negatives == NegativeSampling.TRIPLET) {
+            sample.metadata().seedTime(srcTime);
+        } else {
+            sample.metadata().edgeLabelTime(srcTime);
         }
-        withBatchMetadata(message, null, false, null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        emit(batch, message, sub.numNodes(), sub.numEdges(), out);
+        emit(batch, sample, BatchHeader.withoutSeeds(batch), sub.numNodes(), sub.numEdges(), out);
     }
 
 
@@ -263,44 +246,5 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
             return sub;
         }
         return subgraphType == SubgraphType.INDUCED ? inducer.induced(sub) : inducer.bidirectional(sub);
-    }
-
-    /** Per-hop edge counts only while the edges are still grouped by hop (PyG's are None after a subgraph type). */
-    private static void withEdgesByHop(TensorMessage message, SampledSubgraph sub) {
-        if (sub.edgesByHop()) {
-            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
-        }
-    }
-
-    /**
-     * The GLT TensorMessage keys of a homogeneous k-hop sample (node ids, not store indices), the node features
-     * and labels, edge ids and features when the store kept edge ids, plus Fanout's batch metadata.
-     */
-    public static TensorMessage toMessage(SeedBatch batch, SampledSubgraph sub, GraphStore store) {
-        TensorMessage message = new TensorMessage()
-                .put(MessageKeys.IDS, nodeIds(store.ids(), sub.idsBuffer(), sub.numNodes()))
-                .put(MessageKeys.ROWS, Tensor.ofInt64Prefix(sub.rowsBuffer(), sub.numEdges()))
-                .put(MessageKeys.COLS, Tensor.ofInt64Prefix(sub.colsBuffer(), sub.numEdges()))
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, sub.numSampledNodes());
-        if (sub.edgesByHop()) {
-            message.putInt64(MessageKeys.NUM_SAMPLED_EDGES, sub.numSampledEdges());
-        }
-        withNodeData(message, store.features(), sub.idsBuffer(), sub.numNodes());
-        if (sub.nodeBatchBuffer() != null) {
-            message.put(MessageKeys.META_BATCH, Tensor.ofInt64Prefix(sub.nodeBatchBuffer(), sub.numNodes()));
-        }
-        withEdgeData(message, store.adjacency(), sub.edgePositionsBuffer(), sub.numEdges(), "");
-        CsrGraph graph = store.adjacency();
-        int[] positions = sub.edgePositionsBuffer();
-        if (positions != null && graph.hasEdgeIds() && graph.hasTimestamps() && store.spec().timeColumn() != null) {
-            int m = sub.numEdges();
-            long[] stamps = graph.timestamps();
-            long[] edgeTimes = new long[m];
-            for (int i = 0; i < m; i++) {
-                edgeTimes[i] = stamps[positions[i]];
-            }
-            message.putInt64(MessageKeys.META_EDGE_TIME, edgeTimes);
-        }
-        return withBatchMetadata(message, batch, store.ids());
     }
 }

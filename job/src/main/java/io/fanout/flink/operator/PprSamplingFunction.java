@@ -2,9 +2,8 @@ package io.fanout.flink.operator;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.TensorMessage;
-import io.fanout.connectors.message.Tensor;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.HomogeneousSample;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
 import io.fanout.sampling.ppr.PprSubgraph;
@@ -14,7 +13,7 @@ import org.apache.flink.util.Collector;
 /**
  * The keyed PPR sampling operator: one {@link SeedBatch} in, one message in GiGL's PPR layout out
  * ({@code ids}, {@code batch}, {@code #META.edge_index}, {@code #META.edge_attr}; {@code rows}/{@code cols}
- * empty). The sampling is {@link PprSampler}; lease, counters and encoding are
+ * empty). The sampling is {@link PprSampler}, the message {@link HomogeneousSample#ppr}; lease and counters are
  * {@link GraphSamplingFunction}'s.
  */
 public class PprSamplingFunction extends GraphSamplingFunction {
@@ -49,21 +48,7 @@ public class PprSamplingFunction extends GraphSamplingFunction {
     @Override
     protected void sample(SeedBatch batch, Collector<EncodedMessage> out) {
         PprSubgraph sample = sampler.sample(batch.seeds);
-        emit(batch, toMessage(batch, sample, store()), sample.numNodes(), sample.numEdges(), out);
-    }
-
-    /** GiGL's homogeneous PPR keys (node ids, features and labels aligned with them) plus the batch metadata. */
-    static TensorMessage toMessage(SeedBatch batch, PprSubgraph sample, GraphStore store) {
-        long n = sample.numEdges();
-        int[] nodes = sample.ids();
-        TensorMessage message = new TensorMessage()
-                .put(MessageKeys.IDS, nodeIds(store.ids(), nodes, nodes.length));
-        withNodeData(message, store.features(), nodes, nodes.length);
-        return withBatchMetadata(message
-                .put(MessageKeys.ROWS, Tensor.ofInt64(new long[0]))
-                .put(MessageKeys.COLS, Tensor.ofInt64(new long[0]))
-                .put(MessageKeys.META_EDGE_INDEX, Tensor.ofInt64(sample.edgeIndex(), new long[] {2, n}))
-                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(sample.edgeAttr(), new long[] {n, 2})), batch,
-                store.ids());
+        emit(batch, HomogeneousSample.ppr(sample, store()), BatchHeader.of(batch, store().ids()), sample.numNodes(),
+                sample.numEdges(), out);
     }
 }

@@ -1,21 +1,19 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.TensorMessage;
-import io.fanout.connectors.message.Tensor;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.HomogeneousSample;
+import io.fanout.message.MessageEncoder;
+import io.fanout.message.NodeData;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * A batch after its last hop as its message: the keys and bytes the in-memory store's k-hop operator writes for
- * the same batch ({@link io.fanout.flink.operator.KHopSamplingFunction}), node features and labels included,
- * counted in the job's metrics.
+ * A batch after its last hop (or its PPR selection) as its message: the batch as a {@link HomogeneousSample},
+ * node features and labels included, encoded by the message layer's one encoder, so its bytes are the memory
+ * store's for the same batch; counted in the job's metrics.
  */
 public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
@@ -61,60 +59,33 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
 
     @Override
     public EncodedMessage map(PartialBatch batch) {
+        HomogeneousSample sample;
+        int numEdges;
         if (batch.pprEdgeIndex != null) {
-            return pprMessage(batch);
+            sample = HomogeneousSample.ppr(batch.ids, batch.pprEdgeIndex, batch.pprEdgeAttr);
+            numEdges = batch.pprEdgeIndex.length / 2;
+        } else {
+            sample = HomogeneousSample.kHop(batch.ids, batch.rows, batch.cols, batch.numSampledNodes,
+                    batch.numSampledEdges);
+            numEdges = batch.rows.length;
         }
-        TensorMessage message = new TensorMessage()
-                .putInt64(MessageKeys.IDS, batch.ids)
-                .putInt64(MessageKeys.ROWS, batch.rows)
-                .putInt64(MessageKeys.COLS, batch.cols)
-                .putInt64(MessageKeys.NUM_SAMPLED_NODES, batch.numSampledNodes)
-                .putInt64(MessageKeys.NUM_SAMPLED_EDGES, batch.numSampledEdges);
-        putNodeData(message, batch);
-        GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
-                batch.batchId, batch.numBatches);
+        sample.nodeData(nodeData(batch));
         if (graphVersions) {
-            message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
+            sample.metadata().graphVersion(batch.graphVersion);
         }
-        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
-        byte[] payload = SafetensorsCodec.encode(message);
-        counters.onBatch(batch.seeds.length, batch.ids.length, batch.rows.length, payload.length);
+        byte[] payload = MessageEncoder.encode(sample,
+                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
+        counters.onBatch(batch.seeds.length, batch.ids.length, numEdges, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
 
-    /** The in-memory PPR operator's message ({@link io.fanout.flink.operator.PprSamplingFunction}): same keys, same order. */
-    private EncodedMessage pprMessage(PartialBatch batch) {
-        int n = batch.pprEdgeIndex.length / 2;
-        TensorMessage message = new TensorMessage().putInt64(MessageKeys.IDS, batch.ids);
-        putNodeData(message, batch);
-        message.put(MessageKeys.ROWS, Tensor.ofInt64(new long[0]))
-                .put(MessageKeys.COLS, Tensor.ofInt64(new long[0]))
-                .put(MessageKeys.META_EDGE_INDEX, Tensor.ofInt64(batch.pprEdgeIndex, new long[] {2, n}))
-                .put(MessageKeys.META_EDGE_ATTR, Tensor.ofFloat64(batch.pprEdgeAttr, new long[] {n, 2}));
-        GraphSamplingFunction.withBatchMetadata(message, Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch,
-                batch.batchId, batch.numBatches);
-        if (graphVersions) {
-            message.putInt64(MessageKeys.META_GRAPH_VERSION, new long[] {batch.graphVersion});
+    /** The batch's gathered features and labels (with a node file), or null. */
+    private NodeData nodeData(PartialBatch batch) {
+        if (batch.nlabels == null) {
+            return null;
         }
-        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
-        byte[] payload = SafetensorsCodec.encode(message);
-        counters.onBatch(batch.seeds.length, batch.ids.length, n, payload.length);
-        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
-    }
-
-    private void putNodeData(TensorMessage message, PartialBatch batch) {
-        if (batch.nlabels != null) { // the in-memory store's withNodeData, same keys in the same order
-            int n = batch.ids.length;
-            int dim = batch.nfeats.length / n / dtype.bytes();
-            if (dim > 0) {
-                message.put(MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
-                        new long[] {n, dim}, batch.nfeats));
-                if (dtype == FeatureDType.UINT8) {
-                    message.putFloat32(MessageKeys.META_NFEATS_SCALE, scale, dim);
-                    message.putFloat32(MessageKeys.META_NFEATS_OFFSET, offset, dim);
-                }
-            }
-            message.putInt64(MessageKeys.NLABELS, batch.nlabels);
-        }
+        int n = batch.ids.length;
+        int dim = batch.nfeats.length / n / dtype.bytes();
+        return NodeData.of(dtype, dim, n, batch.nfeats, scale, offset, batch.nlabels);
     }
 }

@@ -1,24 +1,19 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.connectors.message.DType;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.Tensor;
-import io.fanout.connectors.message.TensorMessage;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
-import io.fanout.graph.typed.EdgeType;
-import java.util.Map;
-import java.util.TreeMap;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.MessageEncoder;
+import io.fanout.message.NodeData;
+import io.fanout.message.TypedSample;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * A typed batch after its last hop as its message: the keys and bytes the in-memory store's typed k-hop operator
- * writes for the same batch ({@link io.fanout.flink.operator.HeteroKHopSamplingFunction#toMessage}), node
- * features and the seed type's labels included, counted in the job's metrics.
+ * A typed batch after its last hop as its message: the batch as a {@link TypedSample}, node features and the seed
+ * type's labels included, encoded by the message layer's one encoder, so its bytes are the memory store's typed
+ * k-hop operator's for the same batch; counted in the job's metrics.
  */
 public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
@@ -56,61 +51,34 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
 
     @Override
     public EncodedMessage map(TypedPartialBatch batch) {
-        TensorMessage message = new TensorMessage();
+        TypedSample sample = new TypedSample(layout.nodeTypes.get(layout.seedType));
         int numNodes = 0;
         for (int t = 0; t < layout.nodeTypes.size(); t++) {
-            String prefix = layout.nodeTypes.get(t) + ".";
-            long[] ids = batch.ids[t];
-            numNodes += ids.length;
-            message.put(prefix + MessageKeys.IDS, Tensor.ofInt64(ids))
-                    .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, batch.numSampledNodes[t]);
-            if (batch.nlabels != null && batch.nlabels[t] != null) {
-                putNodeData(message, batch, t, prefix, dims[t], dtype, scale, offset, layout.seedType);
-            }
-        }
-        // Reported edge types in name order, as the memory store's sample holds them.
-        Map<EdgeType, Integer> byReported = new TreeMap<>();
-        for (int r = 0; r < layout.reported.size(); r++) {
-            byReported.put(layout.reported.get(r), r);
+            numNodes += batch.ids[t].length;
+            sample.nodes(layout.nodeTypes.get(t), batch.ids[t], batch.numSampledNodes[t],
+                    nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType));
         }
         int numEdges = 0;
-        for (Map.Entry<EdgeType, Integer> e : byReported.entrySet()) {
-            String prefix = e.getKey() + ".";
-            int r = e.getValue();
+        for (int r = 0; r < layout.reported.size(); r++) {
             numEdges += batch.rows[r].length;
-            message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(batch.rows[r]))
-                    .put(prefix + MessageKeys.COLS, Tensor.ofInt64(batch.cols[r]))
-                    .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, batch.numSampledEdges[r]);
+            sample.edges(layout.reported.get(r).toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
         }
-        String seedType = layout.nodeTypes.get(layout.seedType);
-        GraphSamplingFunction.withBatchMetadata(message, seedType + "." + MessageKeys.BATCH, true,
-                Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
-        byte[] payload = SafetensorsCodec.encode(message);
+        byte[] payload = MessageEncoder.encode(sample,
+                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
 
     /**
-     * The in-memory store's typed withNodeData: features of every type with a file, labels of the seed type (the
-     * k-hop and PPR messages share it).
+     * Node type {@code t}'s gathered node data as the memory store gathers it: features of every type with a file,
+     * labels of the seed type only (the k-hop and PPR messages share it); null without node data.
      */
-    static void putNodeData(TensorMessage message, TypedPartialBatch batch, int t, String prefix, int dim,
-            FeatureDType dtype, float[][] scale, float[][] offset, int seedType) {
-        int n = batch.ids[t].length;
-        if (dim > 0) {
-            message.put(prefix + MessageKeys.NFEATS, Tensor.ofBytes(DType.valueOf(dtype.safetensorsName()),
-                    new long[] {n, dim}, batch.nfeats[t]));
-            if (dtype == FeatureDType.UINT8) {
-                String meta = "#META.";
-                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_SCALE.substring(meta.length()),
-                        scale[t], dim);
-                message.putFloat32(meta + prefix + MessageKeys.META_NFEATS_OFFSET.substring(meta.length()),
-                        offset[t], dim);
-            }
+    static NodeData nodeData(TypedPartialBatch batch, int t, int dim, FeatureDType dtype, float[][] scale,
+            float[][] offset, int seedType) {
+        if (batch.nlabels == null || batch.nlabels[t] == null) {
+            return null;
         }
-        if (t == seedType) {
-            message.putInt64(prefix + MessageKeys.NLABELS, batch.nlabels[t]);
-        }
+        return NodeData.of(dtype, dim, batch.ids[t].length, batch.nfeats[t], scale == null ? null : scale[t],
+                offset == null ? null : offset[t], t == seedType ? batch.nlabels[t] : null);
     }
 }

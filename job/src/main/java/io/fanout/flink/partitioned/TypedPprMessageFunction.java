@@ -2,25 +2,20 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.message.MessageKeys;
-import io.fanout.connectors.message.SafetensorsCodec;
-import io.fanout.connectors.message.Tensor;
-import io.fanout.connectors.message.TensorMessage;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
-import io.fanout.flink.operator.TypedPprSamplingFunction;
-import io.fanout.graph.typed.EdgeType;
+import io.fanout.message.BatchHeader;
+import io.fanout.message.MessageEncoder;
+import io.fanout.message.TypedSample;
 import io.fanout.sampling.ppr.TypedPprSubgraph;
-import java.util.Map;
-import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * A typed PPR batch after its selection (and node data) as its message: the keys and bytes the memory store's
- * {@link TypedPprSamplingFunction#toMessage} writes for the same batch (per node type ids, counts and node data;
- * per node type the PPR edges and weights; with sampled edges, per reported edge type rows, cols and counts).
+ * A typed PPR batch after its selection (and node data) as its message: the batch as a {@link TypedSample} (per
+ * node type ids, counts and node data; per node type the PPR edges and weights; with sampled edges, per reported
+ * edge type rows, cols and counts), encoded by the message layer's one encoder, so its bytes are the memory
+ * store's for the same batch.
  */
 public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, EncodedMessage> {
     private static final long serialVersionUID = 1L;
@@ -53,49 +48,29 @@ public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, 
 
     @Override
     public EncodedMessage map(TypedPartialBatch batch) {
-        TensorMessage message = new TensorMessage();
         String seedType = layout.nodeTypes.get(layout.seedType);
+        TypedSample sample = new TypedSample(seedType);
         int numNodes = 0;
-        for (int t = 0; t < layout.nodeTypes.size(); t++) {
-            String prefix = layout.nodeTypes.get(t) + ".";
-            long[] ids = batch.ids[t];
-            numNodes += ids.length;
-            message.put(prefix + MessageKeys.IDS, Tensor.ofInt64(ids))
-                    .putInt64(prefix + MessageKeys.NUM_SAMPLED_NODES, new long[] {ids.length});
-            if (batch.nlabels != null && batch.nlabels[t] != null) {
-                TypedMessageFunction.putNodeData(message, batch, t, prefix, dims[t], dtype, scale, offset,
-                        layout.seedType);
-            }
-        }
         int numEdges = 0;
         for (int t = 0; t < layout.nodeTypes.size(); t++) {
-            String type = TypedPprSubgraph.pprEdgeType(seedType, layout.nodeTypes.get(t));
-            long n = batch.pprEdgeIndex[t].length / 2;
-            numEdges += (int) n;
-            message.put(TypedPprSamplingFunction.PPR_EDGE_INDEX + type,
-                            Tensor.ofInt64(batch.pprEdgeIndex[t], new long[] {2, n}))
-                    .put(TypedPprSamplingFunction.PPR_WEIGHT + type,
-                            Tensor.ofFloat64(batch.pprWeights[t], new long[] {n, batch.pprColumns}));
+            String type = layout.nodeTypes.get(t);
+            long[] ids = batch.ids[t];
+            numNodes += ids.length;
+            numEdges += batch.pprEdgeIndex[t].length / 2;
+            sample.nodes(type, ids, new int[] {ids.length},
+                    TypedMessageFunction.nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType));
+            sample.pprEdges(TypedPprSubgraph.pprEdgeType(seedType, type), batch.pprEdgeIndex[t], batch.pprWeights[t],
+                    batch.pprColumns);
         }
         if (includeSampledEdges) {
-            // Reported edge types in name order, as the memory store's sample holds them.
-            Map<EdgeType, Integer> byReported = new TreeMap<>();
             for (int r = 0; r < layout.reported.size(); r++) {
-                byReported.put(layout.reported.get(r), r);
-            }
-            for (Map.Entry<EdgeType, Integer> e : byReported.entrySet()) {
-                String prefix = e.getKey() + ".";
-                int m = e.getValue();
-                numEdges += batch.rows[m].length;
-                message.put(prefix + MessageKeys.ROWS, Tensor.ofInt64(batch.rows[m]))
-                        .put(prefix + MessageKeys.COLS, Tensor.ofInt64(batch.cols[m]))
-                        .putInt64(prefix + MessageKeys.NUM_SAMPLED_EDGES, new long[] {batch.rows[m].length});
+                numEdges += batch.rows[r].length;
+                sample.edges(layout.reported.get(r).toString(), batch.rows[r], batch.cols[r],
+                        new int[] {batch.rows[r].length});
             }
         }
-        GraphSamplingFunction.withBatchMetadata(message, seedType + "." + MessageKeys.BATCH, true,
-                Tensor.ofInt64(batch.seeds), batch.inputIds, batch.epoch, batch.batchId, batch.numBatches);
-        GraphSamplingFunction.withTrainerMetadata(message, shares, batch.batchId);
-        byte[] payload = SafetensorsCodec.encode(message);
+        byte[] payload = MessageEncoder.encode(sample,
+                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
         counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
         return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
     }
