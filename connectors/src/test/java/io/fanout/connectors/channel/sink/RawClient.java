@@ -88,6 +88,14 @@ final class RawClient implements AutoCloseable {
         return f;
     }
 
+    /**
+     * The next frame, HEARTBEAT included. A HEARTBEAT is what the endpoint sends when, deciding after everything it
+     * sent before, it had nothing else to send: a test's proof that nothing more came, without waiting a while.
+     */
+    Frame next() throws IOException {
+        return reader.read();
+    }
+
     /** Reads with a short timeout, HEARTBEAT frames included; null if nothing arrived in {@code millis}. */
     Frame readWithin(int millis) throws IOException {
         socket.setSoTimeout(millis);
