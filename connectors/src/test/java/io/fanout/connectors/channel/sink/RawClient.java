@@ -96,18 +96,6 @@ final class RawClient implements AutoCloseable {
         return reader.read();
     }
 
-    /** Reads with a short timeout, HEARTBEAT frames included; null if nothing arrived in {@code millis}. */
-    Frame readWithin(int millis) throws IOException {
-        socket.setSoTimeout(millis);
-        try {
-            return reader.read();
-        } catch (java.net.SocketTimeoutException e) {
-            return null;
-        } finally {
-            socket.setSoTimeout(10_000);
-        }
-    }
-
     @Override
     public void close() throws IOException {
         socket.close();
