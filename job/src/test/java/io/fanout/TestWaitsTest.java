@@ -25,34 +25,43 @@ class TestWaitsTest {
             "connectors/python/tests");
     private static final Pattern SLEEP = Pattern.compile("\\bsleep\\s*\\(");
 
-    /** A sleep that stays: the file, a piece of its line, and why it is pacing rather than waiting. */
+    /**
+     * The sleeps that stay, one a line: the file, a piece of its sleeping line, and why it is pacing rather than
+     * waiting.
+     */
+    private static final String ALLOW_LIST = """
+            connectors/src/test/java/io/fanout/connectors/testing/Waits.java | Thread.sleep(POLL_MILLIS) | \
+            the poll of the condition wait itself
+            connectors/python/tests/waits.py | time.sleep(POLL_SECONDS) | the poll of the condition wait itself
+            connectors/python/tests/flink_cluster.py | time.sleep(interval) | \
+            the poll of the cluster harness's condition wait (wait_for: a deadline, the cluster's logs on failure)
+            connectors/python/tests/flink_cluster.py | time.sleep(0.2) | a pause before retrying a scrape the reporter dropped
+            connectors/python/tests/channel_server.py | time.sleep(min(self._beat(conn) | \
+            the test server idles on purpose, heartbeating
+            connectors/src/test/java/io/fanout/connectors/channel/client/EndpointProcess.java | Thread.sleep(intervalMs) | \
+            a paced producer in a child JVM
+            connectors/src/test/java/io/fanout/connectors/channel/client/EndpointProcess.java | Thread.sleep(Long.MAX_VALUE) | \
+            the child JVM stays mid-epoch until the test stops and kills it
+            connectors/src/test/java/io/fanout/connectors/channel/client/ChannelReaderTest.java | Thread.sleep(2_000) | \
+            an endpoint with nothing to send for 4 stall timeouts: what the heartbeat test simulates
+            connectors/src/test/java/io/fanout/connectors/channel/shm/ShmRingPythonReaderTest.java | time.sleep(0.02) | \
+            a slow trainer script, so the ring's writer must wait
+            job/src/test/java/io/fanout/job/ChannelJobITCase.java | // a trainer | \
+            a trainer's steps, or a sampler held to a trainer's pace
+            job/src/test/java/io/fanout/job/ChannelJobITCase.java | // the trainer pauses | a trainer pausing mid-epoch
+            job/src/test/java/io/fanout/testing/FailOnceAfterCheckpoint.java | Thread.sleep(sleepMillis) | \
+            a slow operator, so checkpoints complete while the stream runs
+            job/src/test/java/io/fanout/job/GraphUpdatesITCase.java | Thread.sleep(1500) | \
+            graph updates arriving while batches are sampled
+            connectors/python/tests/test_channel_ranks.py | time.sleep(600) | a rank's script hangs until the test kills it
+            connectors/python/tests/test_cluster_end_to_end.py | time.sleep(3.5) | a trainer pausing past checkpoint time-outs
+            """;
+
+    /** A sleep that stays: the file, a piece of its line, and why. */
     private record Allowed(String file, String line, String why) {}
 
-    private static final String CONNECTORS = "connectors/src/test/java/io/fanout/connectors/";
-    private static final String JOB = "job/src/test/java/io/fanout/";
-    private static final String PYTHON = "connectors/python/tests/";
-
-    private static final List<Allowed> ALLOWED = List.of(
-            new Allowed(CONNECTORS + "testing/Waits.java", "Thread.sleep(POLL_MILLIS)", "the poll of the condition wait itself"),
-            new Allowed(PYTHON + "waits.py", "time.sleep(POLL_SECONDS)", "the poll of the condition wait itself"),
-            new Allowed(PYTHON + "flink_cluster.py", "time.sleep(interval)",
-                    "the poll of the cluster harness's condition wait (wait_for: a deadline, the cluster's logs on failure)"),
-            new Allowed(PYTHON + "flink_cluster.py", "time.sleep(0.2)", "a pause before retrying a metrics scrape the reporter dropped"),
-            new Allowed(PYTHON + "channel_server.py", "time.sleep(min(self._beat(conn)", "the test server idles on purpose, heartbeating"),
-            new Allowed(CONNECTORS + "channel/client/EndpointProcess.java", "Thread.sleep(intervalMs)", "a paced producer in a child JVM"),
-            new Allowed(CONNECTORS + "channel/client/EndpointProcess.java", "Thread.sleep(Long.MAX_VALUE)",
-                    "the child JVM stays mid-epoch until the test stops and kills it"),
-            new Allowed(CONNECTORS + "channel/client/ChannelReaderTest.java", "Thread.sleep(2_000)",
-                    "an endpoint with nothing to send for 4 stall timeouts: what the heartbeat test simulates"),
-            new Allowed(CONNECTORS + "channel/shm/ShmRingPythonReaderTest.java", "time.sleep(0.02)",
-                    "a slow trainer script, so the ring's writer must wait"),
-            new Allowed(JOB + "job/ChannelJobITCase.java", "// a trainer", "a trainer's steps, or a sampler held to a trainer's pace"),
-            new Allowed(JOB + "job/ChannelJobITCase.java", "// the trainer pauses", "a trainer pausing mid-epoch"),
-            new Allowed(JOB + "testing/FailOnceAfterCheckpoint.java", "Thread.sleep(sleepMillis)",
-                    "a slow operator, so checkpoints complete while the stream runs"),
-            new Allowed(JOB + "job/GraphUpdatesITCase.java", "Thread.sleep(1500)", "graph updates arriving while batches are sampled"),
-            new Allowed(PYTHON + "test_channel_ranks.py", "time.sleep(600)", "a rank's script hangs until the test kills it"),
-            new Allowed(PYTHON + "test_cluster_end_to_end.py", "time.sleep(3.5)", "a trainer pausing past checkpoint time-outs"));
+    private static final List<Allowed> ALLOWED = ALLOW_LIST.lines().map(l -> l.split(" \\| ", 3))
+            .map(f -> new Allowed(f[0], f[1], f[2])).toList();
 
     @Test
     void everySleepInATestIsPacingOnTheAllowList() throws IOException {
