@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from fanout_client import encode
+import waits
 
 HELLO, WELCOME, FETCH, MESSAGE, END_OF_EPOCH, END_OF_STREAM, ERROR, HEARTBEAT = 1, 2, 3, 4, 5, 6, 7, 8
 
@@ -353,12 +354,11 @@ def batches(endpoint: int, count: int, epoch: int = 0):
 
 
 def wait_until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+    """True once ``predicate()`` holds, False if it still does not after ``timeout`` s (tests assert it)."""
+    try:
+        return bool(waits.wait_until("the condition", predicate, timeout))
+    except AssertionError:
+        return False
 
 
 def main():

@@ -97,10 +97,7 @@ class Cluster:
         """kill -9 of one TaskManager process, as a machine or container loss would do."""
         pid = self.pids()[name]
         os.kill(pid, signal.SIGKILL)
-        deadline = time.time() + 10
-        while pid_alive(pid) and time.time() < deadline:
-            time.sleep(0.05)
-        assert not pid_alive(pid), f"{name} (pid {pid}) survived SIGKILL"
+        self.wait_for(f"{name} (pid {pid}) to die of SIGKILL", lambda: not pid_alive(pid), 10, 0.05)
         return pid
 
     def stop(self):

@@ -48,17 +48,22 @@ def test_pulls_every_message_from_every_endpoint_of_a_registry(tmp_path, servers
         assert [m.batch_id for m in received if m.endpoint == i] == [b for (_, b, _, _) in sent[i]]
 
 
+def credits_arrived(server, client, endpoint=0):
+    """Waits until ``server`` has every credit ``client`` granted it: it can send no more than those."""
+    return wait_until(lambda: sum(server.fetches) == client.credits()[endpoint][0])
+
+
 def test_credits_are_prefetch_then_one_per_consumed_message(servers):
     server = servers(batches(0, 10))
     client = ChannelClient(endpoints=[server.address], prefetch=3, prefetch_bytes=0, connect_timeout=10)
     iterator = iter(client)
     assert wait_until(lambda: server.sent == 3)
-    time.sleep(0.2)
+    assert credits_arrived(server, client)
     assert server.sent == 3 and server.fetches == [3]  # nothing consumed: no more credits
 
     next(iterator), next(iterator)
     assert wait_until(lambda: server.sent == 5)
-    time.sleep(0.2)
+    assert credits_arrived(server, client)
     assert server.sent == 5 and server.fetches == [3, 1, 1]
 
     rest = list(iterator)
@@ -87,9 +92,9 @@ def test_small_messages_widen_the_window_to_prefetch_bytes(servers):
     assert wait_until(lambda: server.sent == 2)
     next(iterator)  # the first size seen: 10 of them fit in prefetch_bytes, 8 more credits at once
     assert wait_until(lambda: server.sent == 10)
-    time.sleep(0.2)
+    assert credits_arrived(server, client)
     # The consumed message's own credit goes back with the next batch of acks (half the window).
-    assert server.sent == 10, "the window is prefetch_bytes of messages, no more"
+    assert client.credits()[0][0] == 10 and server.sent == 10, "the window is prefetch_bytes of messages, no more"
     rest = list(iterator)
     assert len(rest) == 39
     assert server.max_outstanding <= 0
@@ -105,8 +110,9 @@ def test_window_shrinks_back_to_prefetch_when_messages_grow(servers):
     for _ in range(30):
         next(iterator)
         consumed += 1
-    time.sleep(0.2)
-    assert server.sent - consumed <= 2, "large messages: back to prefetch, the kept-back credits were not returned"
+    assert credits_arrived(server, client)
+    assert client.credits()[0][0] - consumed <= 2, "large messages: back to prefetch, the kept-back credits were not returned"
+    assert server.sent - consumed <= 2
     assert len(list(iterator)) == 44 - consumed
     assert server.max_outstanding <= 0
 
@@ -241,8 +247,8 @@ def test_epochs_end_with_end_of_epoch_and_early_messages_wait_for_their_epoch(se
     a = servers(e0, index=0, num_endpoints=2, epoch_ends={2: 0})
     b = servers(e1, index=1, num_endpoints=2, hold=hold, epoch_ends={2: 1})
     threading.Timer(10.0, hold.set).start()
-    def lagging():
-        time.sleep(0.3)
+    def lagging():  # endpoint 0 has the client's credits and knows it reads epoch 0
+        assert wait_until(lambda: a.limits and a.limits[-1] == 0 and sum(a.fetches) == client.credits()[0][0])
         assert a.sent == 2 and a.limits[-1] == 0  # epoch 1 waits at its endpoint
         hold.set()
 
@@ -267,8 +273,12 @@ def test_an_endpoint_an_epoch_ahead_does_not_grow_what_the_client_holds(servers,
     bound = 2 * 2 * len(sample_blob(1, 0))
 
     def lagging():  # endpoint 0's epoch 0 is read, endpoint 1 lags
-        time.sleep(0.5)
-        assert a.sent == (3 if server_honours_the_epoch else 3 + 2)
+        sent = 3 if server_honours_the_epoch else 3 + 2
+        # Endpoint 0 has every credit the client granted (the window and one per consumed message) and knows
+        # the client reads epoch 0: what it sent by then is all it can send.
+        assert wait_until(lambda: a.sent == sent and a.limits[-1] == 0 and sum(a.fetches) == client.credits()[0][0])
+        assert client.credits()[0][0] == 2 + 3
+        assert a.sent == sent
         hold.set()
 
     with ChannelClient(endpoints=[a.address, b.address], prefetch=2, prefetch_bytes=0, connect_timeout=10) as client:

@@ -2,10 +2,10 @@
 
 import os
 import threading
-import time
 
 import pytest
 
+import waits
 from channel_server import EndpointServer, batches, wait_until
 from fanout_client import ChannelClient, Prefetcher, SamplingError, prefetch, read_samples
 from test_reader_contract import blob, error_blob, write_records
@@ -45,9 +45,10 @@ def test_reads_at_most_depth_ahead_of_the_loop():
 
     it = prefetch(source(), depth=3)
     assert next(it) == 0
-    time.sleep(0.3)
-    # depth items queued plus the one the thread holds while waiting to hand it over
-    assert len(produced) <= 1 + 3 + 1
+    # depth items queued plus the one the thread holds while waiting to hand it over: the thread can
+    # read the next only once the consumer takes one, so it stops there
+    waits.wait_until("the thread read 1 + 3 + 1 items", lambda: len(produced) >= 1 + 3 + 1)
+    assert len(produced) == 1 + 3 + 1
     assert list(it) == list(range(1, 100))
 
 

@@ -3,11 +3,11 @@ with the reader's stream, order, errors and bound, uint8 features dequantised, b
 
 import functools
 import os
-import time
 
 import numpy as np
 import pytest
 
+import waits
 from channel_server import EndpointServer, batches, wait_until
 from fanout_client import (ChannelClient, ProcessPrefetcher, SamplesWriter, SamplingError, encode, prefetch,
                            read_samples)
@@ -93,9 +93,10 @@ def test_reads_at_most_depth_ahead_of_the_loop(tmp_path):
 
     it = prefetch(source, depth=3, process=True)
     assert int(next(it)["i"][0]) == 0
-    time.sleep(0.5)
-    # depth messages handed over ahead plus the one the worker holds while waiting to hand it over
-    assert len(produced.read_text().split()) <= 1 + 3 + 1
+    # depth messages handed over ahead plus the one the worker holds while waiting to hand it over: the
+    # worker reads the next only once the consumer takes one, so it stops there
+    waits.wait_until("the worker read 1 + 3 + 1 messages", lambda: len(produced.read_text().split()) >= 1 + 3 + 1)
+    assert len(produced.read_text().split()) == 1 + 3 + 1
     assert [int(m["i"][0]) for m in it] == list(range(1, 50))
 
 

@@ -106,7 +106,7 @@ class ChannelJobITCase {
     static final class Throttle implements org.apache.flink.api.common.functions.MapFunction<SeedBatch, SeedBatch> {
         @Override
         public SeedBatch map(SeedBatch b) throws InterruptedException {
-            Thread.sleep(20);
+            Thread.sleep(20); // a trainer's pace
             return b;
         }
     }

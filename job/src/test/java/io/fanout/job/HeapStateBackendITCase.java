@@ -6,6 +6,7 @@ import static io.fanout.job.FanoutJobITCase.runJob;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.config.FanoutJobConfig;
+import io.fanout.connectors.testing.Waits;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
 import io.fanout.testing.JobConfigs;
@@ -15,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
@@ -142,11 +142,7 @@ class HeapStateBackendITCase {
         }
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as(what + " within 2 minutes").isLessThan(deadline);
-            Thread.sleep(50);
-        }
+    private static void await(String what, Waits.Condition condition) throws Exception {
+        Waits.until(what, Duration.ofMinutes(2), condition);
     }
 }

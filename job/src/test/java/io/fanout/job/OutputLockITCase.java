@@ -8,6 +8,7 @@ import io.fanout.config.ConfigException;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.file.SamplesFileSink;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.connectors.testing.Waits;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.store.GraphStore;
@@ -110,10 +111,8 @@ class OutputLockITCase {
             // Paced (2 batches/s, 6 batches): the first run holds the directory for about 3 s.
             Future<JobSummary> first = clients.submit(() -> FanoutJobITCase.runJob(args(out,
                     "--max-batches-per-second", "2")));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!Files.exists(out.resolve(OutputLock.NAME)) && !first.isDone() && System.nanoTime() < deadline) {
-                Thread.sleep(10); // waiting on a condition with a deadline: the first run's lock
-            }
+            Waits.until("the first run took the lock (or ended)", Duration.ofSeconds(60),
+                    () -> Files.exists(out.resolve(OutputLock.NAME)) || first.isDone());
             assertThat(out.resolve(OutputLock.NAME)).as("the first run's lock").exists();
             assertThatThrownBy(() -> FanoutJobITCase.runJob(args(out))).isInstanceOf(ConfigException.class)
                     .hasMessageStartingWith("Invalid value '" + out + "' for option fanout.output (--output): another"
@@ -245,23 +244,13 @@ class OutputLockITCase {
         assertThat(output).isNotNull();
     }
 
-    private static void awaitGone(Path file) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (Files.exists(file)) {
-            assertThat(System.nanoTime()).as("%s still there", file).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+    private static void awaitGone(Path file) throws Exception {
+        Waits.until(file + " is gone", Duration.ofSeconds(30), () -> !Files.exists(file));
     }
 
     private static void awaitStatus(JobClient job, JobStatus wanted) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        JobStatus status = job.getJobStatus().get(10, TimeUnit.SECONDS);
-        while (status != wanted) {
-            assertThat(System.nanoTime()).as("job %s still %s, waiting for %s", job.getJobID(), status, wanted)
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-            status = job.getJobStatus().get(10, TimeUnit.SECONDS);
-        }
+        Waits.until("job " + job.getJobID() + " is " + wanted, Duration.ofSeconds(60),
+                () -> job.getJobStatus().get(10, TimeUnit.SECONDS) == wanted);
     }
 
     /**

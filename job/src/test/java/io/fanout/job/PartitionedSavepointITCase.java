@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.FanoutJobConfig;
+import io.fanout.connectors.testing.Waits;
 import io.fanout.graph.NodeIdMap;
 import io.fanout.store.GraphStore;
 import io.fanout.testing.JobConfigs;
@@ -101,11 +102,8 @@ class PartitionedSavepointITCase {
 
         JobClient loader = submit(with(graphOptions, "--fanout", "5,5", "--partitioned.load-only", "--state-backend",
                 loadBackend));
-        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (!finished(cluster, loader.getJobID(), "edge-parts") || !finished(cluster, loader.getJobID(), "node-parts")) {
-            assertThat(System.nanoTime()).as("edge source finished within 5 minutes").isLessThan(deadline);
-            Thread.sleep(200);
-        }
+        Waits.until("the load job's edge and node sources finished", Duration.ofMinutes(5),
+                () -> finished(cluster, loader.getJobID(), "edge-parts") && finished(cluster, loader.getJobID(), "node-parts"));
         String savepoint = loader.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
                 format).get();
         graphOptions = with(graphOptions, "--state-backend", jobBackend);

@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.connectors.testing.Waits;
 import io.fanout.testing.SharedData;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -165,23 +167,19 @@ class SharedGraphsTest {
     }
 
     /** Starts one loader (blocked reading the pipe), then {@code waiters} more, and returns once all are waiting. */
-    private List<Acquirer> startWhileLoading(Path pipe, int waiters) throws InterruptedException {
+    private List<Acquirer> startWhileLoading(Path pipe, int waiters) throws Exception {
         List<Acquirer> acquirers = new ArrayList<>();
         Acquirer loader = new Acquirer(pipe);
         loader.start();
         acquirers.add(loader);
-        while (SharedGraphs.cachedCount() == 0) { // the loader has claimed the key
-            Thread.sleep(5);
-        }
+        Waits.until("the loader claimed the key", Duration.ofSeconds(30), () -> SharedGraphs.cachedCount() > 0);
         for (int i = 0; i < waiters; i++) {
             Acquirer waiter = new Acquirer(pipe);
             waiter.start();
             acquirers.add(waiter);
         }
         for (Acquirer waiter : acquirers.subList(1, acquirers.size())) {
-            while (waiter.getState() != Thread.State.WAITING) { // parked on the loader's result
-                Thread.sleep(5);
-            }
+            Waits.untilState("a waiter parked on the loader's result", Duration.ofSeconds(30), waiter, Thread.State.WAITING);
         }
         assertThat(loader.isAlive()).isTrue();
         return acquirers;

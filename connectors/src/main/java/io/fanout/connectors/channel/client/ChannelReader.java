@@ -299,6 +299,11 @@ public final class ChannelReader implements Iterator<EncodedMessage>, AutoClosea
         return peakHeldBytes.get();
     }
 
+    /** Credits granted on the current connections, all endpoints together: at most this many messages come. */
+    long granted() {
+        return connections.stream().mapToLong(c -> c.credits.granted()).sum();
+    }
+
     /** Number of endpoints this reader pulls from. */
     public int numEndpoints() {
         return connections.size();

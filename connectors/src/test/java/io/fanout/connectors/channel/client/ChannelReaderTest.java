@@ -15,6 +15,7 @@ import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
+import io.fanout.connectors.testing.Waits;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -127,16 +128,12 @@ class ChannelReaderTest {
             }
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
                     ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(0))) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (e.buffered() > 7 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
-                Thread.sleep(200);
+                awaitBuffered(e, 7);
+                assertThat(r.granted()).as("3 credits: no more than 3 messages can leave the endpoint").isEqualTo(3);
                 assertThat(e.buffered()).as("3 credits: 3 messages left the endpoint").isEqualTo(7);
                 assertThat(r.next().batchId).isZero();
-                while (e.buffered() > 6 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
+                awaitBuffered(e, 6);
+                assertThat(r.granted()).as("one message taken, one credit granted").isEqualTo(4);
                 assertThat(e.buffered()).as("one message taken, one credit granted").isEqualTo(6);
             }
         }
@@ -152,12 +149,9 @@ class ChannelReaderTest {
         return new EncodedMessage(0, batchId, 100, SafetensorsCodec.encode(m));
     }
 
-    private static void awaitBuffered(ChannelEndpoint e, int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (e.buffered() > n && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        Thread.sleep(200); // and no further
+    /** Waits until the endpoint's buffer is down to {@code n}; what bounds it there is {@link ChannelReader#granted()}. */
+    private static void awaitBuffered(ChannelEndpoint e, int n) throws Exception {
+        Waits.until("the endpoint's buffer is down to " + n, Duration.ofSeconds(10), () -> e.buffered() <= n);
     }
 
     @Test
@@ -170,9 +164,11 @@ class ChannelReaderTest {
             try (ChannelReader r = ChannelReader.fromRegistry(registryDir,
                     ChannelReader.Options.defaults().withPrefetch(3).withPrefetchBytes(10L * size))) {
                 awaitBuffered(e, 27);
+                assertThat(r.granted()).as("prefetch 3 before any size is known").isEqualTo(3);
                 assertThat(e.buffered()).as("prefetch 3 before any size is known").isEqualTo(27);
                 assertThat(r.next().batchId).isZero();
                 awaitBuffered(e, 19);
+                assertThat(r.granted()).as("window of 10: the 1 consumed + 10 ahead").isEqualTo(11);
                 assertThat(e.buffered()).as("window of 10: the 1 consumed + 10 ahead left the endpoint").isEqualTo(19);
             }
         }
@@ -190,8 +186,8 @@ class ChannelReaderTest {
                 for (int i = 0; i < 25; i++) {
                     assertThat(r.next().batchId).isEqualTo(i);
                 }
-                Thread.sleep(200);
-                int ahead = (34 - e.buffered()) - 25;
+                // Credits go back as messages are taken (in next()): what was granted by now bounds what comes.
+                int ahead = (int) r.granted() - 25;
                 assertThat(ahead).as("large messages: back to prefetch, kept-back credits not returned").isLessThanOrEqualTo(3);
             }
         }
@@ -254,7 +250,13 @@ class ChannelReaderTest {
                     // the connection (as it should), and the rest of the writes meet a closed socket.
                     allWritten.countDown();
                 }
-                Thread.sleep(2_000); // keep the connection open while the reader judges it
+                try { // keep the connection open until the reader, having judged it, hangs up
+                    while (in.read() != null) {
+                        // its FETCH frames
+                    }
+                } catch (java.io.IOException hungUp) {
+                    // reset by the reader
+                }
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
             // A short reconnect timeout: were the violation missed, the test fails on an assertion, not a hang.
@@ -331,8 +333,9 @@ class ChannelReaderTest {
                 for (int i = 0; i < 10; i++) {
                     got.add(r.next().batchId);
                 }
-                // 4 more sit in the reader's queue, unacknowledged, when the path is cut.
-                Thread.sleep(100);
+                // More sit in the reader's queue, unacknowledged, when the path is cut: what its credits let come.
+                Waits.until("the prefetched messages left the endpoint", Duration.ofSeconds(10),
+                        () -> e.delivered() >= Math.min(30, r.granted()));
                 proxy.cutAll();
                 CompletableFuture<Void> end = finish(e);
                 while (r.hasNext()) {
@@ -407,11 +410,7 @@ class ChannelReaderTest {
                     t.start();
                 }
                 try (squatter) {
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (helloBytes.get() == 0 && System.nanoTime() < deadline) {
-                        Thread.sleep(5);
-                    }
-                    assertThat(helloBytes.get()).as("the reader tried the stale address").isPositive();
+                    Waits.until("the reader tried the stale address", Duration.ofSeconds(20), () -> helloBytes.get() > 0);
                     ChannelEndpoint restarted = new ChannelEndpoint(opts, 0, 2, null);
                     long started = System.nanoTime();
                     CompletableFuture<Void> p0 = produce(restarted, 0, 6); // re-sent: the reader drops the copies
@@ -533,7 +532,9 @@ class ChannelReaderTest {
                 for (int i = 0; i < 3; i++) {
                     got.add(ep.epoch() + ":" + ep.next().batchId);
                 }
-                Thread.sleep(500); // the reader now waits for b; a could send epoch 1 ahead
+                // The reader now waits for b. Once a has the acks of its epoch 0 it also has their credits and the
+                // epoch the reader reads: it could send epoch 1 ahead.
+                Waits.until("a has the acks of its epoch 0", Duration.ofSeconds(10), () -> a.held() == 30);
                 assertThat(a.delivered()).as("nothing of epoch 1 left a while the reader reads epoch 0").isEqualTo(3);
                 put(b, 0, 100, 103);
                 b.advanceWatermark(0);
@@ -567,6 +568,7 @@ class ChannelReaderTest {
         int size = sample(1, 0).payload.length;
         java.util.concurrent.atomic.AtomicLong credits = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicInteger acks = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<ChannelReader> reader = new java.util.concurrent.atomic.AtomicReference<>();
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CompletableFuture<Void> ignoring = handWritten(server, (in, out) -> {
                 Thread fetches = new Thread(() -> {
@@ -582,21 +584,20 @@ class ChannelReaderTest {
                 });
                 fetches.start();
                 for (int i = 0; i < 13; i++) {
-                    while (credits.get() == 0) {
-                        Thread.sleep(1);
-                    }
+                    Waits.until("a credit for message " + i, Duration.ofSeconds(20), () -> credits.get() > 0);
                     credits.decrementAndGet();
                     EncodedMessage m = i < 3 ? sample(0, i) : sample(1, i - 3);
                     out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                     if (i == 4) {
-                        Thread.sleep(500); // epoch 0 is not over yet: the reader holds back epoch 1
+                        // Epoch 0 is not over yet: once the reader has acked epoch 0 and holds epoch 1's two messages
+                        // back, any credit it returned for them would have come.
+                        Waits.until("the reader acked epoch 0 and holds back 2 messages of epoch 1", Duration.ofSeconds(20),
+                                () -> acks.get() == 3 && reader.get() != null && reader.get().heldBytes() == 2L * size);
                         assertThat(credits.get()).as("no credit came back for the 2 held-back messages").isZero();
                         out.write(new Frame.EndOfEpoch(0));
                     }
                 }
-                while (acks.get() < 13) {
-                    Thread.sleep(1);
-                }
+                Waits.until("the acks of all 13 messages", Duration.ofSeconds(20), () -> acks.get() == 13);
                 out.write(new Frame.EndOfEpoch(1));
                 out.write(new Frame.EndOfStream());
                 fetches.join(5_000);
@@ -604,6 +605,7 @@ class ChannelReaderTest {
             List<String> got = new ArrayList<>();
             try (ChannelReader r = ChannelReader.fromEndpoints(List.of(new InetSocketAddress("127.0.0.1", server.getLocalPort())),
                     ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0))) {
+                reader.set(r);
                 ChannelReader.Epoch ep;
                 while ((ep = r.nextEpoch()) != null) {
                     while (ep.hasNext()) {

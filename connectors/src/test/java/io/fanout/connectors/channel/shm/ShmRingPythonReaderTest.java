@@ -7,10 +7,12 @@ import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
+import io.fanout.connectors.testing.Waits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -130,11 +132,8 @@ class ShmRingPythonReaderTest {
         try (ShmRing ring = ShmRing.create(file, 64 << 10, 0, 1)) {
             ring.write(new EncodedMessage(0, 0, 2, message(0, 0, 2, 3)));
             ring.write(new EncodedMessage(0, 1, 2, message(0, 1, 2, 3)));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (ring.read() < 1 && System.nanoTime() < deadline) { // the reader moved past message 0
-                Thread.sleep(10);
-            }
-            Thread.sleep(200);
+            // The reader released message 1: it counted both and waits for a third.
+            Waits.until("the reader moved past message 1", Duration.ofSeconds(60), () -> ring.read() == 2);
         } // close without finish(): a cancelled job
         String out = finish(reader);
         assertThat(out).contains("aborted after 2").contains("t-0.ring: the writer aborted");

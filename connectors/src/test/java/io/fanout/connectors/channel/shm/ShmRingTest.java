@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.connectors.testing.Waits;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -13,6 +14,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -168,17 +170,24 @@ class ShmRingTest {
             }
             assertThat(ring.qsize()).isEqualTo(3);
             assertThat(ring.bytesUsed()).isEqualTo(3 * 20_024L);
-            CompletableFuture<Void> fourth = CompletableFuture.runAsync(() -> {
+            CompletableFuture<Void> fourth = new CompletableFuture<>();
+            Thread writer = new Thread(() -> {
                 try {
                     ring.write(new EncodedMessage(0, 3, 4, b));
+                    fourth.complete(null);
                 } catch (InterruptedException e) {
-                    throw new RuntimeException(e);
+                    fourth.completeExceptionally(e);
                 }
-            });
-            Thread.sleep(300);
+            }, "fourth-writer");
+            writer.start();
+            // Parked (not spinning) in write: it looked for room, found none, and backs off.
+            Waits.untilState("the writer parked for room", Duration.ofSeconds(10), writer, Thread.State.TIMED_WAITING);
             assertThat(fourth).isNotDone(); // back-pressure: no room
+            long used = ring.bytesUsed(); // the three records and the wrap to the ring's start
             assertThat(reader.poll().batchId).isEqualTo(0);
-            Thread.sleep(100);
+            // Room is what the reader released, not what it read: polling frees nothing.
+            assertThat(ring.bytesUsed()).isEqualTo(used);
+            assertThat(ring.read()).isZero();
             assertThat(fourth).isNotDone(); // read but not released yet: still no room
             reader.releaseAll(1);
             fourth.get(10, TimeUnit.SECONDS);
