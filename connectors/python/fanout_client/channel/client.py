@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from ..message import Message
+from ..reader import check_transform
 from .connection import _Connecting
 from .credits import DEFAULT_PREFETCH_BYTES, _Credits
 from .endpoint import _Endpoint, _parse_address
@@ -29,10 +30,10 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
 
     Give either ``registry`` (the job's ``--registry`` directory of ``endpoint-<i>.json`` files,
     which also hold the access token) or ``endpoints`` (a list of ``"host:port"``, then ``token``
-    is needed). Messages are ``Message`` dicts of numpy arrays, or torch tensors with
-    ``as_torch=True`` (``pin_memory=True`` pins them), carrying ``epoch``, ``batch_id``,
-    ``num_batches`` and ``endpoint``; ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)``, a PyG
-    ``Data`` shaped like a ``NeighborLoader`` batch.
+    is needed). Messages are ``Message`` dicts of numpy arrays carrying ``epoch``, ``batch_id``,
+    ``num_batches`` and ``endpoint``; ``transform`` is applied to every message handed out
+    (``transform=fanout_client.to_pyg``: a PyG ``Data`` shaped like a ``NeighborLoader`` batch;
+    ``functools.partial(fanout_client.to_torch, pin_memory=True)``: pinned torch tensors).
 
     - ``for msg in client``: every message in arrival order; ends once every endpoint sent
       END_OF_STREAM (or is ``finished`` in the registry).
@@ -80,12 +81,12 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
     """
 
     def __init__(self, registry=None, endpoints=None, prefetch: int = 4, connect_timeout: float = 30.0,
-                 token: str = "", as_torch: bool = False, pin_memory: bool = False,
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
+                 token: str = "", max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, reconnect_timeout: float = 60.0,
                  log_every: int = 1000, prefetch_bytes: int = DEFAULT_PREFETCH_BYTES,
-                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, as_pyg: bool = False, tls_ca=None,
+                 stall_timeout: float | None = DEFAULT_STALL_TIMEOUT, tls_ca=None,
                  ssl_context: ssl.SSLContext | None = None, rank: int | None = None,
-                 world_size: int | None = None, handshake_timeout: float = 10.0):
+                 world_size: int | None = None, handshake_timeout: float = 10.0, transform=None, **removed):
+        self.transform = check_transform(transform, removed, "ChannelClient")
         if (registry is None) == (endpoints is None):
             raise ValueError("give exactly one of registry=DIR or endpoints=[\"host:port\", ...]")
         if isinstance(endpoints, str):
@@ -109,11 +110,6 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
                              f"0 <= rank < world_size")
         self.rank = int(rank) if rank is not None else None
         self.world_size = int(world_size) if world_size is not None else None
-        if as_torch and as_pyg:
-            raise ValueError("give as_torch=True or as_pyg=True, not both")
-        if as_torch or as_pyg:
-            from ..torch_support import _import_torch
-            _import_torch()  # fail now, not at the first message
         self._tls_context = _client_context(tls_ca, ssl_context)
         self.tls_ca = Path(tls_ca) if tls_ca is not None else None
         self.registry = Path(registry) if registry is not None else None
@@ -123,9 +119,6 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
         self.reconnect_timeout = float(reconnect_timeout)
         self.handshake_timeout = float(handshake_timeout)
         self.token = token or ""
-        self.as_torch = as_torch
-        self.pin_memory = pin_memory
-        self.as_pyg = as_pyg
         self.max_frame_bytes = int(max_frame_bytes)
         self.log_every = int(log_every)
         self.stall_timeout = float(stall_timeout or 0)
@@ -187,13 +180,7 @@ class ChannelClient(_Connecting, _Resuming, _Credits, _Reading, _EpochOrder):
         if SAMPLING_ERROR_KEY in msg:
             text = bytes(msg[SAMPLING_ERROR_KEY]).decode("utf-8", "replace")
             raise SamplingError(ep.label(), msg.epoch, msg.batch_id, text)
-        if self.as_torch:
-            from ..torch_support import to_torch
-            return to_torch(msg, pin_memory=self.pin_memory)
-        if self.as_pyg:
-            from ..pyg import to_pyg
-            return to_pyg(msg)
-        return msg
+        return msg if self.transform is None else self.transform(msg)
 
     def __iter__(self):
         if not self._closed:
