@@ -93,7 +93,7 @@ def main():
         "inline": lambda: (to_pyg(Message(decode(b))) for b in blobs),
         "thread": lambda: fanout_client.prefetch(to_pyg(Message(decode(b))) for b in blobs),
         "process": lambda: fanout_client.prefetch(lambda: (Message(decode(b)) for b in blobs), process=True,
-                                                  as_pyg=True),
+                                                  transform=to_pyg),
     }
     results = {k: [] for k in modes}
     for r in range(args.rounds):

@@ -5,7 +5,7 @@ optimiser step per message) runs over the same messages five ways:
 
 - in memory: the messages (same job options, so byte-identical) converted to PyG ``Data``
              beforehand and held in a list: the loop alone, nothing to wait for;
-- channel, buffered: pulled from a running job (``ChannelClient(as_pyg=True)``) that has had time
+- channel, buffered: pulled from a running job (``ChannelClient(transform=to_pyg)``) that has had time
              to sample into its endpoint buffer first (after the first message the trainer waits 1.5x
              as long as the offline run of the job took, then starts the clock): the cost of the channel itself
              (transport, decoding, ``to_pyg``) on the trainer's thread, between its steps;
@@ -13,7 +13,7 @@ optimiser step per message) runs over the same messages five ways:
              on a background thread, overlapping the step (what a trainer should do);
 - shm:       prefetched from the job's shared-memory rings on this host (``ShmClient``), buffered;
 - process, process-shm: as prefetched and shm, but through ``prefetch(open_client, process=True,
-             as_pyg=True)``: the reader runs in a worker process that dequantises into shared buffers,
+             transform=to_pyg)``: the reader runs in a worker process that dequantises into shared buffers,
              the training process only wraps them (``ProcessPrefetcher``);
 - live, live-process: prefetched over TCP (thread, process), with the clock started at the first message
              while the job samples: the trainer also waits for the sampler whenever it is faster than it;
@@ -124,21 +124,24 @@ def loop_from_channel(args, workdir: Path, in_dim, classes, head_start: float, b
     training loop spent waiting for its next batch."""
     model, optimizer = make_model(in_dim, classes)
     steps, started, cpu, thread, waited = 0, None, 0.0, 0.0, 0.0
-    as_pyg = background != "process"  # the process prefetcher converts in the trainer, from its buffers
+    # The process prefetcher converts in the trainer, from its buffers: its reader yields numpy messages.
+    transform = None if background == "process" else fanout_client.to_pyg
     if feed == "tcp":
         registry = workdir / f"registry-{time.monotonic_ns()}"
         job = args + ["--serve", "--registry", str(registry)]
         open_client = functools.partial(fanout_client.ChannelClient, registry=registry, connect_timeout=120,
-                                        as_pyg=as_pyg)
+                                        transform=transform)
     else:
         name = f"bench{time.monotonic_ns()}"
         job = args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]
-        open_client = functools.partial(fanout_client.ShmClient, "/dev/shm", name, timeout=120, as_pyg=as_pyg)
+        open_client = functools.partial(fanout_client.ShmClient, "/dev/shm", name, timeout=120,
+                                        transform=transform)
     if FEED_CPUS:
         job = ["taskset", "-c", ",".join(map(str, sorted(FEED_CPUS)))] + job
     with trainer.RunningJob(job):
         if background == "process":
-            client = fanout_client.prefetch(open_client, process=True, as_pyg=True, cpus=FEED_CPUS or None)
+            client = fanout_client.prefetch(open_client, process=True, transform=fanout_client.to_pyg,
+                                            cpus=FEED_CPUS or None)
             source = client
         else:
             client = open_client()

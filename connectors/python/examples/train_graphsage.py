@@ -270,7 +270,8 @@ def train_from_channel(graph, splits, model_seeds, epochs, workdir, **job) -> li
     registry = Path(workdir) / "registry"
     args = job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job)
     with RunningJob(args + ["--serve", "--registry", str(registry)]):
-        with fanout_client.ChannelClient(registry=registry, connect_timeout=120, as_pyg=True) as client:
+        with fanout_client.ChannelClient(registry=registry, connect_timeout=120,
+                                         transform=fanout_client.to_pyg) as client:
             # prefetch: the next batches are received and converted on a background thread during the step.
             epochs = (fanout_client.prefetch(epoch) for epoch in client.epochs())
             return train_from_batches(epochs, graph, splits, model_seeds)
@@ -281,7 +282,7 @@ def train_from_shm(graph, splits, model_seeds, epochs, workdir, **job) -> list[l
     name = f"train-{Path(workdir).name}"
     args = job_args(write_seeds(Path(workdir) / "seeds.txt", splits[0]), epochs, **job)
     with RunningJob(args + ["--channel.shm", "--channel.shm-dir", "/dev/shm", "--channel.shm-name", name]):
-        with fanout_client.ShmClient("/dev/shm", name, timeout=120, as_pyg=True) as client:
+        with fanout_client.ShmClient("/dev/shm", name, timeout=120, transform=fanout_client.to_pyg) as client:
             epochs = (fanout_client.prefetch(epoch) for epoch in client.epochs())
             return train_from_batches(epochs, graph, splits, model_seeds)
 

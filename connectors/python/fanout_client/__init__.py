@@ -11,8 +11,11 @@
   shared-memory rings of a job on this host (``docs/shm-ring.md``).
 - ``to_torch(msg)``: numpy arrays to torch tensors (torch is optional and imported lazily).
 - ``to_pyg(msg)``: one message as the PyG ``Data`` a ``NeighborLoader`` yields (features, labels,
-  ``edge_index``, ``n_id``, ``batch_size``, ...), a typed message as ``HeteroData``; ``as_pyg=True`` on the
-  readers does it for you.
+  ``edge_index``, ``n_id``, ``batch_size``, ...), a typed message as ``HeteroData``; ``transform=to_pyg`` on
+  any reader does it for you.
+- ``Reader``: the protocol of all three readers (``fanout_client.reader``): messages flat or by ``epochs()``,
+  ``close()``/``with``, ``rank``/``world_size``, and one ``transform=`` callable applied to every message;
+  ``fanout_client.dataset.MessageDataset`` wraps any of them as a torch ``IterableDataset``.
 - ``prefetch(source)``: any of the readers iterated on a background thread, a few messages ahead, so
   receiving, decoding and ``to_pyg`` overlap with the training step; ``prefetch(open_source, process=True)``
   (``ProcessPrefetcher``) reads in a worker process and hands messages over in shared memory, dequantised.
@@ -24,6 +27,7 @@ Messages use GLT key names (``ids``, ``rows``, ``cols``, ``batch``, ``num_sample
 metadata as ``#META.<name>``). Command line: ``python3 -m fanout_client --help``.
 """
 
+from .reader import Reader
 from .errors import ChannelError, ChannelStallError, ChannelTimeoutError, SamplingError
 from .shm import ShmClient, ShmMessage, ShmRingError, ShmRingReader
 from .message import Message
@@ -50,7 +54,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "decode", "encode", "DTYPES", "dtype_name",
+    "decode", "encode", "DTYPES", "dtype_name", "Reader",
     "read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
     "SamplesTruncatedWarning",
     "IncompleteEpochError",

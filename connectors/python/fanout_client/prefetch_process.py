@@ -7,12 +7,14 @@ fresh feature matrix (page faults, zeroing). ``ProcessPrefetcher(open_source)`` 
 
 - ``open_source`` is a callable returning the reader (e.g. ``functools.partial(ChannelClient,
   registry=...)``); it is called in the worker, which then owns the sockets or rings. The reader must
-  yield numpy messages (not ``as_pyg``/``as_torch``).
+  yield numpy messages (no ``transform`` of its own).
 - The worker writes each message's arrays into a shared-memory buffer (a Linux ``memfd``, handed over
   once through a Unix socket and reused), dequantising uint8 ``nfeats`` (and, for ``x_dtype="float32"``,
-  widening float16) straight into float32 there. The trainer maps the buffer and gets ``Message`` arrays
-  that are views of it (no pickling, no copy); ``as_pyg=True`` passes them through ``to_pyg``, which wraps
-  them with ``torch.from_numpy``.
+  widening float16) straight into float32 there; with ``x_dtype=None`` float16 stays, and
+  ``transform=functools.partial(to_pyg, x_dtype=None)`` keeps it in the ``Data`` too. The trainer maps the buffer and gets ``Message`` arrays
+  that are views of it (no pickling, no copy); ``transform`` (e.g. ``to_pyg``, which wraps them with
+  ``torch.from_numpy``) is applied to that message in the trainer: torch objects cannot cross the process
+  boundary, the arrays in shared memory do, and the transform only wraps them.
 - A buffer goes back to the worker when the last array or tensor viewing it is garbage collected, so
   batches may be kept as long as wanted (the worker then maps more buffers). At most ``depth`` messages
   are read ahead of the loop.
@@ -38,6 +40,7 @@ from contextlib import ExitStack
 import numpy as np
 
 from .message import Message
+from .reader import check_transform
 
 __all__ = ["ProcessPrefetcher"]
 
@@ -213,8 +216,9 @@ def _worker(open_source, sock: socket.socket, trainer_end: socket.socket, depth:
 class ProcessPrefetcher:
     """Iterates ``open_source()`` in a worker process, ``depth`` messages ahead; see the module doc."""
 
-    def __init__(self, open_source, depth: int = 2, as_pyg: bool = False, x_dtype="float32",
-                 worker_cpus=None, start_method: str | None = "fork"):
+    def __init__(self, open_source, depth: int = 2, x_dtype="float32", worker_cpus=None,
+                 start_method: str | None = "fork", transform=None, **removed):
+        self._transform = check_transform(transform, removed, "ProcessPrefetcher")
         if depth < 1:
             raise ValueError(f"depth must be at least 1, got {depth}")
         if not callable(open_source):
@@ -222,12 +226,6 @@ class ProcessPrefetcher:
                             f"(e.g. functools.partial(ChannelClient, registry=...)), got {type(open_source).__name__}")
         if x_dtype not in ("float32", None):
             raise ValueError(f"x_dtype must be 'float32' or None, got {x_dtype!r}")
-        if as_pyg:
-            from .pyg import _data_class, to_pyg  # imports torch: fail now, not at the first message
-            _data_class()  # and PyG (a second at first import), not in the first step's time
-            self._convert = lambda m: to_pyg(m, x_dtype=x_dtype)
-        else:
-            self._convert = None
         self._sock, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._maps: dict[int, object] = {}
         self._finished = False
@@ -286,7 +284,7 @@ class ProcessPrefetcher:
         del base
         epoch, batch_id, num_batches, endpoint = meta
         msg = Message(tensors, epoch=epoch, batch_id=batch_id, num_batches=num_batches, endpoint=endpoint)
-        return self._convert(msg) if self._convert is not None else msg
+        return self._transform(msg) if self._transform is not None else msg
 
     def _send(self, data: bytes, block: bool = False) -> None:
         try:

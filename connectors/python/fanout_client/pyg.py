@@ -1,7 +1,7 @@
 """PyTorch Geometric batches: one Fanout message as the ``Data`` PyG's ``NeighborLoader`` yields.
 
-``to_pyg(msg)`` is the one conversion; ``ChannelClient``, ``read_samples`` and ``ShmClient`` call it
-for ``as_pyg=True``. torch is required, torch_geometric optional: without it the same fields come
+``to_pyg(msg)`` is the one conversion; pass it as any reader's ``transform`` (``ChannelClient``,
+``read_samples``, ``ShmClient``, ``prefetch``, ``MessageDataset``) to get one ``Data`` per message. torch is required, torch_geometric optional: without it the same fields come
 back as a dict (a ``Message``) of torch tensors.
 
 Conventions (checked against PyG 2.8's ``NodeLoader.filter_fn`` and GLT's ``DistLoader._collate_fn``):
@@ -33,7 +33,7 @@ from .epochs import raise_if_error
 from .message import Message
 from .torch_support import _import_torch, to_torch
 
-__all__ = ["to_pyg", "ConvertedEpoch"]
+__all__ = ["to_pyg"]
 
 _SCALE, _OFFSET = "#META.nfeats_scale", "#META.nfeats_offset"
 _PPR_EDGE_INDEX, _PPR_EDGE_ATTR = "#META.edge_index", "#META.edge_attr"
@@ -192,20 +192,3 @@ def to_pyg(msg: dict, x_dtype="float32"):
     data = data_cls(**out)
     data.num_nodes = int(out["n_id"].shape[0])  # explicit: PyG cannot infer it when x is absent
     return data
-
-
-class ConvertedEpoch:
-    """An epoch iterator whose messages come out converted (``ShmClient(as_pyg=True).epochs()``):
-    ``epoch`` is the epoch number; errors of the wrapped iterator (``SamplingError``, ...) pass through
-    and iterating on continues after them, as with the wrapped one."""
-
-    def __init__(self, epoch_iterator, convert):
-        self._inner = epoch_iterator
-        self._convert = convert
-        self.epoch = epoch_iterator.epoch
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self._convert(next(self._inner))

@@ -14,6 +14,7 @@ import numpy as np
 
 from .epochs import EpochIterator
 from .message import Message
+from .reader import TransformedEpoch, check_transform
 from .safetensors import decode
 
 __all__ = ["read_samples", "read_records", "SamplesReader", "samples_files", "SamplesWriter", "SamplesFormatError",
@@ -120,10 +121,14 @@ class SamplesReader:
       ``SamplesTruncatedWarning`` per truncated file. A malformed record raises ``SamplesFormatError`` either way.
 
     Messages without ``#META.epoch``/``#META.batch_id`` (not written by Fanout's job) come first, in file
-    order. Every file is memory-mapped once and indexed up front; arrays are zero-copy views.
+    order. Every file is memory-mapped once and indexed up front; arrays are zero-copy views. Each iteration
+    (``iter(reader)``, ``epochs()``) is a fresh pass. ``transform`` is applied to every message handed out
+    (``fanout_client.reader``); ``close()`` drops the index (a mapping is unmapped once no array views it).
     """
 
-    def __init__(self, path, strict: bool = True, rank: int | None = None, world_size: int | None = None):
+    def __init__(self, path, strict: bool = True, rank: int | None = None, world_size: int | None = None,
+                 transform=None, **removed):
+        self.transform = check_transform(transform, removed, "SamplesReader")
         self.path = Path(path)
         self.strict = strict
         self.rank, self.world_size = _share(rank, world_size)
@@ -152,7 +157,11 @@ class SamplesReader:
                                              " different runs written into one directory?")
 
     def epochs(self) -> Iterator[EpochIterator]:
-        """One iterator per epoch, ascending (see the class doc)."""
+        """One iterator per epoch, ascending (see the class doc), its messages through ``transform``."""
+        for epoch in self._epochs():
+            yield epoch if self.transform is None else TransformedEpoch(epoch, self.transform)
+
+    def _epochs(self) -> Iterator[EpochIterator]:
         for epoch in sorted(self._by_epoch):
             batches = self._by_epoch[epoch]
             if self._shared:  # a plain reader reads every batch of any plan
@@ -165,29 +174,58 @@ class SamplesReader:
         for error in self.truncated:
             warnings.warn(SamplesTruncatedWarning(error), stacklevel=2)
 
-    def __iter__(self) -> Iterator[Message]:
-        return _Chained(iter(self._unkeyed), self.epochs())
+    def __iter__(self) -> "SamplesIterator":
+        return SamplesIterator(self)
 
     def __len__(self) -> int:
         return len(self._unkeyed) + sum(len(b) for b in self._by_epoch.values())
 
+    def close(self) -> None:
+        self._unkeyed, self._by_epoch = [], {}
 
-class _Chained:
-    """Messages of the unkeyed list, then of every epoch; a SamplingError leaves the position intact."""
-
-    def __init__(self, first: Iterator[Message], epochs: Iterator[EpochIterator]):
-        self._current = first
-        self._epochs = epochs
-
-    def __iter__(self):
+    def __enter__(self) -> "SamplesReader":
         return self
 
-    def __next__(self) -> Message:
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
+
+
+class SamplesIterator:
+    """One pass over a ``SamplesReader`` (what ``read_samples`` returns): the unkeyed messages, then every
+    epoch's, through the reader's ``transform``; a SamplingError leaves the position intact. A reader in its
+    own right: ``epochs()``, ``close()`` and ``with`` are the underlying reader's."""
+
+    def __init__(self, reader: SamplesReader):
+        self.reader = reader
+        self.rank, self.world_size = reader.rank, reader.world_size
+        self._current: Iterator[Message] = iter(reader._unkeyed)
+        self._epochs = reader._epochs()
+
+    def __iter__(self) -> "SamplesIterator":
+        return self
+
+    def __next__(self):
         while True:
             try:
-                return next(self._current)
+                msg = next(self._current)
             except StopIteration:
                 self._current = next(self._epochs)  # StopIteration here ends the iteration
+                continue
+            return msg if self.reader.transform is None else self.reader.transform(msg)
+
+    def epochs(self) -> Iterator[EpochIterator]:
+        return self.reader.epochs()
+
+    def close(self) -> None:
+        self.reader.close()
+
+    def __enter__(self) -> "SamplesIterator":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.close()
+        return False
 
 
 def _share(rank, world_size) -> tuple[int, int]:
@@ -220,8 +258,8 @@ def read_records(path) -> Iterator[Message]:
             yield msg
 
 
-def read_samples(path, strict: bool = True, as_pyg: bool = False, rank: int | None = None,
-                 world_size: int | None = None) -> Iterator[Message]:
+def read_samples(path, strict: bool = True, rank: int | None = None, world_size: int | None = None,
+                 transform=None, **removed) -> SamplesIterator:
     """Every message of a `.samples` file or directory, by (epoch, batch_id), one per batch: the
     ``SamplesReader`` contract as one iterator (``SamplingError`` for a failed batch: iterate on to skip
     it). Arrays are zero-copy views of an mmap. A malformed record raises ``SamplesFormatError`` naming the
@@ -229,17 +267,14 @@ def read_samples(path, strict: bool = True, as_pyg: bool = False, rank: int | No
     (default). With ``strict=False`` (the files of a failed or running job) an epoch may lack batches, and a
     file cut short inside a record is read up to that record: every whole message is yielded, then a
     ``SamplesTruncatedWarning`` (``path``, ``offset``) per truncated file is issued as the iteration ends.
-    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` instead (a PyG ``Data`` per message).
+    ``transform`` is applied to every message (``transform=fanout_client.to_pyg``: a PyG ``Data`` per message).
     ``rank``/``world_size`` (a data-parallel trainer, e.g. ``torch.distributed``'s): only that rank's share
     (without them, every batch),
     the batches ``b`` with ``b % world_size == rank`` of every epoch, which a job run with ``--trainers
     world_size`` makes equal for every rank (padding batches carry ``#META.padded`` = [1]); a job run with
     another ``--trainers`` raises ``ValueError`` naming both."""
-    messages = iter(SamplesReader(path, strict=strict, rank=rank, world_size=world_size))
-    if as_pyg:
-        from .pyg import to_pyg  # imports torch, so only when asked for
-        return map(to_pyg, messages)  # a map, unlike a generator, goes on after a SamplingError
-    return messages
+    check_transform(transform, removed, "read_samples")
+    return iter(SamplesReader(path, strict=strict, rank=rank, world_size=world_size, transform=transform))
 
 
 class SamplesWriter:

@@ -31,6 +31,7 @@ import numpy as np
 
 from .epochs import EpochIterator
 from .message import Message
+from .reader import TransformedEpoch, check_transform
 from .safetensors import decode
 
 __all__ = ["ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError", "ring_path"]
@@ -339,8 +340,10 @@ class ShmClient:
 
     Opens ``<dir>/<name>-0.ring`` (waiting up to ``timeout`` seconds), learns ``num_rings`` from its
     header and opens the others. Iteration yields ``ShmMessage`` (``endpoint`` = ring index) until
-    every ring ended; zero-copy messages are valid until the next one is requested.
-    ``as_pyg=True`` yields ``fanout_client.to_pyg(msg)`` (a PyG ``Data``, owning its memory).
+    every ring ended; zero-copy messages are valid until the next one is requested. ``transform`` is applied
+    to every message handed out (``fanout_client.reader``); its result may view the ring (``to_torch``) and is
+    then valid as long as the message, until the next one is requested; ``to_pyg`` copies out of the ring, so
+    its ``Data`` stays valid.
 
     ``rank``, ``world_size``: read as data-parallel trainer ``rank`` of a job run with ``--trainers
     world_size``, whose sink subtasks write one ring per rank (``<name>-<i>-rank<r>.ring``, batch b in
@@ -351,7 +354,8 @@ class ShmClient:
     """
 
     def __init__(self, dir="/dev/shm", name: str = "fanout", timeout: float = 30.0, copy: bool = False,
-                 as_pyg: bool = False, rank: int | None = None, world_size: int | None = None):
+                 rank: int | None = None, world_size: int | None = None, transform=None, **removed):
+        self.transform = check_transform(transform, removed, "ShmClient")
         if (rank is None) != (world_size is None):
             raise ValueError("give both rank and world_size (a data-parallel trainer) or neither")
         if world_size is not None and (int(world_size) < 1 or not 0 <= int(rank) < int(world_size)):
@@ -359,11 +363,6 @@ class ShmClient:
                              f"0 <= rank < world_size")
         self.rank = int(rank) if rank is not None else None
         self.world_size = int(world_size) if world_size is not None else None
-        if as_pyg:
-            from .pyg import to_pyg  # imports torch: fail now, not at the first message
-            self._convert = to_pyg  # copies out of the ring (read-only views), so release stays as is
-        else:
-            self._convert = None
         timeout = _wait_for_first_ring(dir, name, self.rank, self.world_size, timeout)
         first = ShmRingReader(ring_path(dir, name, 0, self.rank), timeout=timeout, copy=copy)
         self.rings = [first] + [ShmRingReader(ring_path(dir, name, i, self.rank), timeout=timeout, copy=copy)
@@ -419,10 +418,7 @@ class ShmClient:
                 return
             iterator = EpochIterator(epoch, merger.next_of_epoch, source, strict, rank=self.rank or 0,
                                      world_size=self.world_size or 1)
-            if self._convert is not None:
-                from .pyg import ConvertedEpoch
-                iterator = ConvertedEpoch(iterator, self._convert)
-            yield iterator
+            yield iterator if self.transform is None else TransformedEpoch(iterator, self.transform)
 
     def __iter__(self):
         return self
@@ -440,14 +436,8 @@ class ShmClient:
         msg = self.get() if self.rank is None else self._next_of_rank()
         if msg is None:
             raise StopIteration
-        if self._convert is not None:
-            # to_pyg copies the ring's read-only views into torch memory, so the ring space can go back now.
-            try:
-                return self._convert(msg)
-            finally:
-                msg.release()
-        self._last = msg
-        return msg
+        self._last = msg  # released when the next one is requested, transformed or not (a result may view it)
+        return msg if self.transform is None else self.transform(msg)
 
     def close(self) -> None:
         for r in self.rings:

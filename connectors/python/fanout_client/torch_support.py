@@ -17,7 +17,7 @@ def _import_torch():
     except ImportError as e:
         raise ImportError(
             f"fanout_client.to_torch needs PyTorch, which is not importable here ({e}). Install torch, "
-            "or keep the numpy arrays (ChannelClient(as_torch=False) is the default).") from e
+            "or keep the numpy arrays (what a reader without transform= yields).") from e
 
 
 def to_torch(msg: dict, pin_memory: bool = False) -> Message:

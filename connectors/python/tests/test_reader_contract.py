@@ -129,3 +129,78 @@ def test_shm_client_reports_an_epoch_the_rings_ended_without(tmp_path):
         assert next(epoch).batch_id == 0
         with pytest.raises(IncompleteEpochError, match="missing batch ids 1"):
             next(epoch)
+
+
+# ---- one reader protocol, one transform (issue 29) ------------------------------------------------------------
+
+def tag(msg):
+    """A transform whose result says it ran: (epoch, batch_id) of the message."""
+    return ("seen", msg.epoch, msg.batch_id)
+
+
+def one_epoch_ring(tmp_path, batches=3):
+    (w0,) = ring_writers(tmp_path, 1)
+    for b in range(batches):
+        w0.try_write(blob(0, b, batches), epoch=0, batch_id=b, num_batches=batches)
+    w0.set_state(shm.STATE_ENDED)
+
+
+def open_readers(tmp_path, servers, **options):
+    """Each of the three readers over epoch 0's batches 0, 1, 2, opened with ``options``."""
+    from fanout_client import ChannelClient
+    files = tmp_path / "files"
+    files.mkdir()
+    write_records(files / "part-0.samples", [blob(0, b, 3) for b in (2, 0, 1)])
+    one_epoch_ring(tmp_path)
+    server = servers([(0, b, 3, blob(0, b, 3)) for b in range(3)], epoch_ends={3: 0})
+    return {"files": read_samples(files, **options),
+            "shm": ShmClient(tmp_path, "ch", timeout=1, **options),
+            "channel": ChannelClient(endpoints=[server.address], connect_timeout=10, **options)}
+
+
+@pytest.mark.parametrize("how", ["flat", "epochs"])
+def test_every_reader_is_a_reader_and_applies_its_transform(tmp_path, servers, how):
+    from fanout_client import Reader
+    for name, reader in open_readers(tmp_path, servers, transform=tag).items():
+        with reader:
+            assert isinstance(reader, Reader), name
+            if how == "flat":
+                got = list(reader)
+            else:
+                got = [item for epoch in reader.epochs() for item in epoch]
+        assert sorted(got) == [("seen", 0, b) for b in range(3)], name
+
+
+def test_a_failed_batch_raises_before_the_transform_and_reading_goes_on(tmp_path):
+    write_records(tmp_path / "part-0.samples", [blob(0, 0, 2), error_blob(0, 1, 2)])
+    seen = []
+    with read_samples(tmp_path, transform=lambda m: seen.append(m.batch_id) or m.batch_id) as it:
+        assert next(it) == 0
+        with pytest.raises(SamplingError):
+            next(it)
+        assert list(it) == []
+    assert seen == [0]
+
+
+@pytest.mark.parametrize("flag, replacement", [("as_pyg", "transform=fanout_client.to_pyg"),
+                                               ("as_torch", "transform=fanout_client.to_torch"),
+                                               ("pin_memory", r"transform=functools.partial\(fanout_client.to_torch, "
+                                                              r"pin_memory=True\)")])
+def test_an_old_flag_is_a_type_error_naming_the_transform(tmp_path, flag, replacement):
+    from fanout_client import ChannelClient, ProcessPrefetcher, prefetch
+    write_records(tmp_path / "part-0.samples", [blob(0, 0, 1)])
+    one_epoch_ring(tmp_path)
+    opens = [lambda: read_samples(tmp_path, **{flag: True}),
+             lambda: SamplesReader(tmp_path, **{flag: True}),
+             lambda: ShmClient(tmp_path, "ch", timeout=1, **{flag: True}),
+             lambda: ChannelClient(endpoints=["127.0.0.1:1"], **{flag: True}),
+             lambda: ProcessPrefetcher(lambda: [], **{flag: True}),
+             lambda: prefetch(lambda: [], process=True, **{flag: True}),
+             lambda: prefetch([], **{flag: True})]
+    for open_reader in opens:
+        with pytest.raises(TypeError, match=f"{flag}= is gone; pass {replacement}"):
+            open_reader()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'as_numpy'"):
+        read_samples(tmp_path, as_numpy=True)
+    with pytest.raises(TypeError, match="transform must be a callable"):
+        ShmClient(tmp_path, "ch", timeout=1, transform="to_pyg")

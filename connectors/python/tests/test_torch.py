@@ -1,4 +1,4 @@
-"""Without torch, to_torch and as_torch say what to do. The tests with real torch and PyG are in
+"""Without torch, to_torch and to_pyg say what to do. The tests with real torch and PyG are in
 tests/pyg/ (deploy/bin/fanout-test runs them with Debian's python3, where torch is installed)."""
 
 import importlib.util
@@ -6,7 +6,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from fanout_client import ChannelClient, to_pyg, to_torch
+from fanout_client import to_pyg, to_torch
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -15,9 +15,5 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 def test_without_torch_the_error_says_what_to_do():
     with pytest.raises(ImportError, match="to_torch needs PyTorch.*Install torch"):
         to_torch({"ids": np.arange(3)})
-    with pytest.raises(ImportError, match="to_torch needs PyTorch"):
-        ChannelClient(endpoints=["127.0.0.1:1"], as_torch=True)
     with pytest.raises(ImportError, match="needs PyTorch"):
         to_pyg({"ids": np.arange(3)})
-    with pytest.raises(ImportError, match="needs PyTorch"):
-        ChannelClient(endpoints=["127.0.0.1:1"], as_pyg=True)

@@ -16,19 +16,20 @@ With ``rank=r, world_size=N`` (the job's ``--trainers N``) the client is one dat
 it gets exactly rank r's share (the batches with ``batch_id % N == r``) and its epochs end when
 that share is delivered.
 
-One module per concern, each readable alone:
+A client owns one ``_Endpoint`` object per endpoint connection (its socket, session, credits,
+resume and liveness) and the epoch order across them. One module per concern, each readable alone:
 
 - ``frames``: frame types, writing a frame, reading frames through a read-ahead buffer.
-- ``errors``: ``ChannelError``, ``SamplingError``, ``ChannelStallError``, ``ChannelTimeoutError``.
-- ``endpoint``: what the client knows of one endpoint (connection, session, window, progress).
-- ``connection``: finding the endpoints (registry or list), connecting, the HELLO/WELCOME handshake.
-- ``resume``: re-establishing a lost connection in the background and resuming its session.
-- ``credits``: credit windows, acknowledgements and the epoch limit sent in FETCH frames.
+- ``connection``: the registry files, opening TCP connections, connecting every endpoint by a deadline.
+- ``endpoint``: ``_Endpoint``, one endpoint connection: the HELLO/WELCOME handshake, credits and acks
+  sent, its frames turned into events, reconnecting and resuming its session in the background.
+- ``credits``: an endpoint's credit window and pending acknowledgements (the FETCH frames' content).
 - ``liveness``: heartbeats and the stall timeout.
-- ``reading``: the consuming thread's loop over every endpoint's frames.
-- ``epoch_order``: ``Epoch``, parking early messages, dropping copies.
+- ``epoch_order``: ``Epoch``, parking early messages, dropping copies, across endpoints.
 - ``tls``: the TLS context (``tls_ca``/``ssl_context``), the no-downgrade check, the handshake.
-- ``client``: ``ChannelClient`` itself (options, hand-out, shutdown), made of the parts above.
+- ``client``: ``ChannelClient`` itself (options, waiting on the endpoints, hand-out, shutdown).
+
+The error types (``ChannelError``, ``SamplingError``, ...) are in ``fanout_client.errors``.
 """
 
 from .client import ChannelClient

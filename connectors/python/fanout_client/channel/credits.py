@@ -1,12 +1,12 @@
 """Credit windows and acknowledgements (docs/channel-protocol.md, "Credits" and "Acknowledgements"):
 every FETCH frame grants credits (MESSAGE frames the endpoint may send ahead), acknowledges one
 consumed message and tells the epoch being read (max_epoch). An endpoint's window is ``prefetch``
-messages, widened for small messages to what fits in ``prefetch_bytes``; acks are batched."""
+messages, widened for small messages to what fits in ``prefetch_bytes``; acks are batched.
+``_CreditWindow`` is one endpoint's bookkeeping; its ``_Endpoint`` sends the frames."""
 
 from __future__ import annotations
 
-from .endpoint import _Endpoint
-from .frames import FETCH, _FETCH, _FETCH_FRAME, _send_frame
+from .frames import FETCH, _FETCH, _FETCH_FRAME
 
 # Small messages are prefetched beyond ``prefetch`` while they fit in this many bytes per endpoint.
 DEFAULT_PREFETCH_BYTES = 8 << 20
@@ -14,111 +14,72 @@ DEFAULT_PREFETCH_BYTES = 8 << 20
 MAX_PREFETCH_WINDOW = 1024
 
 
-class _Credits:
-    """Credit and acknowledgement part of ``ChannelClient``."""
+class _CreditWindow:
+    """One endpoint's credits: granted and received on the current connection, the window, and the
+    acknowledgements and credits not sent yet. The endpoint holds its lock around every change that
+    races with the reader (``granted``) or a reconnecting thread."""
 
-    def _grant(self, ep: _Endpoint, credits: int, ack: int = 0, session: int | None = None) -> None:
-        """FETCH: ``credits`` more, and acknowledge seq ``ack`` of ``session`` (not sent to another
-        session: that endpoint no longer holds it)."""
-        with ep.lock:  # count first: the reader may see the MESSAGE before sendall returns
-            if session is not None and session != ep.session:
-                ack = 0
-            if credits == 0 and ack == 0:
-                return
-            ep.granted += credits
-            sock = ep.sock
-        try:
-            with ep.send_lock:
-                _send_frame(sock, FETCH, _FETCH.pack(credits, ack, self._epoch_limit))
-        except (OSError, AttributeError):
-            pass  # the endpoint went away; the next read of it reconnects or reports how
+    def __init__(self):
+        self.granted = 0        # credits sent on the current connection
+        self.received = 0       # MESSAGE frames received on the current connection
+        self.window = 0         # messages the endpoint may have ahead of consumption
+        self.avg_bytes = 0.0    # moving average of its message sizes
+        self.extra = 0          # credits owed for a grown window, sent with the next acks
+        self.withhold = 0       # credits not returned yet because the window shrank
+        self.acks: list = []    # (generation, session, seq) not yet sent
 
-    def _limit_epochs(self, epoch: int) -> None:
-        """Tell every endpoint the epoch now read (FETCH max_epoch), if it changed."""
-        if epoch != self._epoch_limit:
-            self._epoch_limit = epoch
-            for ep in self._endpoints:
-                if ep.stream is not None:
-                    self._send_epoch_limit(ep)
+    def new_connection(self) -> None:
+        """A new connection is granted its whole window afresh; pending acks stay (they name their session)."""
+        self.granted = self.received = 0
+        self.extra = self.withhold = 0
 
-    def _send_epoch_limit(self, ep: _Endpoint) -> None:
-        try:
-            with ep.send_lock:
-                _send_frame(ep.sock, FETCH, _FETCH.pack(0, 0, self._epoch_limit))
-        except (OSError, AttributeError):
-            pass  # the endpoint went away; its reconnect sends the limit
+    def add_ack(self, meta) -> bool:
+        """Note a consumed message's ack; True once half the window is pending (time to send)."""
+        self.acks.append(meta)
+        return len(self.acks) >= max(1, self.window // 2)
 
-    def _ack(self, ep: _Endpoint, meta) -> None:
-        """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
-        sent together (one system call) once half the endpoint's window is pending, and always
-        before the consumer waits for a message, at the end of an epoch and on close, so the
-        endpoint never waits on an ack the client is sitting on while it waits itself."""
-        generation, session, seq = meta
-        ep.acks.append((generation, session, seq))
-        if len(ep.acks) >= max(1, ep.window // 2):
-            self._send_acks(ep)
+    def owes(self) -> bool:
+        return bool(self.acks or self.extra)
 
-    def _fit_window(self, ep: _Endpoint, nbytes: int) -> None:
-        """Size the endpoint's credit window to its messages: ``prefetch_bytes`` worth of them by
-        their moving average, at least ``prefetch``. Growing grants the difference with the next
-        acks; shrinking keeps back that many returning credits. Changes under a quarter are
-        ignored, so the window does not follow every wobble of the sizes."""
-        if not self.prefetch_bytes:
-            return
-        ep.avg_bytes = float(nbytes) if ep.avg_bytes == 0 else ep.avg_bytes + (nbytes - ep.avg_bytes) / 8
-        fit = max(self.prefetch, min(MAX_PREFETCH_WINDOW, int(self.prefetch_bytes // max(ep.avg_bytes, 1.0))))
-        if 4 * abs(fit - ep.window) < ep.window:
-            return
-        with ep.lock:
-            if fit > ep.window:
-                grow = fit - ep.window
-                paid = min(grow, ep.withhold)  # first cancel credits still kept back
-                ep.withhold -= paid
-                ep.extra += grow - paid
-            else:
-                shrink = ep.window - fit
-                owed = min(shrink, ep.extra)  # first drop credits not sent yet
-                ep.extra -= owed
-                ep.withhold += shrink - owed
-            ep.window = fit
-        if ep.extra:
-            self._send_acks(ep)  # a grown window pays off only once the endpoint knows
+    def fit(self, nbytes: int, prefetch: int, prefetch_bytes: int) -> bool:
+        """Size the window to the messages: ``prefetch_bytes`` worth of them by their moving average,
+        at least ``prefetch``. Growing owes the difference with the next acks; shrinking keeps back that
+        many returning credits. Changes under a quarter are ignored, so the window does not follow every
+        wobble of the sizes. True when credits are owed (to be sent now)."""
+        self.avg_bytes = float(nbytes) if self.avg_bytes == 0 else self.avg_bytes + (nbytes - self.avg_bytes) / 8
+        fit = max(prefetch, min(MAX_PREFETCH_WINDOW, int(prefetch_bytes // max(self.avg_bytes, 1.0))))
+        if 4 * abs(fit - self.window) < self.window:
+            return False
+        if fit > self.window:
+            grow = fit - self.window
+            paid = min(grow, self.withhold)  # first cancel credits still kept back
+            self.withhold -= paid
+            self.extra += grow - paid
+        else:
+            shrink = self.window - fit
+            owed = min(shrink, self.extra)  # first drop credits not sent yet
+            self.extra -= owed
+            self.withhold += shrink - owed
+        self.window = fit
+        return self.extra > 0
 
-    def _send_acks(self, ep: _Endpoint) -> None:
-        if not ep.acks and not ep.extra:
-            return
+    def take_frames(self, generation: int, session: int, epoch_limit: int) -> bytes:
+        """The FETCH frames for the pending acks and owed credits (counted as granted), cleared."""
         frames = []
-        with ep.lock:  # count first: the reader may see the MESSAGE before sendall returns
-            for generation, session, seq in ep.acks:
-                # A credit belongs to the connection it was consumed from (a new one was granted its
-                # window afresh); an ack to the session (a resumed session still holds the message).
-                credit = 1 if generation == ep.generation else 0
-                if credit and ep.withhold:
-                    ep.withhold -= 1  # the window shrank: this credit is not returned
-                    credit = 0
-                ack = seq if session == ep.session else 0
-                if credit or ack:
-                    ep.granted += credit
-                    frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack, self._epoch_limit))
-            ep.acks.clear()
-            if ep.extra:
-                ep.granted += ep.extra
-                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, ep.extra, 0, self._epoch_limit))
-                ep.extra = 0
-            sock = ep.sock
-        if frames:
-            try:
-                with ep.send_lock:
-                    sock.sendall(b"".join(frames))
-            except (OSError, AttributeError):
-                pass  # the endpoint went away; the next read of it reconnects or reports how
-
-    def _send_all_acks(self) -> None:
-        for ep in self._endpoints:
-            if ep.acks or ep.extra:
-                self._send_acks(ep)
-
-    def credits(self) -> dict[int, tuple[int, int]]:
-        """Per endpoint index: (credits granted, MESSAGE frames received) on its current connection."""
-        return {ep.index: (ep.granted, ep.received) for ep in self._endpoints}
-
+        for ack_generation, ack_session, seq in self.acks:
+            # A credit belongs to the connection it was consumed from (a new one was granted its
+            # window afresh); an ack to the session (a resumed session still holds the message).
+            credit = 1 if ack_generation == generation else 0
+            if credit and self.withhold:
+                self.withhold -= 1  # the window shrank: this credit is not returned
+                credit = 0
+            ack = seq if ack_session == session else 0
+            if credit or ack:
+                self.granted += credit
+                frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, credit, ack, epoch_limit))
+        self.acks.clear()
+        if self.extra:
+            self.granted += self.extra
+            frames.append(_FETCH_FRAME.pack(1 + _FETCH.size, FETCH, self.extra, 0, epoch_limit))
+            self.extra = 0
+        return b"".join(frames)

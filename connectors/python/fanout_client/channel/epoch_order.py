@@ -1,19 +1,13 @@
-"""Epoch order and parking: ``client.epochs()`` hands out epoch by epoch; an ``Epoch`` ends when
-every endpoint sent END_OF_EPOCH for it (or ended its stream). A message of a later epoch that an
-endpoint sent before it learned the epoch being read is parked (held back, unacknowledged) until its
+"""Epoch order across a client's endpoints: ``client.epochs()`` hands out epoch by epoch; an ``Epoch``
+ends when every endpoint sent END_OF_EPOCH for it (or ended its stream). A message of a later epoch that
+an endpoint sent before it learned the epoch being read is parked (held back, unacknowledged) until its
 epoch. Copies of messages already handed out (after a reconnect or a job restart) are dropped by
-(epoch, batch_id)."""
+(epoch, batch_id). ``_EpochOrder`` holds that state for the client; ``Epoch`` is one epoch's iterator."""
 
 from __future__ import annotations
 
-import logging
-import warnings
-
-from ..message import Message
-from .endpoint import _Endpoint
 from ..errors import SamplingError
-
-log = logging.getLogger("fanout_client.channel")
+from ..message import Message
 
 
 class Epoch:
@@ -38,78 +32,64 @@ class Epoch:
 
 
 class _EpochOrder:
-    """Epoch-order part of ``ChannelClient``."""
+    """Which epochs every endpoint has ended, the batches handed out of the open ones, and the events parked
+    for later epochs."""
 
-    def _update_closed_epoch(self) -> None:
-        open_ends = [ep.ended_epoch for ep in self._endpoints if not ep.done]
+    def __init__(self):
+        self.parked: dict[int, list] = {}   # epoch -> queued events of a later epoch
+        self.seen: dict[int, set] = {}      # epoch -> batch ids handed out
+        self.closed_epoch = -1              # every endpoint ended epochs up to this one
+        self.duplicates = 0
+
+    def update_closed(self, endpoints) -> None:
+        """After an END_OF_EPOCH or END_OF_STREAM: forget the batches of epochs every endpoint ended."""
+        open_ends = [ep.ended_epoch for ep in endpoints if not ep.done]
         if not open_ends:
             return
         low = min(open_ends)
-        if low > self._closed_epoch:
-            self._closed_epoch = low
-            for epoch in [e for e in self._seen if e <= low]:
-                del self._seen[epoch]
+        if low > self.closed_epoch:
+            self.closed_epoch = low
+            for epoch in [e for e in self.seen if e <= low]:
+                del self.seen[epoch]
 
-    def _accept(self, ep: _Endpoint, meta, msg: Message) -> bool:
-        """False for a message of a dropped connection (the endpoint sends it again) and for a copy
-        of one already handed out (acknowledged again, and dropped)."""
-        if meta[0] != ep.generation:
-            self.held_bytes -= len(msg.blob)
-            return False  # unacknowledged: the endpoint sends it again on the new connection
-        # A held-back message is not acknowledged until it is handed out (protocol v3), so an endpoint
-        # cannot end its epoch before then: a message of an ended epoch is a copy.
-        if msg.epoch <= self._closed_epoch or msg.batch_id in self._seen.get(msg.epoch, ()):
+    def is_copy(self, msg: Message) -> bool:
+        """Whether ``msg`` was handed out already (counted in ``duplicates``). A held-back message is not
+        acknowledged until it is handed out (protocol v3), so an endpoint cannot end its epoch before
+        then: a message of an ended epoch is a copy."""
+        if msg.epoch <= self.closed_epoch or msg.batch_id in self.seen.get(msg.epoch, ()):
             self.duplicates += 1
-            log.debug("dropped a copy of epoch %d batch %d from %s", msg.epoch, msg.batch_id, ep.label())
-            self.held_bytes -= len(msg.blob)
-            self._ack(ep, meta)
-            return False
-        return True
+            return True
+        return False
 
-    def _epoch_over(self, epoch: int) -> bool:
-        return all(ep.done or ep.ended_epoch >= epoch for ep in self._endpoints)
+    def handed_out(self, msg: Message) -> None:
+        self.seen.setdefault(msg.epoch, set()).add(msg.batch_id)
 
-    def _next_of_epoch(self, epoch: int) -> Message:
-        if self._closed:
-            raise StopIteration
-        self._limit_epochs(epoch)
-        early = self._parked.get(epoch)
-        while early:
-            kind, ep, meta, msg = early.pop(0)
-            if self._accept(ep, meta, msg):
-                return self._hand_out(ep, meta, msg)
-        self._parked.pop(epoch, None)
-        while not self._epoch_over(epoch):
-            kind, ep, meta, payload = self._take()
-            if kind != "message":
-                self._handle_control(kind, ep, payload)
-                continue
-            if not self._accept(ep, meta, payload):
-                continue
-            if payload.epoch > epoch:
-                # Sent before its endpoint learned the epoch being read: held back until its epoch,
-                # neither acknowledged nor credited, so it counts against the endpoint's window.
-                self._parked.setdefault(payload.epoch, []).append((kind, ep, meta, payload))
-                continue
-            return self._hand_out(ep, meta, payload)
-        self._send_all_acks()
-        raise StopIteration
+    @staticmethod
+    def over(endpoints, epoch: int) -> bool:
+        return all(ep.done or ep.ended_epoch >= epoch for ep in endpoints)
 
-    def epochs(self):
-        """Yield an ``Epoch`` per epoch, from 0, until every endpoint ended its stream; each is an
-        iterator of that epoch's messages. Messages of an epoch left unread when the next one is
-        requested are skipped (with a warning)."""
-        self.connect()
-        number = 0
-        while True:
-            epoch = Epoch(self, number)
-            yield epoch
-            skipped = sum(1 for _ in _drain(epoch))
-            if skipped:
-                warnings.warn(f"skipped {skipped} unread messages of epoch {number}", stacklevel=2)
-            if self._closed or (self._all_done() and not self._parked and self._queue.empty()):
-                return
-            number += 1
+    def park(self, event) -> None:
+        """Hold a message event back until its epoch, neither acknowledged nor credited, so it counts
+        against its endpoint's window."""
+        self.parked.setdefault(event[3].epoch, []).append(event)
+
+    def unpark(self, epoch: int | None = None):
+        """The next parked event of ``epoch`` (None: of the earliest epoch), or None."""
+        if epoch is None:
+            if not self.parked:
+                return None
+            epoch = min(self.parked)
+        events = self.parked.get(epoch)
+        if not events:
+            self.parked.pop(epoch, None)
+            return None
+        event = events.pop(0)
+        if not events:
+            del self.parked[epoch]
+        return event
+
+    def parked_count(self) -> int:
+        return sum(len(v) for v in self.parked.values())
 
 
 def _drain(epoch: Epoch):

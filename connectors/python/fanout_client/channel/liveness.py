@@ -11,7 +11,6 @@ import ssl
 import struct
 import time
 
-from .endpoint import _Endpoint
 from ..errors import ChannelStallError
 from .frames import END_OF_EPOCH, FRAME_NAMES, MESSAGE
 
@@ -33,7 +32,7 @@ def _set_receive_timeout(sock: socket.socket, stall_timeout: float) -> None:
                     struct.pack("ll", seconds, int((stall_timeout - seconds) * 1e6)))
 
 
-def _stalled(endpoints, now: float, stall_timeout: float) -> _Endpoint | None:
+def _stalled(endpoints, now: float, stall_timeout: float) -> "_Endpoint | None":
     """The first of ``endpoints`` not heard from for ``stall_timeout`` seconds (0 = never stalls)."""
     if stall_timeout:
         for ep in endpoints:
@@ -42,7 +41,7 @@ def _stalled(endpoints, now: float, stall_timeout: float) -> _Endpoint | None:
     return None
 
 
-def _stall_error(ep: _Endpoint, stall_timeout: float) -> ChannelStallError:
+def _stall_error(ep: "_Endpoint", stall_timeout: float) -> ChannelStallError:
     kind, *args = ep.last_frame
     name = FRAME_NAMES.get(kind, f"frame type {kind}")
     if kind == MESSAGE:

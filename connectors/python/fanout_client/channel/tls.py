@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import socket
 import ssl
+from typing import TYPE_CHECKING
 
-from .endpoint import _Endpoint
 from ..errors import ChannelError, _ServerRefused
+
+if TYPE_CHECKING:
+    from .endpoint import _Endpoint
 
 
 def _client_context(tls_ca, ssl_context) -> ssl.SSLContext | None:

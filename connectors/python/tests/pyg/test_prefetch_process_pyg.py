@@ -1,4 +1,4 @@
-"""prefetch(process=True, as_pyg=True) against real torch and PyG: the Data equals to_pyg of the same
+"""prefetch(process=True, transform=to_pyg) against real torch and PyG: the Data equals to_pyg of the same
 message (uint8, float16, float32 features; k-hop with edge ids; PPR), read from shared-memory rings and
 files by the worker, and x is the worker's buffer wrapped, not a copy, valid while the loop keeps it.
 
@@ -18,7 +18,7 @@ def test_ring_messages_through_a_worker_process_are_what_to_pyg_gives(tmp_path):
     messages = [khop_message(seed=s, feature_dtype=("uint8", "float16", "float32")[s % 3], batch_id=s,
                              with_edge=s % 2 == 0)[0] for s in range(6)]
     ring_of(tmp_path / "t-0.ring", messages)
-    got = list(prefetch(functools.partial(ShmClient, tmp_path, "t", timeout=1), process=True, as_pyg=True))
+    got = list(prefetch(functools.partial(ShmClient, tmp_path, "t", timeout=1), process=True, transform=to_pyg))
     assert [data.batch_id for data in got] == list(range(6))
     for data, msg in zip(got, messages):  # all kept: none was overwritten by a later message
         check_khop(data, msg)
@@ -30,7 +30,7 @@ def test_ring_messages_through_a_worker_process_are_what_to_pyg_gives(tmp_path):
 def test_ppr_messages_and_x_shares_the_workers_buffer(tmp_path):
     with SamplesWriter(tmp_path / "part-0.samples") as writer:
         writer.write(encode(dict(ppr_message())))
-    [data] = prefetch(functools.partial(read_samples, tmp_path, strict=False), process=True, as_pyg=True)
+    [data] = prefetch(functools.partial(read_samples, tmp_path, strict=False), process=True, transform=to_pyg)
     want = to_pyg(ppr_message())
     assert isinstance(data, Data)
     for key in ("x", "y", "n_id", "edge_index", "edge_attr", "hop_proximity", "input_id"):

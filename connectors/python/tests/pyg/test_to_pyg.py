@@ -1,5 +1,5 @@
 """to_pyg against real torch and PyG: every field of the Data checked against the message it came
-from (float32, float16 and uint8 features, with and without edge ids, PPR), the readers' as_pyg,
+from (float32, float16 and uint8 features, with and without edge ids, PPR), the readers' transform=to_pyg,
 and PyG's own trim_to_layer on a converted k-hop message.
 
 These tests need torch and torch_geometric and fail (never skip) without them: deploy/bin/fanout-test
@@ -248,37 +248,37 @@ def test_trim_to_layer_gives_the_untrimmed_output_for_the_seeds(feature_dtype):
     assert int(ei1.max()) < x1.shape[0]
 
 
-def test_read_samples_as_pyg(tmp_path):
+def test_read_samples_transform_to_pyg(tmp_path):
     messages = [khop_message(seed=s, feature_dtype="uint8", with_edge=True, batch_id=s, num_batches=3)[0]
                 for s in (2, 0, 1)]
     with SamplesWriter(tmp_path / "part-0.samples") as writer:
         for msg in messages:
             writer.write(msg.blob if msg.blob is not None else encode(msg))
-    got = list(read_samples(tmp_path, as_pyg=True))
+    got = list(read_samples(tmp_path, transform=to_pyg))
     assert [data.batch_id for data in got] == [0, 1, 2]  # read_samples orders by (epoch, batch_id)
     for data in got:
         check_khop(data, messages[[2, 0, 1].index(data.batch_id)])
 
 
-def test_channel_client_as_pyg_and_sampling_errors_still_raise():
+def test_channel_client_transform_to_pyg_and_sampling_errors_still_raise():
     messages = [khop_message(seed=s, with_edge=True)[0] for s in range(2)]
     error = encode({"#SAMPLING_ERROR": np.frombuffer(b"Traceback: boom", dtype=np.uint8),
                     "#META.epoch": np.array([2]), "#META.batch_id": np.array([9])})
     server = EndpointServer([(2, 3, 4, encode(messages[0])), (2, 9, 4, error), (2, 5, 4, encode(messages[1]))]).start()
     try:
-        with ChannelClient(endpoints=[server.address], connect_timeout=10, as_pyg=True) as client:
+        with ChannelClient(endpoints=[server.address], connect_timeout=10, transform=to_pyg) as client:
             it = iter(client)
             got = [next(it)]
             with pytest.raises(SamplingError, match="boom"):
                 next(it)
-            got.extend(it)  # reading goes on after the failed batch, as without as_pyg
+            got.extend(it)  # reading goes on after the failed batch, as without a transform
     finally:
         server.close()
     assert len(got) == 2
     for data, msg in zip(got, messages):
         check_khop(data, msg)
-    with pytest.raises(ValueError, match="not both"):
-        ChannelClient(endpoints=["127.0.0.1:1"], as_torch=True, as_pyg=True)
+    with pytest.raises(TypeError, match=r"as_pyg= is gone; pass transform=fanout_client.to_pyg"):
+        ChannelClient(endpoints=["127.0.0.1:1"], as_pyg=True)
 
 
 def ring_of(path, messages):
@@ -288,21 +288,21 @@ def ring_of(path, messages):
     writer.set_state(shm.STATE_ENDED)
 
 
-def test_shm_client_as_pyg_copies_out_of_the_ring(tmp_path):
+def test_shm_client_to_pyg_copies_out_of_the_ring(tmp_path):
     messages = [khop_message(seed=s, feature_dtype="float16", batch_id=s)[0] for s in range(4)]
     ring_of(tmp_path / "t-0.ring", messages)
-    with ShmClient(tmp_path, "t", timeout=1, as_pyg=True) as client:
-        got = list(client)
-        assert client.qsize() == 0  # every message was released as soon as it was converted
+    with ShmClient(tmp_path, "t", timeout=1, transform=to_pyg) as client:
+        got = list(client)  # every Data kept while later messages reuse the ring: to_pyg copied it out
+        assert client.qsize() == 0
     assert len(got) == 4
     for data, msg in zip(got, messages):
         check_khop(data, msg)
 
 
-def test_shm_client_epochs_as_pyg(tmp_path):
+def test_shm_client_epochs_transform_to_pyg(tmp_path):
     messages = [khop_message(seed=s, feature_dtype="uint8", batch_id=b)[0] for s, b in enumerate((1, 3, 0, 2))]
     ring_of(tmp_path / "t-0.ring", messages)
-    with ShmClient(tmp_path, "t", timeout=1, as_pyg=True) as client:
+    with ShmClient(tmp_path, "t", timeout=1, transform=to_pyg) as client:
         epochs = [(epoch.epoch, list(epoch)) for epoch in client.epochs()]
     assert [e for e, _ in epochs] == [2]
     got = epochs[0][1]
