@@ -29,6 +29,7 @@ import io.fanout.flink.partitioned.PartitionedKHop;
 import io.fanout.flink.partitioned.PartitionedPpr;
 import io.fanout.flink.partitioned.PartitionedTypedKHop;
 import io.fanout.flink.partitioned.PartitionedTypedPpr;
+import io.fanout.flink.partitioned.StageOptions;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.flink.source.SeedBatchAssembler;
 import io.fanout.flink.source.SeedFileSource;
@@ -230,23 +231,15 @@ public final class FanoutJob {
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
+        StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares()) : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
-                ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), typedPprOptions(config, seedIds, runTag,
-                        plan.shares()))
+                ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.sampler == SamplerType.PPR
-                ? PartitionedPpr.build(env, batches, config.graphSpec(), seedIds, config.alpha, config.eps,
-                        config.maxPprNodes, config.pprMaxNeighbors, config.residualTopUp, config.seed,
-                        config.pprMaxFetchIterations, config.partitionedBucketSize, runTag, graphUpdateLines(env, config),
-                        plan.shares())
+                ? PartitionedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.typed != null
-                ? PartitionedTypedKHop.build(env, batches, config.graphSpec(), config.typed.fanouts,
-                        config.typed.seedType, config.replace, config.seed, seedIds, config.partitionedBucketSize,
-                        config.partitionedCacheBytes, config.partitionedCompactAfterLoad, runTag, plan.shares())
+                ? PartitionedTypedKHop.build(env, batches, config.graphSpec(), stage)
                 : partitioned
-                ? PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts, config.replace, config.seed,
-                        seedIds, config.partitionedBucketSize, config.partitionedCacheBytes,
-                        config.partitionedCompactAfterLoad, runTag,
-                        graphUpdateLines(env, config), plan.shares())
+                ? PartitionedKHop.build(env, batches, config.graphSpec(), stage)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), plainLabels),
@@ -309,27 +302,30 @@ public final class FanoutJob {
         return io.fanout.digest.Sha256.hex(run, 16);
     }
 
-    /** The graph-update lines of --graph-updates or --graph-updates-socket, or null for a fixed graph. */
-    /** The partitioned typed PPR's options from the job's (grouped, not a long parameter list). */
-    private static PartitionedTypedPpr.Options typedPprOptions(FanoutJobConfig config, long[] seedIds, String runTag,
-            io.fanout.batch.TrainerShares shares) {
-        PartitionedTypedPpr.Options o = new PartitionedTypedPpr.Options();
-        o.seedType = config.typed.seedType;
-        o.seedIds = seedIds;
-        o.channels = config.typed.pprChannels;
-        o.alpha = config.alpha;
-        o.eps = config.eps;
-        o.maxPprNodes = config.maxPprNodes;
-        o.maxNeighbors = config.pprMaxNeighbors;
-        o.residualTopUp = config.residualTopUp;
-        o.includeSampledEdges = config.typed.includeSampledEdges;
-        o.seed = config.seed;
-        o.rounds = config.pprMaxFetchIterations;
-        o.runTag = runTag;
-        o.shares = shares;
-        return o;
+    /**
+     * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
+     * list); the graph updates' source is added to {@code env} here (a typed graph has none: its stages refuse them).
+     */
+    static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
+            String runTag, io.fanout.batch.TrainerShares shares) {
+        StageOptions.Builder o = StageOptions.builder()
+                .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
+                .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
+                .compactAfterLoad(config.partitionedCompactAfterLoad)
+                .fanouts(config.fanouts).replace(config.replace)
+                .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
+                .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
+                .pprRounds(config.pprMaxFetchIterations);
+        if (config.typed != null) {
+            o.seedType(config.typed.seedType).typedFanouts(config.typed.fanouts)
+                    .pprChannels(config.typed.pprChannels).includeSampledEdges(config.typed.includeSampledEdges);
+        } else {
+            o.graphUpdates(graphUpdateLines(env, config));
+        }
+        return o.build();
     }
 
+    /** The graph-update lines of --graph-updates or --graph-updates-socket, or null for a fixed graph. */
     private static DataStream<io.fanout.flink.updates.UpdateLine> graphUpdateLines(StreamExecutionEnvironment env,
             FanoutJobConfig config) {
         if (config.graphUpdates != null) {

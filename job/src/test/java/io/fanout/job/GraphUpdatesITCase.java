@@ -12,6 +12,7 @@ import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
 import io.fanout.flink.partitioned.PartitionedKHop;
+import io.fanout.flink.partitioned.StageOptions;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
 import io.fanout.flink.updates.GraphUpdateSources;
@@ -148,10 +149,11 @@ class GraphUpdatesITCase {
         DataStream<io.fanout.batch.SeedBatch> batches = env
                 .fromSource(new SeedBatchSource(SeedPlanning.batchPlan(config, nodes), 3), EpochWatermarks.strategy(),
                         "seed-batches");
-        DataStream<EncodedMessage> messages = PartitionedKHop.build(env, batches, config.graphSpec(), config.fanouts,
-                false, config.seed, nodes.idsOrNull(), config.partitionedBucketSize, config.partitionedCacheBytes,
-                config.partitionedCompactAfterLoad, "",
-                GraphUpdateSources.directory(env, dir, config.graphUpdatesInterval), null);
+        DataStream<EncodedMessage> messages = PartitionedKHop.build(env, batches, config.graphSpec(),
+                StageOptions.builder().fanouts(config.fanouts).seed(config.seed).seedIds(nodes.idsOrNull())
+                        .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
+                        .compactAfterLoad(config.partitionedCompactAfterLoad)
+                        .graphUpdates(GraphUpdateSources.directory(env, dir, config.graphUpdatesInterval)).build());
         List<byte[]> payloads = new ArrayList<>();
         List<long[]> watermarkAfter = new ArrayList<>(); // {messages seen, watermark}
         try (CloseableIterator<Event> events = messages

@@ -11,7 +11,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * The node-data stage, keyed by batch: input 1 is a batch after its last hop, input 2 the rows of its nodes
- * ({@link NodeDataLookupOperator}); once every node answered, the rows are laid out in {@code ids} order as the
+ * ({@link KeyedLookups#nodeData}); once every node answered, the rows are laid out in {@code ids} order as the
  * batch's {@code nfeats} body and {@code nlabels}, the in-memory store's gather.
  */
 public class NodeDataStageFunction extends KeyedCoProcessFunction<Long, PartialBatch, NodeDataAnswer, PartialBatch> {

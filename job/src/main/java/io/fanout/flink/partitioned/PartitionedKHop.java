@@ -31,25 +31,23 @@ public final class PartitionedKHop {
     private PartitionedKHop() {}
 
     /**
-     * The messages of {@code batches}, sampled over the graph {@code spec} names.
-     *
-     * @param seedIds the seed list's node ids by index, or null when ids equal indices
-     * @param bucketSize neighbours per stored bucket of a node's list ({@link NeighborLookupOperator})
-     * @param cacheBytes heap per lookup subtask for recently read node heads (fixed graph only; 0 = off, -1 = an
-     *     eighth of the TaskManager heap shared by its lookup subtasks)
-     * @param compactAfterLoad compact each hop's loaded adjacency before its first answer ({@link LoadCompaction})
-     * @param runTag appended to the uids of the batch path (batch start, hop stages, node-data gather,
-     *     messages): a job started from a savepoint of a loaded graph restores the graph operators (fixed uids)
-     *     but not another run's batches in flight, when its tag differs
-     * @param updateLines graph-update lines ({@link io.fanout.flink.updates.GraphUpdateSources}), or null for a fixed
-     *     graph: then one update reader feeds every hop's lookup and the batch start the committed versions; each
-     *     batch is sampled at the version committed when it starts ({@code #META.graph_version})
-     * @param shares the batches' trainer shares, which messages carry with several trainers (null: one trainer)
+     * The messages of {@code batches}, sampled over the graph {@code spec} names with {@code o.fanouts()} (required),
+     * {@code o.replace()}, {@code o.seed()} and the seed ids; lookups store {@code o.bucketSize()}-neighbour buckets
+     * ({@link NeighborLookupOperator}) and cache {@code o.cacheBytes()} of heads (fixed graph only), compacted after
+     * the load when {@code o.compactAfterLoad()} ({@link LoadCompaction}). With {@code o.graphUpdates()} one update
+     * reader ({@link io.fanout.flink.updates.GraphUpdateSources}) feeds every hop's lookup and the batch start the
+     * committed versions. {@code o.runTag()}: see {@link StageOptions#runTag}.
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, int[] fanouts, boolean replace, long seed, long[] seedIds, int bucketSize, long cacheBytes,
-            boolean compactAfterLoad, String runTag, DataStream<UpdateLine> updateLines, TrainerShares shares)
-            throws IOException {
+            GraphSpec spec, StageOptions o) throws IOException {
+        int[] fanouts = StageOptions.require(o.fanouts(), "fanout.fanout", "k-hop");
+        boolean replace = o.replace();
+        long seed = o.seed();
+        long[] seedIds = o.seedIds();
+        int bucketSize = o.bucketSize();
+        boolean compactAfterLoad = o.compactAfterLoad();
+        String runTag = o.runTag();
+        DataStream<UpdateLine> updateLines = o.graphUpdates();
         // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
 
@@ -83,7 +81,7 @@ public final class PartitionedKHop {
                     ? edgeGroups.keyBy(new GroupNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, cacheBytes,
+                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
                                     fanouts.length, compactAfterLoad))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
@@ -98,7 +96,7 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, stage, updateLines != null, shares, runTag);
+        return withNodeData(env, spec, stage, updateLines != null, o.shares(), runTag);
     }
 
     /**
@@ -199,7 +197,7 @@ public final class PartitionedKHop {
                     .name("node-reader").uid("node-reader");
             DataStream<NodeDataAnswer> nodeAnswers = rows.keyBy(new RowNode(), Types.LONG)
                     .connect(stage.getSideOutput(HopStageFunction.NODE_DATA_REQUESTS).keyBy(new NodeRequestNode(), Types.LONG))
-                    .transform("node-data", TypeInformation.of(NodeDataAnswer.class), new NodeDataLookupOperator())
+                    .transform("node-data", TypeInformation.of(NodeDataAnswer.class), KeyedLookups.nodeData())
                     .uid("node-data");
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(nodeAnswers.keyBy(new NodeAnswerKey(), Types.LONG))

@@ -1,9 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.flink.updates.UpdateLine;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
 import org.apache.flink.api.common.functions.FlatMapFunction;
@@ -28,28 +26,19 @@ public final class PartitionedPpr {
     private PartitionedPpr() {}
 
     /**
-     * The PPR messages of {@code batches} over the graph {@code spec} names.
-     *
-     * @param seedIds the seed list's node ids by index, or null when ids equal indices
-     * @param maxNeighbors neighbours a push reads per node (-1 = all)
-     * @param rounds fetch rounds per batch, >= 1
-     * @param bucketSize neighbours per stored bucket of a versioned list (graph updates only)
-     * @param runTag appended to the batch path's uids ({@link PartitionedKHop#build}: savepoint reuse)
-     * @param updateLines graph-update lines, or null for a fixed graph: then each batch reads the graph at the
-     *     version committed when it starts ({@code #META.graph_version}), its lists and their neighbours' degrees
-     * @param shares the batches' trainer shares, which messages carry with several trainers (null: one trainer)
+     * The PPR messages of {@code batches} over the graph {@code spec} names: pushes with {@code o.alpha()},
+     * {@code o.eps()}, {@code o.maxPprNodes()} and {@code o.residualTopUp()} over lists capped to
+     * {@code o.pprMaxNeighbors()}, fetched in {@code o.pprRounds()} rounds. With {@code o.graphUpdates()} each batch
+     * reads the graph at the version committed when it starts ({@code #META.graph_version}), its lists and their
+     * neighbours' degrees, from {@code o.bucketSize()}-neighbour buckets. {@code o.runTag()}: see
+     * {@link StageOptions#runTag}.
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
-            boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
-            DataStream<UpdateLine> updateLines, TrainerShares shares) throws IOException {
-        if (rounds < 1) {
-            throw new IllegalArgumentException("rounds must be >= 1, got " + rounds);
+            GraphSpec spec, StageOptions o) throws IOException {
+        if (o.graphUpdates() != null) {
+            return versioned(env, batches, spec, o);
         }
-        if (updateLines != null) {
-            return versioned(env, batches, spec, seedIds, alpha, eps, maxPprNodes, maxNeighbors, residualTopUp, seed,
-                    rounds, bucketSize, runTag, updateLines, shares);
-        }
+        int rounds = o.pprRounds();
         DataStream<EdgeGroup> groups = PartitionedKHop.edgeGroups(env, spec);
         DataStream<PprEdge> askers = groups.flatMap(new GroupEdges()).returns(TypeInformation.of(PprEdge.class))
                 .name("ppr-group-edges").uid("ppr-group-edges");
@@ -59,23 +48,23 @@ public final class PartitionedPpr {
                 .uid("ppr-neighbor-degrees");
         // Each node's capped list, built once; every round's fetch operator stores it as one value.
         DataStream<PprNodeList> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
-                .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(maxNeighbors, seed))
+                .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(o.pprMaxNeighbors(), o.seed()))
                 .uid("ppr-lists");
-        String saved = savedGraph(spec, rounds, 0, maxNeighbors);
+        String saved = savedGraph(spec, o);
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
-                .process(new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp))
+                .process(start(o))
                 .returns(TypeInformation.of(PprPartial.class))
-                .name("ppr-start").uid("ppr-start" + runTag);
+                .name("ppr-start").uid("ppr-start" + o.runTag());
         for (int round = 1; round <= rounds; round++) {
             DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
-                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class), new PprFetchOperator())
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class), KeyedLookups.pprLists())
                     .uid("ppr-fetch-" + round);
-            stage = round(stage, answers, round, rounds, runTag);
+            stage = round(stage, answers, round, o);
         }
-        return finish(env, spec, stage, maxPprNodes, residualTopUp, false, shares, runTag);
+        return finish(env, spec, stage, o);
     }
 
     /**
@@ -85,26 +74,24 @@ public final class PartitionedPpr {
      * committed then and every fetch and degree of it is read at that version.
      */
     private static DataStream<EncodedMessage> versioned(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, long[] seedIds, double alpha, double eps, int maxPprNodes, int maxNeighbors,
-            boolean residualTopUp, long seed, int rounds, int bucketSize, String runTag,
-            DataStream<UpdateLine> updateLines, TrainerShares shares) throws IOException {
-        PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, updateLines);
-        String saved = savedGraph(spec, rounds, bucketSize, maxNeighbors) + ", graph updates, "
-                + VersionedAdjacencyOperator.LAYOUT;
+            GraphSpec spec, StageOptions o) throws IOException {
+        PartitionedKHop.VersionedGraph graph = PartitionedKHop.versionedGraph(env, spec, o.graphUpdates());
+        String saved = savedGraph(spec, o) + ", graph updates, " + VersionedAdjacencyOperator.LAYOUT;
         SingleOutputStreamOperator<PprPartial> stage = batches
                 .map(new SavedGraphCheck(saved)).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .connect(graph.versions().broadcast())
                 .transform("ppr-start", TypeInformation.of(PprPartial.class), new VersionedStartOperator<PprPartial, PprFetchRequest>(
-                        new PprStartFunction(seedIds, alpha, eps, maxPprNodes, residualTopUp)::start,
-                        PprRoundFunction.requests(1)))
-                .uid("ppr-start" + runTag);
+                        start(o)::start, PprRoundFunction.requests(1)))
+                .uid("ppr-start" + o.runTag());
         KeyedStream<EdgeUpdate, Long> adjacency = graph.adjacency().keyBy(new PartitionedKHop.UpdateNode(), Types.LONG);
-        for (int round = 1; round <= rounds; round++) {
+        int bucketSize = o.bucketSize();
+        for (int round = 1; round <= o.pprRounds(); round++) {
             SingleOutputStreamOperator<PprAnswerGroup> lists = adjacency
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
-                            new VersionedPprFetchOperator(maxNeighbors, seed, bucketSize, round == 1))
+                            new VersionedPprFetchOperator(o.pprMaxNeighbors(), o.seed(), bucketSize,
+                                    round == 1))
                     .uid("ppr-fetch-" + round);
             DataStream<PprAnswerGroup> degrees = adjacency
                     .connect(lists.getSideOutput(VersionedPprFetchOperator.DEGREE_REQUESTS)
@@ -112,37 +99,43 @@ public final class PartitionedPpr {
                     .transform("ppr-degrees-" + round, TypeInformation.of(PprAnswerGroup.class),
                             new VersionedPprDegreeOperator(bucketSize))
                     .uid("ppr-degrees-" + round);
-            stage = round(stage, lists.union(degrees), round, rounds, runTag);
+            stage = round(stage, lists.union(degrees), round, o);
         }
-        return finish(env, spec, stage, maxPprNodes, residualTopUp, true, shares, runTag);
+        return finish(env, spec, stage, o);
     }
 
     /**
      * The loaded graph's description a savepoint is checked against ({@link SavedGraphCheck}): each fetch round holds
      * its own copy of the lists (uids ppr-fetch-N), so a savepoint restores into a job with the same rounds and cap.
      */
-    private static String savedGraph(GraphSpec spec, int rounds, int bucketSize, int maxNeighbors) throws IOException {
-        return SavedGraphCheck.describe(spec, rounds, bucketSize) + ", ppr fetch rounds " + rounds
-                + ", ppr-max-neighbors " + maxNeighbors + ", ppr layout 2";
+    private static String savedGraph(GraphSpec spec, StageOptions o) throws IOException {
+        // Without updates the lists are not bucketed: bucket size 0, as savepoints of earlier runs describe them.
+        int rounds = o.pprRounds();
+        return SavedGraphCheck.describe(spec, rounds, o.graphUpdates() == null ? 0 : o.bucketSize())
+                + ", ppr fetch rounds " + rounds + ", ppr-max-neighbors " + o.pprMaxNeighbors() + ", ppr layout 2";
+    }
+
+    private static PprStartFunction start(StageOptions o) {
+        return new PprStartFunction(o.seedIds(), o.alpha(), o.eps(), o.maxPprNodes(), o.residualTopUp());
     }
 
     private static SingleOutputStreamOperator<PprPartial> round(SingleOutputStreamOperator<PprPartial> stage,
-            DataStream<PprAnswerGroup> answers, int round, int rounds, String runTag) {
+            DataStream<PprAnswerGroup> answers, int round, StageOptions o) {
         return stage.keyBy(new PartialKey(), Types.LONG)
                 .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                .process(new PprRoundFunction(round, rounds))
+                .process(new PprRoundFunction(round, o.pprRounds()))
                 .returns(TypeInformation.of(PprPartial.class))
-                .name("ppr-round-" + round).uid("ppr-round-" + round + runTag);
+                .name("ppr-round-" + round).uid("ppr-round-" + round + o.runTag());
     }
 
     private static DataStream<EncodedMessage> finish(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PprPartial> stage, int maxPprNodes, boolean residualTopUp, boolean graphVersions,
-            TrainerShares shares, String runTag) throws IOException {
+            SingleOutputStreamOperator<PprPartial> stage, StageOptions o) throws IOException {
+        String runTag = o.runTag();
         SingleOutputStreamOperator<PartialBatch> selected = stage
-                .process(new PprFinishFunction(maxPprNodes, residualTopUp, spec.nodeFeatures() != null))
+                .process(new PprFinishFunction(o.maxPprNodes(), o.residualTopUp(), spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
                 .name("ppr-select").uid("ppr-select" + runTag);
-        return PartitionedKHop.withNodeData(env, spec, selected, graphVersions, shares, runTag);
+        return PartitionedKHop.withNodeData(env, spec, selected, o.graphUpdates() != null, o.shares(), runTag);
     }
 
     /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */

@@ -47,19 +47,21 @@ public final class PartitionedTypedKHop {
     private PartitionedTypedKHop() {}
 
     /**
-     * The messages of {@code batches} (seed indices of {@code seedType}), sampled over the typed graph {@code spec}
-     * names.
-     *
-     * @param fanouts edge type name -> per-hop fanouts (every edge type, one length)
-     * @param seedIds the seed type's node ids by index, or null when ids equal indices
+     * The messages of {@code batches} (seed indices of {@code o.seedType()}), sampled over the typed graph
+     * {@code spec} names with {@code o.typedFanouts()} (edge type name -> per-hop fanouts, every edge type, one
+     * length); both required. The lookups' options are the plain stage's ({@link PartitionedKHop#build}).
      */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, Map<String, int[]> fanouts, String seedType, boolean replace, long seed, long[] seedIds,
-            int bucketSize, long cacheBytes, boolean compactAfterLoad, String runTag, TrainerShares shares)
-            throws IOException {
+            GraphSpec spec, StageOptions o) throws IOException {
+        Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
+        String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
+        refuseUpdates(o, "typed k-hop");
+        int bucketSize = o.bucketSize();
+        String runTag = o.runTag();
+        TrainerShares shares = o.shares();
         TypedGraphFiles files = TypedGraphFiles.of(spec.edges());
         TypedLayout layout = new TypedLayout(files.nodeTypes(), files.edges().keySet(), fanouts, seedType,
-                spec.direction(), seed);
+                spec.direction(), o.seed());
         int types = layout.edgeTypes.size();
         List<GraphSpec> typeSpecs = new ArrayList<>();
         StringBuilder saved = new StringBuilder("typed graph ").append(spec.edges().toAbsolutePath().normalize());
@@ -89,7 +91,7 @@ public final class PartitionedTypedKHop {
                 .map(new SavedGraphCheck(saved.toString()))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
         SingleOutputStreamOperator<TypedPartialBatch> stage = checked
-                .process(new TypedBatchStartFunction(layout, seedIds))
+                .process(new TypedBatchStartFunction(layout, o.seedIds()))
                 .returns(TypeInformation.of(TypedPartialBatch.class))
                 .name("batch-start").uid("batch-start" + runTag);
         List<DataStream<EdgeGroup>> edgeGroups = new ArrayList<>();
@@ -108,8 +110,9 @@ public final class PartitionedTypedKHop {
                         .connect(stage.getSideOutput(TypedLayout.requests(hop, t))
                                 .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
                         .transform(name, TypeInformation.of(AnswerGroup.class),
-                                new NeighborLookupOperator(layout.fanouts[t][hop - 1], replace, layout.hopSeed(t, hop),
-                                        bucketSize, cacheBytes, lookups, compactAfterLoad))
+                                new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
+                                        layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), lookups,
+                                        o.compactAfterLoad()))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
                         .name(name + "-answers").uid(name + "-answers");
@@ -128,6 +131,13 @@ public final class PartitionedTypedKHop {
         return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
                         .withTrainers(shares), "khop-messages");
+    }
+
+    /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */
+    static void refuseUpdates(StageOptions o, String stage) {
+        if (o.graphUpdates() != null) {
+            throw new IllegalArgumentException("fanout.graph-updates is not supported by the partitioned " + stage);
+        }
     }
 
     /** The message function of a typed batch, given each node type's node-data layout. */
@@ -187,7 +197,7 @@ public final class PartitionedTypedKHop {
                     .connect(stage.getSideOutput(TypedLayout.nodeDataRequests(type))
                             .keyBy(new PartitionedKHop.NodeRequestNode(), Types.LONG))
                     .transform("node-data-" + typeName, TypeInformation.of(NodeDataAnswer.class),
-                            new NodeDataLookupOperator())
+                            KeyedLookups.nodeData())
                     .uid("node-data-" + typeName)
                     .map(new TagNodeAnswers(type)).returns(TypeInformation.of(TypedNodeDataAnswer.class))
                     .name("node-data-" + typeName + "-answers").uid("node-data-" + typeName + "-answers");

@@ -12,7 +12,6 @@ import io.fanout.flink.partitioned.TypedPprRecords.Partial;
 import io.fanout.flink.partitioned.TypedPprRecords.Rows;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedGraphFiles;
-import io.fanout.sampling.ppr.PprChannels;
 import io.fanout.sampling.ppr.TypedPprBatchPush;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
@@ -21,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -41,42 +39,25 @@ import org.apache.flink.util.Collector;
 public final class PartitionedTypedPpr {
     private PartitionedTypedPpr() {}
 
-    /** The typed PPR options of one job. */
-    public static final class Options {
-        /** The seeds' node type and its ids by index (null when ids equal indices). */
-        public String seedType;
-        public long[] seedIds;
-        /** --ppr-channels, or null for one walk over every edge type. */
-        public PprChannels channels;
-        public double alpha;
-        public double eps;
-        public int maxPprNodes;
-        /** Neighbours a push reads per node and edge type (-1 = all). */
-        public int maxNeighbors;
-        public boolean residualTopUp;
-        public boolean includeSampledEdges;
-        public long seed;
-        /** Fetch rounds per batch ({@code --ppr-max-fetch-iterations}), >= 1. */
-        public int rounds;
-        /** Appended to the batch path's uids ({@link PartitionedKHop#build}: savepoint reuse). */
-        public String runTag = "";
-        public TrainerShares shares;
-    }
-
-    /** The typed PPR messages of {@code batches} (seed indices of the seed type) over the typed graph {@code spec}. */
+    /**
+     * The typed PPR messages of {@code batches} (seed indices of {@code o.seedType()}, required) over the typed graph
+     * {@code spec}: the plain stage's PPR options ({@link PartitionedPpr#build}), walked over {@code o.pprChannels()}
+     * (null: one walk over every edge type), with {@code o.pprMaxNeighbors()} per node and edge type.
+     */
     public static DataStream<EncodedMessage> build(StreamExecutionEnvironment env, DataStream<SeedBatch> batches,
-            GraphSpec spec, Options o) throws IOException {
-        if (o.rounds < 1) {
-            throw new IllegalArgumentException("rounds must be >= 1, got " + o.rounds);
-        }
+            GraphSpec spec, StageOptions o) throws IOException {
+        String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed PPR");
+        PartitionedTypedKHop.refuseUpdates(o, "typed PPR");
+        int rounds = o.pprRounds();
+        String runTag = o.runTag();
         TypedGraphFiles files = TypedGraphFiles.of(spec.edges());
         // PPR walks no hops: the layout's fanouts are a placeholder ([0] each: no type walked by k-hop).
         Map<String, int[]> noFanouts = new HashMap<>();
         files.edges().keySet().forEach(t -> noFanouts.put(t.toString(), new int[] {0}));
-        TypedLayout layout = new TypedLayout(files.nodeTypes(), files.edges().keySet(), noFanouts, o.seedType,
-                spec.direction(), o.seed);
-        TypedPprFunctions.Setup setup = new TypedPprFunctions.Setup(layout, o.channels, o.alpha, o.eps,
-                o.maxPprNodes, o.residualTopUp, o.includeSampledEdges);
+        TypedLayout layout = new TypedLayout(files.nodeTypes(), files.edges().keySet(), noFanouts, seedType,
+                spec.direction(), o.seed());
+        TypedPprFunctions.Setup setup = new TypedPprFunctions.Setup(layout, o.pprChannels(), o.alpha(), o.eps(),
+                o.maxPprNodes(), o.residualTopUp(), o.includeSampledEdges());
         List<String> names = setup.edgeTypeNames();
         int types = names.size();
         StringBuilder saved = new StringBuilder("typed graph ").append(spec.edges().toAbsolutePath().normalize());
@@ -87,7 +68,7 @@ public final class PartitionedTypedPpr {
             Path file = files.edges().get(type);
             GraphSpec typeSpec = new GraphSpec(file.toString(), spec.direction(), null, FeatureDType.FLOAT32, false)
                     .withSplitBytes(spec.splitBytes()).withTypedPart();
-            saved.append("; ").append(type).append(": ").append(SavedGraphCheck.describe(typeSpec, o.rounds, 0));
+            saved.append("; ").append(type).append(": ").append(SavedGraphCheck.describe(typeSpec, rounds, 0));
             DataStream<EdgeGroup> groups = PartitionedKHop.edgeGroups(env, typeSpec, "-ppr-" + type);
             TypeKeys keys = new TypeKeys(t, layout.keyType[t], layout.valueType[t]);
             DataStream<GroupSize> typeSizes = groups.map(keys::size).returns(TypeInformation.of(GroupSize.class))
@@ -97,8 +78,8 @@ public final class PartitionedTypedPpr {
             sizes = sizes == null ? typeSizes : sizes.union(typeSizes);
             askers = askers == null ? typeEdges : askers.union(typeEdges);
         }
-        saved.append(", typed ppr fetch rounds ").append(o.rounds).append(", ppr-max-neighbors ")
-                .append(o.maxNeighbors).append(", typed ppr layout 1");
+        saved.append(", typed ppr fetch rounds ").append(rounds).append(", ppr-max-neighbors ")
+                .append(o.pprMaxNeighbors()).append(", typed ppr layout 1");
         DataStream<Edge> edges = sizes.keyBy(new SizeNode(), Types.LONG)
                 .connect(askers.keyBy(new EdgeNeighbor(), Types.LONG))
                 .transform("typed-ppr-neighbor-degrees", TypeInformation.of(Edge.class),
@@ -106,7 +87,7 @@ public final class PartitionedTypedPpr {
                 .uid("typed-ppr-neighbor-degrees");
         DataStream<Rows> rows = edges.keyBy(new EdgeNode(), Types.LONG)
                 .transform("typed-ppr-rows", TypeInformation.of(Rows.class),
-                        new TypedPprRowsOperator(names, o.maxNeighbors, o.seed))
+                        new TypedPprRowsOperator(names, o.pprMaxNeighbors(), o.seed()))
                 .uid("typed-ppr-rows");
         boolean[] nodeData = PartitionedTypedKHop.nodeData(files, layout);
         for (int n = 0; n < nodeData.length; n++) {
@@ -120,29 +101,29 @@ public final class PartitionedTypedPpr {
         SingleOutputStreamOperator<Partial> stage = batches
                 .map(new SavedGraphCheck(saved.toString())).returns(batches.getType())
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
-                .process(new TypedPprFunctions.Start(setup, o.seedIds))
+                .process(new TypedPprFunctions.Start(setup, o.seedIds()))
                 .returns(TypeInformation.of(Partial.class))
-                .name("typed-ppr-start").uid("typed-ppr-start" + o.runTag);
-        for (int round = 1; round <= o.rounds; round++) {
+                .name("typed-ppr-start").uid("typed-ppr-start" + runTag);
+        for (int round = 1; round <= rounds; round++) {
             DataStream<Answer> answers = rows.keyBy(new RowsNode(), Types.LONG)
                     .connect(stage.getSideOutput(TypedPprFunctions.requests(round))
                             .keyBy(new PartitionedPpr.RequestNode(), Types.LONG))
                     .transform("typed-ppr-fetch-" + round, TypeInformation.of(Answer.class),
-                            new TypedPprFetchOperator(types))
+                            KeyedLookups.typedPprRows(types))
                     .uid("typed-ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new TypedPprFunctions.Round(round, o.rounds))
+                    .process(new TypedPprFunctions.Round(round, rounds))
                     .returns(TypeInformation.of(Partial.class))
-                    .name("typed-ppr-round-" + round).uid("typed-ppr-round-" + round + o.runTag);
+                    .name("typed-ppr-round-" + round).uid("typed-ppr-round-" + round + runTag);
         }
         SingleOutputStreamOperator<TypedPartialBatch> selected = stage
                 .process(new TypedPprFunctions.Finish(nodeData))
                 .returns(TypeInformation.of(TypedPartialBatch.class))
-                .name("typed-ppr-select").uid("typed-ppr-select" + o.runTag);
-        boolean includeSampledEdges = o.includeSampledEdges;
-        TrainerShares shares = o.shares;
-        return PartitionedTypedKHop.withNodeData(env, spec, files, layout, nodeData, selected, o.runTag,
+                .name("typed-ppr-select").uid("typed-ppr-select" + runTag);
+        boolean includeSampledEdges = o.includeSampledEdges();
+        TrainerShares shares = o.shares();
+        return PartitionedTypedKHop.withNodeData(env, spec, files, layout, nodeData, selected, runTag,
                 (dtype, scale, offset, dims) -> new TypedPprMessageFunction(layout, includeSampledEdges, dtype, scale,
                         offset, dims, shares), "ppr-messages");
     }

@@ -16,7 +16,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * edges ({@link PprEdge}) are appended to its list state by a blind merge; when the input ends, each node's list is
  * sorted into list order, capped to {@code num_neighbors_per_hop} by the very positions the in-memory push reads
  * ({@link FetchedList#of}) and sent on as one record ({@link PprNodeList}), which each round's
- * {@link PprFetchOperator} stores as one value.
+ * {@link KeyedLookups#pprLists} stores as one value.
  *
  * <p>So the edges are written once, not once per round (the rounds each hold a copy because a DataStream job has no
  * cycles), and a fetch is one point read of a capped list. The end walks the nodes with

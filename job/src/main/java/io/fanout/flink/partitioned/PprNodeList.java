@@ -4,7 +4,7 @@ import io.fanout.sampling.ppr.FetchedList;
 
 /**
  * One node's list as a PPR push reads it ({@link FetchedList}: true degree, the neighbours read, each one's degree),
- * built once by {@link PprListOperator} and kept by every round's {@link PprFetchOperator}: a Flink POJO keyed by
+ * built once by {@link PprListOperator} and kept by every round's {@link KeyedLookups#pprLists}: a Flink POJO keyed by
  * {@link #node}.
  */
 public class PprNodeList {

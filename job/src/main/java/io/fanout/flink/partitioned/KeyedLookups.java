@@ -1,0 +1,130 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.flink.partitioned.TypedPprRecords.Answer;
+import io.fanout.flink.partitioned.TypedPprRecords.Rows;
+import io.fanout.sampling.ppr.TypedNodeRows;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.longs.LongArrayList;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+
+/**
+ * The partitioned store's keyed lookups of one value per node ({@link KeyedLookupOperator}), each with the state names
+ * and types its savepoints hold: node data for messages, each PPR fetch round's lists and a typed PPR round's rows.
+ */
+final class KeyedLookups {
+    private KeyedLookups() {}
+
+    /**
+     * Node features and labels: input 1 loads the node-file rows, input 2 asks for a node's row for a batch's message.
+     * State per node: its label and encoded row.
+     */
+    static KeyedLookupOperator<NodeRecord, NodeRecord, NodeDataRequest, NodeDataAnswer> nodeData() {
+        return new KeyedLookupOperator<>("node-row", TypeInformation.of(NodeRecord.class), "waiting-node-requests",
+                TypeInformation.of(NodeDataRequest.class), new NodeData());
+    }
+
+    /**
+     * One PPR fetch round's lists, its own copy: input 1 loads each node's list as a push reads it, built once for all
+     * rounds by {@link PprListOperator} (in list order, capped to {@code num_neighbors_per_hop}, with each
+     * neighbour's degree), input 2 asks for the lists of a group of nodes ({@link PprFetchRequest}, one per batch,
+     * round and subtask) and gets them back as one record ({@link PprAnswerGroup}). A node without edges has no list:
+     * it is answered as dangling.
+     */
+    static KeyedLookupOperator<PprNodeList, PprNodeList, PprFetchRequest, PprAnswerGroup> pprLists() {
+        return new KeyedLookupOperator<>("ppr-list", TypeInformation.of(PprNodeList.class), "waiting-requests",
+                TypeInformation.of(PprFetchRequest.class), new PprLists());
+    }
+
+    /**
+     * One typed PPR fetch round's rows, its own copy, as {@link #pprLists} for plain lists: input 1 loads each node
+     * key's rows ({@link TypedPprRowsOperator}), input 2 asks for node keys' rows. A node without edges is answered
+     * with empty rows (dangling).
+     */
+    static KeyedLookupOperator<Rows, byte[], PprFetchRequest, Answer> typedPprRows(int numEdgeTypes) {
+        return new KeyedLookupOperator<>("typed-ppr-rows", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                "typed-waiting-requests", TypeInformation.of(PprFetchRequest.class), new TypedPprRows(numEdgeTypes));
+    }
+
+    private static final class NodeData implements KeyedLookupOperator.Lookup<NodeRecord, NodeRecord, NodeDataRequest,
+            NodeDataAnswer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public NodeRecord stored(NodeRecord loaded) {
+            return loaded;
+        }
+
+        @Override
+        public NodeDataAnswer answer(NodeDataRequest request, KeyedLookupOperator.Values<NodeRecord> values)
+                throws Exception {
+            NodeRecord stored = values.of(request.node);
+            if (stored == null) {
+                // Without --seeds the client's scan checked that every node has a row; given seeds it reads no graph
+                // file, so this is a node file that does not cover the graph (or one changed since): every attempt
+                // would fail the same way, so the job fails at once.
+                throw new SuppressRestartsException(new IllegalStateException("node " + request.node
+                        + " is in the graph but has no row in the node file (--node-features must cover every node)"));
+            }
+            return new NodeDataAnswer(request.batchKey, request.position, stored.label, stored.row);
+        }
+    }
+
+    private static final class PprLists implements KeyedLookupOperator.Lookup<PprNodeList, PprNodeList,
+            PprFetchRequest, PprAnswerGroup> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public PprNodeList stored(PprNodeList loaded) {
+            return loaded;
+        }
+
+        @Override
+        public PprAnswerGroup answer(PprFetchRequest request, KeyedLookupOperator.Values<PprNodeList> values)
+                throws Exception {
+            int n = request.nodes.length;
+            int[] degrees = new int[n];
+            int[] ends = new int[n];
+            LongArrayList neighbors = new LongArrayList();
+            IntArrayList neighborDegrees = new IntArrayList();
+            for (int i = 0; i < n; i++) {
+                PprNodeList stored = values.of(request.nodes[i]);
+                if (stored != null) {
+                    degrees[i] = stored.degree;
+                    neighbors.addElements(neighbors.size(), stored.neighbors);
+                    neighborDegrees.addElements(neighborDegrees.size(), stored.neighborDegrees);
+                }
+                ends[i] = neighbors.size();
+            }
+            return new PprAnswerGroup(request.batchKey, request.nodes, degrees, ends, neighbors.toLongArray(),
+                    neighborDegrees.toIntArray());
+        }
+    }
+
+    private static final class TypedPprRows implements KeyedLookupOperator.Lookup<Rows, byte[], PprFetchRequest,
+            Answer> {
+        private static final long serialVersionUID = 1L;
+        /** A dangling node's rows: one empty row per edge type. */
+        private final byte[] empty;
+
+        TypedPprRows(int numEdgeTypes) {
+            empty = TypedNodeRows.empty(numEdgeTypes).toBytes();
+        }
+
+        @Override
+        public byte[] stored(Rows loaded) {
+            return loaded.rows;
+        }
+
+        @Override
+        public Answer answer(PprFetchRequest request, KeyedLookupOperator.Values<byte[]> values) throws Exception {
+            byte[][] out = new byte[request.nodes.length][];
+            for (int i = 0; i < out.length; i++) {
+                byte[] stored = values.of(request.nodes[i]);
+                out[i] = stored == null ? empty : stored;
+            }
+            return new Answer(request.batchKey, request.nodes, out);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+package io.fanout.flink.partitioned;
+
+import io.fanout.batch.TrainerShares;
+import io.fanout.flink.updates.UpdateLine;
+import io.fanout.sampling.ppr.PprChannels;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * What a partitioned stage ({@link PartitionedKHop}, {@link PartitionedTypedKHop}, {@link PartitionedPpr},
+ * {@link PartitionedTypedPpr}) is built from: the job's sampling options, immutable, set by name through
+ * {@link #builder()} and checked there, each failure naming its option as {@code FanoutOptions} does. A stage reads
+ * the options it needs and {@link #require}s those without a default.
+ */
+public final class StageOptions {
+    private final long seed;
+    private final long[] seedIds;
+    private final String seedType;
+    private final String runTag;
+    private final TrainerShares shares;
+    private final int bucketSize;
+    private final long cacheBytes;
+    private final boolean compactAfterLoad;
+    private final DataStream<UpdateLine> graphUpdates;
+    private final int[] fanouts;
+    private final Map<String, int[]> typedFanouts;
+    private final boolean replace;
+    private final double alpha;
+    private final double eps;
+    private final int maxPprNodes;
+    private final int pprMaxNeighbors;
+    private final boolean residualTopUp;
+    private final int pprRounds;
+    private final PprChannels pprChannels;
+    private final boolean includeSampledEdges;
+
+    private StageOptions(Builder b) {
+        seed = b.seed;
+        seedIds = b.seedIds;
+        seedType = b.seedType;
+        runTag = b.runTag;
+        shares = b.shares;
+        bucketSize = b.bucketSize;
+        cacheBytes = b.cacheBytes;
+        compactAfterLoad = b.compactAfterLoad;
+        graphUpdates = b.graphUpdates;
+        fanouts = b.fanouts == null ? null : b.fanouts.clone();
+        typedFanouts = b.typedFanouts == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(b.typedFanouts));
+        replace = b.replace;
+        alpha = b.alpha;
+        eps = b.eps;
+        maxPprNodes = b.maxPprNodes;
+        pprMaxNeighbors = b.pprMaxNeighbors;
+        residualTopUp = b.residualTopUp;
+        pprRounds = b.pprRounds;
+        pprChannels = b.pprChannels;
+        includeSampledEdges = b.includeSampledEdges;
+    }
+
+    /** Options with every default: the stage's required ones still to be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code value}, or a failure naming {@code option} when a stage needs it and it was not set. */
+    static <T> T require(T value, String option, String stage) {
+        if (value == null) {
+            throw new IllegalArgumentException(option + " is required by the partitioned " + stage);
+        }
+        return value;
+    }
+
+    /** {@code fanout.seed}: the job seed, the root of every random stream. */
+    public long seed() {
+        return seed;
+    }
+
+    /** The seed list's node ids by index, or null when ids equal indices. */
+    public long[] seedIds() {
+        return seedIds;
+    }
+
+    /** {@code fanout.seed-type}: the seeds' node type of a typed graph (null on a plain one). */
+    public String seedType() {
+        return seedType;
+    }
+
+    /**
+     * Appended to the uids of the batch path (batch start, hop stages, node-data gather, messages): a job started from
+     * a savepoint of a loaded graph restores the graph operators (fixed uids) but not another run's batches in flight,
+     * when its tag differs. Empty by default.
+     */
+    public String runTag() {
+        return runTag;
+    }
+
+    /** The batches' trainer shares, which messages carry with several trainers (null: one trainer). */
+    public TrainerShares shares() {
+        return shares;
+    }
+
+    /** {@code fanout.partitioned.bucket-size}: neighbours per stored bucket of a node's list. */
+    public int bucketSize() {
+        return bucketSize;
+    }
+
+    /**
+     * {@code fanout.partitioned.cache-mb} in bytes: heap per lookup subtask for recently read node heads (fixed graph
+     * only; 0 = off, -1 = an eighth of the TaskManager heap shared by its lookup subtasks).
+     */
+    public long cacheBytes() {
+        return cacheBytes;
+    }
+
+    /** {@code fanout.partitioned.compact-after-load}: compact each loaded adjacency before its first answer. */
+    public boolean compactAfterLoad() {
+        return compactAfterLoad;
+    }
+
+    /**
+     * The lines of {@code fanout.graph-updates} (or its socket), or null for a fixed graph: then each batch is sampled
+     * at the version committed when it starts ({@code #META.graph_version}).
+     */
+    public DataStream<UpdateLine> graphUpdates() {
+        return graphUpdates;
+    }
+
+    /** {@code fanout.fanout} of a plain graph: neighbours per hop (-1 = all); null until set. */
+    public int[] fanouts() {
+        return fanouts == null ? null : fanouts.clone();
+    }
+
+    /** {@code fanout.fanout} of a typed graph: edge type name -> per-hop fanouts (one length); null until set. */
+    public Map<String, int[]> typedFanouts() {
+        return typedFanouts;
+    }
+
+    /** {@code fanout.replace}: draw neighbours with replacement. */
+    public boolean replace() {
+        return replace;
+    }
+
+    /** {@code fanout.alpha}: the PPR restart probability. */
+    public double alpha() {
+        return alpha;
+    }
+
+    /** {@code fanout.eps}: the PPR push threshold. */
+    public double eps() {
+        return eps;
+    }
+
+    /** {@code fanout.max-ppr-nodes}: nodes a PPR batch keeps per seed. */
+    public int maxPprNodes() {
+        return maxPprNodes;
+    }
+
+    /** {@code fanout.ppr-max-neighbors}: neighbours a push reads per node (and edge type); -1 = all. */
+    public int pprMaxNeighbors() {
+        return pprMaxNeighbors;
+    }
+
+    /** {@code fanout.residual-topup}: fill a PPR batch up with the largest residuals. */
+    public boolean residualTopUp() {
+        return residualTopUp;
+    }
+
+    /** {@code fanout.ppr-max-fetch-iterations}: PPR fetch rounds per batch, each an operator. */
+    public int pprRounds() {
+        return pprRounds;
+    }
+
+    /** {@code fanout.ppr-channels} of a typed graph, or null for one walk over every edge type. */
+    public PprChannels pprChannels() {
+        return pprChannels;
+    }
+
+    /** {@code fanout.include-sampled-edges}: a typed PPR message also carries the edges its pushes read. */
+    public boolean includeSampledEdges() {
+        return includeSampledEdges;
+    }
+
+    /**
+     * Sets the options by name; {@link #build} checks them. Its defaults are {@code FanoutOptions}' (this layer
+     * cannot read them; {@code StageOptionsTest} holds the two equal).
+     */
+    public static final class Builder {
+        private long seed = 42;
+        private long[] seedIds;
+        private String seedType;
+        private String runTag = "";
+        private TrainerShares shares;
+        private int bucketSize = 4096;
+        private long cacheBytes = -1;
+        private boolean compactAfterLoad = true;
+        private DataStream<UpdateLine> graphUpdates;
+        private int[] fanouts;
+        private Map<String, int[]> typedFanouts;
+        private boolean replace;
+        private double alpha = 0.5;
+        private double eps = 1e-4;
+        private int maxPprNodes = 50;
+        private int pprMaxNeighbors = 1000;
+        private boolean residualTopUp = true;
+        private int pprRounds = 8;
+        private PprChannels pprChannels;
+        private boolean includeSampledEdges;
+
+        private Builder() {}
+
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public Builder seedIds(long[] seedIds) {
+            this.seedIds = seedIds;
+            return this;
+        }
+
+        public Builder seedType(String seedType) {
+            this.seedType = seedType;
+            return this;
+        }
+
+        public Builder runTag(String runTag) {
+            this.runTag = runTag;
+            return this;
+        }
+
+        public Builder shares(TrainerShares shares) {
+            this.shares = shares;
+            return this;
+        }
+
+        public Builder bucketSize(int bucketSize) {
+            this.bucketSize = bucketSize;
+            return this;
+        }
+
+        public Builder cacheBytes(long cacheBytes) {
+            this.cacheBytes = cacheBytes;
+            return this;
+        }
+
+        public Builder compactAfterLoad(boolean compactAfterLoad) {
+            this.compactAfterLoad = compactAfterLoad;
+            return this;
+        }
+
+        public Builder graphUpdates(DataStream<UpdateLine> graphUpdates) {
+            this.graphUpdates = graphUpdates;
+            return this;
+        }
+
+        public Builder fanouts(int[] fanouts) {
+            this.fanouts = fanouts;
+            return this;
+        }
+
+        public Builder typedFanouts(Map<String, int[]> typedFanouts) {
+            this.typedFanouts = typedFanouts;
+            return this;
+        }
+
+        public Builder replace(boolean replace) {
+            this.replace = replace;
+            return this;
+        }
+
+        public Builder alpha(double alpha) {
+            this.alpha = alpha;
+            return this;
+        }
+
+        public Builder eps(double eps) {
+            this.eps = eps;
+            return this;
+        }
+
+        public Builder maxPprNodes(int maxPprNodes) {
+            this.maxPprNodes = maxPprNodes;
+            return this;
+        }
+
+        public Builder pprMaxNeighbors(int pprMaxNeighbors) {
+            this.pprMaxNeighbors = pprMaxNeighbors;
+            return this;
+        }
+
+        public Builder residualTopUp(boolean residualTopUp) {
+            this.residualTopUp = residualTopUp;
+            return this;
+        }
+
+        public Builder pprRounds(int pprRounds) {
+            this.pprRounds = pprRounds;
+            return this;
+        }
+
+        public Builder pprChannels(PprChannels pprChannels) {
+            this.pprChannels = pprChannels;
+            return this;
+        }
+
+        public Builder includeSampledEdges(boolean includeSampledEdges) {
+            this.includeSampledEdges = includeSampledEdges;
+            return this;
+        }
+
+        /** The options, checked: a value out of range fails naming its option. */
+        public StageOptions build() {
+            atLeast("fanout.partitioned.bucket-size", bucketSize, 1);
+            atLeast("fanout.max-ppr-nodes", maxPprNodes, 1);
+            atLeast("fanout.ppr-max-fetch-iterations", pprRounds, 1);
+            if (pprMaxNeighbors < 1 && pprMaxNeighbors != -1) {
+                throw new IllegalArgumentException("fanout.ppr-max-neighbors must be >= 1 or -1 (all), got "
+                        + pprMaxNeighbors);
+            }
+            if (cacheBytes < -1) {
+                throw new IllegalArgumentException("fanout.partitioned.cache-mb must be >= 0 or -1 (automatic), got "
+                        + cacheBytes + " bytes");
+            }
+            if (runTag == null) {
+                throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");
+            }
+            return new StageOptions(this);
+        }
+
+        private static void atLeast(String option, long value, long min) {
+            if (value < min) {
+                throw new IllegalArgumentException(option + " must be >= " + min + ", got " + value);
+            }
+        }
+    }
+}
