@@ -1,5 +1,7 @@
 package io.fanout.flink.partitioned;
 
+import java.util.function.Consumer;
+
 /** Asks the owner of {@link #node} for its features and label, for one batch's message (a Flink POJO). */
 public class NodeDataRequest {
     public long node;
@@ -13,5 +15,12 @@ public class NodeDataRequest {
         this.node = node;
         this.batchKey = batchKey;
         this.position = position;
+    }
+
+    /** One request per node of a batch's {@code ids}, each with its position there. */
+    static void sendAll(long[] ids, long batchKey, Consumer<NodeDataRequest> out) {
+        for (int i = 0; i < ids.length; i++) {
+            out.accept(new NodeDataRequest(ids[i], batchKey, i));
+        }
     }
 }

@@ -48,7 +48,8 @@ public final class PartitionedPpr {
                 .uid("ppr-neighbor-degrees");
         // Each node's capped list, built once; every round's fetch operator stores it as one value.
         DataStream<PprNodeList> lists = pprEdges.keyBy(new PprEdgeNode(), Types.LONG)
-                .transform("ppr-lists", TypeInformation.of(PprNodeList.class), new PprListOperator(o.pprMaxNeighbors(), o.seed()))
+                .transform("ppr-lists", TypeInformation.of(PprNodeList.class),
+                        new PprListOperator(o.pprMaxNeighbors(), o.seed()))
                 .uid("ppr-lists");
         String saved = savedGraph(spec, o);
         SingleOutputStreamOperator<PprPartial> stage = batches

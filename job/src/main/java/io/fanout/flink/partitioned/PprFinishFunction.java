@@ -41,9 +41,7 @@ public class PprFinishFunction extends ProcessFunction<PprPartial, PartialBatch>
         batch.pprEdgeIndex = result.edgeIndex;
         batch.pprEdgeAttr = result.edgeAttr;
         if (nodeData) {
-            for (int i = 0; i < batch.ids.length; i++) {
-                ctx.output(HopStageFunction.NODE_DATA_REQUESTS, new NodeDataRequest(batch.ids[i], batch.batchKey, i));
-            }
+            NodeDataRequest.sendAll(batch.ids, batch.batchKey, r -> ctx.output(HopStageFunction.NODE_DATA_REQUESTS, r));
         }
         out.collect(batch);
     }

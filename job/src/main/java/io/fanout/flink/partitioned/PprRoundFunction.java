@@ -2,30 +2,24 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.ppr.PprBatchPush;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
  * PPR fetch round {@code r} of the batches, keyed by batch (GiGL's per-batch push loop, unrolled): input 1 is a
  * batch after round {@code r-1}, input 2 the lists it asked for in round {@code r}, grouped per fetch subtask
- * ({@link PprAnswerGroup}). Both wait in keyed state (RocksDB) until every list arrived; then the batch's pushes go
- * on with them ({@link PprBatchPush#advance}) and the lists they miss next go out on {@link #requests(int)
- * requests(r+1)}, grouped per fetch subtask. The last round allows no further fetch:
- * every push finishes with the lists it has. A batch whose pushes finished earlier passes through.
+ * ({@link PprAnswerGroup}). Both wait in keyed state (RocksDB) until every list arrived ({@link GatherStageFunction});
+ * then the batch's pushes go on with them ({@link PprBatchPush#advance}) and the lists they miss next go out on
+ * {@link #requests(int) requests(r+1)}, grouped per fetch subtask. The last round allows no further fetch: every push
+ * finishes with the lists it has. A batch whose pushes finished earlier passes through.
  *
  * <p>With graph updates, input 2 also brings the degrees of the lists' neighbours at the batch's version (groups
  * with {@link PprAnswerGroup#degreeAnswer}); the batch waits for those too: as many as its list groups asked for.
  */
-public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, PprAnswerGroup, PprPartial> {
+public class PprRoundFunction extends GatherStageFunction<PprPartial, PprAnswerGroup> {
     private static final long serialVersionUID = 1L;
 
     /** Side output of fetch round {@code round}'s requests. */
@@ -36,10 +30,6 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
     private final int round;
     private final int rounds;
 
-    private transient ValueState<PprPartial> batch;
-    private transient ListState<PprAnswerGroup> answers;
-    /** Answers counted against the waiting batch's request count. */
-    private transient AnswerTally tally;
     /** With graph updates: neighbour degrees answered against those the list groups in so far asked for. */
     private transient AnswerTally degreeTally;
 
@@ -48,67 +38,69 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
      * @param rounds the number of fetch rounds ({@code --ppr-max-fetch-iterations})
      */
     public PprRoundFunction(int round, int rounds) {
+        super("ppr-batch", PprPartial.class, "ppr-answers", PprAnswerGroup.class);
         this.round = round;
         this.rounds = rounds;
     }
 
     @Override
-    public void open(OpenContext openContext) {
-        batch = getRuntimeContext().getState(new ValueStateDescriptor<>("ppr-batch", TypeInformation.of(PprPartial.class)));
-        answers = getRuntimeContext().getListState(new ListStateDescriptor<>("ppr-answers",
-                TypeInformation.of(PprAnswerGroup.class)));
-        tally = new AnswerTally(getRuntimeContext());
+    public void open(OpenContext openContext) throws Exception {
+        super.open(openContext);
         degreeTally = new AnswerTally(getRuntimeContext(), "degrees-");
     }
 
+    /** A batch whose pushes finished in an earlier round. */
     @Override
-    public void processElement1(PprPartial partial, Context ctx, Collector<PprPartial> out) throws Exception {
-        if (partial.pending == 0) {
-            out.collect(partial); // finished in an earlier round
-            return;
-        }
-        batch.update(partial);
-        if (tally.expect(partial.pending) && degreeTally.settled()) {
-            complete(ctx, out);
-        }
+    protected boolean passesOn(PprPartial partial) {
+        return partial.pending == 0;
     }
 
     @Override
-    public void processElement2(PprAnswerGroup answer, Context ctx, Collector<PprPartial> out) throws Exception {
-        answers.add(answer);
-        boolean listsComplete;
+    protected int expected(PprPartial partial) {
+        return partial.pending;
+    }
+
+    /** A list group counts its lists (and tells how many degrees follow); a degree group counts on its own tally. */
+    @Override
+    protected int counted(PprAnswerGroup answer) throws Exception {
         if (answer.degreeAnswer) {
             degreeTally.answer(answer.size());
-            listsComplete = tally.answer(0);
-        } else {
-            if (answer.degreesFollow) {
-                degreeTally.expectMore(answer.degreeRequests);
-            }
-            listsComplete = tally.answer(answer.size());
+            return 0;
         }
-        // Once every list group is in, the degrees they asked for are known in full.
-        if (listsComplete && degreeTally.settled()) {
-            complete(ctx, out);
+        if (answer.degreesFollow) {
+            degreeTally.expectMore(answer.degreeRequests);
         }
+        return answer.size();
     }
 
-    /** Every list the stored batch asked for is in: its pushes go on. */
-    private void complete(Context ctx, Collector<PprPartial> out) throws Exception {
-        PprPartial partial = batch.value();
+    /** Once every list group is in, the degrees they asked for are known in full. */
+    @Override
+    protected boolean settled() throws Exception {
+        return degreeTally.settled();
+    }
+
+    @Override
+    protected void clearMore() {
+        degreeTally.clear();
+    }
+
+    /** Every list the batch asked for is in: its pushes go on. */
+    @Override
+    protected void complete(PprPartial partial, List<PprAnswerGroup> answers, Context ctx, Collector<PprPartial> out) {
         PprBatchPush push = PprBatchPush.fromBytes(partial.state);
-        List<PprAnswerGroup> all = new ArrayList<>();
         Long2IntOpenHashMap degrees = new Long2IntOpenHashMap();
         degrees.defaultReturnValue(-1);
-        for (PprAnswerGroup a : answers.get()) {
+        for (PprAnswerGroup a : answers) {
             if (a.degreeAnswer) {
                 for (int i = 0; i < a.size(); i++) {
                     degrees.put(a.nodes[i], a.degrees[i]);
                 }
-            } else {
-                all.add(a);
             }
         }
-        for (PprAnswerGroup a : all) {
+        for (PprAnswerGroup a : answers) {
+            if (a.degreeAnswer) {
+                continue;
+            }
             if (a.degreesFollow) {
                 for (int j = 0; j < a.neighbors.length; j++) {
                     int d = degrees.get(a.neighbors[j]);
@@ -124,10 +116,6 @@ public class PprRoundFunction extends KeyedCoProcessFunction<Long, PprPartial, P
             }
         }
         long[] missing = push.advance(round < rounds);
-        batch.clear();
-        answers.clear();
-        tally.clear();
-        degreeTally.clear();
         partial.state = PprPartial.stateOf(push);
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);

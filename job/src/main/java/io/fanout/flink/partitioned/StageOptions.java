@@ -15,48 +15,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * the options it needs and {@link #require}s those without a default.
  */
 public final class StageOptions {
-    private final long seed;
-    private final long[] seedIds;
-    private final String seedType;
-    private final String runTag;
-    private final TrainerShares shares;
-    private final int bucketSize;
-    private final long cacheBytes;
-    private final boolean compactAfterLoad;
-    private final DataStream<UpdateLine> graphUpdates;
-    private final int[] fanouts;
-    private final Map<String, int[]> typedFanouts;
-    private final boolean replace;
-    private final double alpha;
-    private final double eps;
-    private final int maxPprNodes;
-    private final int pprMaxNeighbors;
-    private final boolean residualTopUp;
-    private final int pprRounds;
-    private final PprChannels pprChannels;
-    private final boolean includeSampledEdges;
+    /** The values as set, a copy the builder no longer changes. */
+    private final Builder values;
 
-    private StageOptions(Builder b) {
-        seed = b.seed;
-        seedIds = b.seedIds;
-        seedType = b.seedType;
-        runTag = b.runTag;
-        shares = b.shares;
-        bucketSize = b.bucketSize;
-        cacheBytes = b.cacheBytes;
-        compactAfterLoad = b.compactAfterLoad;
-        graphUpdates = b.graphUpdates;
-        fanouts = b.fanouts == null ? null : b.fanouts.clone();
-        typedFanouts = b.typedFanouts == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(b.typedFanouts));
-        replace = b.replace;
-        alpha = b.alpha;
-        eps = b.eps;
-        maxPprNodes = b.maxPprNodes;
-        pprMaxNeighbors = b.pprMaxNeighbors;
-        residualTopUp = b.residualTopUp;
-        pprRounds = b.pprRounds;
-        pprChannels = b.pprChannels;
-        includeSampledEdges = b.includeSampledEdges;
+    private StageOptions(Builder values) {
+        this.values = values;
     }
 
     /** Options with every default: the stage's required ones still to be set. */
@@ -74,17 +37,17 @@ public final class StageOptions {
 
     /** {@code fanout.seed}: the job seed, the root of every random stream. */
     public long seed() {
-        return seed;
+        return values.seed;
     }
 
     /** The seed list's node ids by index, or null when ids equal indices. */
     public long[] seedIds() {
-        return seedIds;
+        return values.seedIds;
     }
 
     /** {@code fanout.seed-type}: the seeds' node type of a typed graph (null on a plain one). */
     public String seedType() {
-        return seedType;
+        return values.seedType;
     }
 
     /**
@@ -93,17 +56,17 @@ public final class StageOptions {
      * when its tag differs. Empty by default.
      */
     public String runTag() {
-        return runTag;
+        return values.runTag;
     }
 
     /** The batches' trainer shares, which messages carry with several trainers (null: one trainer). */
     public TrainerShares shares() {
-        return shares;
+        return values.shares;
     }
 
     /** {@code fanout.partitioned.bucket-size}: neighbours per stored bucket of a node's list. */
     public int bucketSize() {
-        return bucketSize;
+        return values.bucketSize;
     }
 
     /**
@@ -111,12 +74,12 @@ public final class StageOptions {
      * only; 0 = off, -1 = an eighth of the TaskManager heap shared by its lookup subtasks).
      */
     public long cacheBytes() {
-        return cacheBytes;
+        return values.cacheBytes;
     }
 
     /** {@code fanout.partitioned.compact-after-load}: compact each loaded adjacency before its first answer. */
     public boolean compactAfterLoad() {
-        return compactAfterLoad;
+        return values.compactAfterLoad;
     }
 
     /**
@@ -124,69 +87,69 @@ public final class StageOptions {
      * at the version committed when it starts ({@code #META.graph_version}).
      */
     public DataStream<UpdateLine> graphUpdates() {
-        return graphUpdates;
+        return values.graphUpdates;
     }
 
     /** {@code fanout.fanout} of a plain graph: neighbours per hop (-1 = all); null until set. */
     public int[] fanouts() {
-        return fanouts == null ? null : fanouts.clone();
+        return values.fanouts == null ? null : values.fanouts.clone();
     }
 
     /** {@code fanout.fanout} of a typed graph: edge type name -> per-hop fanouts (one length); null until set. */
     public Map<String, int[]> typedFanouts() {
-        return typedFanouts;
+        return values.typedFanouts;
     }
 
     /** {@code fanout.replace}: draw neighbours with replacement. */
     public boolean replace() {
-        return replace;
+        return values.replace;
     }
 
     /** {@code fanout.alpha}: the PPR restart probability. */
     public double alpha() {
-        return alpha;
+        return values.alpha;
     }
 
     /** {@code fanout.eps}: the PPR push threshold. */
     public double eps() {
-        return eps;
+        return values.eps;
     }
 
     /** {@code fanout.max-ppr-nodes}: nodes a PPR batch keeps per seed. */
     public int maxPprNodes() {
-        return maxPprNodes;
+        return values.maxPprNodes;
     }
 
     /** {@code fanout.ppr-max-neighbors}: neighbours a push reads per node (and edge type); -1 = all. */
     public int pprMaxNeighbors() {
-        return pprMaxNeighbors;
+        return values.pprMaxNeighbors;
     }
 
     /** {@code fanout.residual-topup}: fill a PPR batch up with the largest residuals. */
     public boolean residualTopUp() {
-        return residualTopUp;
+        return values.residualTopUp;
     }
 
     /** {@code fanout.ppr-max-fetch-iterations}: PPR fetch rounds per batch, each an operator. */
     public int pprRounds() {
-        return pprRounds;
+        return values.pprRounds;
     }
 
     /** {@code fanout.ppr-channels} of a typed graph, or null for one walk over every edge type. */
     public PprChannels pprChannels() {
-        return pprChannels;
+        return values.pprChannels;
     }
 
     /** {@code fanout.include-sampled-edges}: a typed PPR message also carries the edges its pushes read. */
     public boolean includeSampledEdges() {
-        return includeSampledEdges;
+        return values.includeSampledEdges;
     }
 
     /**
      * Sets the options by name; {@link #build} checks them. Its defaults are {@code FanoutOptions}' (this layer
      * cannot read them; {@code StageOptionsTest} holds the two equal).
      */
-    public static final class Builder {
+    public static final class Builder implements Cloneable {
         private long seed = 42;
         private long[] seedIds;
         private String seedType;
@@ -326,7 +289,16 @@ public final class StageOptions {
             if (runTag == null) {
                 throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");
             }
-            return new StageOptions(this);
+            Builder values;
+            try {
+                values = (Builder) clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+            values.fanouts = fanouts == null ? null : fanouts.clone();
+            values.typedFanouts = typedFanouts == null ? null
+                    : Collections.unmodifiableMap(new LinkedHashMap<>(typedFanouts));
+            return new StageOptions(values);
         }
 
         private static void atLeast(String option, long value, long min) {

@@ -115,6 +115,20 @@ final class TypedLayout implements Serializable {
     }
 
     /**
+     * The node-data requests of a batch's {@code ids} per node type, for the types with {@code nodeData}, each on
+     * its type's {@link #nodeDataRequests} through {@code out}.
+     */
+    static void sendNodeDataRequests(long[][] ids, boolean[] nodeData, long batchKey,
+            java.util.function.BiConsumer<org.apache.flink.util.OutputTag<NodeDataRequest>, NodeDataRequest> out) {
+        for (int type = 0; type < nodeData.length; type++) {
+            if (nodeData[type]) {
+                org.apache.flink.util.OutputTag<NodeDataRequest> tag = nodeDataRequests(type);
+                NodeDataRequest.sendAll(ids[type], batchKey, r -> out.accept(tag, r));
+            }
+        }
+    }
+
+    /**
      * Sends the requests of every edge type walked at {@code hop} for {@code assembly}'s frontier, grouped per lookup
      * subtask ({@link RequestRouting}); returns how many frontier nodes will answer. Each request is hop 1 of its
      * (edge type, hop)'s stream, as the memory store's typed sampler runs each (edge type, hop) as one hop.

@@ -9,14 +9,8 @@ import io.fanout.sampling.ppr.TypedPprBatchPush;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
-import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -107,65 +101,45 @@ public final class TypedPprFunctions {
     }
 
     /**
-     * Fetch round {@code r}: input 1 a batch after round r-1, input 2 the rows it asked for; once every row is in,
-     * the pushes go on and the rows they miss go out on {@link #requests(int) requests(r+1)}. The last round allows
-     * no further fetch. A batch whose pushes finished passes through.
+     * Fetch round {@code r}: input 1 a batch after round r-1, input 2 the rows it asked for; once every row is in
+     * ({@link GatherStageFunction}), the pushes go on and the rows they miss go out on {@link #requests(int)
+     * requests(r+1)}. The last round allows no further fetch. A batch whose pushes finished passes through.
      */
-    static final class Round extends KeyedCoProcessFunction<Long, Partial, Answer, Partial> {
+    static final class Round extends GatherStageFunction<Partial, Answer> {
         private static final long serialVersionUID = 1L;
         private final int round;
         private final int rounds;
 
-        private transient ValueState<Partial> batch;
-        private transient ListState<Answer> answers;
-        private transient AnswerTally tally;
-
         Round(int round, int rounds) {
+            super("typed-ppr-batch", Partial.class, "typed-ppr-answers", Answer.class);
             this.round = round;
             this.rounds = rounds;
         }
 
         @Override
-        public void open(OpenContext openContext) {
-            batch = getRuntimeContext().getState(new ValueStateDescriptor<>("typed-ppr-batch",
-                    TypeInformation.of(Partial.class)));
-            answers = getRuntimeContext().getListState(new ListStateDescriptor<>("typed-ppr-answers",
-                    TypeInformation.of(Answer.class)));
-            tally = new AnswerTally(getRuntimeContext());
+        protected boolean passesOn(Partial partial) {
+            return partial.pending == 0;
         }
 
         @Override
-        public void processElement1(Partial partial, Context ctx, Collector<Partial> out) throws Exception {
-            if (partial.pending == 0) {
-                out.collect(partial);
-                return;
-            }
-            batch.update(partial);
-            if (tally.expect(partial.pending)) {
-                complete(ctx, out);
-            }
+        protected int expected(Partial partial) {
+            return partial.pending;
         }
 
         @Override
-        public void processElement2(Answer answer, Context ctx, Collector<Partial> out) throws Exception {
-            answers.add(answer);
-            if (tally.answer(answer.nodes.length)) {
-                complete(ctx, out);
-            }
+        protected int counted(Answer answer) {
+            return answer.nodes.length;
         }
 
-        private void complete(Context ctx, Collector<Partial> out) throws Exception {
-            Partial partial = batch.value();
+        @Override
+        protected void complete(Partial partial, List<Answer> answers, Context ctx, Collector<Partial> out) {
             TypedPprBatchPush push = TypedPprBatchPush.fromBytes(partial.state);
-            for (Answer a : answers.get()) {
+            for (Answer a : answers) {
                 for (int i = 0; i < a.nodes.length; i++) {
                     push.addRows(a.nodes[i], TypedNodeRows.fromBytes(a.rows[i]));
                 }
             }
             long[] missing = push.advance(round < rounds);
-            batch.clear();
-            answers.clear();
-            tally.clear();
             partial.state = Partial.stateOf(push);
             partial.pending = missing.length;
             OutputTag<PprFetchRequest> tag = requests(round + 1);
@@ -213,14 +187,7 @@ public final class TypedPprFunctions {
             batch.pprColumns = result.columns;
             batch.rows = result.sampledRows;
             batch.cols = result.sampledCols;
-            for (int type = 0; type < t; type++) {
-                if (nodeData[type]) {
-                    long[] ids = batch.ids[type];
-                    for (int i = 0; i < ids.length; i++) {
-                        ctx.output(TypedLayout.nodeDataRequests(type), new NodeDataRequest(ids[i], batch.batchKey, i));
-                    }
-                }
-            }
+            TypedLayout.sendNodeDataRequests(batch.ids, nodeData, batch.batchKey, ctx::output);
             out.collect(batch);
         }
     }

@@ -10,9 +10,10 @@ import org.apache.flink.util.OutputTag;
 /**
  * {@link KeyedLookups#pprLists} over a graph that changes while sampling continues
  * ({@link VersionedAdjacencyOperator}): each requested node's list as a push reads it at the batch's graph version
- * (its degree then, and the positions {@link FetchedList#readPositions} picks at that degree). The listed neighbours' degrees at that version live under
- * their own keys, so the group goes back with {@link PprAnswerGroup#degreesFollow} and the distinct neighbours go
- * out on {@link #DEGREE_REQUESTS} to this round's {@link VersionedPprDegreeOperator}, grouped per subtask.
+ * (its degree then, and the positions {@link FetchedList#readPositions} picks at that degree). The listed
+ * neighbours' degrees at that version live under their own keys, so the group goes back with
+ * {@link PprAnswerGroup#degreesFollow} and the distinct neighbours go out on {@link #DEGREE_REQUESTS} to this
+ * round's {@link VersionedPprDegreeOperator}, grouped per subtask.
  */
 public class VersionedPprFetchOperator extends VersionedAdjacencyOperator<PprFetchRequest, PprAnswerGroup> {
     private static final long serialVersionUID = 1L;
