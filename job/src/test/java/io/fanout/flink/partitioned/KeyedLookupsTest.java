@@ -1,0 +1,135 @@
+package io.fanout.flink.partitioned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.flink.partitioned.TypedPprRecords.Answer;
+import io.fanout.flink.partitioned.TypedPprRecords.Rows;
+import io.fanout.sampling.ppr.TypedNodeRows;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The keyed lookups ({@link KeyedLookups} over {@link KeyedLookupOperator}) on a real RocksDB keyed backend (Flink's
+ * operator test harness): a request that comes while values load waits and is answered when the load ends, later
+ * ones at once; each lookup answers as its stage reads it; and each keeps the state names its savepoints hold.
+ */
+class KeyedLookupsTest {
+    private final List<KeyedTwoInputStreamOperatorTestHarness<Long, ?, ?, ?>> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (var harness : opened) {
+            harness.close();
+        }
+    }
+
+    private <I, Q, A> KeyedTwoInputStreamOperatorTestHarness<Long, I, Q, A> harness(
+            KeyedLookupOperator<I, ?, Q, A> operator, org.apache.flink.api.java.functions.KeySelector<I, Long> loaded,
+            org.apache.flink.api.java.functions.KeySelector<Q, Long> asked) throws Exception {
+        var harness = new KeyedTwoInputStreamOperatorTestHarness<>(operator, loaded, asked, Types.LONG);
+        harness.setStateBackend(new EmbeddedRocksDBStateBackend());
+        harness.open();
+        opened.add(harness);
+        return harness;
+    }
+
+    /** The records the harness has emitted so far. */
+    @SuppressWarnings("unchecked")
+    private static <A> List<A> answers(KeyedTwoInputStreamOperatorTestHarness<Long, ?, ?, A> harness) {
+        List<A> out = new ArrayList<>();
+        for (Object o : harness.getOutput()) {
+            if (o instanceof StreamRecord<?> r) {
+                out.add((A) r.getValue());
+            }
+        }
+        return out;
+    }
+
+    private static long keys(KeyedTwoInputStreamOperatorTestHarness<Long, ?, ?, ?> harness, String state) {
+        try (var stream = harness.getOperator().getKeyedStateBackend().getKeys(state, VoidNamespace.INSTANCE)) {
+            return stream.count();
+        }
+    }
+
+    @Test
+    void nodeDataWaitsForTheLoadThenAnswersEachRequestWithItsRow() throws Exception {
+        var harness = harness(KeyedLookups.nodeData(), new PartitionedKHop.RowNode(),
+                new PartitionedKHop.NodeRequestNode());
+        harness.processElement1(new StreamRecord<>(new NodeRecord(5, 2, new byte[] {1, 2})));
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(7, 100, 1))); // its row is not loaded yet
+        harness.processElement1(new StreamRecord<>(new NodeRecord(7, -1, new byte[] {3, 4})));
+        assertThat(answers(harness)).isEmpty();
+        assertThat(keys(harness, "node-row")).isEqualTo(2);
+        assertThat(keys(harness, "waiting-node-requests")).isEqualTo(1);
+
+        harness.endInput1();
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(5, 101, 0)));
+        List<NodeDataAnswer> out = answers(harness);
+        assertThat(out).hasSize(2);
+        assertThat(out.get(0).batchKey).isEqualTo(100);
+        assertThat(out.get(0).position).isEqualTo(1);
+        assertThat(out.get(0).label).isEqualTo(-1);
+        assertThat(out.get(0).row).containsExactly(3, 4);
+        assertThat(out.get(1).batchKey).isEqualTo(101);
+        assertThat(out.get(1).label).isEqualTo(2);
+        assertThat(out.get(1).row).containsExactly(1, 2);
+        assertThat(keys(harness, "waiting-node-requests")).isZero();
+    }
+
+    @Test
+    void aNodeWithoutARowFailsTheJobWithoutRestartsNamingIt() throws Exception {
+        var harness = harness(KeyedLookups.nodeData(), new PartitionedKHop.RowNode(),
+                new PartitionedKHop.NodeRequestNode());
+        harness.endInput1();
+        assertThatThrownBy(() -> harness.processElement2(new StreamRecord<>(new NodeDataRequest(9, 1, 0))))
+                .isInstanceOf(SuppressRestartsException.class).hasStackTraceContaining("node 9 is in the graph");
+    }
+
+    @Test
+    void pprListsAnswerAGroupInOneRecordAndANodeWithoutEdgesAsDangling() throws Exception {
+        var harness = harness(KeyedLookups.pprLists(), new PartitionedPpr.ListNode(), new PartitionedPpr.RequestNode());
+        PprNodeList list = new PprNodeList();
+        list.node = 4;
+        list.degree = 3;
+        list.neighbors = new long[] {8, 9};
+        list.neighborDegrees = new int[] {1, 5};
+        harness.processElement1(new StreamRecord<>(list));
+        harness.endInput1();
+        harness.processElement2(new StreamRecord<>(new PprFetchRequest(77, new long[] {4, 6}, 0)));
+        List<PprAnswerGroup> out = answers(harness);
+        assertThat(out).hasSize(1);
+        PprAnswerGroup group = out.get(0);
+        assertThat(group.batchKey).isEqualTo(77);
+        assertThat(group.nodes).containsExactly(4, 6);
+        assertThat(group.degrees).containsExactly(3, 0); // 6 has no list: dangling
+        assertThat(group.neighbors).containsExactly(8, 9);
+        assertThat(group.neighborDegrees).containsExactly(1, 5);
+        assertThat(keys(harness, "ppr-list")).isEqualTo(1);
+    }
+
+    @Test
+    void typedPprRowsAnswerStoredBytesAndEmptyRowsForANodeWithoutEdges() throws Exception {
+        var harness = harness(KeyedLookups.typedPprRows(2), new PartitionedTypedPpr.RowsNode(),
+                new PartitionedPpr.RequestNode());
+        byte[] stored = {9, 9, 9};
+        harness.processElement2(new StreamRecord<>(new PprFetchRequest(5, new long[] {1, 2}, 0)));
+        harness.processElement1(new StreamRecord<>(new Rows(1, stored)));
+        assertThat(keys(harness, "typed-waiting-requests")).isEqualTo(1);
+        assertThat(keys(harness, "typed-ppr-rows")).isEqualTo(1);
+        harness.endInput1();
+        List<Answer> out = answers(harness);
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0).nodes).containsExactly(1, 2);
+        assertThat(out.get(0).rows[0]).containsExactly(stored);
+        assertThat(out.get(0).rows[1]).containsExactly(TypedNodeRows.empty(2).toBytes());
+    }
+}
