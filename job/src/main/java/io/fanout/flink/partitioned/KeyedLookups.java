@@ -47,14 +47,16 @@ final class KeyedLookups {
                 "typed-waiting-requests", TypeInformation.of(PprFetchRequest.class), new TypedPprRows(numEdgeTypes));
     }
 
-    private static final class NodeData implements KeyedLookupOperator.Lookup<NodeRecord, NodeRecord, NodeDataRequest,
-            NodeDataAnswer> {
-        private static final long serialVersionUID = 1L;
-
+    /** A lookup that stores each loaded record as it is. */
+    private interface StoresLoaded<V, Q, A> extends KeyedLookupOperator.Lookup<V, V, Q, A> {
         @Override
-        public NodeRecord stored(NodeRecord loaded) {
+        default V stored(V loaded) {
             return loaded;
         }
+    }
+
+    private static final class NodeData implements StoresLoaded<NodeRecord, NodeDataRequest, NodeDataAnswer> {
+        private static final long serialVersionUID = 1L;
 
         @Override
         public NodeDataAnswer answer(NodeDataRequest request, KeyedLookupOperator.Values<NodeRecord> values)
@@ -71,14 +73,8 @@ final class KeyedLookups {
         }
     }
 
-    private static final class PprLists implements KeyedLookupOperator.Lookup<PprNodeList, PprNodeList,
-            PprFetchRequest, PprAnswerGroup> {
+    private static final class PprLists implements StoresLoaded<PprNodeList, PprFetchRequest, PprAnswerGroup> {
         private static final long serialVersionUID = 1L;
-
-        @Override
-        public PprNodeList stored(PprNodeList loaded) {
-            return loaded;
-        }
 
         @Override
         public PprAnswerGroup answer(PprFetchRequest request, KeyedLookupOperator.Values<PprNodeList> values)
