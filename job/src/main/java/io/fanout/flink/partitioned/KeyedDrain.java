@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -33,6 +34,27 @@ final class KeyedDrain {
             KeyedStateFunction<Object, ListState<T>> action) throws Exception {
         operator.getKeyedStateBackend().applyToAllKeys(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, state,
                 action);
+    }
+
+    /** One node's loaded rows, sorted; see {@link #forEachNodeSorted}. */
+    @FunctionalInterface
+    interface NodeRows {
+        void accept(long node, List<long[]> rows) throws Exception;
+    }
+
+    /**
+     * {@link #forEachKey} over a list state of rows keyed by node: each node's rows read, cleared and sorted in
+     * {@code order} (their list order: the load delivers them in any), then handed to {@code action}.
+     */
+    static void forEachNodeSorted(AbstractStreamOperator<?> operator, ListStateDescriptor<long[]> state,
+            Comparator<long[]> order, NodeRows action) throws Exception {
+        forEachKey(operator, state, (key, nodeRows) -> {
+            List<long[]> loaded = new ArrayList<>();
+            nodeRows.get().forEach(loaded::add);
+            nodeRows.clear();
+            loaded.sort(order);
+            action.accept((Long) key, loaded);
+        });
     }
 
     /**

@@ -1,9 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.ppr.FetchedList;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -59,12 +57,7 @@ public class PprListOperator extends AbstractStreamOperator<PprNodeList>
 
     @Override
     public void endInput() throws Exception {
-        KeyedDrain.forEachKey(this, EDGES, (key, nodeEdges) -> {
-            long node = (Long) key;
-            List<long[]> loaded = new ArrayList<>();
-            nodeEdges.get().forEach(loaded::add);
-            nodeEdges.clear();
-            loaded.sort(LIST_ORDER);
+        KeyedDrain.forEachNodeSorted(this, EDGES, LIST_ORDER, (node, loaded) -> {
             long[] neighbors = new long[loaded.size()];
             int[] degrees = new int[loaded.size()];
             for (int i = 0; i < neighbors.length; i++) {

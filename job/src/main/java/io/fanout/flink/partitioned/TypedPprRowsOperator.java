@@ -4,7 +4,6 @@ import io.fanout.flink.partitioned.TypedPprRecords.Edge;
 import io.fanout.flink.partitioned.TypedPprRecords.Rows;
 import io.fanout.sampling.ppr.TypedNodeRows;
 import io.fanout.sampling.ppr.TypedPprBatchPush;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
@@ -70,12 +69,7 @@ public class TypedPprRowsOperator extends AbstractStreamOperator<Rows>
     @Override
     public void endInput() throws Exception {
         int e = edgeTypeNames.size();
-        KeyedDrain.forEachKey(this, EDGES, (key, nodeEdges) -> {
-            long node = (Long) key;
-            List<long[]> loaded = new ArrayList<>();
-            nodeEdges.get().forEach(loaded::add);
-            nodeEdges.clear();
-            loaded.sort(LIST_ORDER);
+        KeyedDrain.forEachNodeSorted(this, EDGES, LIST_ORDER, (node, loaded) -> {
             int[] degree = new int[e];
             for (long[] edge : loaded) {
                 degree[(int) edge[0]]++;
