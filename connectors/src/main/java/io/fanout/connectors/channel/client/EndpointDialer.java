@@ -173,7 +173,7 @@ public final class EndpointDialer {
     private void checkTlsMatches(EndpointInfo info) throws ChannelReader.ServerError {
         if (info.servesTls() && tls == null) {
             throw new ChannelReader.ServerError("channel " + describe() + " serves TLS (\"tls\": true in its registry file): give the "
-                    + "reader the CA that signed its certificate (ChannelReader.Options.tlsCa)");
+                    + "reader the CA that signed its certificate (ChannelReader.Options.tlsCa, ChannelSource.withTlsCa)");
         }
         if (!info.servesTls() && tls != null) {
             throw new ChannelReader.ServerError("channel " + describe() + " serves plain TCP (no \"tls\" in its registry file) but "
@@ -226,7 +226,7 @@ public final class EndpointDialer {
                     + ", not WELCOME: not this endpoint (a stale registry address?)");
         }
         throw new ChannelReader.ServerError("channel " + describe() + " answered HELLO with " + (f == null ? "end of stream" : f.type())
-                + (f == null && tls == null ? " (an endpoint serving TLS closes a plain connection: give the reader its CA, tlsCa)" : ""));
+                + (f == null && tls == null ? " (an endpoint serving TLS closes a plain connection: give the reader its CA: ChannelReader.Options.tlsCa, ChannelSource.withTlsCa)" : ""));
     }
 
     public void closeSocket() {

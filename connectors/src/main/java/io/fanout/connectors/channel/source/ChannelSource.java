@@ -52,13 +52,15 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
     private final int prefetch;
     private final String token;
     private final boolean acknowledgeOnCheckpoint;
+    /** PEM file of the CA that signed the endpoints' certificates (TLS only), or null for plain TCP. */
+    private final String tlsCa;
 
     private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch) {
-        this(mode, inputs, connectTimeoutMillis, prefetch, "", true);
+        this(mode, inputs, connectTimeoutMillis, prefetch, "", true, null);
     }
 
     private ChannelSource(Mode mode, List<String> inputs, long connectTimeoutMillis, int prefetch, String token,
-            boolean acknowledgeOnCheckpoint) {
+            boolean acknowledgeOnCheckpoint, String tlsCa) {
         if (inputs.isEmpty()) {
             throw new IllegalArgumentException("channel source: no " + (mode == Mode.FILES ? "files" : "endpoints") + " given");
         }
@@ -72,6 +74,7 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
         this.prefetch = prefetch;
         this.token = token == null ? "" : token;
         this.acknowledgeOnCheckpoint = acknowledgeOnCheckpoint;
+        this.tlsCa = tlsCa;
     }
 
     /** Reads the {@code .samples} files given, or found under the directories given (hidden and in-progress files skipped). */
@@ -94,17 +97,17 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
 
     /** How long to wait for the registry to be complete and for endpoints to answer (default 60 s). */
     public ChannelSource withConnectTimeout(Duration timeout) {
-        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch, token, acknowledgeOnCheckpoint);
+        return new ChannelSource(mode, inputs, timeout.toMillis(), prefetch, token, acknowledgeOnCheckpoint, tlsCa);
     }
 
     /** Messages each endpoint may send ahead of consumption (default 4). */
     public ChannelSource withPrefetch(int n) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token, acknowledgeOnCheckpoint);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, n, token, acknowledgeOnCheckpoint, tlsCa);
     }
 
     /** The channel's access token; default: read from the registry files in registry mode. */
     public ChannelSource withToken(String t) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t, acknowledgeOnCheckpoint);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, t, acknowledgeOnCheckpoint, tlsCa);
     }
 
     /**
@@ -114,7 +117,23 @@ public final class ChannelSource implements Source<EncodedMessage, ChannelSplit,
      * checkpointing; a failure loses the messages received and not yet emitted downstream).
      */
     public ChannelSource withAcknowledgeOnCheckpoint(boolean onCheckpoint) {
-        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, token, onCheckpoint);
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, token, onCheckpoint, tlsCa);
+    }
+
+    /**
+     * Live mode: connect with TLS, trusting the CA (or bundle) in the PEM file {@code pemFile}, for a channel served
+     * with {@code fanout.channel.tls-cert}/{@code tls-key}; the file must be readable where the source's readers run.
+     */
+    public ChannelSource withTlsCa(String pemFile) {
+        if (pemFile == null || pemFile.isBlank()) {
+            throw new IllegalArgumentException("channel source: withTlsCa needs a PEM file, got '" + pemFile + "'");
+        }
+        return new ChannelSource(mode, inputs, connectTimeoutMillis, prefetch, token, acknowledgeOnCheckpoint, pemFile);
+    }
+
+    /** The CA PEM file live endpoints are trusted by (TLS), or null for plain TCP. */
+    public String tlsCa() {
+        return tlsCa;
     }
 
     /** Whether live messages are acknowledged on checkpoint completion (see {@link #withAcknowledgeOnCheckpoint}). */

@@ -4,12 +4,14 @@ import io.fanout.connectors.channel.client.ChannelReader;
 import io.fanout.connectors.channel.client.EndpointDialer;
 import io.fanout.connectors.channel.protocol.Frame;
 import io.fanout.connectors.channel.registry.EndpointRegistry;
+import io.fanout.connectors.channel.tls.ChannelTls;
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
@@ -89,9 +91,14 @@ final class EndpointSplitReader implements SplitReader<ChannelRecord, ChannelSpl
     private boolean connect() throws IOException {
         ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(source.prefetch())
                 .withConnectTimeout(source.connectTimeout()).withToken(source.token()).withStallTimeout(source.stallTimeout());
+        SSLContext tls = null;
+        if (source.tlsCa() != null) {
+            options = options.tlsCa(Path.of(source.tlsCa()));
+            tls = ChannelTls.clientContext(Path.of(source.tlsCa()), "ChannelSource.withTlsCa");
+        }
         String dir = source.registryDir();
         EndpointDialer dialer = new EndpointDialer(split.endpointIndex(), InetSocketAddress.createUnresolved(split.host(), split.port()),
-                dir == null ? null : new EndpointRegistry(Path.of(dir)), options, null);
+                dir == null ? null : new EndpointRegistry(Path.of(dir)), options, tls);
         EndpointDialer.Link link = dialer.dial(System.nanoTime() + source.connectTimeout().toNanos(), true, split.session(), () -> closed);
         if (link == null) {
             LOG.info("channel source: {} is finished: nothing left to read", dialer.describe());

@@ -114,6 +114,39 @@ class ChannelSourceMiniClusterTest {
         }
     }
 
+    @Test
+    void readsATlsChannelTrustingItsCa() throws Exception {
+        io.fanout.connectors.channel.tls.TestCertificates certs =
+                io.fanout.connectors.channel.tls.TestCertificates.create(dir.resolve("certs"), "Fanout Source Test CA");
+        Path registry = dir.resolve("tls-registry");
+        ChannelSinkOptions options = ChannelSinkOptions.builder(registry.toString()).capacity(4).linger(Duration.ofSeconds(2))
+                .tls(certs.chain.toString(), certs.key.toString()).build();
+        List<EncodedMessage> all = new ArrayList<>();
+        for (int b = 0; b < 40; b++) {
+            all.add(sample(0, b, 40));
+        }
+        try (ChannelEndpoint e = new ChannelEndpoint(options, 0, 1, "producer")) {
+            CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
+                try {
+                    for (EncodedMessage s : all) {
+                        e.put(s);
+                    }
+                    e.finishAndDrain();
+                } catch (Exception ex) {
+                    throw new RuntimeException(ex);
+                }
+            });
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(1);
+            env.enableCheckpointing(100);
+            DataStream<EncodedMessage> stream = env.fromSource(
+                    ChannelSource.registry(registry.toString()).withTlsCa(certs.ca.toString()),
+                    WatermarkStrategy.noWatermarks(), "channel-tls");
+            assertThat(sorted(collect(stream))).isEqualTo(sorted(all));
+            producer.get(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** Counts records and fails the task once, after a checkpoint completed and enough records went past it. */
     static final class FailOnceAfterCheckpoint extends RichMapFunction<EncodedMessage, EncodedMessage> implements CheckpointListener {
         static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
