@@ -51,6 +51,20 @@ class ChannelSourceMiniClusterTest {
         return out;
     }
 
+    /** Puts {@code messages} into endpoint {@code e} on another thread (blocking while its buffer is full), then finishes it. */
+    private static CompletableFuture<Void> produce(ChannelEndpoint e, List<EncodedMessage> messages) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                for (EncodedMessage m : messages) {
+                    e.put(m);
+                }
+                e.finishAndDrain();
+            } catch (Exception ex) {
+                throw new RuntimeException(ex);
+            }
+        });
+    }
+
     private static List<EncodedMessage> sorted(List<EncodedMessage> samples) {
         List<EncodedMessage> s = new ArrayList<>(samples);
         s.sort((x, y) -> x.epoch != y.epoch ? Integer.compare(x.epoch, y.epoch) : Integer.compare(x.batchId, y.batchId));
@@ -91,16 +105,7 @@ class ChannelSourceMiniClusterTest {
                     mine.add(sample(0, b, 200));
                 }
                 all.addAll(mine);
-                producers.add(CompletableFuture.runAsync(() -> {
-                    try {
-                        for (EncodedMessage s : mine) {
-                            e.put(s); // blocks at 4 buffered: the source job must pull
-                        }
-                        e.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                }));
+                producers.add(produce(e, mine)); // blocks at 4 buffered: the source job must pull
             }
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(2);
@@ -126,16 +131,7 @@ class ChannelSourceMiniClusterTest {
             all.add(sample(0, b, 40));
         }
         try (ChannelEndpoint e = new ChannelEndpoint(options, 0, 1, "producer")) {
-            CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
-                try {
-                    for (EncodedMessage s : all) {
-                        e.put(s);
-                    }
-                    e.finishAndDrain();
-                } catch (Exception ex) {
-                    throw new RuntimeException(ex);
-                }
-            });
+            CompletableFuture<Void> producer = produce(e, all);
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
             env.setParallelism(1);
             env.enableCheckpointing(100);
@@ -189,16 +185,7 @@ class ChannelSourceMiniClusterTest {
                     mine.add(sample(b / 200, b % 200, 200));
                 }
                 all.addAll(mine);
-                producers.add(CompletableFuture.runAsync(() -> {
-                    try {
-                        for (EncodedMessage s : mine) {
-                            e.put(s);
-                        }
-                        e.finishAndDrain();
-                    } catch (Exception ex) {
-                        throw new RuntimeException(ex);
-                    }
-                }));
+                producers.add(produce(e, mine));
             }
             Configuration conf = new Configuration();
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
