@@ -37,10 +37,14 @@ final class EndpointSplitReader implements SplitReader<ChannelRecord, ChannelSpl
     private ChannelSplit split;
     private EndpointSession session;
     private volatile boolean closed;
+    /** TLS with the source's CA (read once, here where the reader runs), or null for plain TCP. */
+    private final SSLContext tls;
 
     EndpointSplitReader(ChannelSource source, Map<String, EndpointSession> sessions) {
         this.source = source;
         this.sessions = sessions;
+        this.tls = source.tlsCa() == null ? null
+                : ChannelTls.clientContext(Path.of(source.tlsCa()), "ChannelSource.withTlsCa");
     }
 
     @Override
@@ -91,10 +95,8 @@ final class EndpointSplitReader implements SplitReader<ChannelRecord, ChannelSpl
     private boolean connect() throws IOException {
         ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(source.prefetch())
                 .withConnectTimeout(source.connectTimeout()).withToken(source.token()).withStallTimeout(source.stallTimeout());
-        SSLContext tls = null;
-        if (source.tlsCa() != null) {
-            options = options.tlsCa(Path.of(source.tlsCa()));
-            tls = ChannelTls.clientContext(Path.of(source.tlsCa()), "ChannelSource.withTlsCa");
+        if (tls != null) {
+            options = options.tlsCa(Path.of(source.tlsCa())); // named in the dialer's TLS messages
         }
         String dir = source.registryDir();
         EndpointDialer dialer = new EndpointDialer(split.endpointIndex(), InetSocketAddress.createUnresolved(split.host(), split.port()),
