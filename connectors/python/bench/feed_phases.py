@@ -2,9 +2,10 @@
 
 The messages of a ``.samples`` directory are held as blobs in memory (so no disk and no JVM), then:
 
-1. per phase, on the calling thread, medians over the messages: ``decode`` (safetensors header and
+1. per phase, on the calling thread, medians of its CPU time over the messages: ``decode`` (safetensors header and
    views), ``dequantise`` (uint8 -> float32 features), ``to_pyg`` (decode + dequantise + torch/PyG
-   wrapping) and ``step`` (the GraphSAGE step of ``train_feed_bench.py`` on converted ``Data``);
+   wrapping), for uint8 ``to_pyg_deferred`` (``to_pyg(..., dequantise=False)``: the features stay uint8 for the
+   GPU to dequantise) and ``step`` (the GraphSAGE step of ``train_feed_bench.py`` on converted ``Data``);
 2. the same training loop four ways, interleaved for ``--rounds`` rounds: over ``Data`` in memory,
    converting between steps (``inline``), through ``prefetch`` (a thread) and through
    ``prefetch(process=True)`` (a worker process handing over shared memory); for each, steps/s and
@@ -19,6 +20,7 @@ A loop whose training thread spends more CPU per step than in memory is slowed b
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -38,9 +40,11 @@ from train_feed_bench import make_model, step  # noqa: E402
 
 
 def timed(fn, *a):
-    started = time.perf_counter()
+    """``fn(*a)`` and the calling thread's CPU ms it took (``time.thread_time``: what the feed costs the trainer's
+    CPU, unaffected by other processes taking turns on the machine)."""
+    started = time.thread_time_ns()
     result = fn(*a)
-    return result, 1e3 * (time.perf_counter() - started)
+    return result, 1e-6 * (time.thread_time_ns() - started)
 
 
 def dequantise(msg):
@@ -53,6 +57,8 @@ def dequantise(msg):
 def phases(blobs, in_dim, classes):
     out = {"decode": [], "dequantise": [], "to_pyg": [], "step": []}
     model, optimizer = make_model(in_dim, classes)
+    for blob in blobs[:3]:  # warm-up: torch's first elementwise calls and the optimiser's state
+        step(model, optimizer, to_pyg(Message(decode(blob))))
     for blob in blobs:
         msg, ms = timed(lambda b: Message(decode(b)), blob)
         out["decode"].append(ms)
@@ -60,6 +66,9 @@ def phases(blobs, in_dim, classes):
             out["dequantise"].append(timed(dequantise, msg)[1])
         data, ms = timed(lambda b: to_pyg(Message(decode(b))), blob)
         out["to_pyg"].append(ms)
+        if msg["nfeats"].dtype == np.uint8:  # the features left for the GPU: fanout_client.dequantise there
+            out.setdefault("to_pyg_deferred", []).append(timed(lambda b: to_pyg(Message(decode(b)), dequantise=False),
+                                                               blob)[1])
         out["step"].append(timed(step, model, optimizer, data)[1])
     return {k: statistics.median(v) for k, v in out.items() if v}
 
@@ -79,11 +88,21 @@ def main():
     parser.add_argument("samples")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--torch-threads", type=int, default=1)
+    parser.add_argument("--json", action="store_true",
+                        help="print the phases' medians (thread CPU ms per message) as one JSON line and stop "
+                             "(what deploy/bin/fanout-bench feed records)")
     args = parser.parse_args()
     torch.set_num_threads(args.torch_threads)
-    blobs = [bytes(m.blob) for m in fanout_client.read_samples(args.samples)]
+    blobs = [bytearray(m.blob) for m in fanout_client.read_samples(args.samples)]
     converted = [to_pyg(Message(decode(b))) for b in blobs]
     in_dim, classes = converted[0].x.shape[1], int(max(int(d.y.max()) for d in converted)) + 1
+    if args.json:
+        medians = phases(blobs, in_dim, classes)
+        print(json.dumps(dict(messages=len(blobs), message_mb=float(np.mean([len(b) for b in blobs])) / 1e6,
+                              nodes=float(np.mean([d.x.shape[0] for d in converted])),
+                              features=int(in_dim), dtype=str(Message(decode(blobs[0]))["nfeats"].dtype),
+                              **{k + "_ms": v for k, v in medians.items()})))
+        return
     print(f"{len(blobs)} messages, {np.mean([len(b) for b in blobs]) / 1e6:.1f} MB each, "
           f"x {list(converted[0].x.shape)}; load average {os.getloadavg()[0]:.2f}", flush=True)
     print("phases (median ms per message): " + ", ".join(

@@ -36,7 +36,7 @@ from .epochs import IncompleteEpochError
 from .samples import (SamplesFormatError, SamplesReader, SamplesTruncatedWarning, SamplesWriter, read_records,
                       read_samples, samples_files)
 from .torch_support import to_torch
-from .pyg import to_pyg
+from .pyg import dequantise, to_pyg
 from .hetero_pyg import ablp_labels, is_hetero, to_hetero_data
 from .prefetch import Prefetcher, prefetch
 from .prefetch_process import ProcessPrefetcher
@@ -61,5 +61,5 @@ __all__ = [
     "ChannelClient", "ChannelError", "ChannelStallError", "ChannelTimeoutError", "SamplingError", "Epoch",
     "PROTOCOL_VERSION",
     "ShmRingReader", "ShmClient", "ShmMessage", "ShmRingError",
-    "Message", "to_torch", "to_pyg", "is_hetero", "to_hetero_data", "ablp_labels", "prefetch", "Prefetcher", "ProcessPrefetcher",
+    "Message", "to_torch", "to_pyg", "dequantise", "is_hetero", "to_hetero_data", "ablp_labels", "prefetch", "Prefetcher", "ProcessPrefetcher",
 ]

@@ -142,6 +142,29 @@ def test_uint8_features_are_dequantised_per_column_to_the_original_values():
     assert np.all(np.abs(x - features[msg["ids"]]) <= scale / 2 + 1e-6)  # within half a step per column
 
 
+def test_uint8_features_can_be_dequantised_after_the_move_to_the_device(monkeypatch):
+    """dequantise=False: x stays the message's uint8 (no copy), and dequantise(data) later gives exactly the
+    float32 values to_pyg computes on the CPU; also for the dict to_pyg returns without PyG."""
+    msg, _ = khop_message(feature_dtype="uint8")
+    on_cpu = to_pyg(msg).x
+    kept = to_pyg(msg, dequantise=False)
+    assert kept.x.dtype == torch.uint8 and np.array_equal(kept.x.numpy(), msg["nfeats"])
+    msg["nfeats"][0, 0] ^= 1  # shares the message's memory: nothing was copied
+    assert int(kept.x[0, 0]) == int(msg["nfeats"][0, 0])
+    msg["nfeats"][0, 0] ^= 1
+    assert kept.x_scale.tolist() == msg["#META.nfeats_scale"].tolist()
+    assert kept.x_offset.tolist() == msg["#META.nfeats_offset"].tolist()
+    data = fanout_client.dequantise(kept.to("cpu"))
+    assert data.x.dtype == torch.float32 and torch.equal(data.x, on_cpu)
+    assert "x_scale" not in data and "x_offset" not in data
+    assert fanout_client.dequantise(data) is data and torch.equal(data.x, on_cpu)  # nothing left to do
+    assert fanout_client.dequantise(to_pyg(msg, dequantise=False), dtype=torch.float64).x.dtype == torch.float64
+    monkeypatch.setattr(fanout_client.pyg, "_data_class", lambda: None)
+    plain = to_pyg(msg, dequantise=False)
+    assert plain["x"].dtype == torch.uint8
+    assert torch.equal(fanout_client.dequantise(plain)["x"], on_cpu) and "x_scale" not in plain
+
+
 def test_float16_is_cast_to_float32_unless_kept():
     msg, _ = khop_message(feature_dtype="float16")
     assert to_pyg(msg).x.dtype == torch.float32
@@ -210,6 +233,9 @@ def test_refuses_what_it_cannot_convert():
     msg, _ = khop_message(feature_dtype="uint8")
     with pytest.raises(ValueError, match="nfeats_scale"):
         to_pyg({k: v for k, v in msg.items() if k != "#META.nfeats_scale"})
+    typed = Message(decode(encode({**msg, "#IS_HETERO": np.array([1], dtype=I64)})))
+    with pytest.raises(ValueError, match=r"to_pyg\(dequantise=False\) is for homogeneous messages"):
+        to_pyg(typed, dequantise=False)
 
 
 class TwoLayerSage(torch.nn.Module):

@@ -33,13 +33,16 @@ public final class FanoutBench {
     private FanoutBench() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr") || args[0].equals("partitioned"))) {
+        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr") || args[0].equals("partitioned")
+                || args[0].equals("feed"))) {
             System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
                     + " [--parallelism 1,2] [--job-rounds 3] [--weights synthetic|column]\n"
                     + "       fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]"
                     + " [--batch-size N] [--seconds S] [--parallelism 1,2] [--job-rounds 3]\n"
                     + "       fanout-bench partitioned [--graph DIR | --scale 18 --edge-factor 16 | --edges N] [--fanout 10,5]"
                     + " [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]\n"
+                    + "       fanout-bench feed [--graph ../shared/data/cora] [--batch-size 512] [--fanout 15,10] [--epochs 5]"
+                    + " [--dtypes float32,uint8]\n"
                     + "       every one also takes " + BenchRecord.OPTIONS_USAGE);
             System.exit(2);
         }
@@ -51,6 +54,10 @@ public final class FanoutBench {
         }
         if (args[0].equals("ppr")) {
             PprBench.run(args, root, shared);
+            System.exit(0);
+        }
+        if (args[0].equals("feed")) {
+            FeedBench.run(args, root, shared);
             System.exit(0);
         }
         String graphArg = shared.resolve("data/ego_twitter_u").toString();
