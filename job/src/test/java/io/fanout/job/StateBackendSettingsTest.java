@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The state backend a job runs on ({@code --state-backend}, reconciled with Flink's {@code state.backend.type}) and
  * the job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
- * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks.
+ * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks at level 0, ZSTD below.
  */
 class StateBackendSettingsTest {
     private static Configuration flink(String... extra) {
@@ -55,9 +55,9 @@ class StateBackendSettingsTest {
     }
 
     @Test
-    void blocksAreCompressedWithLz4() {
+    void blocksAreCompressedWithLz4AtLevel0AndZstdBelow() {
         assertThat(flink().get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL))
-                .containsExactly(org.rocksdb.CompressionType.LZ4_COMPRESSION);
+                .containsExactly(org.rocksdb.CompressionType.LZ4_COMPRESSION, org.rocksdb.CompressionType.ZSTD_COMPRESSION);
         assertThat(flink("-D", "state.backend.rocksdb.compression.per.level=SNAPPY_COMPRESSION")
                 .get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL))
                 .containsExactly(org.rocksdb.CompressionType.SNAPPY_COMPRESSION);

@@ -102,12 +102,25 @@ final class BenchRecord {
      * @param goal the ratio issue 28 asks for (met when the median is at least this), or null
      */
     void add(String id, String what, String unit, String a, String b, Double goal, double[] aValues, double[] bValues) {
+        add(id, what, unit, a, b, goal, false, aValues, bValues);
+    }
+
+    /**
+     * As {@link #add(String, String, String, String, String, Double, double[], double[])}; with {@code lowerIsBetter}
+     * the goal is met when the median is at most {@code goal} (e.g. bytes per stored edge: b = bytes, a = edges),
+     * recorded as {@code "better": "lower"} (absent: higher is better).
+     */
+    void add(String id, String what, String unit, String a, String b, Double goal, boolean lowerIsBetter,
+            double[] aValues, double[] bValues) {
         ObjectNode m = measurements.computeIfAbsent(id, k -> {
             ObjectNode n = JSON.createObjectNode().put("id", id).put("what", what).put("unit", unit).put("a", a).put("b", b);
             if (goal == null) {
                 n.putNull("goal");
             } else {
                 n.put("goal", goal);
+            }
+            if (lowerIsBetter) {
+                n.put("better", "lower");
             }
             n.putArray("runs");
             return n;
@@ -121,10 +134,21 @@ final class BenchRecord {
         r.put("median", round4(median(ratios)));
         r.put("min", round4(Arrays.stream(ratios).min().orElse(Double.NaN)));
         r.put("max", round4(Arrays.stream(ratios).max().orElse(Double.NaN)));
-        System.out.printf(Locale.ROOT, "  %s: median %.2fx (rounds %.2f-%.2fx, %d rounds)%s%n", what, median(ratios),
-                r.get("min").asDouble(), r.get("max").asDouble(), ratios.length,
-                goal == null ? "" : String.format(Locale.ROOT, "  goal >= %.2fx: %s", goal,
-                        median(ratios) >= goal ? "met" : "NOT met"));
+        String x = lowerIsBetter ? "" : "x"; // a lower-is-better measurement is a quantity, not a speed-up
+        System.out.printf(Locale.ROOT, "  %s: median %.2f%s (rounds %.2f-%.2f%s, %d rounds)%s%n", what, median(ratios),
+                x, r.get("min").asDouble(), r.get("max").asDouble(), x, ratios.length,
+                goal == null ? "" : String.format(Locale.ROOT, "  goal %s %.2f%s: %s", lowerIsBetter ? "<=" : ">=", goal, x,
+                        met(median(ratios), goal, lowerIsBetter) ? "met" : "NOT met"));
+    }
+
+    /** Whether a median meets its goal: at least it, or at most it for a lower-is-better measurement. */
+    static boolean met(double median, double goal, boolean lowerIsBetter) {
+        return lowerIsBetter ? median <= goal : median >= goal;
+    }
+
+    /** Whether a written measurement's goal is an upper bound ({@code "better": "lower"}). */
+    static boolean lowerIsBetter(com.fasterxml.jackson.databind.JsonNode measurement) {
+        return measurement.has("better") && measurement.get("better").asText().equals("lower");
     }
 
     /** Summarises every measurement over the runs, prints the agreement line and writes the JSON; returns its path. */
@@ -156,7 +180,8 @@ final class BenchRecord {
             m.put("max", round4(pooled[pooled.length - 1]));
             m.put("q1", round4(quantile(pooled, 0.25)));
             m.put("q3", round4(quantile(pooled, 0.75)));
-            putNullable(m, "met", m.get("goal").isNull() ? null : median >= m.get("goal").asDouble());
+            boolean lower = lowerIsBetter(m);
+            putNullable(m, "met", m.get("goal").isNull() ? null : met(median, m.get("goal").asDouble(), lower));
             Boolean agree = null;
             if (medians.size() > 1) {
                 double lo = medians.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
@@ -166,11 +191,12 @@ final class BenchRecord {
             }
             putNullable(m, "agree", agree);
             list.add(m);
-            System.out.printf(Locale.ROOT, "  %-55s median %.2fx (IQR %.2f-%.2fx, min-max %.2f-%.2fx)%s%s%n",
-                    m.get("what").asText(), median, quantile(pooled, 0.25), quantile(pooled, 0.75), pooled[0],
-                    pooled[pooled.length - 1], m.get("goal").isNull() ? "" : String.format(Locale.ROOT,
-                            "  goal >= %.2fx %s", m.get("goal").asDouble(), median >= m.get("goal").asDouble()
-                                    ? "met" : "NOT met"),
+            String x = lower ? "" : "x";
+            System.out.printf(Locale.ROOT, "  %-55s median %.2f%s (IQR %.2f-%.2f%s, min-max %.2f-%.2f%s)%s%s%n",
+                    m.get("what").asText(), median, x, quantile(pooled, 0.25), quantile(pooled, 0.75), x, pooled[0],
+                    pooled[pooled.length - 1], x, m.get("goal").isNull() ? "" : String.format(Locale.ROOT,
+                            "  goal %s %.2f%s %s", lower ? "<=" : ">=", m.get("goal").asDouble(), x,
+                            met(median, m.get("goal").asDouble(), lower) ? "met" : "NOT met"),
                     agree == null ? "" : String.format(Locale.ROOT, "  runs %s: %s", medians.stream().map(v ->
                             String.format(Locale.ROOT, "%.2fx", v)).toList(), agree ? "agree" : "DO NOT agree"));
         }

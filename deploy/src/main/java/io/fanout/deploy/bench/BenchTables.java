@@ -51,16 +51,20 @@ public final class BenchTables {
             for (JsonNode m : r.get("measurements")) {
                 List<String> medians = new ArrayList<>();
                 for (JsonNode run : m.get("runs")) {
-                    medians.add(String.format(Locale.ROOT, "%.2fx", run.get("median").asDouble()));
+                    medians.add(String.format(Locale.ROOT, "%.2f%s", run.get("median").asDouble(),
+                            BenchRecord.lowerIsBetter(m) ? "" : "x"));
                 }
-                md.append(String.format(Locale.ROOT, "| %s | **%.2fx** | %.2f-%.2fx | %.2f-%.2fx | %s | %s | %s |%n",
-                        m.get("what").asText(), m.get("median").asDouble(), m.get("q1").asDouble(),
-                        m.get("q3").asDouble(), m.get("min").asDouble(), m.get("max").asDouble(),
+                // A lower-is-better measurement is a quantity (e.g. bytes per stored edge), not a speed-up: no "x".
+                boolean lower = BenchRecord.lowerIsBetter(m);
+                String x = lower ? "" : "x";
+                md.append(String.format(Locale.ROOT, "| %s | **%.2f%s** | %.2f-%.2f%s | %.2f-%.2f%s | %s | %s | %s |%n",
+                        m.get("what").asText(), m.get("median").asDouble(), x, m.get("q1").asDouble(),
+                        m.get("q3").asDouble(), x, m.get("min").asDouble(), m.get("max").asDouble(), x,
                         // warm-up + measured rounds per run, times the runs
                         r.get("warmup").asInt() + "+" + m.get("runs").get(0).get("ratios").size()
                                 + (medians.size() > 1 ? " x" + medians.size() : ""),
-                        m.get("goal").isNull() ? "-" : String.format(Locale.ROOT, ">= %sx: %s",
-                                m.get("goal").asText(), m.get("met").asBoolean() ? "met" : "**not met**"),
+                        m.get("goal").isNull() ? "-" : String.format(Locale.ROOT, "%s %s%s: %s", lower ? "<=" : ">=",
+                                m.get("goal").asText(), x, m.get("met").asBoolean() ? "met" : "**not met**"),
                         m.get("agree").isNull() ? "- (one run)" : (m.get("agree").asBoolean() ? "yes " : "**no** ")
                                 + String.join(", ", medians)));
             }

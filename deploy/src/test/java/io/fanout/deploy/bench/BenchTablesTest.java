@@ -55,7 +55,8 @@ class BenchTablesTest {
                 double median = BenchRecord.median(pooled.stream().mapToDouble(Double::doubleValue).toArray());
                 assertThat(m.get("median").asDouble()).isCloseTo(median, offset(1e-3));
                 if (!m.get("goal").isNull()) {
-                    assertThat(m.get("met").asBoolean()).isEqualTo(median >= m.get("goal").asDouble());
+                    assertThat(m.get("met").asBoolean()).isEqualTo(BenchRecord.lowerIsBetter(m)
+                            ? median <= m.get("goal").asDouble() : median >= m.get("goal").asDouble());
                 }
                 if (medians.size() > 1) {
                     double lo = medians.stream().min(Double::compare).orElseThrow();
@@ -85,6 +86,8 @@ class BenchTablesTest {
         record.startRun(1);
         record.add("close", "close", "x/s", "a", "b", 1.0, new double[] {10, 10, 10}, new double[] {10, 12, 11});
         record.add("apart", "apart", "x/s", "a", "b", null, new double[] {10, 10, 10}, new double[] {20, 20, 20});
+        record.add("bytes", "bytes per edge", "bytes/edge", "edges", "bytes", 10.0, true, new double[] {10, 10},
+                new double[] {90, 110});
         JsonNode r = BenchRecord.JSON.readTree(record.write().toFile());
         assertThat(r.get("command").asText()).isEqualTo("deploy/bin/fanout-bench khop --parallelism \"\"");
         JsonNode close = r.get("measurements").get(0);
@@ -97,6 +100,10 @@ class BenchTablesTest {
         assertThat(apart.get("agree").asBoolean()).isFalse(); // 1.0 and 2.0
         assertThat(apart.get("met").isNull()).isTrue();
         assertThat(r.get("agree").asBoolean()).isFalse();
+        JsonNode bytes = r.get("measurements").get(2); // one run: median 10 (9 and 11), at most 10 is met
+        assertThat(bytes.get("better").asText()).isEqualTo("lower");
+        assertThat(bytes.get("met").asBoolean()).isTrue();
+        assertThat(BenchTables.markdown(dir)).contains("| bytes per edge | **10.00** |").contains("<= 10.0: met");
     }
 
     private static List<JsonNode> results() throws IOException {

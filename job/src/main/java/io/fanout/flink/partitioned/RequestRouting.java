@@ -104,12 +104,19 @@ final class RequestRouting {
     /** The answers to {@code group}, node by node through {@code answer}, as one record. */
     static AnswerGroup answerEach(RequestGroup group, NodeAnswer answer) throws Exception {
         int[] ends = new int[group.nodes.length];
-        LongArrayList neighbors = new LongArrayList();
+        // Each node's answer kept, then copied once into the group's array: a growing list copied its elements
+        // about three times over (its growth and the final array), 8 % of the lookup threads' samples on R-MAT 2^16.
+        long[][] sampled = new long[group.nodes.length][];
+        int total = 0;
         for (int i = 0; i < group.nodes.length; i++) {
-            long[] sampled = answer.sampled(group.nodes[i]);
-            neighbors.addElements(neighbors.size(), sampled);
-            ends[i] = neighbors.size();
+            sampled[i] = answer.sampled(group.nodes[i]);
+            total = Math.addExact(total, sampled[i].length);
+            ends[i] = total;
         }
-        return new AnswerGroup(group.batchKey, group.positions, ends, neighbors.toLongArray());
+        long[] neighbors = new long[total];
+        for (int i = 0; i < sampled.length; i++) {
+            System.arraycopy(sampled[i], 0, neighbors, ends[i] - sampled[i].length, sampled[i].length);
+        }
+        return new AnswerGroup(group.batchKey, group.positions, ends, neighbors);
     }
 }
