@@ -63,7 +63,13 @@ final class PartitionedBench {
         List<String> jobArgs = new ArrayList<>();
         String checkpointInterval = "10s";
         int managedMb = 1024;
-        BenchRecord record = new BenchRecord("partitioned", "deploy/bin/fanout-bench", args, root, 3, 0);
+        // PPR's result is its own file (partitioned-ppr.json), beside k-hop's rather than in place of it.
+        boolean pprArgs = false;
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            pprArgs |= args[i].equals("--job-args") && args[i + 1].matches(".*--sampler\\s+ppr\\b.*");
+        }
+        BenchRecord record = new BenchRecord(pprArgs ? "partitioned-ppr" : "partitioned", "deploy/bin/fanout-bench", args,
+                root, 3, 0);
         for (int i = 1; i + 1 < args.length; i += 2) {
             if (record.option(args[i], args[i + 1])) {
                 continue;
