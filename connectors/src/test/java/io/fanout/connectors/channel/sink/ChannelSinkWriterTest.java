@@ -422,6 +422,32 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void acksArrivingTogetherCountUpToABadOne() throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20).sessionTimeout(Duration.ofSeconds(30)));
+        for (int i = 0; i < 3; i++) {
+            w.write(sample(i), null);
+        }
+        RawClient c = client(w);
+        c.send(new Frame.Fetch(3));
+        Frame.Message m0 = c.message();
+        Frame.Message m1 = c.message();
+        c.message();
+        // One write, as a client batching its acks sends them: the endpoint takes them together.
+        c.sendRaw(concat(FrameWriter.encode(new Frame.Fetch(0, m0.seq())), FrameWriter.encode(new Frame.Fetch(0, m1.seq())),
+                FrameWriter.encode(new Frame.Fetch(0, 999))));
+        assertThat(c.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("acknowledges seq 999"));
+        awaitHeld(w, 1); // batches 0 and 1 acknowledged before the bad ack; batch 2 is held for the session
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            all.writeBytes(p);
+        }
+        return all.toByteArray();
+    }
+
+    @Test
     void messageOfAClientThatLeftGoesToAnother() throws Exception {
         ChannelSinkWriter w = writer(options());
         RawClient leaver = client(w);
