@@ -75,10 +75,11 @@ def decode(blob) -> dict[str, np.ndarray]:
     raw_header = bytes(view[8:data_start])
     layout = _layout if header_len <= _MAX_CACHED_HEADER_BYTES else _layout.__wrapped__
     entries = layout(raw_header, total - data_start)
-    data = view[data_start:]
     out: dict[str, np.ndarray] = {}
-    for begin, end, name, dtype, shape in entries:
-        array = np.frombuffer(data[begin:end], dtype=dtype).reshape(shape)
+    for begin, _, name, dtype, shape in entries:
+        # One constructor call per tensor (not a slice, frombuffer and reshape): a view of the
+        # validated span, read-only iff the blob is.
+        array = np.ndarray(shape, dtype, view, data_start + begin)
         if not array.flags.aligned:
             array = array.copy()
         out[name] = array

@@ -59,6 +59,11 @@ def _read_frame(sock: socket.socket, max_frame_bytes: int):
 _READ_AHEAD = 256 << 10
 # A blob remainder at least this large is received straight into the blob, not via read-ahead.
 _DIRECT = 32 << 10
+# While messages are that large, the read-ahead takes at most this much at a time: the next frame's
+# head and the start of its blob, which is copied; the rest of that blob is received straight into
+# it, together with the head after it (one scatter read, recvmsg_into, per message), so a large blob
+# is not received into the read-ahead and copied again.
+_TAIL = 4 << 10
 
 
 class _FrameStream:
@@ -67,9 +72,9 @@ class _FrameStream:
     A MESSAGE body comes back as (seq, epoch, batch_id, num_batches, blob); the blob is its own
     uninitialised numpy buffer (no zero-fill), 8-byte aligned, which the decoded arrays view: the
     bytes are copied once, from the socket into that buffer, and a large blob is received straight
-    into it."""
+    into it (on a plain socket with the head of the next frame, see ``_TAIL``)."""
 
-    __slots__ = ("sock", "tls", "max_frame_bytes", "buf", "view", "start", "end")
+    __slots__ = ("sock", "tls", "max_frame_bytes", "buf", "view", "start", "end", "large")
 
     def __init__(self, sock: socket.socket, max_frame_bytes: int):
         self.sock = sock
@@ -79,6 +84,7 @@ class _FrameStream:
         self.view = memoryview(self.buf)
         self.start = 0
         self.end = 0
+        self.large = False  # the last MESSAGE was received mostly straight into its blob
 
     def _fill(self, n: int, what: str) -> None:
         """Make at least ``n`` bytes available from ``start``."""
@@ -95,7 +101,7 @@ class _FrameStream:
             self.start, self.end = 0, have
         recv_into, view = self.sock.recv_into, self.view
         while self.end - self.start < n:
-            k = recv_into(view[self.end:])
+            k = recv_into(view[self.end:self.end + _TAIL] if self.large else view[self.end:])
             if k == 0:
                 raise EOFError(f"connection closed while reading {what} ({self.end - self.start} of {n} bytes)")
             self.end += k
@@ -112,7 +118,7 @@ class _FrameStream:
         if self.tls:
             return self._fill_now_tls()
         try:
-            k = self.sock.recv_into(self.view, 0, socket.MSG_DONTWAIT)
+            k = self.sock.recv_into(self.view, _TAIL if self.large else 0, socket.MSG_DONTWAIT)
         except (BlockingIOError, InterruptedError):
             return False
         except OSError:
@@ -161,7 +167,20 @@ class _FrameStream:
         got = min(size, self.end - self.start)
         blob[:got] = self.view[self.start:self.start + got]
         self.start += got
-        if size - got >= _DIRECT:
+        self.large = size - got >= _DIRECT
+        if self.large and not self.tls:
+            # The buffer is empty: the rest of the blob and, behind it, what follows (the next head).
+            self.start = self.end = 0
+            recvmsg_into, tail = self.sock.recvmsg_into, [self.view[:_TAIL]]
+            while got < size:
+                k = recvmsg_into([blob[got:], *tail])[0]
+                if k == 0:
+                    raise EOFError(f"connection closed while reading a MESSAGE blob ({got} of {size} bytes)")
+                if k > size - got:
+                    self.end = k - (size - got)
+                    k = size - got
+                got += k
+        elif self.large:
             recv_into = self.sock.recv_into
             while got < size:
                 k = recv_into(blob[got:])

@@ -17,6 +17,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,8 @@ final class ClientConnection {
     private static final long DISCARD_MAX_BYTES = 16 << 20;
     /** Client-to-server frames are small (HELLO carries at most a 64 KiB token, a u64 session and a rank and world size). */
     static final int MAX_INBOUND_FRAME_BYTES = 1 + 4 + 0xffff + 8 + 8;
+    /** At most this many FETCH frames are taken under one lock. */
+    private static final int MAX_FETCH_BATCH = 256;
     /** Socket send buffer of a client connection (SO_SNDBUF). */
     private static final int SEND_BUFFER_BYTES = 4 << 20;
     /** Output buffer of a client connection: blobs up to about this size are written with their head in one call. */
@@ -87,7 +91,7 @@ final class ClientConnection {
             if (ctx.tls() != null && !secure()) {
                 return;
             }
-            InputStream in = new BufferedInputStream(socket.getInputStream());
+            FrameInput in = new FrameInput(socket.getInputStream());
             // Large enough that a MESSAGE head and a typical blob leave in one write (one
             // segment train), not a tiny head segment and then the blob; larger blobs go directly.
             writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream(), WRITE_BUFFER_BYTES));
@@ -133,7 +137,7 @@ final class ClientConnection {
             send(new Frame.Welcome(hello.version(), ctx.index(), ctx.numEndpoints(), sessionId, resumed));
             LOG.info("{}: {} connected, session {}{}{}", name(), peer, Long.toHexString(sessionId), resumed ? " resumed" : "",
                     hello.ranked() ? ", rank " + hello.rank() + " of " + hello.worldSize() : "");
-            Thread r = new Thread(() -> receive(reader), "fanout-channel-" + ctx.index() + "-client-" + id + "-in");
+            Thread r = new Thread(() -> receive(in, reader), "fanout-channel-" + ctx.index() + "-client-" + id + "-in");
             r.setDaemon(true);
             receiver = r;
             r.start();
@@ -180,15 +184,26 @@ final class ClientConnection {
         return true;
     }
 
-    /** Writes what the delivery hands out until END_OF_STREAM, close or loss of the connection. */
+    /**
+     * Writes what the delivery hands out until END_OF_STREAM, close or loss of the connection. The
+     * messages ready at once are written together and flushed before the sender waits, so small
+     * messages do not cost a system call (and a wake-up of the client) each.
+     */
     private void serve() throws IOException, InterruptedException {
         EndpointDelivery delivery = ctx.delivery();
+        boolean unflushed = false;
         while (true) {
-            EndpointDelivery.Outgoing out = delivery.next(this, heartbeats, lastWriteNanos);
+            EndpointDelivery.Outgoing out = delivery.next(this, heartbeats, lastWriteNanos, unflushed);
             if (out == null) {
                 return;
             }
+            unflushed = false;
             switch (out.kind()) {
+                case FLUSH -> {
+                    synchronized (this) {
+                        writer.flush();
+                    }
+                }
                 case HEARTBEAT -> send(new Frame.Heartbeat());
                 case END_OF_EPOCH -> send(new Frame.EndOfEpoch(out.epoch()));
                 case END_OF_STREAM -> {
@@ -202,8 +217,9 @@ final class ClientConnection {
                     ClientSession.Sent msg = out.message();
                     EncodedMessage m = msg.sample();
                     synchronized (this) {
-                        writer.writeMessage(msg.seq(), m.epoch, m.batchId, m.numBatches, m.payload);
+                        writer.bufferMessage(msg.seq(), m.epoch, m.batchId, m.numBatches, m.payload);
                     }
+                    unflushed = true;
                     lastWriteNanos = System.nanoTime();
                     // A failed write leaves the message unacknowledged in the session: the client gets it
                     // again when it resumes, or another client once the session expires.
@@ -215,23 +231,43 @@ final class ClientConnection {
         }
     }
 
-    /** Receiver thread: credits and acks from FETCH frames until the client closes or breaks the protocol. */
-    private void receive(FrameReader reader) {
+    /**
+     * Receiver thread: credits and acks from FETCH frames until the client closes or breaks the
+     * protocol. The FETCH frames that arrived together (a client sends its acks in batches) are taken
+     * under one lock.
+     */
+    private void receive(FrameInput in, FrameReader reader) {
         EndpointDelivery delivery = ctx.delivery();
+        List<Frame.Fetch> fetches = new ArrayList<>();
         try {
             while (true) {
-                Frame f = reader.read();
+                Frame f;
+                try {
+                    f = reader.read();
+                } catch (ProtocolException e) {
+                    delivery.fetch(this, fetches); // the frames before the bad one count, as they would one by one
+                    throw e;
+                }
+                if (f instanceof Frame.Fetch fetch) {
+                    fetches.add(fetch);
+                    if (fetches.size() < MAX_FETCH_BATCH && in.holdsWholeFrame()) {
+                        continue; // more arrived with it: take them together
+                    }
+                }
+                if (!fetches.isEmpty()) {
+                    boolean serving = delivery.fetch(this, fetches);
+                    fetches.clear();
+                    if (!serving) {
+                        break;
+                    }
+                }
                 if (f == null) {
                     break;
                 }
-                if (f instanceof Frame.Fetch fetch) {
-                    if (!delivery.fetch(this, fetch)) {
-                        break;
-                    }
-                } else if (f instanceof Frame.Error err) {
+                if (f instanceof Frame.Error err) {
                     LOG.warn("{}: {} sent ERROR: {}", name(), peer, err.text());
                     break;
-                } else {
+                } else if (!(f instanceof Frame.Fetch)) {
                     fail("unexpected " + f.type() + " frame from a client");
                     return;
                 }
@@ -278,6 +314,23 @@ final class ClientConnection {
             // the peer went away first: nothing more to tell it
         }
         closeSocket();
+    }
+
+    /** The input of a connection, buffered; it tells whether a whole frame is buffered (without a system call). */
+    private static final class FrameInput extends BufferedInputStream {
+        FrameInput(InputStream in) {
+            super(in);
+        }
+
+        /** Whether the buffer holds a whole frame: reading it will not wait for the client. */
+        synchronized boolean holdsWholeFrame() {
+            int have = count - pos;
+            if (have < 4) {
+                return false;
+            }
+            long length = (buf[pos] & 0xffL) | (buf[pos + 1] & 0xffL) << 8 | (buf[pos + 2] & 0xffL) << 16 | (buf[pos + 3] & 0xffL) << 24;
+            return have >= 4 + length;
+        }
     }
 
     /** Closes the connection; it counts as connected until then. */

@@ -25,8 +25,12 @@ final class EndpointDelivery {
 
     /** What a connection's sender writes next. */
     enum Kind {
-        MESSAGE, END_OF_EPOCH, END_OF_STREAM, HEARTBEAT
+        MESSAGE, END_OF_EPOCH, END_OF_STREAM, HEARTBEAT,
+        /** Nothing to write at once (asked not to wait): send what was written so far, then ask again. */
+        FLUSH
     }
+
+    private static final Outgoing FLUSH = new Outgoing(Kind.FLUSH, null, -1, -1);
 
     /** The sender's next frame: a message (with the fetch latency its credit waited) or a control frame. */
     record Outgoing(Kind kind, ClientSession.Sent message, int epoch, long latencyNanos) {}
@@ -320,8 +324,11 @@ final class EndpointDelivery {
      * Blocks until {@code c}'s sender has something to write: END_OF_EPOCH, a MESSAGE its credits
      * and epoch allow, END_OF_STREAM, or (version 3) HEARTBEAT once nothing was written for the
      * interval since {@code lastWriteNanos}. Null when the endpoint closed or the connection is gone.
+     * With {@code unflushed} (the sender holds written frames not yet sent) it does not block:
+     * {@link Kind#FLUSH} when there is nothing to write at once, so the sender sends what it has
+     * before it waits.
      */
-    Outgoing next(ClientConnection c, boolean heartbeats, long lastWriteNanos) throws InterruptedException {
+    Outgoing next(ClientConnection c, boolean heartbeats, long lastWriteNanos, boolean unflushed) throws InterruptedException {
         long heartbeatNanos = options.heartbeatInterval().toNanos();
         lock.lock();
         try {
@@ -352,6 +359,9 @@ final class EndpointDelivery {
                 if (allDelivered() || shareDelivered(s)) {
                     return new Outgoing(Kind.END_OF_STREAM, null, -1, -1);
                 }
+                if (unflushed) {
+                    return FLUSH;
+                }
                 if (!heartbeats) {
                     changed.await();
                     continue;
@@ -368,35 +378,47 @@ final class EndpointDelivery {
     }
 
     /**
-     * Takes a FETCH of {@code c}'s client: its credits, the epoch it reads, its ack. False if the
-     * connection no longer serves a session (the receiver stops).
+     * Takes FETCH frames of {@code c}'s client, in order, under one lock (the frames that arrived
+     * together: one wake-up of the waiting threads, not one per frame): their credits, the epoch
+     * the client reads, their acks. False if the connection no longer serves a session (the
+     * receiver stops).
      */
-    boolean fetch(ClientConnection c, Frame.Fetch fetch) throws ProtocolException {
+    boolean fetch(ClientConnection c, List<Frame.Fetch> fetches) throws ProtocolException {
         lock.lock();
         try {
             ClientSession s = c.session;
             if (s == null || c.gone) {
                 return false;
             }
-            s.credits.grant(fetch.credits(), System.nanoTime());
-            s.maxEpoch = fetch.maxEpoch();
-            notFull.signalAll(); // a client now waiting for an open epoch lets put() past the bound
-            if (!s.isValidAck(fetch.ackedSeq())) {
-                throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
-                        + " but only " + s.lastSeq() + " messages were sent in this session");
-            }
-            // An ack of a message no longer held (acknowledged twice) is harmless.
-            EncodedMessage acked = s.ack(fetch.ackedSeq());
-            if (acked != null) {
-                held.acknowledged(acked);
-                epochs.acknowledged(acked.epoch, acked.batchId);
+            try {
+                for (Frame.Fetch fetch : fetches) {
+                    take(s, fetch);
+                }
+            } finally {
+                // A client now waiting for an open epoch lets put() past the bound; acks made room.
                 notFull.signalAll();
-                updateEndedEpoch();
+                changed.signalAll();
             }
-            changed.signalAll();
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Caller holds the lock. One FETCH of session {@code s}: its credits, the epoch it reads, its ack. */
+    private void take(ClientSession s, Frame.Fetch fetch) throws ProtocolException {
+        s.credits.grant(fetch.credits(), System.nanoTime());
+        s.maxEpoch = fetch.maxEpoch();
+        if (!s.isValidAck(fetch.ackedSeq())) {
+            throw new ProtocolException("FETCH acknowledges seq " + Long.toUnsignedString(fetch.ackedSeq())
+                    + " but only " + s.lastSeq() + " messages were sent in this session");
+        }
+        // An ack of a message no longer held (acknowledged twice) is harmless.
+        EncodedMessage acked = s.ack(fetch.ackedSeq());
+        if (acked != null) {
+            held.acknowledged(acked);
+            epochs.acknowledged(acked.epoch, acked.batchId);
+            updateEndedEpoch();
         }
     }
 

@@ -80,6 +80,22 @@ class FrameCodecTest {
     }
 
     @Test
+    void bufferedMessagesLeaveTogetherAtFlush() throws IOException {
+        byte[] payload = new byte[1000];
+        Arrays.fill(payload, (byte) 9);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        FrameWriter writer = new FrameWriter(new java.io.BufferedOutputStream(wire, 1 << 16));
+        writer.bufferMessage(1, 0, 10, 3, payload);
+        writer.bufferMessage(2, 0, 11, 3, payload);
+        assertThat(wire.size()).as("nothing sent before flush").isZero();
+        writer.flush();
+        FrameReader reader = reader(wire.toByteArray(), ChannelProtocol.DEFAULT_MAX_FRAME_BYTES);
+        assertThat(reader.read()).isEqualTo(new Frame.Message(1, 0, 10, 3, payload));
+        assertThat(reader.read()).isEqualTo(new Frame.Message(2, 0, 11, 3, payload));
+        assertThat(reader.read()).isNull();
+    }
+
+    @Test
     void oversizedFrameIsRejectedBeforeAllocating() {
         byte[] bytes = HexFormat.of().parseHex("ffffff7f04");
         assertThatThrownBy(() -> reader(bytes, 1024).read()).isInstanceOf(ProtocolException.class)

@@ -422,6 +422,43 @@ class ChannelSinkWriterTest {
     }
 
     @Test
+    void acksArrivingTogetherCountUpToABadOne() throws Exception {
+        ChannelSinkWriter w = writerKeepingSessions(3);
+        RawClient c = client(w);
+        List<Frame.Message> got = takeThree(c);
+        Frame.Message m0 = got.get(0);
+        Frame.Message m1 = got.get(1);
+        // One write, as a client batching its acks sends them: the endpoint takes them together.
+        c.sendRaw(concat(FrameWriter.encode(new Frame.Fetch(0, m0.seq())), FrameWriter.encode(new Frame.Fetch(0, m1.seq())),
+                FrameWriter.encode(new Frame.Fetch(0, 999))));
+        assertThat(c.read()).isInstanceOfSatisfying(Frame.Error.class, e -> assertThat(e.text()).contains("acknowledges seq 999"));
+        awaitHeld(w, 1); // batches 0 and 1 acknowledged before the bad ack; batch 2 is held for the session
+    }
+
+    /** A writer keeping a detached session 30 s, holding batches 0..n-1. */
+    private ChannelSinkWriter writerKeepingSessions(int n) throws Exception {
+        ChannelSinkWriter w = writer(options().capacity(20).sessionTimeout(Duration.ofSeconds(30)));
+        for (int i = 0; i < n; i++) {
+            w.write(sample(i), null);
+        }
+        return w;
+    }
+
+    /** Grants {@code c} 3 credits and reads the 3 messages they bring. */
+    private static List<Frame.Message> takeThree(RawClient c) throws IOException {
+        c.send(new Frame.Fetch(3));
+        return List.of(c.message(), c.message(), c.message());
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            all.writeBytes(p);
+        }
+        return all.toByteArray();
+    }
+
+    @Test
     void messageOfAClientThatLeftGoesToAnother() throws Exception {
         ChannelSinkWriter w = writer(options());
         RawClient leaver = client(w);
@@ -459,15 +496,9 @@ class ChannelSinkWriterTest {
 
     @Test
     void aReconnectingClientResumesItsSessionAndGetsItsUnacknowledgedMessagesAgain() throws Exception {
-        ChannelSinkWriter w = writer(options().capacity(20).sessionTimeout(Duration.ofSeconds(30)));
-        for (int i = 0; i < 5; i++) {
-            w.write(sample(i), null);
-        }
+        ChannelSinkWriter w = writerKeepingSessions(5);
         RawClient first = client(w);
-        first.send(new Frame.Fetch(3));
-        Frame.Message m0 = first.message();
-        first.message();
-        first.message();
+        Frame.Message m0 = takeThree(first).get(0);
         first.send(new Frame.Fetch(0, m0.seq())); // consumed batch 0 only
         awaitHeld(w, 4);
         first.close(); // killed with batches 1 and 2 unacknowledged
