@@ -111,7 +111,7 @@ final class PprBench {
                     // refsampler reads every neighbour; the job's default (GiGL's num_neighbors_per_hop) is 1000.
                     "--ppr-max-neighbors", "-1", "--batch-size", String.valueOf(batchSize), "--shuffle"), epochs,
                     JobSummary::seedsPerSecond, "seeds/s", () -> Double.parseDouble(ref.run(refArgs).get("seeds_per_s")),
-                    1.2);
+                    1.2, null);
         }
         record.write();
         BenchTables.updateReadme(root, record);
