@@ -183,7 +183,7 @@ public final class FanoutJobConfig {
                         + " read it as a local path (a shared mount), not a file system URI");
             }
         }
-        this.stateBackend = stateBackend(conf, store);
+        this.stateBackend = stateBackend(conf);
         int cacheMb = atLeast(conf, FanoutOptions.PARTITIONED_CACHE_MB, -1);
         this.partitionedCacheBytes = cacheMb < 0 ? -1 : (long) cacheMb << 20;
         this.partitionedSplitBytes = get(conf, FanoutOptions.PARTITIONED_SPLIT_SIZE).getBytes();
@@ -524,16 +524,13 @@ public final class FanoutJobConfig {
 
     /**
      * --state-backend, reconciled with Flink's own state.backend.type (a -D setting or the cluster's YAML passed to
-     * the job): one backend, named by either, never two that disagree. Named by neither: RocksDB for the partitioned
-     * store (its graph is the state), the heap for the memory store, whose keyed state is at most one waiting batch
-     * per key: RocksDB there only added its start (an instance per subtask: tenths of a second of a job's start-up)
-     * and native checkpoints.
+     * the job): one backend, named by either, never two that disagree.
      */
-    private static StateBackendType stateBackend(Configuration conf, StoreType store) {
+    private static StateBackendType stateBackend(Configuration conf) {
         String flink = conf.getOptional(org.apache.flink.configuration.StateBackendOptions.STATE_BACKEND).orElse(null);
         StateBackendType ours = conf.getOptional(FanoutOptions.STATE_BACKEND).orElse(null);
         if (flink == null) {
-            return ours != null ? ours : store == StoreType.PARTITIONED ? StateBackendType.ROCKSDB : StateBackendType.HASHMAP;
+            return ours == null ? FanoutOptions.STATE_BACKEND.defaultValue() : ours;
         }
         StateBackendType named = java.util.Arrays.stream(StateBackendType.values())
                 .filter(b -> b.flinkName().equalsIgnoreCase(flink.trim())).findFirst().orElse(null);

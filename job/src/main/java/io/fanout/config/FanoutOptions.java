@@ -118,14 +118,13 @@ public final class FanoutOptions {
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)
-            .noDefaultValue()
+            .defaultValue(StateBackendType.ROCKSDB)
             .withDescription("Flink's keyed-state backend, where --store partitioned keeps the graph: rocksdb (on the"
                     + " TaskManagers' local disks: graphs larger than their memory, incremental checkpoints) or hashmap"
                     + " (Flink's heap backend: the graph as objects in the TaskManagers' heaps, read without"
                     + " deserialising, every checkpoint a full copy: for graphs that fit the cluster's memory but not one"
-                    + " TaskManager). The same samples either way. Unset: rocksdb with --store partitioned, hashmap with"
-                    + " the memory store (whose keyed state is only the batches that wait for their epoch: no RocksDB to"
-                    + " start). Sets Flink's state.backend.type; -D state.backend.type with another value is refused.");
+                    + " TaskManager). The same samples either way. Sets Flink's state.backend.type; -D"
+                    + " state.backend.type with another value is refused.");
 
     public static final ConfigOption<Integer> PARTITIONED_BUCKET_SIZE = ConfigOptions.key("fanout.partitioned.bucket-size")
             .intType()

@@ -90,23 +90,6 @@ class StateBackendSettingsTest {
     }
 
     @Test
-    void theMemoryStoreRunsOnTheHeapUnlessABackendIsNamed() {
-        String[] memory = {"--graph", SharedData.graph("cora").toString()};
-        assertThat(FanoutJobConfig.from(FanoutJob.commandLine().parse(memory).configuration).stateBackend)
-                .isEqualTo(StateBackendType.HASHMAP);
-        Configuration conf = FlinkSettings.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine()
-                .parse(memory).configuration));
-        assertThat(conf.get(StateBackendOptions.STATE_BACKEND)).isEqualTo("hashmap");
-        assertThat(conf.contains(RocksDBConfigurableOptions.USE_BLOOM_FILTER)).isFalse();
-        String[] named = {"--graph", SharedData.graph("cora").toString(), "--state-backend", "rocksdb"};
-        assertThat(FanoutJobConfig.from(FanoutJob.commandLine().parse(named).configuration).stateBackend)
-                .isEqualTo(StateBackendType.ROCKSDB);
-        String[] flinks = {"--graph", SharedData.graph("cora").toString(), "-D", "state.backend.type=rocksdb"};
-        assertThat(FanoutJobConfig.from(FanoutJob.commandLine().parse(flinks).configuration).stateBackend)
-                .isEqualTo(StateBackendType.ROCKSDB);
-    }
-
-    @Test
     void twoBackendsThatDisagreeOrOneFanoutDoesNotRunOnAreRefusedByName() {
         assertThatThrownBy(() -> config("--state-backend", "hashmap", "-D", "state.backend.type=rocksdb"))
                 .isInstanceOf(ConfigException.class)
