@@ -239,6 +239,7 @@ class ChannelReaderTest {
     void aServerSendingBeyondItsCreditsIsAnErrorNamingIt() throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CountDownLatch allWritten = new CountDownLatch(1);
+            CountDownLatch hungUp = new CountDownLatch(1);
             CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
                 try {
                     for (int i = 0; i < 20; i++) {
@@ -254,19 +255,22 @@ class ChannelReaderTest {
                     while (in.read() != null) {
                         // its FETCH frames
                     }
-                } catch (java.io.IOException hungUp) {
+                } catch (java.io.IOException reset) {
                     // reset by the reader
                 }
+                hungUp.countDown();
             });
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.getLocalPort());
             // A short reconnect timeout: were the violation missed, the test fails on an assertion, not a hang.
             ChannelReader.Options options = ChannelReader.Options.defaults().withPrefetch(2).withPrefetchBytes(0)
                     .withReconnectTimeout(Duration.ofSeconds(2));
             try (ChannelReader r = ChannelReader.fromEndpoints(List.of(address), options)) {
-                // Nothing is consumed (so no credit returned) until all twenty are on the wire, so the
-                // connection thread sees the third MESSAGE against two credits however threads are scheduled
-                // (consuming as they arrived once let returned credits keep pace on a busy CI host).
+                // Nothing is consumed (so no credit returned) until the reader's connection thread has judged
+                // the stream and hung up: it sees the third MESSAGE against two credits however threads are
+                // scheduled. (Waiting only until all twenty were written let the test consume the first two, and
+                // so return their credits, before that thread had read the third, on a busy CI host.)
                 assertThat(allWritten.await(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(hungUp.await(30, TimeUnit.SECONDS)).as("the reader hangs up on the third MESSAGE").isTrue();
                 assertThatThrownBy(() -> {
                     while (r.hasNext()) {
                         r.next();
