@@ -300,12 +300,8 @@ public final class KHopSampler {
                         cols[ne + c] = start + SplitMix64.bounded(SplitMix64.mix(state), d);
                     }
                 } else {
-                    // Weighted draws (both modes) come through here too; the uniform paths only test for null.
-                    final int[] pick = weighted != null
-                            ? (replace ? weighted.withReplacement(state, start, d, f)
-                                    : weighted.withoutReplacement(state, start, d, f))
-                            : d <= Long.SIZE ? floydMask(state, d, f)
-                            : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f) : floydHashed(state, d, f);
+                    // Floyd's draws and weighted draws (both modes); small enough for the JIT to inline.
+                    final int[] pick = draw(state, start, d, f);
                     for (int c = 0; c < f; c++) {
                         rows[ne + c] = i;
                         cols[ne + c] = start + pick[c];
