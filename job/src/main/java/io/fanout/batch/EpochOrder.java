@@ -63,10 +63,17 @@ public final class EpochOrder {
      */
     public int[] inputIdsOf(int batchId) {
         int[] out = new int[plan.batchLength(batchId)];
-        for (int i = 0; i < out.length; i++) {
-            long slot = plan.slotAt(batchId, i);
-            out[i] = permuted == null ? (int) slot : (int) permuted.positionAt(slot);
+        if (permuted == null) {
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (int) plan.slotAt(batchId, i);
+            }
+            return out;
         }
+        long[] slots = new long[out.length];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = plan.slotAt(batchId, i);
+        }
+        permuted.positionsAt(slots, slots.length, out);
         return out;
     }
 }

@@ -16,6 +16,8 @@ import io.fanout.random.SplitMix64;
 public final class SeedPermutation {
     /** Eight rounds: four already make a Feistel network a pseudo-random permutation; the rest is margin. */
     private static final int ROUNDS = 8;
+    /** Encipherments {@link #positionsAt} runs side by side. */
+    private static final int LANES = 8;
 
     private final long n;
     private final int halfBits;
@@ -49,6 +51,56 @@ public final class SeedPermutation {
             v = encipher(v);
         } while (v >= n);
         return v;
+    }
+
+    /**
+     * {@link #positionAt} of {@code slots[0..count)} into {@code out}: the same positions, computed {@link #LANES} at a
+     * time. One encipherment is a chain of dependent multiplications (eight rounds of SplitMix64), so a lone slot
+     * waits on its chain; {@code LANES} independent chains side by side keep the multiplier busy, and a lane whose
+     * value has landed in {@code [0, n)} takes the next slot while the others still cycle-walk. For permutations
+     * whose positions fit an int (a seed set's).
+     */
+    public void positionsAt(long[] slots, int count, int[] out) {
+        final long n = this.n;
+        final long[] value = new long[LANES];
+        final int[] at = new int[LANES]; // which slot each lane holds; -1 = idle
+        int loaded = 0;
+        int done = 0;
+        for (int lane = 0; lane < LANES; lane++) {
+            at[lane] = loaded < count ? loaded : -1;
+            if (loaded < count) {
+                check(slots[loaded]);
+                value[lane] = slots[loaded++];
+            }
+        }
+        final long[] left = new long[LANES];
+        final long[] right = new long[LANES];
+        while (done < count) {
+            for (int lane = 0; lane < LANES; lane++) {
+                left[lane] = value[lane] >>> halfBits;
+                right[lane] = value[lane] & mask;
+            }
+            for (int r = 0; r < ROUNDS; r++) {
+                for (int lane = 0; lane < LANES; lane++) {
+                    long next = left[lane] ^ round(r, right[lane]);
+                    left[lane] = right[lane];
+                    right[lane] = next;
+                }
+            }
+            for (int lane = 0; lane < LANES; lane++) {
+                long v = (left[lane] << halfBits) | right[lane];
+                value[lane] = v;
+                if (at[lane] >= 0 && v < n) {
+                    out[at[lane]] = Math.toIntExact(v);
+                    done++;
+                    at[lane] = loaded < count ? loaded : -1;
+                    if (loaded < count) {
+                        check(slots[loaded]);
+                        value[lane] = slots[loaded++];
+                    }
+                }
+            }
+        }
     }
 
     /** The slot of the permuted order at which position {@code position} sits: the inverse of {@link #positionAt}. */

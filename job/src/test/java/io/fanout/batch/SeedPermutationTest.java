@@ -24,6 +24,27 @@ class SeedPermutationTest {
         assertThat(seen.cardinality()).isEqualTo((int) n);
     }
 
+    @ParameterizedTest(name = "n = {0}")
+    @ValueSource(longs = {1, 2, 3, 5, 100, 2708, 65_537, 1_000_003})
+    void positionsAtGivesPositionAtOfEverySlotInOrder(long n) {
+        SeedPermutation perm = new SeedPermutation(n, 9L);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(n);
+        for (int count : new int[] {0, 1, 3, 4, 5, 9, 512, 1031}) {
+            long[] slots = new long[count + 2]; // room past count stays unread
+            for (int i = 0; i < count; i++) {
+                slots[i] = i % 7 == 6 ? slots[i - 1] : random.nextLong(n); // repeats too
+            }
+            slots[count] = -1;
+            int[] out = new int[count];
+            perm.positionsAt(slots, count, out);
+            for (int i = 0; i < count; i++) {
+                assertThat(out[i]).as("slot %d of %d", i, count).isEqualTo(perm.positionAt(slots[i]));
+            }
+        }
+        assertThatThrownBy(() -> perm.positionsAt(new long[] {0, n}, 2, new int[2]))
+                .isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining(String.valueOf(n));
+    }
+
     @Test
     void largeDomainsInvertWithoutAnArray() {
         long n = (1L << 40) + 12_345;
