@@ -69,7 +69,7 @@ public final class ForwardPush {
     /** Hop at which the push reached the node (fewest pushes along any path that carried mass); -1 = untouched. */
     private final int[] hop;
     private final boolean[] inQueue;
-    /** FIFO ring; a node is in it at most once, so numNodes slots suffice. */
+    /** FIFO ring; a node is in it at most once, so numNodes + 1 slots always leave one free. */
     private final int[] queue;
     /** Nodes with a non-zero residual or score, in discovery order. */
     private final int[] touched;
@@ -147,8 +147,8 @@ public final class ForwardPush {
         this.hop = new int[n];
         Arrays.fill(hop, -1);
         this.inQueue = new boolean[n];
-        this.queue = new int[Math.max(n, 1)];
-        this.touched = new int[n];
+        this.queue = new int[n + 1]; // a free slot even with every node queued (the branch-free push writes it)
+        this.touched = new int[n + 1]; // likewise
         int maxDegree = 0;
         if (maxNeighbors > 0) {
             for (int v = 0; v < n; v++) {
@@ -225,6 +225,7 @@ public final class ForwardPush {
         final int[] hop = this.hop;
         final boolean[] inQueue = this.inQueue;
         final int[] queue = this.queue;
+        final int slots = queue.length;
         final int[] touched = this.touched;
         final int[] degrees = this.degrees;
         final double alphaEps = this.alphaEps;
@@ -240,14 +241,14 @@ public final class ForwardPush {
         int tail = 0;
         int queued = 0;
         queue[tail] = s;
-        tail = tail + 1 == n ? 0 : tail + 1;
+        tail = tail + 1 == slots ? 0 : tail + 1;
         queued++;
         inQueue[s] = true;
         long count = 0;
 
         while (queued > 0) {
             final int u = queue[head];
-            head = head + 1 == n ? 0 : head + 1;
+            head = head + 1 == slots ? 0 : head + 1;
             queued--;
             inQueue[u] = false;
             final double ru = residual[u];
@@ -263,56 +264,38 @@ public final class ForwardPush {
                 if (!inQueue[s] && rs >= alphaEps * Math.max(degrees[s], 1)) {
                     inQueue[s] = true;
                     queue[tail] = s;
-                    tail = tail + 1 == n ? 0 : tail + 1;
+                    tail = tail + 1 == slots ? 0 : tail + 1;
                     queued++;
                 }
                 continue;
             }
             final int nextHop = hop[u] + 1;
-            if (k > 0 && d > k) {
-                // Read k of the d positions (fixed per node), spread over those k.
-                final double share = keep * ru / k;
-                final int[] positions = this.positions;
+            // A node of degree d > k reads k of its d positions (fixed per node) and spreads over those k.
+            final boolean capped = k > 0 && d > k;
+            final int reads = capped ? k : d;
+            final int[] positions = this.positions;
+            if (capped) {
                 readPositions(rng, neighborSeed, nodeIds == null ? u : nodeIds[u], d, k, taken, nextTakenStamp(),
                         positions);
-                for (int j = 0; j < k; j++) {
-                    final int w = targets[start + positions[j]];
-                    final int hw = hop[w];
-                    if (hw < 0) {
-                        hop[w] = nextHop;
-                        touched[nt++] = w;
-                    } else if (hw > nextHop) {
-                        hop[w] = nextHop;
-                    }
-                    final double rw = residual[w] + share;
-                    residual[w] = rw;
-                    if (!inQueue[w] && rw >= alphaEps * Math.max(degrees[w], 1)) {
-                        inQueue[w] = true;
-                        queue[tail] = w;
-                        tail = tail + 1 == n ? 0 : tail + 1;
-                        queued++;
-                    }
-                }
-                continue;
             }
-            final double share = keep * ru / d;
-            for (int i = start, end = start + d; i < end; i++) {
-                final int w = targets[i];
+            final double share = keep * ru / reads;
+            for (int j = 0; j < reads; j++) {
+                final int w = targets[start + (capped ? positions[j] : j)];
+                // Branch-free: whether a neighbour is new, or now crosses its threshold, is a coin toss the CPU
+                // cannot predict. Untouched is -1, the largest hop unsigned, so the hop is an unsigned minimum;
+                // touched[nt] and queue[tail] are free slots, written whether or not they are counted.
                 final int hw = hop[w];
-                if (hw < 0) {
-                    hop[w] = nextHop;
-                    touched[nt++] = w;
-                } else if (hw > nextHop) {
-                    hop[w] = nextHop;
-                }
+                touched[nt] = w;
+                nt += hw >>> 31;
+                hop[w] = Math.min(hw + Integer.MIN_VALUE, nextHop + Integer.MIN_VALUE) - Integer.MIN_VALUE;
                 final double rw = residual[w] + share;
                 residual[w] = rw;
-                if (!inQueue[w] && rw >= alphaEps * Math.max(degrees[w], 1)) {
-                    inQueue[w] = true;
-                    queue[tail] = w;
-                    tail = tail + 1 == n ? 0 : tail + 1;
-                    queued++;
-                }
+                final boolean enqueue = !inQueue[w] & rw >= alphaEps * Math.max(degrees[w], 1);
+                inQueue[w] |= enqueue;
+                queue[tail] = w;
+                final int advanced = tail + 1 == slots ? 0 : tail + 1;
+                tail = enqueue ? advanced : tail;
+                queued += enqueue ? 1 : 0;
             }
         }
         numTouched = nt;
