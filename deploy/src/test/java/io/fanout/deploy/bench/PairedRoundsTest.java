@@ -20,11 +20,36 @@ class PairedRoundsTest {
                 return Map.of("rate", name.equals("a") ? 10.0 + round : 20.0 + round);
             });
         }
-        PairedRounds rounds = PairedRounds.run("test", 2, 3, sides, "rate");
+        PairedRounds rounds = PairedRounds.run("test", 2, 3, sides, "rate", 0);
         // Warm-up rounds -2 and -1 (reported as -1), then rounds 0..2, each pair in turn reversed.
         assertThat(calls).containsExactly("a-1", "b-1", "b-1", "a-1", "a0", "b0", "b1", "a1", "a2", "b2");
         assertThat(rounds.values("a", "rate")).containsExactly(10, 11, 12);
         assertThat(rounds.values("b", "rate")).containsExactly(20, 21, 22);
         assertThat(rounds.last("a")).containsEntry("rate", 12.0);
+    }
+
+    @Test
+    void aSideWaitsForABusyMachineAtMostTheGivenTime() throws Exception {
+        // A thread spinning on this machine keeps it busy; the wait gives up after its limit and the side runs.
+        var stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread spinner = new Thread(() -> {
+            long x = 0;
+            while (!stop.get()) {
+                x++;
+            }
+        });
+        spinner.start();
+        try {
+            long start = System.nanoTime();
+            PairedRounds.awaitQuiet("busy", 1_000_000_000L);
+            double waited = (System.nanoTime() - start) / 1e9;
+            // On 2 cores one spinning thread is >= 10 % busy: the full second (plus the last 250 ms sample), not more.
+            if (Runtime.getRuntime().availableProcessors() <= 8) {
+                assertThat(waited).isBetween(0.9, 3.0);
+            }
+        } finally {
+            stop.set(true);
+            spinner.join();
+        }
     }
 }
