@@ -4,7 +4,6 @@ import io.fanout.sampling.partitioned.NeighborBuckets;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -20,38 +19,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * Any {@code long[]} round-trips; the layout is not {@link CompactLongArraySerializer}'s, so a savepoint whose group
  * index was written by that one does not restore (Flink refuses the serializer change).
  */
-public final class GroupIndexEntrySerializer extends TypeSerializerSingleton<long[]> {
+public final class GroupIndexEntrySerializer extends LongArrayStateSerializer {
     private static final long serialVersionUID = 1L;
-    private static final long[] EMPTY = new long[0];
     private static final int OFFSET_BITS = 40;
     private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
 
     public static final GroupIndexEntrySerializer INSTANCE = new GroupIndexEntrySerializer();
-
-    @Override
-    public boolean isImmutableType() {
-        return false;
-    }
-
-    @Override
-    public long[] createInstance() {
-        return EMPTY;
-    }
-
-    @Override
-    public long[] copy(long[] from) {
-        return from.clone();
-    }
-
-    @Override
-    public long[] copy(long[] from, long[] reuse) {
-        return copy(from);
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
-    }
 
     @Override
     public void serialize(long[] record, DataOutputView target) throws IOException {
@@ -95,11 +68,6 @@ public final class GroupIndexEntrySerializer extends TypeSerializerSingleton<lon
             out[i] = (z >>> 1) ^ -(z & 1);
         }
         return out;
-    }
-
-    @Override
-    public long[] deserialize(long[] reuse, DataInputView source) throws IOException {
-        return deserialize(source);
     }
 
     @Override

@@ -4,27 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 /** Flink's serializer checks on {@link GroupIndexEntrySerializer}, and the bytes per group it saves. */
-class GroupIndexEntrySerializerTest extends SerializerTestBase<long[]> {
+class GroupIndexEntrySerializerTest extends LongArraySerializerTestBase {
 
     @Override
     protected TypeSerializer<long[]> createSerializer() {
         return GroupIndexEntrySerializer.INSTANCE;
-    }
-
-    @Override
-    protected int getLength() {
-        return -1;
-    }
-
-    @Override
-    protected Class<long[]> getTypeClass() {
-        return long[].class;
     }
 
     @Override
@@ -34,12 +22,6 @@ class GroupIndexEntrySerializerTest extends SerializerTestBase<long[]> {
             NeighborBuckets.GroupIndex.reference(3L << 40 | 123, 900), {Long.MIN_VALUE, Long.MAX_VALUE, 0, -64},
             {Long.MAX_VALUE}, {(1L << 40) - 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5},
         };
-    }
-
-    private static int bytes(TypeSerializer<long[]> serializer, long[] entry) throws IOException {
-        DataOutputSerializer out = new DataOutputSerializer(64);
-        serializer.serialize(entry, out);
-        return out.length();
     }
 
     @Test
