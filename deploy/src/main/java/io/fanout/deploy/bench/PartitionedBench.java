@@ -36,9 +36,10 @@ import java.util.stream.Stream;
  * {@code deploy/bench-results/partitioned.json}.
  *
  * <p>Per store and parallelism, one job per round (every node a seed, {@code --epochs} shuffled epochs, output
- * discarded), the stores in paired, alternated rounds ({@link PairedRounds}): every store samples the same epochs
- * right after its own load (with one epoch, cold against cold), and each store's ratio to the memory store is the
- * median of the per-round ratios. Every store first runs once on a small R-MAT graph (class loading and JIT). Load
+ * discarded), the stores in paired, alternated rounds ({@link PairedRounds}): every partitioned store samples the same
+ * epochs right after its own load (with one epoch, the cold one), the memory store a multiple of them, enough for a
+ * sampling window of {@link #MEMORY_WINDOW_S} (fixed per parallelism by up to two calibration jobs before the rounds), and
+ * each store's ratio to the memory store is the median of the per-round ratios. Every store first runs once on a small R-MAT graph (class loading and JIT). Load
  * time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch). Sampled
  * edges/s = the sampled edges / the sampling window (first to last message,
  * {@link JobSummary#samplingWindowSeconds}), so the stores are compared on sampling alone, without start-up or their
@@ -47,6 +48,8 @@ import java.util.stream.Stream;
 final class PartitionedBench {
     /** Shortest sampling window (first to last message) timed well; a shorter one is flagged. */
     static final double MIN_WINDOW_S = 4.0;
+    /** The memory store's sampling window the bench aims at: it runs more epochs than the others until it has it. */
+    static final double MEMORY_WINDOW_S = 6.0;
 
     private PartitionedBench() {}
 
@@ -115,10 +118,12 @@ final class PartitionedBench {
         }
         deleteTree(warmup);
         List<Row> table = new ArrayList<>();
-        // Every store samples the same epochs: epochs 1..E of a job that has just loaded the graph (E = --epochs; with
-        // the default 1, the first, cold epoch of each store against the first, cold epoch of the other).
-        String compared = epochs == 1 ? "the first epoch after the load (cold) of each store"
-                : "epochs 1-" + epochs + " after the load of each store (the first one cold)";
+        // Every partitioned store samples the same epochs: epochs 1..E of a job that has just loaded the graph (E =
+        // --epochs; with the default 1, the first, cold epoch). The memory store, which has nothing to warm, runs a
+        // multiple of E, enough for a window of MEMORY_WINDOW_S (memoryEpochs).
+        String compared = (epochs == 1 ? "the first epoch after the load (cold) of each partitioned store"
+                : "epochs 1-" + epochs + " after the load of each partitioned store (the first one cold)")
+                + ", the memory store's epochs for a window of about " + (int) MEMORY_WINDOW_S + " s";
         // Relative to the checkout when inside it (a generated R-MAT graph), so the committed file names no local path.
         record.details().put("graph", graph.toAbsolutePath().startsWith(root) ? root.relativize(graph.toAbsolutePath())
                 .toString() : graph.toString()).put("edge_rows", rows).put("fanout", fanout)
@@ -131,10 +136,13 @@ final class PartitionedBench {
             record.startRun(run);
             for (String ps : parallelisms.split(",")) {
                 int p = Integer.parseInt(ps.trim());
+                int memoryEpochs = storeList.contains("memory") && !storeList.equals(List.of("memory"))
+                        ? memoryEpochs(setup, p) : setup.epochs();
+                record.details().put("memory_epochs_p" + p, memoryEpochs);
                 LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
                 for (String store : storeList) {
                     sides.put(store, round -> {
-                        Row r = measure(setup, store, p);
+                        Row r = measure(setup, store, p, store.equals("memory") ? memoryEpochs : setup.epochs());
                         if (store.equals("memory")) {
                             storedEdges.set(r.storedEdges);
                         } else if (storedEdges.get() > 0) {
@@ -206,6 +214,32 @@ final class PartitionedBench {
         }
     }
 
+    /**
+     * The memory store's epochs at parallelism {@code p}: {@code --epochs} times the smallest whole factor that makes
+     * its sampling window about {@link #MEMORY_WINDOW_S} (its rate is timed as the first jobs ran), from up to two calibration jobs (discarded).
+     * The memory store samples R-MAT 2^18's five epochs in under a second, where the start and end of a window
+     * (first and last message) weigh as much as the epochs; the partitioned stores sample for several seconds. It
+     * keeps no cache that warms over epochs (its graph is on the heap from the load on), so its later epochs sample
+     * as its first ones. The factor is fixed before the paired rounds, so every round runs the same jobs.
+     */
+    private static int memoryEpochs(Setup setup, int p) throws Exception {
+        int factor = 1;
+        // Twice: the first job's window is stretched by its JIT, so the second, at the first one's factor, corrects it.
+        for (int step = 0; step < 2; step++) {
+            Row calibration = measure(setup, "memory", p, factor * setup.epochs());
+            double window = Math.max(calibration.windowSeconds, 0.05);
+            if (window >= MEMORY_WINDOW_S) {
+                break;
+            }
+            factor = (int) Math.min(64, Math.ceil(factor * MEMORY_WINDOW_S / window));
+            System.out.printf(Locale.ROOT, "  p=%d: the memory store sampled %d epoch(s) in %.2f s: %d epochs next%n", p,
+                    calibration.epochs, window, factor * setup.epochs());
+        }
+        System.out.printf(Locale.ROOT, "  p=%d: the memory store runs %d epochs a round (for a window of about %.0f s)%n", p,
+                factor * setup.epochs(), MEMORY_WINDOW_S);
+        return factor * setup.epochs();
+    }
+
     /** partitioned-heap: the partitioned store on Flink's heap keyed-state backend (--state-backend hashmap). */
     private static String backendStore(String store) {
         return store.equals("partitioned-heap") ? "partitioned" : store;
@@ -223,7 +257,7 @@ final class PartitionedBench {
      * One job of one store: every node a seed (unless the job arguments give seeds), {@code epochs} shuffled epochs,
      * output discarded; the checkpoint directory's size is polled while it runs.
      */
-    private static Row measure(Setup setup, String store, int p) throws Exception {
+    private static Row measure(Setup setup, String store, int p, int epochs) throws Exception {
         Row r = new Row(store, p);
         Path checkpoints = setup.workDir().resolve("checkpoints-" + store + "-p" + p);
         deleteTree(checkpoints);
@@ -236,7 +270,6 @@ final class PartitionedBench {
             common.addAll(List.of("--fanout", setup.fanout()));
         }
         common.addAll(setup.jobArgs());
-        int epochs = setup.epochs();
         DirectorySize size = new DirectorySize(checkpoints);
         size.start();
         JobSummary sample;

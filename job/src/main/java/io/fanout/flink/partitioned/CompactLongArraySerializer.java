@@ -3,7 +3,6 @@ package io.fanout.flink.partitioned;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -16,36 +15,10 @@ import org.apache.flink.core.memory.DataOutputView;
  * delta-encode them (a list's order is the sampler's position order). Self-delimiting, so RocksDB's list state
  * (elements joined by a delimiter, read back one by one) keeps working; negative ids cost little (zig-zag).
  */
-public final class CompactLongArraySerializer extends TypeSerializerSingleton<long[]> {
+public final class CompactLongArraySerializer extends LongArrayStateSerializer {
     private static final long serialVersionUID = 1L;
-    private static final long[] EMPTY = new long[0];
 
     public static final CompactLongArraySerializer INSTANCE = new CompactLongArraySerializer();
-
-    @Override
-    public boolean isImmutableType() {
-        return false;
-    }
-
-    @Override
-    public long[] createInstance() {
-        return EMPTY;
-    }
-
-    @Override
-    public long[] copy(long[] from) {
-        return from.clone();
-    }
-
-    @Override
-    public long[] copy(long[] from, long[] reuse) {
-        return copy(from);
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
-    }
 
     @Override
     public void serialize(long[] record, DataOutputView target) throws IOException {
@@ -70,11 +43,6 @@ public final class CompactLongArraySerializer extends TypeSerializerSingleton<lo
             out[i] = (z >>> 1) ^ -(z & 1);
         }
         return out;
-    }
-
-    @Override
-    public long[] deserialize(long[] reuse, DataInputView source) throws IOException {
-        return deserialize(source);
     }
 
     @Override

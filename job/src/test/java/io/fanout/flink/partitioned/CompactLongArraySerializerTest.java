@@ -4,28 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SerializerTestBase;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 /** Flink's serializer checks on {@link CompactLongArraySerializer}, and the sizes it exists for. */
-class CompactLongArraySerializerTest extends SerializerTestBase<long[]> {
+class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
 
     @Override
     protected TypeSerializer<long[]> createSerializer() {
         return CompactLongArraySerializer.INSTANCE;
-    }
-
-    @Override
-    protected int getLength() {
-        return -1;
-    }
-
-    @Override
-    protected Class<long[]> getTypeClass() {
-        return long[].class;
     }
 
     @Override
@@ -36,12 +25,6 @@ class CompactLongArraySerializerTest extends SerializerTestBase<long[]> {
         };
     }
 
-    private static int bytes(long[] values) throws IOException {
-        DataOutputSerializer out = new DataOutputSerializer(64);
-        CompactLongArraySerializer.INSTANCE.serialize(values, out);
-        return out.length();
-    }
-
     @Test
     void idsBelowTwoToTheTwentyTakeAtMostThreeBytesNotEight() throws IOException {
         long[] neighbours = new long[64];
@@ -49,8 +32,8 @@ class CompactLongArraySerializerTest extends SerializerTestBase<long[]> {
             neighbours[i] = (1L << 20) - 1 - i * 9973L;
         }
         // One length byte, then at most 3 bytes a neighbour: under 3/8 of Flink's 4 + 8 x 64 bytes.
-        assertThat(bytes(neighbours)).isLessThanOrEqualTo(1 + 3 * 64);
-        assertThat(bytes(new long[] {Long.MIN_VALUE})).isEqualTo(1 + 10);
+        assertThat(bytes(CompactLongArraySerializer.INSTANCE, neighbours)).isLessThanOrEqualTo(1 + 3 * 64);
+        assertThat(bytes(CompactLongArraySerializer.INSTANCE, new long[] {Long.MIN_VALUE})).isEqualTo(1 + 10);
     }
 
     @Test

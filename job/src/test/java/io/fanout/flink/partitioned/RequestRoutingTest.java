@@ -56,6 +56,19 @@ class RequestRoutingTest {
     }
 
     @Test
+    void theUnboxedOwnerIsFlinksForEveryKindOfId() {
+        Random random = new Random(3);
+        for (int parallelism : new int[] {2, 3, 7, 128}) {
+            int maxParallelism = KeyGroupRangeAssignment.computeDefaultMaxParallelism(parallelism);
+            for (int i = 0; i < 10_000; i++) {
+                long node = i < 5_000 ? i - 2_500 : random.nextLong();
+                assertThat(RequestRouting.subtaskOf(node, maxParallelism, parallelism))
+                        .isEqualTo(KeyGroupRangeAssignment.assignKeyToParallelOperator(node, maxParallelism, parallelism));
+            }
+        }
+    }
+
+    @Test
     void answersScatterToTheirFrontierPositions() {
         AnswerGroup answers = new AnswerGroup(1, new int[] {4, 0, 2}, new int[] {2, 2, 5}, new long[] {7, 8, 9, 10, 11});
         long[][] inOrder = new long[5][];
