@@ -300,8 +300,8 @@ class _Endpoint:
     def fit_window(self, nbytes: int) -> None:
         """Size the credit window to the endpoint's messages (``_CreditWindow.fit``); a grown window
         pays off only once the endpoint knows."""
-        if not self.settings.prefetch_bytes:
-            return
+        if not self.settings.prefetch_bytes or nbytes == self.credits.avg_bytes:
+            return  # a message of the average size changes nothing (the common case: one size)
         with self.lock:
             owed = self.credits.fit(nbytes, self.settings.prefetch, self.settings.prefetch_bytes)
         if owed:
