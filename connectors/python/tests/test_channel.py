@@ -73,6 +73,26 @@ def test_credits_are_prefetch_then_one_per_consumed_message(servers):
     assert client.credits()[0][1] == 10
 
 
+def test_a_wide_window_is_acknowledged_in_batches_of_sixteen_while_messages_are_buffered(servers):
+    # An endpoint holds at most its capacity (64 by default) counting unacknowledged messages: a client
+    # that kept its acks until half of a 64-message window was consumed, or until it ran dry, would stop
+    # an endpoint at that capacity while it works through what it received.
+    server = servers(batches(0, 80))
+    client = ChannelClient(endpoints=[server.address], prefetch=64, prefetch_bytes=0, connect_timeout=10)
+    iterator = iter(client)
+    assert wait_until(lambda: server.sent == 64)  # the whole window is in the client's socket: no waiting
+    for _ in range(16):
+        next(iterator)
+    assert wait_until(lambda: len(server.acks) == 16), f"acks arrived: {len(server.acks)} after 16 consumed"
+    assert server.acks == list(range(1, 17))
+    assert wait_until(lambda: server.sent == 80)  # credits for 16 more: every message is in the socket
+    for _ in range(15):
+        next(iterator)
+    assert len(server.acks) == 16  # the next batch goes with the 32nd
+    rest = list(iterator)
+    assert len(rest) == 80 - 31 and sorted(server.acks) == list(range(1, 81))
+
+
 def sized_batches(sizes):
     """One endpoint's messages whose blobs are about ``sizes[i]`` bytes each."""
     out = []

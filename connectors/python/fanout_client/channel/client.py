@@ -258,7 +258,10 @@ class ChannelClient:
     # ---- handing out --------------------------------------------------------------------------
 
     def _all_done(self) -> bool:
-        return all(ep.done for ep in self._endpoints)
+        for ep in self._endpoints:  # a loop, not all() of a generator: this runs for every message
+            if not ep.done:
+                return False
+        return True
 
     def _handle_control(self, kind, ep, payload) -> None:
         if kind == "epoch_end":
@@ -314,11 +317,14 @@ class ChannelClient:
 
     def __next__(self) -> Message:
         """The next message of any epoch, in arrival order."""
-        if self._shared.closed:
+        shared = self._shared
+        if shared.closed:
             raise StopIteration
-        self.connect()
-        self._limit_epochs(ANY_EPOCH)
-        while (event := self._order.unpark()) is not None:
+        if not self._connected:
+            self.connect()
+        if shared.epoch_limit != ANY_EPOCH:
+            self._limit_epochs(ANY_EPOCH)
+        while self._order.parked and (event := self._order.unpark()) is not None:
             _, ep, meta, msg = event
             if self._accept(ep, meta, msg):
                 return self._hand_out(ep, meta, msg)
@@ -336,8 +342,9 @@ class ChannelClient:
         """The next message of ``epoch`` (``Epoch.__next__``); StopIteration once every endpoint ended it."""
         if self._shared.closed:
             raise StopIteration
-        self._limit_epochs(epoch)
-        while (event := self._order.unpark(epoch)) is not None:
+        if self._shared.epoch_limit != epoch:
+            self._limit_epochs(epoch)
+        while self._order.parked and (event := self._order.unpark(epoch)) is not None:
             _, ep, meta, msg = event
             if self._accept(ep, meta, msg):
                 return self._hand_out(ep, meta, msg)

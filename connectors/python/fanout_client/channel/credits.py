@@ -12,6 +12,11 @@ from .frames import FETCH, _FETCH, _FETCH_FRAME
 DEFAULT_PREFETCH_BYTES = 8 << 20
 # Upper bound of an endpoint's credit window, however small its messages.
 MAX_PREFETCH_WINDOW = 1024
+# Acks are sent once this many are pending (or half the window, if less): an endpoint holds at most
+# fanout.channel.capacity messages (64 by default) counting unacknowledged ones, so acks held back for
+# half a wide window (64 of 128 for 64 KiB messages) stopped it until the client had drained its socket,
+# and the two sides took turns instead of working at once.
+ACK_BATCH = 16
 
 
 class _CreditWindow:
@@ -34,9 +39,9 @@ class _CreditWindow:
         self.extra = self.withhold = 0
 
     def add_ack(self, meta) -> bool:
-        """Note a consumed message's ack; True once half the window is pending (time to send)."""
+        """Note a consumed message's ack; True once ``ACK_BATCH`` or half the window are pending (time to send)."""
         self.acks.append(meta)
-        return len(self.acks) >= max(1, self.window // 2)
+        return len(self.acks) >= max(1, min(ACK_BATCH, self.window // 2))
 
     def owes(self) -> bool:
         return bool(self.acks or self.extra)

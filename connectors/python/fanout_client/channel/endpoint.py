@@ -291,7 +291,7 @@ class _Endpoint:
 
     def ack(self, meta) -> None:
         """Acknowledge a consumed message and give its credit back. The FETCH frames are batched:
-        sent together (one system call) once half the endpoint's window is pending, and always
+        sent together (one system call) once ``credits.ACK_BATCH`` (or half the window) are pending, and always
         before the consumer waits for a message, at the end of an epoch and on close, so the
         endpoint never waits on an ack the client is sitting on while it waits itself."""
         if self.credits.add_ack(meta):
@@ -300,8 +300,8 @@ class _Endpoint:
     def fit_window(self, nbytes: int) -> None:
         """Size the credit window to the endpoint's messages (``_CreditWindow.fit``); a grown window
         pays off only once the endpoint knows."""
-        if not self.settings.prefetch_bytes:
-            return
+        if not self.settings.prefetch_bytes or nbytes == self.credits.avg_bytes:
+            return  # a message of the average size changes nothing (the common case: one size)
         with self.lock:
             owed = self.credits.fit(nbytes, self.settings.prefetch, self.settings.prefetch_bytes)
         if owed:

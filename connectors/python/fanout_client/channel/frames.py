@@ -23,6 +23,8 @@ _FETCH_FRAME = struct.Struct("<IBIQi")
 # FETCH max_epoch of a client that takes any epoch (flat iteration).
 ANY_EPOCH = 0x7FFFFFFF
 _MESSAGE_HEAD = struct.Struct("<Qiii")
+_MESSAGE_MIN_LENGTH = 1 + _MESSAGE_HEAD.size  # type and head, an empty blob
+_MESSAGE_HEAD_END = 5 + _MESSAGE_HEAD.size    # length, type and head
 _WELCOME = struct.Struct("<HIIQB")
 
 
@@ -144,29 +146,33 @@ class _FrameStream:
         return True
 
     def read(self):
-        self._fill(4, "a frame length")
+        # The _fill calls are guarded here: on the per-message path the bytes are mostly buffered already.
+        if self.end - self.start < 4:
+            self._fill(4, "a frame length")
         (length,) = _U32.unpack_from(self.buf, self.start)
         if length < 1:
             raise ValueError("frame length 0 (must be at least 1)")
         if length > self.max_frame_bytes:
             raise ValueError(f"frame of {length} bytes exceeds the {self.max_frame_bytes}-byte limit")
-        self._fill(5, "a frame type")
+        if self.end - self.start < 5:
+            self._fill(5, "a frame type")
         frame_type = self.buf[self.start + 4]
         if frame_type != MESSAGE:
             self._fill(4 + length, f"a {FRAME_NAMES.get(frame_type, frame_type)} body")
             body = bytes(self.view[self.start + 5:self.start + 4 + length])
             self.start += 4 + length
             return frame_type, body
-        if length < 1 + _MESSAGE_HEAD.size:
+        if length < _MESSAGE_MIN_LENGTH:
             raise ValueError(f"MESSAGE frame of {length} bytes is shorter than its {_MESSAGE_HEAD.size}-byte head")
-        self._fill(5 + _MESSAGE_HEAD.size, "a MESSAGE head")
+        if self.end - self.start < _MESSAGE_HEAD_END:
+            self._fill(_MESSAGE_HEAD_END, "a MESSAGE head")
+        start = self.start + _MESSAGE_HEAD_END
         head = _MESSAGE_HEAD.unpack_from(self.buf, self.start + 5)
-        self.start += 5 + _MESSAGE_HEAD.size
-        size = length - 1 - _MESSAGE_HEAD.size
+        size = length - _MESSAGE_MIN_LENGTH
         blob = memoryview(np.empty(size, dtype=np.uint8))
-        got = min(size, self.end - self.start)
-        blob[:got] = self.view[self.start:self.start + got]
-        self.start += got
+        got = min(size, self.end - start)
+        blob[:got] = self.view[start:start + got]
+        self.start = start + got
         self.large = size - got >= _DIRECT
         if self.large and not self.tls:
             # The buffer is empty: the rest of the blob and, behind it, what follows (the next head).
