@@ -64,19 +64,18 @@ public final class SeedPermutation {
         final long n = this.n;
         final long[] value = new long[LANES];
         final int[] at = new int[LANES]; // which slot each lane holds; -1 = idle
-        int loaded = 0;
-        int done = 0;
-        for (int lane = 0; lane < LANES; lane++) {
-            at[lane] = loaded < count ? loaded : -1;
-            if (loaded < count) {
-                check(slots[loaded]);
-                value[lane] = slots[loaded++];
-            }
-        }
+        java.util.Arrays.fill(at, -1);
         final long[] left = new long[LANES];
         final long[] right = new long[LANES];
+        int loaded = 0;
+        int done = 0;
         while (done < count) {
             for (int lane = 0; lane < LANES; lane++) {
+                if (at[lane] < 0 && loaded < count) {
+                    check(slots[loaded]);
+                    value[lane] = slots[loaded];
+                    at[lane] = loaded++;
+                }
                 left[lane] = value[lane] >>> halfBits;
                 right[lane] = value[lane] & mask;
             }
@@ -93,11 +92,7 @@ public final class SeedPermutation {
                 if (at[lane] >= 0 && v < n) {
                     out[at[lane]] = Math.toIntExact(v);
                     done++;
-                    at[lane] = loaded < count ? loaded : -1;
-                    if (loaded < count) {
-                        check(slots[loaded]);
-                        value[lane] = slots[loaded++];
-                    }
+                    at[lane] = -1;
                 }
             }
         }

@@ -61,16 +61,17 @@ final class PairedRounds {
         return result;
     }
 
-    /** Busy share of all CPUs below which the machine counts as quiet (a second's sampling of /proc/stat). */
+    /** Busy share of all CPUs below which the machine counts as quiet (over 250 ms of /proc/stat). */
     private static final double QUIET = 0.10;
     /** The longest wait for quiet before a side runs anyway (by default). */
     static final long MAX_QUIET_WAIT_NANOS = 20_000_000_000L;
 
     /**
-     * Waits until the machine's CPUs are idle (below {@link #QUIET} busy over 250 ms) before a side
-     * runs (at most {@code maxWaitNanos}): what the previous side left running (a finished job's threads winding down, JIT compilation, a child
-     * process exiting) otherwise slows whichever side comes next, and a single-threaded reference shares a core's
-     * caches with it. Prints a line when it waited long or gave up. Without /proc/stat it does not wait.
+     * Waits, at most {@code maxWaitNanos}, until the machine's CPUs are idle (below {@link #QUIET} busy over 250 ms)
+     * before a side runs: what the previous side left running (a finished job's threads winding down, JIT
+     * compilation, a child process exiting) otherwise slows whichever side comes next, and a single-threaded
+     * reference shares a core's caches with it. Prints a line when it waited long or gave up. Without /proc/stat it
+     * does not wait.
      */
     static void awaitQuiet(String side, long maxWaitNanos) throws InterruptedException {
         if (maxWaitNanos <= 0) {

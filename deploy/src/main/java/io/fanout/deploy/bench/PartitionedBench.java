@@ -38,8 +38,9 @@ import java.util.stream.Stream;
  * <p>Per store and parallelism, one job per round (every node a seed, {@code --epochs} shuffled epochs, output
  * discarded), the stores in paired, alternated rounds ({@link PairedRounds}): every partitioned store samples the same
  * epochs right after its own load (with one epoch, the cold one), the memory store a multiple of them, enough for a
- * sampling window of {@link #MEMORY_WINDOW_S} (fixed per parallelism by up to two calibration jobs before the rounds), and
- * each store's ratio to the memory store is the median of the per-round ratios. Every store first runs once on a small R-MAT graph (class loading and JIT). Load
+ * sampling window of {@link #MEMORY_WINDOW_S} (fixed per parallelism by up to two calibration jobs before the
+ * rounds), and each store's ratio to the memory store is the median of the per-round ratios. Every store first runs
+ * once on a small R-MAT graph (class loading and JIT). Load
  * time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch). Sampled
  * edges/s = the sampled edges / the sampling window (first to last message,
  * {@link JobSummary#samplingWindowSeconds}), so the stores are compared on sampling alone, without start-up or their
@@ -216,7 +217,8 @@ final class PartitionedBench {
 
     /**
      * The memory store's epochs at parallelism {@code p}: {@code --epochs} times the smallest whole factor that makes
-     * its sampling window about {@link #MEMORY_WINDOW_S} (its rate is timed as the first jobs ran), from up to two calibration jobs (discarded).
+     * its sampling window about {@link #MEMORY_WINDOW_S} (its rate is timed as the first jobs ran), from up to two
+     * calibration jobs (discarded).
      * The memory store samples R-MAT 2^18's five epochs in under a second, where the start and end of a window
      * (first and last message) weigh as much as the epochs; the partitioned stores sample for several seconds. It
      * keeps no cache that warms over epochs (its graph is on the heap from the load on), so its later epochs sample
@@ -232,11 +234,11 @@ final class PartitionedBench {
                 break;
             }
             factor = (int) Math.min(64, Math.ceil(factor * MEMORY_WINDOW_S / window));
-            System.out.printf(Locale.ROOT, "  p=%d: the memory store sampled %d epoch(s) in %.2f s: %d epochs next%n", p,
-                    calibration.epochs, window, factor * setup.epochs());
+            System.out.printf(Locale.ROOT, "  p=%d: the memory store sampled %d epoch(s) in %.2f s: %d epochs next%n",
+                    p, calibration.epochs, window, factor * setup.epochs());
         }
-        System.out.printf(Locale.ROOT, "  p=%d: the memory store runs %d epochs a round (for a window of about %.0f s)%n", p,
-                factor * setup.epochs(), MEMORY_WINDOW_S);
+        System.out.printf(Locale.ROOT, "  p=%d: the memory store runs %d epochs a round (for a window of about %.0f s)%n",
+                p, factor * setup.epochs(), MEMORY_WINDOW_S);
         return factor * setup.epochs();
     }
 
