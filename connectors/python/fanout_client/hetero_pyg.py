@@ -12,6 +12,8 @@ import importlib
 
 import numpy as np
 
+from .quantised import dequantise_uint8
+
 __all__ = ["is_hetero", "node_types", "edge_types", "ppr_edge_types", "to_hetero_data", "ablp_labels"]
 
 _POSITIVE = "#META.gigl_positive_labels."
@@ -56,8 +58,7 @@ def _features(msg, ntype):
     x = _numpy(x)
     scale = msg.get(f"#META.{ntype}.nfeats_scale")
     if x.dtype == np.uint8 and scale is not None:
-        offset = _numpy(msg[f"#META.{ntype}.nfeats_offset"])
-        return offset + _numpy(scale) * x.astype(np.float32)
+        return dequantise_uint8(x, _numpy(scale), _numpy(msg[f"#META.{ntype}.nfeats_offset"]))
     return x.astype(np.float32)
 
 

@@ -40,6 +40,7 @@ from contextlib import ExitStack
 import numpy as np
 
 from .message import Message
+from .quantised import dequantise_uint8
 from .reader import check_transform
 
 __all__ = ["ProcessPrefetcher"]
@@ -183,9 +184,7 @@ def _worker(open_source, sock: socket.socket, trainer_end: socket.socket, depth:
                 for (name, value, target, dequantise), offset in zip(entries, offsets):
                     out = buffer[offset:offset + value.size * target.itemsize].view(target).reshape(value.shape)
                     if dequantise:
-                        scale = np.asarray(msg[_SCALE], dtype=np.float32)
-                        np.multiply(value, scale, out=out)  # uint8 * float32 -> float32, in place
-                        out += np.asarray(msg[_OFFSET], dtype=np.float32)
+                        dequantise_uint8(value, msg[_SCALE], msg[_OFFSET], out=out)
                     else:
                         np.copyto(out, value, casting="unsafe" if target != value.dtype else "no")
                     fields.append((name, target.str, value.shape, offset))

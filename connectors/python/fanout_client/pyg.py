@@ -31,6 +31,7 @@ import numpy as np
 
 from .epochs import raise_if_error
 from .message import Message
+from .quantised import dequantise_uint8
 from .torch_support import _import_torch, to_torch
 
 __all__ = ["to_pyg", "dequantise"]
@@ -71,12 +72,8 @@ def _features(torch, msg: dict, t: dict, x_dtype, dequantise: bool, out: dict):
             # A quarter of float32's bytes to move to the device; dequantise(data) does the arithmetic there.
             out["x_scale"], out["x_offset"] = torch.from_numpy(scale.copy()), torch.from_numpy(offset.copy())
             return t["nfeats"]
-        # numpy, in place into one new array: steady ~10 ms for 2,700 x 1,433 where a first torch
-        # elementwise call can take half a second.
-        x = q.astype(np.float32)
-        x *= scale
-        x += offset
-        x = torch.from_numpy(x)
+        # numpy (quantised.py): a first torch elementwise call can take half a second.
+        x = torch.from_numpy(dequantise_uint8(q, scale, offset))
     else:
         x = t["nfeats"]
     return x if x_dtype is None else x.to(x_dtype)
