@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 import fanout_client  # noqa: E402
 from fanout_client import decode, to_pyg  # noqa: E402
 from fanout_client.message import Message  # noqa: E402
+from fanout_client.quantised import dequantise_uint8  # noqa: E402
 from train_feed_bench import make_model, step  # noqa: E402
 
 
@@ -48,10 +49,8 @@ def timed(fn, *a):
 
 
 def dequantise(msg):
-    x = msg["nfeats"].astype(np.float32)
-    x *= msg["#META.nfeats_scale"]
-    x += msg["#META.nfeats_offset"]
-    return x
+    """The client's own dequantisation (what to_pyg runs), on its own."""
+    return dequantise_uint8(msg["nfeats"], msg["#META.nfeats_scale"], msg["#META.nfeats_offset"])
 
 
 def phases(blobs, in_dim, classes):
