@@ -6,7 +6,8 @@ float32 sum: no fused multiply-add), which ``dequantise`` reproduces on the GPU.
 passes, a cora batch (1,900 x 1,433) costs about 1.6 ms of CPU: each pass streams 11 MB through memory, and
 numpy's broadcasting of a 1,433-entry row restarts its inner loop on every row. Here the rows are taken a few
 at a time against the scale and offset repeated as many times (long inner loops), in blocks that stay in the
-CPU's L2 cache for all three passes: about 0.9 ms, the cast's own cost plus two cached passes.
+CPU's L2 cache for all three passes: about 0.9 ms once the process's heap has grown (its first batches also pay
+the page faults of fresh memory, either way).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _BLOCK_BYTES = 256 << 10
 
 def dequantise_uint8(q: np.ndarray, scale, offset, out: np.ndarray | None = None) -> np.ndarray:
     """``offset + scale * q`` per column of the 2-D uint8 ``q`` as float32, written into ``out`` (a new array when
-    None; else a C-contiguous float32 array of ``q``'s shape) and returned. ``scale`` and ``offset`` hold one
+    None; else a float32 array of ``q``'s shape, best C-contiguous) and returned. ``scale`` and ``offset`` hold one
     float32 per column."""
     n, d = q.shape
     scale = np.asarray(scale, dtype=np.float32)
