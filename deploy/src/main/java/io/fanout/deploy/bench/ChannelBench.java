@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +36,11 @@ import java.util.regex.Pattern;
  * socket into Python {@code recv_into}, no framing) measured in the same run; the three run in paired,
  * alternated rounds ({@link PairedRounds}) and each ratio is the median of the per-round ratios.
  *
- * <p>{@code deploy/bin/fanout-channel-bench [--sizes 65536,4194304] [--mib 512]} plus
+ * <p>{@code --pin CPU} places the receiver as a trainer beside a job is placed: the Python process on that CPU
+ * alone, this JVM (the sender and the endpoint's threads) on the others, for all three sides alike. Unpinned, the
+ * receiver shares its CPU with the endpoint's threads whenever the scheduler puts them together.
+ *
+ * <p>{@code deploy/bin/fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--pin CPU]} plus
  * {@link BenchRecord#OPTIONS_USAGE}; the result goes to {@code deploy/bench-results/channel.json}.
  */
 public final class ChannelBench {
@@ -47,6 +52,7 @@ public final class ChannelBench {
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         List<Integer> sizes = List.of(64 << 10, 4 << 20);
         long mib = 512;
+        Integer pin = null;
         BenchRecord record = new BenchRecord("channel", "deploy/bin/fanout-channel-bench", args, root, 5, 1);
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (record.option(args[i], args[i + 1])) {
@@ -55,8 +61,10 @@ public final class ChannelBench {
             switch (args[i]) {
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).toList();
                 case "--mib" -> mib = Long.parseLong(args[i + 1]);
+                case "--pin" -> pin = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown benchmark option " + args[i]
-                        + " (usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] " + BenchRecord.OPTIONS_USAGE + ")");
+                        + " (usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--pin CPU] "
+                        + BenchRecord.OPTIONS_USAGE + ")");
             }
         }
         Path script = root.resolve("connectors/python/bench/channel_bench.py");
@@ -65,12 +73,19 @@ public final class ChannelBench {
         System.out.printf(Locale.ROOT, "channel benchmark: %d MiB per measurement, %d warm-up + %d rounds, %d run(s),"
                 + " %d cores%n", mib, record.warmup, record.rounds, record.repeat, Runtime.getRuntime().availableProcessors());
         record.details().put("mib_per_measurement", mib).putPOJO("sizes", sizes);
+        List<String> receiverPrefix = List.of();
+        if (pin != null) {
+            String others = pinJvmAwayFrom(pin);
+            receiverPrefix = List.of("taskset", "-c", String.valueOf(pin));
+            record.details().put("receiver_cpu", pin).put("jvm_cpus", others);
+            System.out.printf(Locale.ROOT, "pinned: the Python receiver on CPU %d, this JVM on CPUs %s%n", pin, others);
+        }
         for (int run = 0; run < record.repeat; run++) {
             record.startRun(run);
             for (int target : sizes) {
                 byte[] blob = blobOfAbout(target);
                 int count = (int) Math.max(16, (mib << 20) / blob.length);
-                Bench bench = new Bench(root, script, workDir, blob, count);
+                Bench bench = new Bench(root, script, workDir, blob, count, receiverPrefix);
                 LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
                 for (String mode : List.of("raw", "tcp", "shm")) {
                     sides.put(mode, r -> bench.run(mode));
@@ -94,6 +109,31 @@ public final class ChannelBench {
         }
         record.write();
         BenchTables.updateReadme(root, record);
+    }
+
+    /**
+     * Moves every thread of this JVM (and so the threads it starts later, which inherit the mask) to the CPUs
+     * other than {@code cpu}, with {@code taskset}; returns them as a list such as "0" or "0,2-3".
+     */
+    private static String pinJvmAwayFrom(int cpu) throws IOException, InterruptedException {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (cpus < 2 || cpu < 0 || cpu >= cpus) {
+            throw new IllegalArgumentException("--pin " + cpu + ": needs a CPU in 0.." + (cpus - 1)
+                    + " and at least one other CPU for the JVM (" + cpus + " available)");
+        }
+        StringBuilder others = new StringBuilder();
+        for (int c = 0; c < cpus; c++) {
+            if (c != cpu) {
+                others.append(others.length() == 0 ? "" : ",").append(c);
+            }
+        }
+        Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", others.toString(),
+                String.valueOf(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("--pin " + cpu + ": taskset could not move this JVM to CPUs " + others + ": " + out);
+        }
+        return others.toString();
     }
 
     /** 65536 -> "64KiB", 4194304 -> "4MiB" (other sizes in bytes). */
@@ -121,13 +161,16 @@ public final class ChannelBench {
         final Path workDir;
         final byte[] blob;
         final int count;
+        /** Prepended to the receiver's command line ({@code taskset -c CPU} under --pin). */
+        final List<String> receiverPrefix;
 
-        Bench(Path root, Path script, Path workDir, byte[] blob, int count) {
+        Bench(Path root, Path script, Path workDir, byte[] blob, int count, List<String> receiverPrefix) {
             this.root = root;
             this.script = script;
             this.workDir = workDir;
             this.blob = blob;
             this.count = count;
+            this.receiverPrefix = receiverPrefix;
         }
 
         Map<String, Double> run(String mode) throws Exception {
@@ -140,8 +183,9 @@ public final class ChannelBench {
         }
 
         private Process python(String mode, String where) throws IOException {
-            ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), mode, where, String.valueOf(blob.length), String.valueOf(count))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT);
+            List<String> command = new ArrayList<>(receiverPrefix);
+            command.addAll(List.of("python3", script.toString(), mode, where, String.valueOf(blob.length), String.valueOf(count)));
+            ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
             pb.environment().put("PYTHONPATH", root.resolve("connectors/python").toString());
             return pb.start();
         }
