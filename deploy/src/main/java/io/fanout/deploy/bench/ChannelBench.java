@@ -113,7 +113,7 @@ public final class ChannelBench {
 
     /**
      * Moves every thread of this JVM (and so the threads it starts later, which inherit the mask) to the CPUs
-     * other than {@code cpu}, with {@code taskset}; returns them as a list such as "0" or "0,2-3".
+     * other than {@code cpu}, with {@code taskset}; returns them as a comma list such as "0" or "0,2,3".
      */
     private static String pinJvmAwayFrom(int cpu) throws IOException, InterruptedException {
         int cpus = Runtime.getRuntime().availableProcessors();
