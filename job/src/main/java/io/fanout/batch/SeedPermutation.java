@@ -1,6 +1,7 @@
 package io.fanout.batch;
 
 import io.fanout.random.SplitMix64;
+import java.util.Arrays;
 
 /**
  * A seeded pseudo-random permutation of {@code [0, n)} computed one position at a time, both ways, in O(1)
@@ -64,7 +65,7 @@ public final class SeedPermutation {
         final long n = this.n;
         final long[] value = new long[LANES];
         final int[] at = new int[LANES]; // which slot each lane holds; -1 = idle
-        java.util.Arrays.fill(at, -1);
+        Arrays.fill(at, -1);
         final long[] left = new long[LANES];
         final long[] right = new long[LANES];
         int loaded = 0;
