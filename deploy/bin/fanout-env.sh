@@ -6,6 +6,7 @@ FANOUT_STAMP="$FANOUT_ROOT/deploy/target/fanout-deploy-0.1.0-SNAPSHOT.jar"
 FANOUT_JOB_JAR="$FANOUT_ROOT/job/target/fanout-job.jar"
 FANOUT_JVM_FLAGS=$(grep -v '^#' "$FANOUT_ROOT/deploy/conf/jvm-options" | tr '\n' ' ')
 FANOUT_LOG_CONFIG="${FANOUT_LOG_CONFIG:-$FANOUT_ROOT/deploy/conf/log4j2-local.properties}"
+FANOUT_CDS_ARCHIVE="${FANOUT_CDS_ARCHIVE:-$FANOUT_ROOT/deploy/target/fanout-local.jsa}"
 
 fanout_needs_build() {
     [ -f "$FANOUT_CP_FILE" ] && [ -f "$FANOUT_STAMP" ] && [ -f "$FANOUT_JOB_JAR" ] || return 0
@@ -34,5 +35,85 @@ fanout_build_if_needed() {
 # ~/.m2 is shared, and another checkout's `mvn install` replaces those jars at any time.
 fanout_classpath() {
     echo "$FANOUT_ROOT/deploy/target/classes:$FANOUT_ROOT/job/target/classes:$FANOUT_ROOT/connectors/target/classes:$(
-        tr ':' '\n' <"$FANOUT_CP_FILE" | grep -v '/io/fanout/' | paste -sd:)"
+        fanout_dependency_classpath)"
+}
+
+fanout_dependency_classpath() {
+    tr ':' '\n' <"$FANOUT_CP_FILE" | grep -v '/io/fanout/' | paste -sd:
+}
+
+# This checkout's module jars (what `mvn install` packaged), or nothing when one is missing or older than its
+# module's classes (a `mvn compile` since): class-data sharing needs jars, and must not run older code than the
+# classes directories hold.
+fanout_module_jars() {
+    local m jar jars=""
+    for m in deploy job connectors; do
+        jar="$FANOUT_ROOT/$m/target/fanout-$m-0.1.0-SNAPSHOT.jar"
+        [ -f "$jar" ] || return 0
+        [ -z "$(find "$FANOUT_ROOT/$m/target/classes" -type f -newer "$jar" -print -quit 2>/dev/null)" ] || return 0
+        jars="$jars${jars:+:}$jar"
+    done
+    echo "$jars"
+}
+
+# Sets FANOUT_LOCAL_CP and FANOUT_CDS_FLAGS for a fanout-local JVM. With the module jars current, the classpath is
+# those jars, and a JVM class-data archive (AppCDS) of the classes a job loads (Flink's, Pekko's, Fanout's) makes
+# the JVM map them instead of loading and verifying each: about a quarter off a short run's wall time (cora's quick
+# start, 5.9 s -> 4.4 s). The archive is written once per build, on the first run that finds it missing or older
+# than the jars (fanout_write_cds_archive), at FANOUT_CDS_ARCHIVE (default deploy/target/fanout-local.jsa);
+# FANOUT_CDS=0 turns it off. A JVM that cannot use it (another JDK, a changed classpath) starts without it, silently.
+fanout_local_jvm() {
+    local jars
+    jars=$(fanout_module_jars)
+    FANOUT_CDS_FLAGS=""
+    if [ -z "$jars" ]; then
+        FANOUT_LOCAL_CP=$(fanout_classpath)
+        return 0
+    fi
+    FANOUT_LOCAL_CP="$jars:$(fanout_dependency_classpath)"
+    [ "${FANOUT_CDS:-1}" != 0 ] || return 0
+    # A failed attempt is not retried until the build changes (its marker stands in for the archive).
+    local have="$FANOUT_CDS_ARCHIVE" jar_list
+    [ -s "$have" ] || have="$FANOUT_CDS_ARCHIVE.failed"
+    IFS=: read -r -a jar_list <<<"$jars"
+    if [ ! -e "$have" ] || [ -n "$(find "${jar_list[@]}" "$FANOUT_CP_FILE" -newer "$have" -print -quit 2>/dev/null)" ]; then
+        fanout_write_cds_archive || return 0
+    fi
+    [ -s "$FANOUT_CDS_ARCHIVE" ] || return 0
+    FANOUT_CDS_FLAGS="-XX:SharedArchiveFile=$FANOUT_CDS_ARCHIVE -Xlog:cds*=off -Xlog:class+path*=off"
+}
+
+# Writes FANOUT_CDS_ARCHIVE: a tiny k-hop job on a generated four-node graph, run with -XX:ArchiveClassesAtExit,
+# loads the classes every job needs. One writer at a time (a lock directory; another run meanwhile starts without
+# the archive; a lock left by a killed writer is taken over after 10 minutes). The new archive replaces the old one
+# (a rename) only once a JVM given it has loaded Fanout's launcher from it: a JVM given a damaged archive crashes.
+fanout_write_cds_archive() {
+    local lock="$FANOUT_CDS_ARCHIVE.lock" work status=1
+    if ! mkdir "$lock" 2>/dev/null; then
+        [ -n "$(find "$lock" -maxdepth 0 -mmin +10 2>/dev/null)" ] || return 1
+        rm -rf "$lock"
+        mkdir "$lock" 2>/dev/null || return 1
+    fi
+    echo "fanout: writing the JVM class-data archive for faster start-up (once per build) ..." >&2
+    work="$lock/work"
+    mkdir -p "$work"
+    printf '# directed=false\n0\t1\n1\t2\n2\t3\n3\t0\n' >"$work/edges.tsv"
+    # shellcheck disable=SC2086
+    if java -Xmx512m -XX:ArchiveClassesAtExit="$lock/archive.jsa" -Xlog:cds*=off -Xlog:class+path*=off \
+            $FANOUT_JVM_FLAGS -Dlog4j.configurationFile="$FANOUT_LOG_CONFIG" -cp "$FANOUT_LOCAL_CP" \
+            io.fanout.deploy.LocalLauncher --graph "$work/edges.tsv" --fanout 2,2 --batch-size 2 \
+            --output "$work/out" >"$FANOUT_CDS_ARCHIVE.log" 2>&1 \
+        && java -XX:SharedArchiveFile="$lock/archive.jsa" -Xlog:cds*=off -Xlog:class+path*=off \
+            -Xlog:class+load=info:file="$lock/classes.log" $FANOUT_JVM_FLAGS -cp "$FANOUT_LOCAL_CP" \
+            io.fanout.deploy.LocalLauncher --help >>"$FANOUT_CDS_ARCHIVE.log" 2>&1 \
+        && grep -q 'io.fanout.deploy.LocalLauncher source: shared objects file (top)' "$lock/classes.log"; then
+        mv -f "$lock/archive.jsa" "$FANOUT_CDS_ARCHIVE" && rm -f "$FANOUT_CDS_ARCHIVE.failed" && status=0
+    fi
+    if [ "$status" != 0 ]; then
+        rm -f "$FANOUT_CDS_ARCHIVE"
+        : >"$FANOUT_CDS_ARCHIVE.failed"
+        echo "fanout: no class-data archive (see $FANOUT_CDS_ARCHIVE.log); starting without it" >&2
+    fi
+    rm -rf "$lock"
+    return "$status"
 }
