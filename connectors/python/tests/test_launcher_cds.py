@@ -31,8 +31,8 @@ def graph(tmp_path_factory):
 def run(graph, tmp_path, archive, name, **env):
     """One fanout-local job into tmp_path/name with the archive at ``archive``; the class-load log of its JVM."""
     classes = tmp_path / f"{name}-classes.log"
-    full_env = dict(os.environ, FANOUT_CDS_ARCHIVE=str(archive),
-                    JAVA_OPTS=f"-Xmx1g -Xlog:class+load=info:file={classes}", **env)
+    full_env = {k: v for k, v in os.environ.items() if k != "FANOUT_CDS"}  # the caller's own setting is not the test's
+    full_env.update(FANOUT_CDS_ARCHIVE=str(archive), JAVA_OPTS=f"-Xmx1g -Xlog:class+load=info:file={classes}", **env)
     proc = subprocess.run([str(LOCAL), "--graph", str(graph), "--fanout", "3,2", "--batch-size", "64",
                            "--output", str(tmp_path / name)], capture_output=True, text=True, timeout=300, env=full_env)
     assert proc.returncode == 0, f"fanout-local failed ({proc.returncode}):\n{proc.stderr[-4000:]}"
@@ -113,8 +113,10 @@ def test_the_jars_are_used_only_while_no_class_is_newer(tmp_path):
         os.utime(jar, (2_000_000, 2_000_000))
         jars.append(str(jar))
     assert module_jars(tmp_path) == ":".join(jars)
-    os.utime(tmp_path / "job" / "target" / "classes" / "io" / "A.class", (3_000_000, 3_000_000))  # a `mvn compile` since
+    newer = tmp_path / "job" / "target" / "classes" / "io" / "A.class"
+    os.utime(newer, (3_000_000, 3_000_000))  # a `mvn compile` since the jar
     assert module_jars(tmp_path) == ""
-    os.utime(tmp_path / "job" / "target" / "classes" / "io" / "A.class", (1_000_000, 1_000_000))
+    os.utime(newer, (1_000_000, 1_000_000))
+    assert module_jars(tmp_path) == ":".join(jars)
     Path(jars[2]).unlink()
     assert module_jars(tmp_path) == ""
