@@ -7,6 +7,8 @@ FANOUT_JOB_JAR="$FANOUT_ROOT/job/target/fanout-job.jar"
 FANOUT_JVM_FLAGS=$(grep -v '^#' "$FANOUT_ROOT/deploy/conf/jvm-options" | tr '\n' ' ')
 FANOUT_LOG_CONFIG="${FANOUT_LOG_CONFIG:-$FANOUT_ROOT/deploy/conf/log4j2-local.properties}"
 FANOUT_CDS_ARCHIVE="${FANOUT_CDS_ARCHIVE:-$FANOUT_ROOT/deploy/target/fanout-local.jsa}"
+# The JVM's warnings about an archive it cannot use (or classes it cannot archive) go to stdout: keep them off.
+FANOUT_CDS_QUIET="-Xlog:cds*=off -Xlog:class+path*=off"
 
 fanout_needs_build() {
     [ -f "$FANOUT_CP_FILE" ] && [ -f "$FANOUT_STAMP" ] && [ -f "$FANOUT_JOB_JAR" ] || return 0
@@ -82,7 +84,7 @@ fanout_local_jvm() {
         fanout_write_cds_archive || return 0
     fi
     [ -s "$FANOUT_CDS_ARCHIVE" ] || return 0
-    FANOUT_CDS_FLAGS="-XX:SharedArchiveFile=$FANOUT_CDS_ARCHIVE -Xlog:cds*=off -Xlog:class+path*=off"
+    FANOUT_CDS_FLAGS="-XX:SharedArchiveFile=$FANOUT_CDS_ARCHIVE $FANOUT_CDS_QUIET"
 }
 
 # Writes FANOUT_CDS_ARCHIVE: a tiny k-hop job on a generated four-node graph, run with -XX:ArchiveClassesAtExit,
@@ -101,11 +103,11 @@ fanout_write_cds_archive() {
     mkdir -p "$work"
     printf '# directed=false\n0\t1\n1\t2\n2\t3\n3\t0\n' >"$work/edges.tsv"
     # shellcheck disable=SC2086
-    if java -Xmx512m -XX:ArchiveClassesAtExit="$lock/archive.jsa" -Xlog:cds*=off -Xlog:class+path*=off \
+    if java -Xmx512m -XX:ArchiveClassesAtExit="$lock/archive.jsa" $FANOUT_CDS_QUIET \
             $FANOUT_JVM_FLAGS -Dlog4j.configurationFile="$FANOUT_LOG_CONFIG" -cp "$FANOUT_LOCAL_CP" \
             io.fanout.deploy.LocalLauncher --graph "$work/edges.tsv" --fanout 2,2 --batch-size 2 \
             --output "$work/out" >"$FANOUT_CDS_ARCHIVE.log" 2>&1 \
-        && java -XX:SharedArchiveFile="$lock/archive.jsa" -Xlog:cds*=off -Xlog:class+path*=off \
+        && java -XX:SharedArchiveFile="$lock/archive.jsa" $FANOUT_CDS_QUIET \
             -Xlog:class+load=info:file="$lock/classes.log" $FANOUT_JVM_FLAGS -cp "$FANOUT_LOCAL_CP" \
             io.fanout.deploy.LocalLauncher --help >>"$FANOUT_CDS_ARCHIVE.log" 2>&1 \
         && grep -q 'io.fanout.deploy.LocalLauncher source: shared objects file (top)' "$lock/classes.log"; then
