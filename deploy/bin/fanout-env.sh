@@ -5,6 +5,19 @@ FANOUT_CP_FILE="$FANOUT_ROOT/deploy/target/classpath.txt"
 FANOUT_STAMP="$FANOUT_ROOT/deploy/target/fanout-deploy-0.1.0-SNAPSHOT.jar"
 FANOUT_JOB_JAR="$FANOUT_ROOT/job/target/fanout-job.jar"
 FANOUT_JVM_FLAGS=$(grep -v '^#' "$FANOUT_ROOT/deploy/conf/jvm-options" | tr '\n' ' ')
+
+# The Java heap in transparent huge pages where the kernel gives them on request (THP mode "madvise"; with "always"
+# it does so unasked, with "never" not at all): a first touch of heap memory then faults once per 2 MB, not once
+# per 4 KB page. A job's heap grows into gigabytes of fresh memory (the heap keyed-state backend's copies of the
+# graph, every message's arrays), and on virtual machines a page fault is dear: on the 2-core development VM,
+# R-MAT 2^18's heap-backend partitioned store sampled 6.7-8.2 M edges/s with it against 3.8-3.9 M without, and a
+# job's system CPU time halved. FANOUT_THP=0 leaves it out.
+fanout_thp_flag() {
+    if [ "${FANOUT_THP:-1}" != 0 ] && grep -qs '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled; then
+        echo "-XX:+UseTransparentHugePages"
+    fi
+}
+FANOUT_JVM_FLAGS="$FANOUT_JVM_FLAGS $(fanout_thp_flag)"
 FANOUT_LOG_CONFIG="${FANOUT_LOG_CONFIG:-$FANOUT_ROOT/deploy/conf/log4j2-local.properties}"
 FANOUT_CDS_ARCHIVE="${FANOUT_CDS_ARCHIVE:-$FANOUT_ROOT/deploy/target/fanout-local.jsa}"
 # The JVM's warnings about an archive it cannot use (or classes it cannot archive) go to stdout: keep them off.
