@@ -90,6 +90,7 @@ public final class BatchAssembly {
         // At most this many new ids: growing the index step by step rehashed it several times per hop (about a
         // sixth of the hop stage's profile samples in R-MAT 2^20's first epoch).
         local.ensureCapacity(ids.size() + drawn);
+        ids.ensureCapacity(ids.size() + drawn);
         rows.ensureCapacity(edgesBefore + drawn);
         cols.ensureCapacity(edgesBefore + drawn);
         for (int i = 0; i < neighbors.length; i++) {
