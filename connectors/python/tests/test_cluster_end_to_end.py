@@ -33,6 +33,7 @@ import pytest
 import fanout_client
 from flink_cluster import Cluster, ClusterError, JOB_JAR, PrometheusScrape, live_taskmanager, pid_alive
 from test_job_end_to_end import CORA, check_messages, cora_edges
+from test_launcher_thp import kernel_gives_on_request
 
 ROOT = Path(__file__).resolve().parents[3]
 DIST = ROOT / "deploy" / "target" / "flink-2.3.0"
@@ -197,6 +198,14 @@ def test_offline_run_finishes_with_complete_files(idle_cluster, tmp_path):
     assert hidden == [], f"in-progress files left: {hidden}"
     assert visible and all(re.fullmatch(r"part-[0-9a-f-]+-\d+\.samples", f) for f in visible), visible
     check_messages(list(fanout_client.read_records(out)), cora_edges())
+
+
+def test_cluster_processes_run_in_huge_pages_where_the_host_offers_them(idle_cluster):
+    pids = idle_cluster.pids()
+    assert any(name.startswith("taskmanager") for name in pids), pids
+    for name, pid in pids.items():
+        flags = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        assert (b"-XX:+UseTransparentHugePages" in flags) == kernel_gives_on_request(), (name, flags)
 
 
 def test_served_messages_are_pulled_from_the_cluster(idle_cluster, tmp_path):
