@@ -3,8 +3,6 @@ package io.fanout.sampling.partitioned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.random.SplitMix64;
-import java.util.HashSet;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,18 +13,17 @@ import org.junit.jupiter.api.Test;
  */
 class NeighborPicksTest {
 
-    /** Floyd's algorithm as the class documents it, with a set for membership: the reference. */
+    /** Floyd's algorithm as the class documents it, a flag per neighbour for "taken": the reference. */
     private static int[] textbook(long seed, int epoch, int batchId, int hop, long node, int d, int f) {
         SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, hop, node));
+        boolean[] taken = new boolean[d];
         int[] out = new int[f];
-        Set<Integer> taken = new HashSet<>();
-        for (int c = 0, j = d - f; j < d; j++, c++) {
+        int c = 0;
+        for (int j = d - f; j < d; j++) {
             int r = rng.nextInt(j + 1);
-            if (!taken.add(r)) {
-                r = j;
-                taken.add(r);
-            }
-            out[c] = r;
+            int pick = taken[r] ? j : r;
+            taken[pick] = true;
+            out[c++] = pick;
         }
         return out;
     }
