@@ -43,8 +43,6 @@ import java.util.Objects;
 public final class KHopSampler {
     /** SplitMix64's increment; lets {@link #sample} derive per-node seeds from a per-hop prefix. */
     private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
-    /** Up to this many picks, Floyd's duplicate check is a linear scan (faster than hashing when small). */
-    private static final int LINEAR_SCAN_MAX = 24;
     /** Largest edge buffer a JVM array can hold. */
     private static final int MAX_EDGES = Integer.MAX_VALUE - 8;
 
@@ -57,7 +55,6 @@ public final class KHopSampler {
     private final long[] nodeIds;
     /** Record each sampled edge's CSR position (for edge ids and edge features). */
     private final boolean trackEdges;
-    private final SplitMix64 rng = new SplitMix64(0);
     /** Weighted draws ({@code fanout.weight-column}), or null for the uniform sampler. */
     private final WeightedDraws weighted;
 
@@ -77,10 +74,10 @@ public final class KHopSampler {
     /** CSR position of each sampled edge, when {@link #trackEdges}. */
     private int[] edges = new int[0];
     /** Floyd's chosen positions for the current node (relative to its first neighbour). */
-    private int[] pick = new int[64]; // >= LINEAR_SCAN_MAX and > any k < d <= 64: only the hashed path grows it
+    private int[] pick = new int[64]; // > any k < d <= 64 and >= FloydDraws.SCAN_MAX: only large fanouts grow it
     /** The picks of the last {@link #drawPrefix}. */
     private int[] lastPicks;
-    /** Open-addressing set of picked positions (stored +1, 0 = empty) for large fanouts. */
+    /** {@link FloydDraws}' set of picked positions for large fanouts. */
     private int[] pickSet = new int[0];
 
     /**
@@ -359,11 +356,13 @@ public final class KHopSampler {
         if (weighted != null) {
             return replace ? weighted.withReplacement(state, start, d, f) : weighted.withoutReplacement(state, start, d, f);
         }
+        final int[] pick = this.pick.length >= f ? this.pick : (this.pick = new int[Math.max(f, this.pick.length * 2)]);
         if (!replace) {
-            return d <= Long.SIZE ? floydMask(state, d, f) : f <= LINEAR_SCAN_MAX ? floydScan(state, d, f)
-                    : floydHashed(state, d, f);
+            if (FloydDraws.needsSet(d, f) && pickSet.length < FloydDraws.setSize(f)) {
+                pickSet = new int[FloydDraws.setSize(f)];
+            }
+            return FloydDraws.draw(state, d, f, pick, pickSet);
         }
-        int[] pick = this.pick.length >= f ? this.pick : (this.pick = new int[f]);
         for (int c = 0; c < f; c++) {
             state += GOLDEN_GAMMA;
             pick[c] = SplitMix64.bounded(SplitMix64.mix(state), d);
@@ -392,103 +391,6 @@ public final class KHopSampler {
     /** The positions of the last {@link #drawPrefix}. */
     public int[] lastPicks() {
         return lastPicks;
-    }
-
-    /**
-     * Floyd's algorithm for a node of degree {@code d <= 64}: as {@link #floydScan}, but the taken
-     * positions are the bits of one {@code long}, so each step is a bit test and a conditional move in
-     * registers (no scan, no unpredictable branch). Most nodes of sparse graphs take this path.
-     * {@code k < d <= 64}, so {@code pick} (64 long) has room.
-     */
-    private int[] floydMask(long state, int d, int k) {
-        final int[] pick = this.pick;
-        long taken = 0;
-        for (int c = 0, j = d - k; c < k; c++, j++) {
-            state += GOLDEN_GAMMA;
-            int r = SplitMix64.bounded(SplitMix64.mix(state), j + 1);
-            r = (taken >>> r & 1L) != 0 ? j : r; // j itself cannot have been taken before step j
-            taken |= 1L << r;
-            pick[c] = r;
-        }
-        return pick;
-    }
-
-    /**
-     * Floyd's algorithm for small {@code k} (at most {@link #LINEAR_SCAN_MAX}, so {@code pick} has room):
-     * {@code k} distinct positions in {@code [0, d)}, uniformly ({@code k < d}), left in {@code pick[0..k)},
-     * drawn from the node's stream {@code state}. Step {@code j} draws {@code r} in {@code [0, j]} and takes
-     * {@code j} instead when {@code r} was taken before ({@code j} itself cannot have been); membership is
-     * a linear scan, faster than hashing for so few picks.
-     */
-    private int[] floydScan(long state, int d, int k) {
-        final int[] pick = this.pick;
-        for (int c = 0, j = d - k; c < k; c++, j++) {
-            state += GOLDEN_GAMMA;
-            int r = SplitMix64.bounded(SplitMix64.mix(state), j + 1);
-            for (int q = 0; q < c; q++) {
-                if (pick[q] == r) {
-                    r = j;
-                    break;
-                }
-            }
-            pick[c] = r;
-        }
-        return pick;
-    }
-
-    /**
-     * Floyd's algorithm for large {@code k} with the node's stream {@code state}: as {@link #floydScan},
-     * but membership is an open-addressing set, O(k) per node instead of the O(k^2) scan.
-     */
-    private int[] floydHashed(long state, int d, int k) {
-        final SplitMix64 rng = this.rng;
-        rng.reset(state);
-        int[] pick = this.pick;
-        if (pick.length < k) {
-            pick = this.pick = new int[Math.max(k, pick.length * 2)];
-        }
-        int size = Integer.highestOneBit(k) << 2; // load factor <= 1/2
-        int[] set = this.pickSet;
-        if (set.length < size) {
-            set = this.pickSet = new int[size];
-        } else {
-            Arrays.fill(set, 0, size, 0);
-        }
-        final int mask = size - 1;
-        for (int j = d - k, c = 0; j < d; j++, c++) {
-            int r = rng.nextInt(j + 1);
-            if (contains(set, mask, r)) {
-                r = j;
-            }
-            insert(set, mask, r);
-            pick[c] = r;
-        }
-        return pick;
-    }
-
-    private static boolean contains(int[] set, int mask, int position) {
-        int key = position + 1;
-        for (int slot = slot(position, mask); ; slot = (slot + 1) & mask) {
-            int k = set[slot];
-            if (k == key) {
-                return true;
-            }
-            if (k == 0) {
-                return false;
-            }
-        }
-    }
-
-    private static void insert(int[] set, int mask, int position) {
-        int slot = slot(position, mask);
-        while (set[slot] != 0) {
-            slot = (slot + 1) & mask;
-        }
-        set[slot] = position + 1;
-    }
-
-    private static int slot(int position, int mask) {
-        return (position * 0x9E3779B9 >>> 16 ^ position * 0x9E3779B9) & mask;
     }
 
     /** Test hook: start the next batch's slot range at {@code base}, to reach the restart without 2^31 batches. */
