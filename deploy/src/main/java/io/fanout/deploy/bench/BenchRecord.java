@@ -71,6 +71,21 @@ final class BenchRecord {
         return true;
     }
 
+    /** Whether the arguments ask for the usage ({@code --help} or {@code -h}) rather than a run. */
+    static boolean wantsHelp(String[] args) {
+        return Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h");
+    }
+
+    /**
+     * Refuses options from {@code args[from]} on that are not in pairs: every benchmark option takes a value, and a
+     * lone last one would otherwise be dropped unread (a run with an option the user believes was taken).
+     */
+    static void requireValues(String[] args, int from) {
+        if ((args.length - from) % 2 != 0) {
+            throw new IllegalArgumentException("benchmark option " + args[args.length - 1] + " has no value");
+        }
+    }
+
     static final String OPTIONS_USAGE = "[--rounds N] [--warmup N] [--repeat 2] [--label TEXT] [--results DIR]";
 
     private static int positive(String key, String value) {

@@ -48,7 +48,15 @@ public final class ChannelBench {
 
     private ChannelBench() {}
 
+    private static final String USAGE = "usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--pin CPU] "
+            + BenchRecord.OPTIONS_USAGE;
+
     public static void main(String[] args) throws Exception {
+        if (BenchRecord.wantsHelp(args)) {
+            System.out.println(USAGE);
+            System.exit(0);
+        }
+        BenchRecord.requireValues(args, 0);
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         List<Integer> sizes = List.of(64 << 10, 4 << 20);
         long mib = 512;
@@ -62,9 +70,7 @@ public final class ChannelBench {
                 case "--sizes" -> sizes = Arrays.stream(args[i + 1].split(",")).map(String::trim).map(Integer::parseInt).toList();
                 case "--mib" -> mib = Long.parseLong(args[i + 1]);
                 case "--pin" -> pin = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown benchmark option " + args[i]
-                        + " (usage: fanout-channel-bench [--sizes 65536,4194304] [--mib 512] [--pin CPU] "
-                        + BenchRecord.OPTIONS_USAGE + ")");
+                default -> throw new IllegalArgumentException("unknown benchmark option " + args[i] + " (" + USAGE + ")");
             }
         }
         Path script = root.resolve("connectors/python/bench/channel_bench.py");

@@ -30,12 +30,7 @@ import java.util.Map;
  * ego_twitter_u).
  */
 public final class FanoutBench {
-    private FanoutBench() {}
-
-    public static void main(String[] args) throws Exception {
-        if (args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr") || args[0].equals("partitioned")
-                || args[0].equals("feed"))) {
-            System.err.println("usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
+    private static final String USAGE = "usage: fanout-bench khop [--graph DIR] [--batch-size N] [--fanout 15,10] [--seconds S]"
                     + " [--parallelism 1,2] [--job-rounds 3] [--weights synthetic|column]\n"
                     + "       fanout-bench ppr [--graph DIR] [--alpha 0.15] [--eps 1e-4] [--max-ppr-nodes 50]"
                     + " [--batch-size N] [--seconds S] [--parallelism 1,2] [--job-rounds 3]\n"
@@ -43,9 +38,18 @@ public final class FanoutBench {
                     + " [--batch-size 512] [--epochs 1] [--parallelism 1,2] [--stores memory,partitioned]\n"
                     + "       fanout-bench feed [--graph ../shared/data/cora] [--batch-size 512] [--fanout 15,10] [--epochs 5]"
                     + " [--dtypes float32,uint8]\n"
-                    + "       every one also takes " + BenchRecord.OPTIONS_USAGE);
-            System.exit(2);
+                    + "       every one also takes " + BenchRecord.OPTIONS_USAGE;
+
+    private FanoutBench() {}
+
+    public static void main(String[] args) throws Exception {
+        boolean help = BenchRecord.wantsHelp(args);
+        if (help || args.length == 0 || !(args[0].equals("khop") || args[0].equals("ppr")
+                || args[0].equals("partitioned") || args[0].equals("feed"))) {
+            (help ? System.out : System.err).println(USAGE);
+            System.exit(help ? 0 : 2);
         }
+        BenchRecord.requireValues(args, 1);
         Path root = Path.of(System.getProperty("fanout.root", ".")).toAbsolutePath().normalize();
         Path shared = root.resolve("../shared").normalize();
         if (args[0].equals("partitioned")) {
