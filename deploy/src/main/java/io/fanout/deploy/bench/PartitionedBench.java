@@ -138,7 +138,7 @@ final class PartitionedBench {
             for (String ps : parallelisms.split(",")) {
                 int p = Integer.parseInt(ps.trim());
                 int memoryEpochs = storeList.contains("memory") && !storeList.equals(List.of("memory"))
-                        ? memoryEpochs(setup, p) : setup.epochs();
+                        ? memoryEpochs(setup, p, storedEdges) : setup.epochs();
                 record.details().put("memory_epochs_p" + p, memoryEpochs);
                 LinkedHashMap<String, PairedRounds.Side> sides = new LinkedHashMap<>();
                 for (String store : storeList) {
@@ -224,11 +224,12 @@ final class PartitionedBench {
      * keeps no cache that warms over epochs (its graph is on the heap from the load on), so its later epochs sample
      * as its first ones. The factor is fixed before the paired rounds, so every round runs the same jobs.
      */
-    private static int memoryEpochs(Setup setup, int p) throws Exception {
+    private static int memoryEpochs(Setup setup, int p, AtomicLong storedEdges) throws Exception {
         int factor = 1;
         // Twice: the first job's window is stretched by its JIT, so the second, at the first one's factor, corrects it.
         for (int step = 0; step < 2; step++) {
             Row calibration = measure(setup, "memory", p, factor * setup.epochs());
+            storedEdges.set(calibration.storedEdges); // known before any partitioned store's first job, warm-up included
             double window = Math.max(calibration.windowSeconds, 0.05);
             if (window >= MEMORY_WINDOW_S) {
                 break;
