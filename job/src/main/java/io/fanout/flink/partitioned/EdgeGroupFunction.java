@@ -2,8 +2,8 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
+import io.fanout.graph.StableKeySort;
 import io.fanout.store.GraphSpec;
-import it.unimi.dsi.fastutil.longs.LongArrays;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -14,7 +14,7 @@ import org.apache.flink.util.Collector;
  * never loads a split twice.
  *
  * <p>Heap: a split's stored edges are buffered, up to {@link #BUFFERED_EDGES} (node, neighbour and order key: 24
- * bytes each, 32 while sorted), then sorted by node in arrival order (a radix sort of primitive arrays: a hash map of per-node lists
+ * bytes each, 40 while sorted), then sorted by node in arrival order ({@link StableKeySort}: a hash map of per-node lists
  * was the load's largest Java cost) and emitted as groups, a node's run cut every {@link #MAX_GROUP} edges, so no
  * record or state value grows with a node's degree. A node's later groups hold only later rows, which is what
  * {@link EdgeGroup#order} needs.
@@ -22,8 +22,8 @@ import org.apache.flink.util.Collector;
 public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     private static final long serialVersionUID = 1L;
     /**
-     * Stored edges buffered before the groups are emitted: 2^21 (64 MB at the sort), or fewer on a small heap (at
-     * most 1/4096 of the heap in edges, about a 128th of it), since a TaskManager whose heap is smaller than the graph must load it.
+     * Stored edges buffered before the groups are emitted: 2^21 (80 MB at the sort), or fewer on a small heap (at
+     * most 1/4096 of the heap in edges, about a 100th of it), since a TaskManager whose heap is smaller than the graph must load it.
      */
     static final int BUFFERED_EDGES = (int) Math.max(1024, Math.min(1 << 21, Runtime.getRuntime().maxMemory() / 4096));
     /** Most edges in one group. */
@@ -82,11 +82,7 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
             if (size == 0) {
                 return;
             }
-            long[] arrival = new long[size];
-            for (int i = 0; i < size; i++) {
-                arrival[i] = i;
-            }
-            LongArrays.radixSort(nodes, arrival, 0, size); // in place: the buffer is refilled from 0 after
+            int[] arrival = StableKeySort.sort(nodes, size); // nodes in place: the buffer is refilled from 0 after
             for (int run = 0; run < size; ) {
                 long node = nodes[run];
                 int end = run + 1;
@@ -95,9 +91,9 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
                 }
                 long[] group = new long[end - run];
                 for (int i = run; i < end; i++) {
-                    group[i - run] = neighbors[(int) arrival[i]];
+                    group[i - run] = neighbors[arrival[i]];
                 }
-                out.collect(new EdgeGroup(node, orders[(int) arrival[run]], group));
+                out.collect(new EdgeGroup(node, orders[arrival[run]], group));
                 run = end;
             }
             size = 0;
