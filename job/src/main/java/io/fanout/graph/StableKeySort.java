@@ -21,6 +21,14 @@ public final class StableKeySort {
      * the key now at {@code i}. Among equal keys, {@code order} ascends (the sort is stable).
      */
     public static int[] sort(long[] keys, int n) {
+        return sort(keys, null, n);
+    }
+
+    /**
+     * As {@link #sort(long[], int)}, and moves {@code values[0..n)} (when not null) with their keys, so a caller
+     * reads them in key order sequentially rather than through {@code order} (a random read each).
+     */
+    public static int[] sort(long[] keys, long[] values, int n) {
         int[] order = new int[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
@@ -39,6 +47,8 @@ public final class StableKeySort {
         long[] keysIn = keys;
         int[] orderIn = order;
         long[] keysOut = new long[n];
+        long[] valuesIn = values;
+        long[] valuesOut = values == null ? null : new long[n];
         int[] orderOut = new int[n];
         int[] counts = new int[RADIX];
         for (int shift = 0; shift < bits; shift += DIGIT_BITS) {
@@ -56,16 +66,25 @@ public final class StableKeySort {
                 int at = counts[(int) ((keysIn[i] - min) >>> shift) & (RADIX - 1)]++;
                 keysOut[at] = keysIn[i];
                 orderOut[at] = orderIn[i];
+                if (valuesIn != null) {
+                    valuesOut[at] = valuesIn[i];
+                }
             }
             long[] k = keysIn;
             keysIn = keysOut;
             keysOut = k;
+            long[] v = valuesIn;
+            valuesIn = valuesOut;
+            valuesOut = v;
             int[] o = orderIn;
             orderIn = orderOut;
             orderOut = o;
         }
         if (keysIn != keys) { // an odd number of passes left the result in the scratch arrays
             System.arraycopy(keysIn, 0, keys, 0, n);
+            if (values != null) {
+                System.arraycopy(valuesIn, 0, values, 0, n);
+            }
         }
         return orderIn;
     }

@@ -21,8 +21,17 @@ class StableKeySortTest {
         int[] order = StableKeySort.sort(sorted, sorted.length);
         int[] expected = reference(keys);
         assertThat(order).containsExactly(expected);
+        // With values: the same order, and each value moved with its key.
+        long[] withValues = keys.clone();
+        long[] values = new long[keys.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = ~(long) i * 31;
+        }
+        assertThat(StableKeySort.sort(withValues, values, keys.length)).containsExactly(expected);
         for (int i = 0; i < keys.length; i++) {
             assertThat(sorted[i]).isEqualTo(keys[expected[i]]);
+            assertThat(withValues[i]).isEqualTo(keys[expected[i]]);
+            assertThat(values[i]).isEqualTo(~(long) expected[i] * 31);
         }
     }
 

@@ -4,6 +4,7 @@ import io.fanout.graph.GraphFormatException;
 import io.fanout.graph.GraphLoader;
 import io.fanout.graph.StableKeySort;
 import io.fanout.store.GraphSpec;
+import java.util.Arrays;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.util.Collector;
 
@@ -14,7 +15,7 @@ import org.apache.flink.util.Collector;
  * never loads a split twice.
  *
  * <p>Heap: a split's stored edges are buffered, up to {@link #BUFFERED_EDGES} (node, neighbour and order key: 24
- * bytes each, 40 while sorted), then sorted by node in arrival order ({@link StableKeySort}: a hash map of per-node lists
+ * bytes each, 48 while sorted), then sorted by node in arrival order ({@link StableKeySort}: a hash map of per-node lists
  * was the load's largest Java cost) and emitted as groups, a node's run cut every {@link #MAX_GROUP} edges, so no
  * record or state value grows with a node's degree. A node's later groups hold only later rows, which is what
  * {@link EdgeGroup#order} needs.
@@ -22,8 +23,8 @@ import org.apache.flink.util.Collector;
 public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
     private static final long serialVersionUID = 1L;
     /**
-     * Stored edges buffered before the groups are emitted: 2^21 (80 MB at the sort), or fewer on a small heap (at
-     * most 1/4096 of the heap in edges, about a 100th of it), since a TaskManager whose heap is smaller than the graph must load it.
+     * Stored edges buffered before the groups are emitted: 2^21 (96 MB at the sort), or fewer on a small heap (at
+     * most 1/4096 of the heap in edges, about an 85th of it), since a TaskManager whose heap is smaller than the graph must load it.
      */
     static final int BUFFERED_EDGES = (int) Math.max(1024, Math.min(1 << 21, Runtime.getRuntime().maxMemory() / 4096));
     /** Most edges in one group. */
@@ -65,9 +66,9 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
         void add(long node, long neighbor, long order) {
             if (size == nodes.length) {
                 int grown = Math.min(BUFFERED_EDGES, nodes.length * 2);
-                nodes = java.util.Arrays.copyOf(nodes, grown);
-                neighbors = java.util.Arrays.copyOf(neighbors, grown);
-                orders = java.util.Arrays.copyOf(orders, grown);
+                nodes = Arrays.copyOf(nodes, grown);
+                neighbors = Arrays.copyOf(neighbors, grown);
+                orders = Arrays.copyOf(orders, grown);
             }
             nodes[size] = node;
             neighbors[size] = neighbor;
@@ -82,18 +83,15 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
             if (size == 0) {
                 return;
             }
-            int[] arrival = StableKeySort.sort(nodes, size); // nodes in place: the buffer is refilled from 0 after
+            // In place, neighbours with their nodes (read in order below): the buffer is refilled from 0 after.
+            int[] arrival = StableKeySort.sort(nodes, neighbors, size);
             for (int run = 0; run < size; ) {
                 long node = nodes[run];
                 int end = run + 1;
                 while (end < size && end - run < MAX_GROUP && nodes[end] == node) {
                     end++;
                 }
-                long[] group = new long[end - run];
-                for (int i = run; i < end; i++) {
-                    group[i - run] = neighbors[arrival[i]];
-                }
-                out.collect(new EdgeGroup(node, orders[arrival[run]], group));
+                out.collect(new EdgeGroup(node, orders[arrival[run]], Arrays.copyOfRange(neighbors, run, end)));
                 run = end;
             }
             size = 0;
