@@ -46,14 +46,14 @@ public final class NeighborPicks {
             }
             return out;
         }
+        long state = SplitMix64.seed(seed, epoch, batchId, hop, nodeId);
         if (replace) {
-            SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, hop, nodeId));
+            SplitMix64 rng = new SplitMix64(state);
             for (int i = 0; i < k; i++) {
                 out[i] = rng.nextInt(d);
             }
             return out;
         }
-        long state = SplitMix64.seed(seed, epoch, batchId, hop, nodeId);
         return FloydDraws.draw(state, d, f, out, FloydDraws.needsSet(d, f) ? new int[FloydDraws.setSize(f)] : null);
     }
 }
