@@ -1,10 +1,9 @@
 package io.fanout.sampling.ppr;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.function.LongConsumer;
-import java.util.function.LongFunction;
+import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 
 /**
  * {@link ForwardPush}'s push for one seed over node ids, for a store that fetches neighbour lists on demand (the
@@ -20,20 +19,22 @@ import java.util.function.LongFunction;
  * {@code pi = p + Pi(r) / alpha} of {@link ForwardPush} still holds, so every score stays within
  * {@code [pi - residualMass() / alpha, pi]}, and so does {@code p + r}.
  *
- * <p>State is per touched node (id, residual, score, hop, degree): it grows with the seed's neighbourhood, not
- * with the graph, and is written and read whole ({@link #write}, {@link #read}) between rounds, one column after
- * the other (bulk copies). Node ids map to local indices in a primitive hash map, since touching a node is the
- * push's innermost step; a read push builds that map only when it pushes again (rebuilding every push's map each
- * round, finished or not, was the largest part of a partitioned PPR round's CPU), with room for as many new nodes.
+ * <p>Nodes are slots of the batch's {@link PushNodes}, and lists are bound to them ({@link FetchedList#bind}), so
+ * the push's innermost steps index arrays: the head's list by slot, a neighbour's local index in the batch's scratch
+ * map of slots, filled with this push's nodes while it advances and cleared after (hashed node ids there, a map per
+ * push rebuilt each round, were most of a partitioned PPR round's CPU). State is per touched node (slot, residual,
+ * score, hop, degree): it grows with the seed's neighbourhood, not with the graph, and is written and read whole
+ * ({@link #write}, {@link #read}) between rounds, one column after the other (bulk copies).
  */
 public final class FetchingPush {
     private final double alpha;
     private final double eps;
     private final double alphaEps;
 
-    /** Node id -> local index (-1 when absent); null until needed after a {@link #read}. */
-    private Long2IntOpenHashMap local;
-    private long[] ids;
+    /** The batch's nodes, which {@link #slot} indexes. */
+    private final PushNodes nodes;
+    /** Each touched node's slot in {@link #nodes}. */
+    private int[] slot;
     private double[] residual;
     private double[] score;
     private int[] hop;
@@ -51,18 +52,18 @@ public final class FetchingPush {
      * A push for {@code seed} that has not started: the seed (local 0) holds residual {@code alpha} and is queued,
      * to be pushed once whatever its residual, as in {@link ForwardPush}.
      *
+     * @param nodes the batch's nodes, shared by its pushes (the seed gets a slot there)
      * @param seedDegree the seed's true degree, or -1 if not known yet (it is taken from the seed's list)
      */
-    public FetchingPush(long seed, double alpha, double eps, int seedDegree) {
-        this(alpha, eps, 16);
-        local = newIndex(16);
-        int s = touch(seed, seedDegree);
+    public FetchingPush(PushNodes nodes, long seed, double alpha, double eps, int seedDegree) {
+        this(nodes, alpha, eps, 16);
+        int s = touch(nodes.slot(seed), seedDegree, null);
         residual[s] = alpha;
         hop[s] = 0;
         enqueue(s);
     }
 
-    private FetchingPush(double alpha, double eps, int capacity) {
+    private FetchingPush(PushNodes nodes, double alpha, double eps, int capacity) {
         if (!(alpha > 0 && alpha < 1)) {
             throw new IllegalArgumentException("alpha must be in (0, 1), got " + alpha);
         }
@@ -72,7 +73,8 @@ public final class FetchingPush {
         this.alpha = alpha;
         this.eps = eps;
         this.alphaEps = alpha * eps;
-        ids = new long[capacity];
+        this.nodes = nodes;
+        slot = new int[capacity];
         residual = new double[capacity];
         score = new double[capacity];
         hop = new int[capacity];
@@ -84,20 +86,39 @@ public final class FetchingPush {
     /**
      * Pushes from the head of the queue while the head node's list is known.
      *
-     * @param lists a node's list, or null if it has not been fetched
+     * @param lists a node's list by slot, bound to the batch's nodes ({@link FetchedList#bind}), or null if it has
+     *     not been fetched
      * @param mayFetch whether the caller can still fetch: if so the push pauses at a node without a list; if not
      *     such a node leaves the queue and keeps its residual
      * @return true when the queue is empty (the push is finished), false when it paused for lists
      */
-    public boolean advance(LongFunction<FetchedList> lists, boolean mayFetch) {
+    public boolean advance(IntFunction<FetchedList> lists, boolean mayFetch) {
+        if (head == tail) {
+            return true;
+        }
+        if (mayFetch && lists.apply(slot[queue[head]]) == null) {
+            return false; // paused before a push: no map to fill
+        }
+        final int[] localOf = nodes.localScratch();
+        for (int v = 0; v < numTouched; v++) {
+            localOf[slot[v]] = v;
+        }
+        try {
+            return run(lists, mayFetch, localOf);
+        } finally {
+            for (int v = 0; v < numTouched; v++) {
+                localOf[slot[v]] = -1;
+            }
+        }
+    }
+
+    /** {@link #advance} with this push's nodes in {@code localOf} (slot -> local index). */
+    private boolean run(IntFunction<FetchedList> lists, boolean mayFetch, int[] localOf) {
         final double keep = 1 - alpha;
         final double alphaEps = this.alphaEps;
-        if (head < tail) {
-            index();
-        }
         while (head < tail) {
             final int u = queue[head];
-            final FetchedList list = lists.apply(ids[u]);
+            final FetchedList list = lists.apply(slot[u]);
             if (list == null && mayFetch) {
                 return false;
             }
@@ -111,7 +132,7 @@ public final class FetchingPush {
             score[u] += ru;
             residual[u] = 0;
             pushes++;
-            final long[] neighbors = list.neighbors();
+            final int[] neighbors = list.slots();
             final int[] neighborDegrees = list.neighborDegrees();
             final int d = neighbors.length;
             if (d == 0) {
@@ -126,7 +147,8 @@ public final class FetchingPush {
             final int nextHop = hop[u] + 1;
             final double share = keep * ru / d;
             for (int i = 0; i < d; i++) {
-                final int w = touch(neighbors[i], neighborDegrees[i]);
+                final int known = localOf[neighbors[i]];
+                final int w = known >= 0 ? known : touch(neighbors[i], neighborDegrees[i], localOf);
                 final int hw = hop[w];
                 if (hw < 0) {
                     hop[w] = nextHop;
@@ -143,56 +165,41 @@ public final class FetchingPush {
         return true;
     }
 
-    /** Every queued node whose list is missing, in queue order (each once: a node is queued at most once). */
-    public void forEachMissing(LongFunction<FetchedList> lists, LongConsumer out) {
+    /**
+     * The slot of every queued node whose list is missing, in queue order (each once: a node is queued at most
+     * once).
+     */
+    public void forEachMissing(IntFunction<FetchedList> lists, IntConsumer out) {
         for (int i = head; i < tail; i++) {
-            long id = ids[queue[i]];
-            if (lists.apply(id) == null) {
-                out.accept(id);
+            int s = slot[queue[i]];
+            if (lists.apply(s) == null) {
+                out.accept(s);
             }
         }
     }
 
-    private static Long2IntOpenHashMap newIndex(int expected) {
-        Long2IntOpenHashMap map = new Long2IntOpenHashMap(expected);
-        map.defaultReturnValue(-1);
-        return map;
-    }
-
-    /** The id -> local index map, built from {@code ids} on first use after a {@link #read}. */
-    private Long2IntOpenHashMap index() {
-        if (local == null) {
-            // Room for as many new nodes as known ones: a push that resumes touches new nodes, and growing a
-            // large map by rehashing cost more than the room.
-            local = newIndex(Math.max(16, 2 * numTouched));
-            for (int v = 0; v < numTouched; v++) {
-                local.put(ids[v], v);
-            }
-        }
-        return local;
-    }
-
-    /** Local index of {@code id}, touching it (no score, no residual, hop -1) on first sight (index built). */
-    private int touch(long id, int deg) {
-        int known = local.get(id);
-        if (known >= 0) {
-            return known;
-        }
+    /**
+     * Touches the node of slot {@code s} (no score, no residual, hop -1), new to this push; its local index goes into
+     * {@code localOf} when given.
+     */
+    private int touch(int s, int deg, int[] localOf) {
         int v = numTouched;
-        if (v == ids.length) {
+        if (v == slot.length) {
             int grown = v * 2;
-            ids = Arrays.copyOf(ids, grown);
+            slot = Arrays.copyOf(slot, grown);
             residual = Arrays.copyOf(residual, grown);
             score = Arrays.copyOf(score, grown);
             hop = Arrays.copyOf(hop, grown);
             degree = Arrays.copyOf(degree, grown);
             inQueue = Arrays.copyOf(inQueue, grown);
         }
-        ids[v] = id;
+        slot[v] = s;
         hop[v] = -1;
         degree[v] = deg;
         numTouched = v + 1;
-        local.put(id, v);
+        if (localOf != null) {
+            localOf[s] = v;
+        }
         return v;
     }
 
@@ -212,7 +219,7 @@ public final class FetchingPush {
 
     /** The seed's id. */
     public long seed() {
-        return ids[0];
+        return nodes.id(slot[0]);
     }
 
     /** Pushes made so far. */
@@ -226,7 +233,7 @@ public final class FetchingPush {
     }
 
     public long id(int v) {
-        return ids[v];
+        return nodes.id(slot[v]);
     }
 
     public double score(int v) {
@@ -241,11 +248,6 @@ public final class FetchingPush {
         return hop[v];
     }
 
-    /** Local index of a node id, or -1 if the push never touched it. */
-    public int localIndex(long id) {
-        return index().get(id);
-    }
-
     /** Sum of the leftover residuals: {@code residualMass() / alpha} bounds every score's error. */
     public double residualMass() {
         double sum = 0;
@@ -257,17 +259,17 @@ public final class FetchingPush {
 
     /** Bytes {@link #write} writes. */
     int serializedSize() {
-        return 8 + 8 + 4 + numTouched * (8 + 8 + 8 + 4 + 4) + 4 + 4 * (tail - head) + 8;
+        return 8 + 8 + 4 + numTouched * (4 + 8 + 8 + 4 + 4) + 4 + 4 * (tail - head) + 8;
     }
 
-    /** Writes the whole state (for keyed state between rounds), column after column. */
+    /** Writes the whole state (for keyed state between rounds), column after column; nodes as slots of the batch's. */
     void write(ByteBuffer out) {
         out.putDouble(alpha);
         out.putDouble(eps);
         int n = numTouched;
         out.putInt(n);
-        out.asLongBuffer().put(ids, 0, n);
-        skip(out, Long.BYTES, n);
+        out.asIntBuffer().put(slot, 0, n);
+        skip(out, Integer.BYTES, n);
         out.asDoubleBuffer().put(residual, 0, n);
         skip(out, Double.BYTES, n);
         out.asDoubleBuffer().put(score, 0, n);
@@ -283,14 +285,16 @@ public final class FetchingPush {
         out.putLong(pushes);
     }
 
-    /** The state {@link #write} wrote (the id map is built when the push resumes). */
-    static FetchingPush read(ByteBuffer in) {
+    /** The state {@link #write} wrote, over the batch's nodes as they were written with it. */
+    static FetchingPush read(ByteBuffer in, PushNodes nodes) {
         double alpha = in.getDouble();
         double eps = in.getDouble();
         int n = in.getInt();
-        FetchingPush p = new FetchingPush(alpha, eps, Math.max(16, n));
-        in.asLongBuffer().get(p.ids, 0, n);
-        skip(in, Long.BYTES, n);
+        // Room for as many new nodes as known ones: a push that resumes touches new nodes, and regrowing every
+        // column from an exact fit each round was a fifth of a partitioned PPR round's CPU.
+        FetchingPush p = new FetchingPush(nodes, alpha, eps, Math.max(16, 2 * n));
+        in.asIntBuffer().get(p.slot, 0, n);
+        skip(in, Integer.BYTES, n);
         in.asDoubleBuffer().get(p.residual, 0, n);
         skip(in, Double.BYTES, n);
         in.asDoubleBuffer().get(p.score, 0, n);
@@ -301,7 +305,7 @@ public final class FetchingPush {
         skip(in, Integer.BYTES, n);
         p.numTouched = n;
         int queued = in.getInt();
-        p.queue = new int[Math.max(16, queued)];
+        p.queue = new int[Math.max(16, 2 * queued)];
         in.asIntBuffer().get(p.queue, 0, queued);
         skip(in, Integer.BYTES, queued);
         for (int i = 0; i < queued; i++) {

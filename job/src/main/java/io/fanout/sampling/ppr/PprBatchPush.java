@@ -1,15 +1,15 @@
 package io.fanout.sampling.ppr;
 
 import io.fanout.sampling.TopK;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongOpenHashSet;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
 import java.util.function.IntToDoubleFunction;
 
@@ -23,9 +23,10 @@ import java.util.function.IntToDoubleFunction;
  * {@link PprSubgraph} does, with node ids instead of indices.
  *
  * <p>Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) so a keyed operator
- * can keep it between rounds (it is read and written once per round: primitive maps and one exactly sized buffer,
- * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Everything depends only on the
- * seeds and the lists, not on the order lists arrive in.
+ * can keep it between rounds (it is read and written once per round: column copies into one exactly sized buffer,
+ * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Nodes are the batch's slots
+ * ({@link PushNodes}): each id is written once, and pushes and lists hold 4-byte slots. Everything depends only on
+ * the seeds and the lists, not on the order lists arrive in (only the slots' numbering does).
  *
  * <p>Built with the selection's options ({@link #PprBatchPush(long[], double, double, int, boolean)}), a batch
  * <em>settles</em> each push as it finishes: a finished push never changes, so its selection is made at once and
@@ -42,7 +43,11 @@ public final class PprBatchPush {
     /** The selection's size for settling, or 0: finished pushes are kept. */
     private final int settleK;
     private final boolean settleTopUp;
-    private Long2ObjectOpenHashMap<FetchedList> lists;
+    /** The nodes the pushes and lists name by slot. */
+    private PushNodes nodes;
+    /** Each slot's list, bound to {@link #nodes}; null until fetched. */
+    private FetchedList[] lists;
+    private int numFetched;
 
     /**
      * A batch before any list is known that keeps every push, finished or not ({@link #push}); a seed listed twice
@@ -65,33 +70,50 @@ public final class PprBatchPush {
             distinct.add(s);
         }
         seeds = distinct.stream().mapToLong(Long::longValue).toArray();
+        nodes = new PushNodes();
         pushes = new FetchingPush[seeds.length];
         for (int i = 0; i < seeds.length; i++) {
-            pushes[i] = new FetchingPush(seeds[i], alpha, eps, -1);
+            pushes[i] = new FetchingPush(nodes, seeds[i], alpha, eps, -1);
         }
         settled = new Settled[seeds.length];
         settleK = maxPprNodes;
         settleTopUp = residualTopUp;
-        lists = new Long2ObjectOpenHashMap<>();
+        lists = new FetchedList[Math.max(16, nodes.size())];
     }
 
     private PprBatchPush(long[] seeds, FetchingPush[] pushes, Settled[] settled, int settleK, boolean settleTopUp,
-            Long2ObjectOpenHashMap<FetchedList> lists) {
+            PushNodes nodes, FetchedList[] lists, int numFetched) {
         this.seeds = seeds;
         this.pushes = pushes;
         this.settled = settled;
         this.settleK = settleK;
         this.settleTopUp = settleTopUp;
+        this.nodes = nodes;
         this.lists = lists;
+        this.numFetched = numFetched;
     }
 
     /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
     public void addList(long node, FetchedList list) {
-        lists.putIfAbsent(node, list);
+        int s = nodes.slot(node);
+        if (s < lists.length && lists[s] != null) {
+            return;
+        }
+        FetchedList bound = list.bind(nodes);
+        if (nodes.size() > lists.length) {
+            lists = Arrays.copyOf(lists, Math.max(nodes.size(), 2 * lists.length));
+        }
+        lists[s] = bound;
+        numFetched++;
     }
 
     public int numFetched() {
-        return lists.size();
+        return numFetched;
+    }
+
+    /** The list of slot {@code s}, or null when not fetched. */
+    private FetchedList list(int s) {
+        return s < lists.length ? lists[s] : null;
     }
 
     /**
@@ -101,15 +123,22 @@ public final class PprBatchPush {
      * @return the nodes to fetch next, ascending and distinct; empty when every push is finished
      */
     public long[] advance(boolean mayFetch) {
-        LongOpenHashSet missing = new LongOpenHashSet();
+        IntArrayList missing = new IntArrayList();
+        boolean[] asked = new boolean[nodes.size()];
+        IntConsumer ask = s -> {
+            if (!asked[s]) {
+                asked[s] = true;
+                missing.add(s);
+            }
+        };
         boolean open = false;
         for (int i = 0; i < pushes.length; i++) {
             FetchingPush push = pushes[i];
             if (push == null) {
                 continue;
             }
-            if (!push.advance(lists::get, mayFetch)) {
-                push.forEachMissing(lists::get, missing::add);
+            if (!push.advance(this::list, mayFetch)) {
+                push.forEachMissing(this::list, ask);
                 open = true;
             } else if (settleK > 0) {
                 settled[i] = Settled.of(push, settleK, settleTopUp);
@@ -118,11 +147,17 @@ public final class PprBatchPush {
                 open = true;
             }
         }
-        if (!open) {
-            lists = new Long2ObjectOpenHashMap<>(); // every push settled: no list is read again
+        long[] out = new long[missing.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = nodes.id(missing.getInt(i));
         }
-        long[] out = missing.toLongArray();
         Arrays.sort(out);
+        if (!open) {
+            // Every push settled: no list or slot is read again.
+            nodes = new PushNodes();
+            lists = new FetchedList[0];
+            numFetched = 0;
+        }
         return out;
     }
 
@@ -269,25 +304,26 @@ public final class PprBatchPush {
     }
 
     byte[] toBytes(long maxBytes) {
-        long[] nodes = lists.keySet().toLongArray();
-        Arrays.sort(nodes);
-        long size = 4 + 1 + 4 + 4;
+        long size = 4 + 1 + nodes.serializedSize() + 4 + 4;
         for (int i = 0; i < pushes.length; i++) {
             size += 1 + (pushes[i] != null ? pushes[i].serializedSize() : settled[i].serializedSize());
         }
-        for (long node : nodes) {
-            size += 8 + 4 + 4 + 12L * lists.get(node).neighbors().length;
+        for (int s = 0; s < lists.length; s++) {
+            if (lists[s] != null) {
+                size += 4 + 4 + 4 + 8L * lists[s].slots().length;
+            }
         }
         if (size > maxBytes) {
             long open = Arrays.stream(pushes).filter(java.util.Objects::nonNull).count();
             throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
                     + " seeds (%d pushes open, %d lists) would take %,d bytes, over the %,d one batch can hold: use"
-                    + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, nodes.length,
+                    + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, numFetched,
                     size, maxBytes));
         }
         ByteBuffer out = ByteBuffer.allocate((int) size);
         out.putInt(settleK);
         out.put((byte) (settleTopUp ? 1 : 0));
+        nodes.write(out);
         out.putInt(seeds.length);
         for (int i = 0; i < pushes.length; i++) {
             if (pushes[i] != null) {
@@ -298,18 +334,18 @@ public final class PprBatchPush {
                 settled[i].write(out);
             }
         }
-        out.putInt(nodes.length);
-        for (long node : nodes) {
-            FetchedList list = lists.get(node);
-            out.putLong(node);
-            out.putInt(list.degree());
-            long[] nb = list.neighbors();
-            int[] nd = list.neighborDegrees();
-            out.putInt(nb.length);
-            for (int i = 0; i < nb.length; i++) {
-                out.putLong(nb[i]);
-                out.putInt(nd[i]);
+        out.putInt(numFetched);
+        for (int s = 0; s < lists.length; s++) {
+            FetchedList list = lists[s];
+            if (list == null) {
+                continue;
             }
+            int[] nb = list.slots();
+            out.putInt(s);
+            out.putInt(list.degree());
+            out.putInt(nb.length);
+            out.asIntBuffer().put(nb).put(list.neighborDegrees());
+            out.position(out.position() + 2 * Integer.BYTES * nb.length);
         }
         return out.array();
     }
@@ -319,13 +355,14 @@ public final class PprBatchPush {
         ByteBuffer in = ByteBuffer.wrap(state);
         int settleK = in.getInt();
         boolean settleTopUp = in.get() != 0;
+        PushNodes nodes = PushNodes.read(in);
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
         FetchingPush[] pushes = new FetchingPush[numSeeds];
         Settled[] settled = new Settled[numSeeds];
         for (int i = 0; i < numSeeds; i++) {
             if (in.get() == 0) {
-                pushes[i] = FetchingPush.read(in);
+                pushes[i] = FetchingPush.read(in, nodes);
                 seeds[i] = pushes[i].seed();
             } else {
                 settled[i] = Settled.read(in);
@@ -333,23 +370,21 @@ public final class PprBatchPush {
             }
         }
         int numLists = in.getInt();
-        Long2ObjectOpenHashMap<FetchedList> lists = new Long2ObjectOpenHashMap<>(numLists);
+        FetchedList[] lists = new FetchedList[Math.max(16, nodes.size())];
         for (int i = 0; i < numLists; i++) {
-            long node = in.getLong();
+            int s = in.getInt();
             int degree = in.getInt();
             int len = in.getInt();
-            long[] nb = new long[len];
+            int[] nb = new int[len];
             int[] nd = new int[len];
-            for (int j = 0; j < len; j++) {
-                nb[j] = in.getLong();
-                nd[j] = in.getInt();
-            }
-            lists.put(node, new FetchedList(degree, nb, nd));
+            in.asIntBuffer().get(nb).get(nd);
+            in.position(in.position() + 2 * Integer.BYTES * len);
+            lists[s] = FetchedList.ofSlots(degree, nb, nd, nodes);
         }
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the batch push state");
         }
-        return new PprBatchPush(seeds, pushes, settled, settleK, settleTopUp, lists);
+        return new PprBatchPush(seeds, pushes, settled, settleK, settleTopUp, nodes, lists, numLists);
     }
 
     /** A finished push's selection, best first: node ids, values and hop proximities as the message carries them. */

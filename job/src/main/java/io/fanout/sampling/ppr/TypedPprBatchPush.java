@@ -23,7 +23,7 @@ import java.util.Set;
  * <p>Nodes are keys {@link #key}{@code (type ordinal, id)}: node type in the high 16 bits, so keys order as the memory
  * store's global indices (types in name order, then index) when ids within a type order as their indices do, and
  * ties rank alike. Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) for keyed
- * state between rounds. The partitioned store does not run it yet (typed PPR is refused there).
+ * state between rounds.
  */
 public final class TypedPprBatchPush {
     private static final int TYPE_SHIFT = 48;
@@ -41,8 +41,11 @@ public final class TypedPprBatchPush {
     private final TypedPprSelection selection;
     /** pushes[seed][channel]. */
     private final FetchingPush[][] pushes;
+    /** The nodes the pushes and channel lists name by slot. */
+    private final PushNodes nodes;
     private final Long2ObjectOpenHashMap<TypedNodeRows> rows = new Long2ObjectOpenHashMap<>();
-    private final Long2ObjectOpenHashMap<FetchedList>[] channelLists;
+    /** Per channel, each slot's list bound to {@link #nodes} (built when the node's rows are added); null until then. */
+    private final FetchedList[][] channelLists;
 
     /**
      * @param seedKeys the batch's seeds as node keys (a repeated seed is pushed once)
@@ -93,17 +96,18 @@ public final class TypedPprBatchPush {
         this.residualTopUp = residualTopUp;
         int c = channelEdgeTypes.length;
         this.selection = new TypedPprSelection(c, typed, targets, maxPprNodes, residualTopUp, maxPprNodes);
+        this.nodes = new PushNodes();
         this.pushes = new FetchingPush[seeds.length][c];
         for (int i = 0; i < seeds.length; i++) {
             for (int ch = 0; ch < c; ch++) {
-                pushes[i][ch] = new FetchingPush(seeds[i], alpha, eps, -1);
+                pushes[i][ch] = new FetchingPush(nodes, seeds[i], alpha, eps, -1);
             }
         }
-        this.channelLists = newChannelLists(c);
+        this.channelLists = new FetchedList[c][16];
     }
 
     private TypedPprBatchPush(long[] seeds, int numNodeTypes, int[] keyType, int[][] channelEdgeTypes, int[] targets,
-            boolean typed, int maxPprNodes, boolean residualTopUp, boolean includeSampledEdges,
+            boolean typed, int maxPprNodes, boolean residualTopUp, boolean includeSampledEdges, PushNodes nodes,
             FetchingPush[][] pushes) {
         this.seeds = seeds;
         this.numNodeTypes = numNodeTypes;
@@ -116,17 +120,9 @@ public final class TypedPprBatchPush {
         this.includeSampledEdges = includeSampledEdges;
         this.selection = new TypedPprSelection(channelEdgeTypes.length, typed, targets, maxPprNodes, residualTopUp,
                 maxPprNodes);
+        this.nodes = nodes;
         this.pushes = pushes;
-        this.channelLists = newChannelLists(channelEdgeTypes.length);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Long2ObjectOpenHashMap<FetchedList>[] newChannelLists(int c) {
-        Long2ObjectOpenHashMap<FetchedList>[] lists = new Long2ObjectOpenHashMap[c];
-        for (int ch = 0; ch < c; ch++) {
-            lists[ch] = new Long2ObjectOpenHashMap<>();
-        }
-        return lists;
+        this.channelLists = new FetchedList[channelEdgeTypes.length][Math.max(16, nodes.size())];
     }
 
     /** The key of node {@code id} of the node type with ordinal {@code typeOrdinal} (ids in [0, 2^48)). */
@@ -146,22 +142,28 @@ public final class TypedPprBatchPush {
         return key & ((1L << TYPE_SHIFT) - 1);
     }
 
-    /** Records a node's fetched rows (a second copy is ignored: rows are fixed per node). */
+    /**
+     * Records a node's fetched rows (a second copy is ignored: rows are fixed per node) and builds its list in every
+     * channel, bound to the batch's slots (no slot may be added while pushes advance).
+     */
     public void addRows(long node, TypedNodeRows nodeRows) {
-        rows.putIfAbsent(node, nodeRows);
+        if (rows.putIfAbsent(node, nodeRows) != null) {
+            return;
+        }
+        int s = nodes.slot(node);
+        for (int ch = 0; ch < channelLists.length; ch++) {
+            FetchedList bound = nodeRows.channelList(channelEdgeTypes[ch]).bind(nodes);
+            if (nodes.size() > channelLists[ch].length) {
+                channelLists[ch] = Arrays.copyOf(channelLists[ch],
+                        Math.max(nodes.size(), 2 * channelLists[ch].length));
+            }
+            channelLists[ch][s] = bound;
+        }
     }
 
-    private FetchedList list(int ch, long node) {
-        FetchedList list = channelLists[ch].get(node);
-        if (list == null) {
-            TypedNodeRows r = rows.get(node);
-            if (r == null) {
-                return null;
-            }
-            list = r.channelList(channelEdgeTypes[ch]);
-            channelLists[ch].put(node, list);
-        }
-        return list;
+    private FetchedList list(int ch, int slot) {
+        FetchedList[] lists = channelLists[ch];
+        return slot < lists.length ? lists[slot] : null;
     }
 
     /**
@@ -176,8 +178,8 @@ public final class TypedPprBatchPush {
             for (int ch = 0; ch < seedPushes.length; ch++) {
                 final int channel = ch;
                 FetchingPush push = seedPushes[ch];
-                if (!push.advance(node -> list(channel, node), mayFetch)) {
-                    push.forEachMissing(node -> list(channel, node), missing::add);
+                if (!push.advance(slot -> list(channel, slot), mayFetch)) {
+                    push.forEachMissing(slot -> list(channel, slot), slot -> missing.add(nodes.id(slot)));
                 }
             }
         }
@@ -337,9 +339,9 @@ public final class TypedPprBatchPush {
      */
     public byte[] toBytes() {
         int e = keyType.length;
-        long[] nodes = rows.keySet().toLongArray();
-        Arrays.sort(nodes);
-        long size = 4L * 6 + 3 + 4L * e + 8L * seeds.length;
+        long[] rowNodes = rows.keySet().toLongArray();
+        Arrays.sort(rowNodes);
+        long size = 4L * 6 + 3 + 4L * e + 8L * seeds.length + this.nodes.serializedSize();
         for (int[] members : channelEdgeTypes) {
             size += 4 + 4 + 4L * members.length;
         }
@@ -348,14 +350,14 @@ public final class TypedPprBatchPush {
                 size += p.serializedSize();
             }
         }
-        for (long node : nodes) {
+        for (long node : rowNodes) {
             size += 8 + rows.get(node).bodyBytes();
         }
         if (size > PprBatchPush.MAX_STATE_BYTES) {
             throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the typed PPR state of one batch"
                     + " of %d seeds (%d channels, %d rows) would take %,d bytes, over the %,d one batch can hold: use"
                     + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, channelEdgeTypes.length,
-                    nodes.length, size, PprBatchPush.MAX_STATE_BYTES));
+                    rowNodes.length, size, PprBatchPush.MAX_STATE_BYTES));
         }
         ByteBuffer out = ByteBuffer.allocate((int) size);
         out.putInt(numNodeTypes).putInt(e);
@@ -375,13 +377,14 @@ public final class TypedPprBatchPush {
         for (long s : seeds) {
             out.putLong(s);
         }
+        this.nodes.write(out);
         for (FetchingPush[] seedPushes : pushes) {
             for (FetchingPush p : seedPushes) {
                 p.write(out);
             }
         }
-        out.putInt(nodes.length);
-        for (long node : nodes) {
+        out.putInt(rowNodes.length);
+        for (long node : rowNodes) {
             out.putLong(node);
             rows.get(node).write(out);
         }
@@ -418,18 +421,19 @@ public final class TypedPprBatchPush {
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = in.getLong();
         }
+        PushNodes nodes = PushNodes.read(in);
         FetchingPush[][] pushes = new FetchingPush[seeds.length][c];
         for (int i = 0; i < seeds.length; i++) {
             for (int ch = 0; ch < c; ch++) {
-                pushes[i][ch] = FetchingPush.read(in);
+                pushes[i][ch] = FetchingPush.read(in, nodes);
             }
         }
         TypedPprBatchPush batch = new TypedPprBatchPush(seeds, numNodeTypes, keyType, members, targets, typed,
-                maxPprNodes, residualTopUp, includeSampledEdges, pushes);
+                maxPprNodes, residualTopUp, includeSampledEdges, nodes, pushes);
         int numRows = in.getInt();
         for (int i = 0; i < numRows; i++) {
             long node = in.getLong();
-            batch.rows.put(node, TypedNodeRows.read(in, e));
+            batch.addRows(node, TypedNodeRows.read(in, e));
         }
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the typed PPR batch state");

@@ -51,12 +51,13 @@ public class FetchingPushTest {
 
     @Test
     void aPushLeftWithoutListsKeepsItsResidual() {
-        FetchingPush push = new FetchingPush(7, ALPHA, EPS, -1);
-        assertThat(push.advance(id -> null, true)).isFalse();
+        PushNodes nodes = new PushNodes();
+        FetchingPush push = new FetchingPush(nodes, 7, ALPHA, EPS, -1);
+        assertThat(push.advance(slot -> null, true)).isFalse();
         long[] missing = new long[1];
-        push.forEachMissing(id -> null, id -> missing[0] = id);
+        push.forEachMissing(slot -> null, slot -> missing[0] = nodes.id(slot));
         assertThat(missing[0]).isEqualTo(7);
-        assertThat(push.advance(id -> null, false)).isTrue();
+        assertThat(push.advance(slot -> null, false)).isTrue();
         assertThat(push.score(0)).isZero();
         assertThat(push.residual(0)).isEqualTo(ALPHA);
         assertThat(push.pushes()).isZero();
