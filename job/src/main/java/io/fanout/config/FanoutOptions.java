@@ -163,12 +163,13 @@ public final class FanoutOptions {
     public static final ConfigOption<Integer> PARTITIONED_CACHE_MB = ConfigOptions.key("fanout.partitioned.cache-mb")
             .intType()
             .defaultValue(-1)
-            .withDescription("--store partitioned (k-hop over a fixed graph): MB of heap per lookup subtask (one per"
-                    + " hop and parallel subtask) for the most recently read node heads (degree and first bucket of"
-                    + " neighbours), and a quarter of that more for the later buckets of nodes longer than one; 0 ="
-                    + " off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by the lookup subtasks it"
-                    + " can run (hops x task slots). Bounded by the heap, so it does not grow with"
-                    + " the graph; a hit saves a RocksDB read. Does not change the samples.");
+            .withDescription("--store partitioned over a fixed graph: MB of heap per lookup subtask for the most"
+                    + " recently read values. K-hop (one lookup per hop and parallel subtask): node heads (degree and"
+                    + " first bucket of neighbours), and a quarter of that more for the later buckets of nodes longer"
+                    + " than one. PPR (one lookup per fetch round and parallel subtask): the nodes' neighbour lists"
+                    + " (typed: rows). 0 = off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by"
+                    + " the lookup subtasks it can run (hops or fetch rounds x task slots). Bounded by the heap, so"
+                    + " it does not grow with the graph; a hit saves a RocksDB read. Does not change the samples.");
 
     public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")
             .stringType()

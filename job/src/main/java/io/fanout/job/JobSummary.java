@@ -115,7 +115,7 @@ public final class JobSummary {
                 graphNodes, graphEdges, graphHeapBytes, bytesPerEdge(), features, batches, seeds, sampledNodes, sampledEdges,
                 messageBytes / 1e6, seconds, seedsPerSecond(), sampledEdgesPerSecond())
                 + (headCacheHits + headCacheMisses == 0 ? "" : String.format(Locale.ROOT,
-                        "%n  head cache      %.1f %% of %,d node lookups (--partitioned.cache-mb)",
+                        "%n  lookup cache    %.1f %% of %,d node lookups (--partitioned.cache-mb)",
                         100.0 * headCacheHits / (headCacheHits + headCacheMisses), headCacheHits + headCacheMisses))
                 + (loadCompactionMs == 0 ? "" : String.format(Locale.ROOT,
                         "%n  compaction      %.2f s after the load, summed over the lookup subtasks"

@@ -58,6 +58,11 @@ class PartitionedPprITCase {
         System.arraycopy(extra, 0, args, base.length, extra.length);
         JobSummary summary = runJob(io.fanout.testing.JobConfigs.forStore(store, args));
         assertThat(summary.batches).isPositive();
+        if (!store.equals("memory")) {
+            // The fetch rounds' list cache (--partitioned.cache-mb, automatic by default) answers repeated lists.
+            boolean off = Arrays.asList(extra).contains("--partitioned.cache-mb");
+            assertThat(summary.headCacheHits).as("list cache hits").matches(h -> off ? h == 0 : h > 0);
+        }
         return readMessages(out);
     }
 
@@ -71,6 +76,10 @@ class PartitionedPprITCase {
         TreeMap<Long, byte[]> memory = run("memory", 2, graph, options);
         assertSameMessages(memory, run("partitioned", 1, graph, options));
         assertSameMessages(memory, run("partitioned", 2, graph, options));
+        String[] uncached = Arrays.copyOf(options, options.length + 2);
+        uncached[options.length] = "--partitioned.cache-mb";
+        uncached[options.length + 1] = "0";
+        assertSameMessages(memory, run("partitioned", 2, graph, uncached));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -317,7 +317,7 @@ final class PartitionedBench {
         int epochs;
         double windowSeconds;
         double windowRate;
-        /** Share of node lookups the partitioned store's head cache answered, NaN for the memory store. */
+        /** Share of node lookups the partitioned store's cache answered (k-hop heads, PPR lists), NaN for the memory store. */
         double cacheHitRate = Double.NaN;
         /** Partitioned store: seconds compacting the loaded adjacency (part of the load), summed over subtasks. */
         double compactionSeconds;
@@ -353,7 +353,7 @@ final class PartitionedBench {
                     + " %,d batches, %,d sampled edges, window %.2f s -> %,.0f sampled edges/s%s  checkpoint dir %,d"
                     + " bytes (max %,d), checkpoint state %,d bytes = %.1f bytes per stored edge%s", store, parallelism, loadSeconds,
                     rows / loadSeconds, sampleSeconds, epochs, batches, sampledEdges, windowSeconds, samplingRate(),
-                    (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", head cache hits %.1f %%",
+                    (Double.isNaN(cacheHitRate) ? "" : String.format(Locale.ROOT, ", lookup cache hits %.1f %%",
                             100 * cacheHitRate))
                             + (compactionSeconds > 0 ? String.format(Locale.ROOT, ", compaction %.1f s (summed over"
                             + " lookup subtasks)", compactionSeconds) : ""), checkpointBytes,

@@ -1,5 +1,8 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.partitioned.ValueCache;
+import org.apache.flink.api.common.accumulators.LongCounter;
+
 import java.io.Serializable;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -33,6 +36,14 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
 
         /** The answer to {@code request}, reading the stored values of its nodes through {@code values}. */
         A answer(Q request, Values<S> values) throws Exception;
+
+        /**
+         * The heap bytes a stored value takes when cached ({@link ValueCache}), or -1: this lookup's values are not
+         * cached (the default).
+         */
+        default long cachedBytes(S stored) {
+            return -1;
+        }
     }
 
     /** The stored values a request reads. */
@@ -47,8 +58,12 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
     private final String waitingName;
     private final TypeInformation<Q> requestType;
     private final Lookup<I, S, Q, A> lookup;
+    /** {@code --partitioned.cache-mb} in bytes (-1: automatic), and the cached lookup operators per task slot. */
+    private long cacheBytes;
+    private int cachedLookups;
 
     private transient ValueState<S> values;
+    private transient ValueCache<S> cache;
     private transient ListState<Q> waiting;
     private transient Values<S> reader;
     private transient boolean loaded;
@@ -66,14 +81,43 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
         this.lookup = lookup;
     }
 
+    /**
+     * Caches recently read values on the heap ({@link ValueCache}, for a {@link Lookup} whose values say their size),
+     * sized as the k-hop head cache is ({@link NeighborLookupOperator#cacheCapacity}).
+     *
+     * @param cacheBytes {@code --partitioned.cache-mb} in bytes, 0 = off, -1 = automatic
+     * @param lookups the cached lookup operators of the job per task slot (the automatic size shares among them)
+     */
+    KeyedLookupOperator<I, S, Q, A> cached(long cacheBytes, int lookups) {
+        this.cacheBytes = cacheBytes;
+        this.cachedLookups = lookups;
+        return this;
+    }
+
     @Override
     public void open() throws Exception {
         super.open();
         values = getRuntimeContext().getState(new ValueStateDescriptor<>(stateName, stateType));
         waiting = getRuntimeContext().getListState(new ListStateDescriptor<>(waitingName, requestType));
+        cache = new ValueCache<>(cachedLookups == 0 ? 0
+                : NeighborLookupOperator.cacheCapacity(this, cacheBytes, cachedLookups, stateName + " cache",
+                        "lookups"));
+        LongCounter hits = getRuntimeContext().getLongCounter(NeighborLookupOperator.CACHE_HITS);
+        LongCounter misses = getRuntimeContext().getLongCounter(NeighborLookupOperator.CACHE_MISSES);
         reader = node -> {
+            S hit = cache.get(node);
+            if (hit != null) {
+                hits.add(1);
+                return hit;
+            }
             RequestRouting.toKey(this, node);
-            return values.value();
+            S stored = values.value();
+            long size = stored == null ? -1 : lookup.cachedBytes(stored);
+            if (size >= 0) {
+                misses.add(1);
+                cache.put(node, stored, size);
+            }
+            return stored;
         };
     }
 

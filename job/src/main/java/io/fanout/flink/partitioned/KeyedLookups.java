@@ -96,6 +96,12 @@ final class KeyedLookups {
             return new PprAnswerGroup(request.batchKey, request.nodes, degrees, ends, neighbors.toLongArray(),
                     neighborDegrees.toIntArray());
         }
+
+        /** The list object and its two arrays: 8 + 4 bytes per neighbour and the headers. */
+        @Override
+        public long cachedBytes(PprNodeList stored) {
+            return 96 + 12L * stored.neighbors.length;
+        }
     }
 
     private static final class TypedPprRows implements KeyedLookupOperator.Lookup<Rows, byte[], PprFetchRequest,
@@ -121,6 +127,11 @@ final class KeyedLookups {
                 out[i] = stored == null ? empty : stored;
             }
             return new Answer(request.batchKey, request.nodes, out);
+        }
+
+        @Override
+        public long cachedBytes(byte[] stored) {
+            return 16 + stored.length;
         }
     }
 }

@@ -149,6 +149,32 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         return maxHeap / 8 / ((long) Math.max(hops, 1) * Math.max(slots, 1));
     }
 
+    /**
+     * The heap one lookup subtask of {@code operator} caches in: {@code cacheBytes} ({@code --partitioned.cache-mb})
+     * capped to a 16th of the heap, or with -1 {@link #autoCacheBytes} over {@code lookups} lookup operators a slot
+     * ({@code lookupsName}: hops, PPR fetch rounds) and the TaskManager's slots; logged as {@code what}.
+     */
+    static long cacheCapacity(AbstractStreamOperator<?> operator, long cacheBytes, int lookups, String what,
+            String lookupsName) {
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        if (cacheBytes < 0) {
+            int slots = operator.getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration()
+                    .get(TaskManagerOptions.NUM_TASK_SLOTS);
+            long auto = autoCacheBytes(maxHeap, lookups, slots);
+            LOG.info("{} of {} bytes: an eighth of the TaskManager heap ({} bytes) over {} {} x {} task slots", what,
+                    auto, maxHeap, lookups, lookupsName, slots);
+            return auto;
+        }
+        // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
+        // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
+        long capped = Math.min(cacheBytes, maxHeap / 16);
+        if (capped < cacheBytes) {
+            LOG.info("{} of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)", what, capped,
+                    cacheBytes, maxHeap);
+        }
+        return capped;
+    }
+
     @Override
     public void open() throws Exception {
         super.open();
@@ -163,24 +189,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", IntSerializer.INSTANCE,
                 CompactLongArraySerializer.INSTANCE));
         layout = new NeighborBuckets(bucketSize);
-        long maxHeap = Runtime.getRuntime().maxMemory();
-        long capped;
-        if (cacheBytes < 0) {
-            int slots = getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration()
-                    .get(TaskManagerOptions.NUM_TASK_SLOTS);
-            capped = autoCacheBytes(maxHeap, hops, slots);
-            LOG.info("head cache of {} bytes: an eighth of the TaskManager heap ({} bytes) over {} hops x {} task slots",
-                    capped, maxHeap, hops, slots);
-        } else {
-            // At most a 16th of this JVM's heap per lookup subtask: a TaskManager smaller than the graph (the case this
-            // store is for) must not run out of heap for a cache, whatever --partitioned.cache-mb says.
-            capped = Math.min(cacheBytes, maxHeap / 16);
-            if (capped < cacheBytes) {
-                LOG.info("head cache of {} bytes instead of {}: at most a 16th of the TaskManager heap ({} bytes)",
-                        capped, cacheBytes, maxHeap);
-            }
-        }
-        cache = new HeadCache(capped);
+        cache = new HeadCache(cacheCapacity(this, cacheBytes, hops, "head cache", "hops"));
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");

@@ -61,7 +61,8 @@ public final class PartitionedPpr {
         for (int round = 1; round <= rounds; round++) {
             DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
-                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class), KeyedLookups.pprLists())
+                    .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
+                            KeyedLookups.pprLists().cached(o.cacheBytes(), rounds))
                     .uid("ppr-fetch-" + round);
             stage = round(stage, answers, round, o);
         }

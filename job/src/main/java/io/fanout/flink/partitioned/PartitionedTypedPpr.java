@@ -109,7 +109,7 @@ public final class PartitionedTypedPpr {
                     .connect(stage.getSideOutput(TypedPprFunctions.requests(round))
                             .keyBy(new PartitionedPpr.RequestNode(), Types.LONG))
                     .transform("typed-ppr-fetch-" + round, TypeInformation.of(Answer.class),
-                            KeyedLookups.typedPprRows(types))
+                            KeyedLookups.typedPprRows(types).cached(o.cacheBytes(), rounds))
                     .uid("typed-ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
