@@ -1,28 +1,45 @@
 package io.fanout.flink.partitioned;
 
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
  * A stage keyed by batch that gathers what a batch asked for: input 1 is the batch, input 2 the answers (grouped or
- * one by one, in any order, before or after their batch). Both wait in keyed state (RocksDB) until the answers the
- * batch waits for are counted in ({@link AnswerTally}: the batch is read once, not on every answer); then the state
- * is cleared and {@link #complete} gets the batch and its answers in arrival order, the last one straight from its
- * input, not through state. The hop stages, the node-data gathers and the PPR fetch rounds, plain and typed, are
- * such stages; each names its own state (what a savepoint holds).
+ * one by one, in any order, before or after their batch). The answers wait in keyed state until the answers the
+ * batch waits for are counted in ({@link AnswerTally}); then the state is cleared and {@link #complete} gets the batch
+ * and its answers in arrival order, the last one straight from its input, not through state. The hop stages, the
+ * node-data gathers and the PPR fetch rounds, plain and typed, are such stages; each names its own state (what a
+ * savepoint holds).
+ *
+ * <p>A waiting batch is kept on the heap, by key, not in keyed state: it nearly always arrives before its answers (they
+ * take a round trip through the lookups), and a PPR round's batch carries its whole push state (megabytes), which
+ * RocksDB wrote, flushed and compacted away once per round (RocksDB's puts and gets of waiting batches were the largest
+ * cost of a RocksDB-backed partitioned PPR job after its list reads). A checkpoint writes the waiting batches into union
+ * operator state, and a restored subtask keeps those of its own key groups, so rescaling restores them where their
+ * keys go. A batch found in keyed state ({@code batchState}, where savepoints of earlier versions hold them) is read
+ * from there.
  *
  * @param <B> the batch, passed on once complete
  * @param <A> an answer
  */
-abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B, A, B> {
+abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B, A, B>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
 
     private final String batchState;
@@ -30,7 +47,12 @@ abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B,
     private final String answersState;
     private final Class<A> answerType;
 
+    /** Batches of earlier versions' savepoints, waiting in keyed state. */
     private transient ValueState<B> batch;
+    /** This subtask's waiting batches, by key. */
+    private transient Long2ObjectOpenHashMap<B> waiting;
+    /** The waiting batches at a checkpoint, every subtask's, with their keys. */
+    private transient ListState<Tuple2<Long, B>> checkpointed;
     private transient ListState<A> answers;
     /** Answers counted against what the waiting batch expects. */
     private transient AnswerTally tally;
@@ -66,7 +88,36 @@ abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B,
     protected void clearMore() {}
 
     @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        waiting = new Long2ObjectOpenHashMap<>();
+        checkpointed = context.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(
+                batchState + "-waiting", Types.TUPLE(Types.LONG, TypeInformation.of(batchType))));
+        if (context.isRestored()) {
+            TaskInfo task = getRuntimeContext().getTaskInfo();
+            for (Tuple2<Long, B> entry : checkpointed.get()) {
+                if (KeyGroupRangeAssignment.assignKeyToParallelOperator(entry.f0, task.getMaxNumberOfParallelSubtasks(),
+                        task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask()) {
+                    waiting.put(entry.f0.longValue(), entry.f1);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        List<Tuple2<Long, B>> entries = new ArrayList<>(waiting.size());
+        waiting.long2ObjectEntrySet().forEach(e -> entries.add(Tuple2.of(e.getLongKey(), e.getValue())));
+        checkpointed.update(entries);
+    }
+
+    /** Batches waiting for answers in this subtask (on the heap); also the metric {@code fanout.waitingBatches}. */
+    int waitingBatches() {
+        return waiting.size();
+    }
+
+    @Override
     public void open(OpenContext openContext) throws Exception {
+        getRuntimeContext().getMetricGroup().addGroup("fanout").gauge("waitingBatches", this::waitingBatches);
         batch = getRuntimeContext().getState(new ValueStateDescriptor<>(batchState, TypeInformation.of(batchType)));
         answers = getRuntimeContext().getListState(new ListStateDescriptor<>(answersState,
                 TypeInformation.of(answerType)));
@@ -79,7 +130,7 @@ abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B,
             out.collect(partial);
             return;
         }
-        batch.update(partial);
+        waiting.put(ctx.getCurrentKey().longValue(), partial);
         if (tally.expect(expected(partial)) && settled()) {
             finish(ctx, out, null);
         }
@@ -96,7 +147,11 @@ abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B,
 
     /** Every answer of the stored batch is in (in state, and {@code last} unless null). */
     private void finish(Context ctx, Collector<B> out, A last) throws Exception {
-        B partial = batch.value();
+        B partial = waiting.remove(ctx.getCurrentKey().longValue());
+        if (partial == null) {
+            partial = batch.value();
+            batch.clear();
+        }
         List<A> received = new ArrayList<>();
         Iterable<A> stored = answers.get();
         if (stored != null) {
@@ -105,7 +160,6 @@ abstract class GatherStageFunction<B, A> extends KeyedCoProcessFunction<Long, B,
         if (last != null) {
             received.add(last);
         }
-        batch.clear();
         answers.clear();
         tally.clear();
         clearMore();
