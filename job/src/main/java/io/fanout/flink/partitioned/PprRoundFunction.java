@@ -11,8 +11,8 @@ import org.apache.flink.util.OutputTag;
 /**
  * PPR fetch round {@code r} of the batches, keyed by batch (GiGL's per-batch push loop, unrolled): input 1 is a
  * batch after round {@code r-1}, input 2 the lists it asked for in round {@code r}, grouped per fetch subtask
- * ({@link PprAnswerGroup}). Both wait in keyed state (RocksDB) until every list arrived ({@link GatherStageFunction});
- * then the batch's pushes go on with them ({@link PprBatchPush#advance}) and the lists they miss next go out on
+ * ({@link PprAnswerGroup}). Both wait (the answers in keyed state, the batch on the heap) until every list arrived
+ * ({@link GatherStageFunction}); then the batch's pushes go on with them ({@link PprBatchPush#advance}) and the lists they miss next go out on
  * {@link #requests(int) requests(r+1)}, grouped per fetch subtask. The last round allows no further fetch: every push
  * finishes with the lists it has. A batch whose pushes finished earlier passes through.
  *

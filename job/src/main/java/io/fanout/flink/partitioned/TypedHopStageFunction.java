@@ -6,8 +6,8 @@ import org.apache.flink.util.Collector;
 
 /**
  * Hop {@code h} of the typed batches, keyed by batch: input 1 is a batch after hop {@code h-1}, input 2 the answers
- * of every edge type's lookup at hop {@code h}. Both wait in keyed state until every frontier node of every walked
- * edge type answered ({@link GatherStageFunction}); then the edge types are applied in name order
+ * of every edge type's lookup at hop {@code h}. Both wait until every frontier node of every walked edge type
+ * answered ({@link GatherStageFunction}); then the edge types are applied in name order
  * ({@link HeteroBatchAssembly}), the batch goes on and the next hop's requests go out (after the last hop, with node
  * files, the node-data requests per node type).
  */
