@@ -88,7 +88,7 @@ final class BenchRecord {
 
     static final String OPTIONS_USAGE = "[--rounds N] [--warmup N] [--repeat 2] [--label TEXT] [--results DIR]";
 
-    private static int positive(String key, String value) {
+    static int positive(String key, String value) {
         int n = Integer.parseInt(value);
         if (n < 1) {
             throw new IllegalArgumentException(key + " must be at least 1, got " + value);

@@ -88,7 +88,7 @@ public final class FanoutBench {
                 case "--fanout": fanout = args[i + 1]; break;
                 case "--seconds": seconds = Double.parseDouble(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break; // "" = core only
-                case "--job-rounds": jobRounds = Integer.parseInt(args[i + 1]); break;
+                case "--job-rounds": jobRounds = BenchRecord.positive(args[i], args[i + 1]); break;
                 case "--weights": break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }

@@ -108,14 +108,22 @@ final class PartitionedBench {
         // Warm-up: the first job of a JVM pays class loading and JIT (about 10 s here), which would count as load.
         // A checkpoint directory always: the default (JobManager) checkpoint storage refuses state over 5 MB, so a
         // partitioned job of a larger graph would never complete a checkpoint, and a finishing job waits for one.
-        // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up.
+        // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up; with the
+        // measured jobs' own arguments (their sampler) and every node a seed for WARMUP_EPOCHS epochs, so each store's
+        // sampling code is compiled before it is timed: the memory store's calibration jobs warm its code anyway, and
+        // a partitioned store warmed by one k-hop seed measured its first round with PPR's code still interpreted.
         Path warmupGraph = generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
         for (String store : storeList) { // every store alike, so no side is measured before its own warm-up
-            job(List.of("--graph", warmupGraph.toString(), "--store", backendStore(store), "--state-backend",
-                    stateBackend(store), "--fanout", fanout, "--parallelism", "1", "--checkpoint-interval", "2s",
-                    "--checkpoint-dir", warmup.toUri().toString()), "--seeds", "0", "--epochs", "1");
+            List<String> warm = new ArrayList<>(List.of("--graph", warmupGraph.toString(), "--store",
+                    backendStore(store), "--state-backend", stateBackend(store), "--parallelism", "1",
+                    "--checkpoint-interval", "2s", "--checkpoint-dir", warmup.toUri().toString()));
+            if (!ppr) { // PPR refuses k-hop's fanouts
+                warm.addAll(List.of("--fanout", fanout));
+            }
+            warm.addAll(withoutSeeds(jobArgs)); // seeds of the measured graph need not exist in the small one
+            job(warm, "--epochs", String.valueOf(WARMUP_EPOCHS));
         }
         deleteTree(warmup);
         List<Row> table = new ArrayList<>();
@@ -385,6 +393,22 @@ final class PartitionedBench {
         List<String> all = new ArrayList<>(common);
         all.addAll(List.of(extra));
         return FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
+    }
+
+    /** Epochs of the warm-up job of each store (every node of the small R-MAT graph a seed: 8 batches of 512). */
+    private static final int WARMUP_EPOCHS = 3;
+
+    /** The job arguments without a {@code --seeds FILE} pair. */
+    private static List<String> withoutSeeds(List<String> jobArgs) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < jobArgs.size(); i++) {
+            if (jobArgs.get(i).equals("--seeds") && i + 1 < jobArgs.size()) {
+                i++;
+            } else {
+                out.add(jobArgs.get(i));
+            }
+        }
+        return out;
     }
 
     /** The R-MAT graph of these sizes under workDir, generated on first use (seed 1, 8 parts). */

@@ -53,7 +53,7 @@ final class PprBench {
                 case "--batch-size": batchSize = Integer.parseInt(args[i + 1]); break;
                 case "--seconds": seconds = Double.parseDouble(args[i + 1]); break;
                 case "--parallelism": parallelisms = args[i + 1]; break; // "" = core only
-                case "--job-rounds": jobRounds = Integer.parseInt(args[i + 1]); break;
+                case "--job-rounds": jobRounds = BenchRecord.positive(args[i], args[i + 1]); break;
                 default: throw new IllegalArgumentException("unknown benchmark option " + args[i]);
             }
         }

@@ -114,7 +114,7 @@ public final class PartitionedPpr {
         // Without updates the lists are not bucketed: bucket size 0, as savepoints of earlier runs describe them.
         int rounds = o.pprRounds();
         return SavedGraphCheck.describe(spec, rounds, o.graphUpdates() == null ? 0 : o.bucketSize())
-                + ", ppr fetch rounds " + rounds + ", ppr-max-neighbors " + o.pprMaxNeighbors() + ", ppr layout 3";
+                + ", ppr fetch rounds " + rounds + ", ppr-max-neighbors " + o.pprMaxNeighbors() + ", ppr layout 4";
     }
 
     private static PprStartFunction start(StageOptions o) {

@@ -79,7 +79,7 @@ public final class PartitionedTypedPpr {
             askers = askers == null ? typeEdges : askers.union(typeEdges);
         }
         saved.append(", typed ppr fetch rounds ").append(rounds).append(", ppr-max-neighbors ")
-                .append(o.pprMaxNeighbors()).append(", typed ppr layout 2");
+                .append(o.pprMaxNeighbors()).append(", typed ppr layout 3");
         DataStream<Edge> edges = sizes.keyBy(new SizeNode(), Types.LONG)
                 .connect(askers.keyBy(new EdgeNeighbor(), Types.LONG))
                 .transform("typed-ppr-neighbor-degrees", TypeInformation.of(Edge.class),

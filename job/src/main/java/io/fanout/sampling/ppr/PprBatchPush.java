@@ -4,14 +4,11 @@ import io.fanout.sampling.TopK;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.IntConsumer;
-import java.util.function.IntPredicate;
-import java.util.function.IntToDoubleFunction;
 
 /**
  * The PPR of one batch when neighbour lists are fetched in rounds (GiGL's distributed PPR): one
@@ -179,7 +176,8 @@ public final class PprBatchPush {
         if (maxPprNodes < 1) {
             throw new IllegalArgumentException("maxPprNodes must be >= 1, got " + maxPprNodes);
         }
-        Map<Long, Integer> position = new HashMap<>();
+        Long2IntOpenHashMap position = new Long2IntOpenHashMap(seeds.length * 2);
+        position.defaultReturnValue(-1);
         long[] ids = new long[Math.max(16, seeds.length * 2)];
         int nids = 0;
         for (long s : seeds) {
@@ -208,8 +206,8 @@ public final class PprBatchPush {
             }
             for (int j = 0; j < m; j++) {
                 long id = seed.ids[j];
-                Integer at = position.get(id);
-                if (at == null) {
+                int at = position.get(id);
+                if (at < 0) {
                     if (nids == ids.length) {
                         ids = Arrays.copyOf(ids, nids * 2);
                     }
@@ -232,61 +230,115 @@ public final class PprBatchPush {
 
     /** PprSampler's selection over one push's local indices, best first. */
     static int[] selectLocal(FetchingPush push, int k, boolean residualTopUp) {
-        int[] pushed = best(push, k, push::score, candidates(push, v -> push.score(v) > 0));
+        int n = push.numTouched();
+        LocalTopK top = new LocalTopK(push, k);
+        for (int v = 0; v < n; v++) {
+            double score = push.score(v);
+            if (score > 0) {
+                top.offer(v, score);
+            }
+        }
+        int[] pushed = top.drainBestFirst();
         if (!residualTopUp) {
             return pushed;
         }
         int[] selected = pushed;
         if (pushed.length < k) {
             // Free slots: discovered nodes that were never pushed, by leftover residual.
-            int[] topUp = best(push, k - pushed.length, push::residual,
-                    candidates(push, v -> push.score(v) == 0 && push.residual(v) > 0));
-            selected = Arrays.copyOf(pushed, pushed.length + topUp.length);
-            System.arraycopy(topUp, 0, selected, pushed.length, topUp.length);
-        }
-        return best(push, selected.length, v -> push.score(v) + push.residual(v), selected);
-    }
-
-    private static int[] candidates(FetchingPush push, IntPredicate keep) {
-        int n = push.numTouched();
-        int[] out = new int[n];
-        int c = 0;
-        for (int v = 0; v < n; v++) {
-            if (keep.test(v)) {
-                out[c++] = v;
+            LocalTopK topUp = new LocalTopK(push, k - pushed.length);
+            for (int v = 0; v < n; v++) {
+                double residual = push.residual(v);
+                if (push.score(v) == 0 && residual > 0) {
+                    topUp.offer(v, residual);
+                }
             }
+            int[] more = topUp.drainBestFirst();
+            selected = Arrays.copyOf(pushed, pushed.length + more.length);
+            System.arraycopy(more, 0, selected, pushed.length, more.length);
         }
-        return Arrays.copyOf(out, c);
+        LocalTopK all = new LocalTopK(push, selected.length);
+        for (int v : selected) {
+            all.offer(v, push.score(v) + push.residual(v));
+        }
+        return all.drainBestFirst();
     }
 
     /**
-     * The k best of {@code candidates}: larger key first, ties to the smaller node id, as the memory store's
-     * {@link TopK} (a bounded heap: a push touches thousands of nodes for k of 50 or so, and sorting all of them was
-     * the largest cost of a partitioned PPR batch's selection).
+     * The k best local indices of one push by a key: larger key first, ties to the smaller node id, the order of the
+     * memory store's {@link TopK}. A bounded heap of local indices whose root is the worst kept: a push touches
+     * thousands of nodes for k of 50 or so, and a heap of node ids mapped back to local indices through a hash map
+     * was a tenth of a partitioned PPR round's CPU.
      */
-    private static int[] best(FetchingPush push, int k, IntToDoubleFunction key, int[] candidates) {
-        TopK topK = new TopK(Math.min(k, candidates.length));
-        topK.reset(Math.min(k, candidates.length));
-        for (int c : candidates) {
-            topK.offer(push.id(c), key.applyAsDouble(c));
+    private static final class LocalTopK {
+        private final FetchingPush push;
+        private final int[] heap;
+        private final double[] keys;
+        private int size;
+
+        LocalTopK(FetchingPush push, int k) {
+            this.push = push;
+            heap = new int[k];
+            keys = new double[k];
         }
-        long[] ids = new long[topK.size()];
-        int m = topK.drainBestFirst(ids, null, 0);
-        // Back to local indices through a map of the m winners, not the push's map of every touched node (a
-        // finished push never builds that one).
-        Long2IntOpenHashMap rank = new Long2IntOpenHashMap(m);
-        rank.defaultReturnValue(-1);
-        for (int i = 0; i < m; i++) {
-            rank.put(ids[i], i);
+
+        /** True if local {@code a} with key {@code ka} ranks before local {@code b} with key {@code kb}. */
+        private boolean better(double ka, int a, double kb, int b) {
+            return ka > kb || (ka == kb && push.id(a) < push.id(b));
         }
-        int[] out = new int[m];
-        for (int c : candidates) {
-            int r = rank.get(push.id(c));
-            if (r >= 0) {
-                out[r] = c;
+
+        void offer(int v, double key) {
+            if (size < heap.length) {
+                int i = size++;
+                while (i > 0) { // sift up: parents are worse, the root is the worst
+                    int parent = (i - 1) >>> 1;
+                    if (!better(keys[parent], heap[parent], key, v)) {
+                        break;
+                    }
+                    heap[i] = heap[parent];
+                    keys[i] = keys[parent];
+                    i = parent;
+                }
+                heap[i] = v;
+                keys[i] = key;
+            } else if (size > 0 && better(key, v, keys[0], heap[0])) {
+                siftDown(v, key, size);
             }
         }
-        return out;
+
+        private void siftDown(int v, double key, int n) {
+            int i = 0;
+            while (true) {
+                int child = 2 * i + 1;
+                if (child >= n) {
+                    break;
+                }
+                int right = child + 1;
+                if (right < n && better(keys[child], heap[child], keys[right], heap[right])) {
+                    child = right; // the worse child
+                }
+                if (!better(key, v, keys[child], heap[child])) {
+                    break;
+                }
+                heap[i] = heap[child];
+                keys[i] = keys[child];
+                i = child;
+            }
+            heap[i] = v;
+            keys[i] = key;
+        }
+
+        /** The kept locals, best first; empties the heap. */
+        int[] drainBestFirst() {
+            int[] out = new int[size];
+            while (size > 0) {
+                out[size - 1] = heap[0];
+                size--;
+                if (size > 0) {
+                    siftDown(heap[size], keys[size], size);
+                }
+            }
+            return out;
+        }
     }
 
     /** The most bytes one batch's state may take: a Java array's, and a RocksDB value's, limit. */
@@ -320,7 +372,7 @@ public final class PprBatchPush {
                     + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, numFetched,
                     size, maxBytes));
         }
-        ByteBuffer out = ByteBuffer.allocate((int) size);
+        ByteBuffer out = ByteBuffer.allocate((int) size).order(PushNodes.STATE_ORDER);
         out.putInt(settleK);
         out.put((byte) (settleTopUp ? 1 : 0));
         nodes.write(out);
@@ -335,24 +387,23 @@ public final class PprBatchPush {
             }
         }
         out.putInt(numFetched);
+        // One int view for every list (thousands of short lists: a view per list cost more than its copies).
+        IntBuffer ints = out.asIntBuffer();
         for (int s = 0; s < lists.length; s++) {
             FetchedList list = lists[s];
             if (list == null) {
                 continue;
             }
             int[] nb = list.slots();
-            out.putInt(s);
-            out.putInt(list.degree());
-            out.putInt(nb.length);
-            out.asIntBuffer().put(nb).put(list.neighborDegrees());
-            out.position(out.position() + 2 * Integer.BYTES * nb.length);
+            ints.put(s).put(list.degree()).put(nb.length).put(nb).put(list.neighborDegrees());
         }
+        out.position(out.position() + Integer.BYTES * ints.position());
         return out.array();
     }
 
     /** The state {@link #toBytes} wrote. */
     public static PprBatchPush fromBytes(byte[] state) {
-        ByteBuffer in = ByteBuffer.wrap(state);
+        ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
         int settleK = in.getInt();
         boolean settleTopUp = in.get() != 0;
         PushNodes nodes = PushNodes.read(in);
@@ -371,16 +422,17 @@ public final class PprBatchPush {
         }
         int numLists = in.getInt();
         FetchedList[] lists = new FetchedList[Math.max(16, nodes.size())];
+        IntBuffer ints = in.asIntBuffer();
         for (int i = 0; i < numLists; i++) {
-            int s = in.getInt();
-            int degree = in.getInt();
-            int len = in.getInt();
+            int s = ints.get();
+            int degree = ints.get();
+            int len = ints.get();
             int[] nb = new int[len];
             int[] nd = new int[len];
-            in.asIntBuffer().get(nb).get(nd);
-            in.position(in.position() + 2 * Integer.BYTES * len);
+            ints.get(nb).get(nd);
             lists[s] = FetchedList.ofSlots(degree, nb, nd, nodes);
         }
+        in.position(in.position() + Integer.BYTES * ints.position());
         if (in.hasRemaining()) {
             throw new IllegalArgumentException(in.remaining() + " bytes after the batch push state");
         }

@@ -2,6 +2,7 @@ package io.fanout.sampling.ppr;
 
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -11,6 +12,13 @@ import java.util.Arrays;
  * each id once. Slots are numbered in the order lists arrive in; no result depends on that order.
  */
 public final class PushNodes {
+    /**
+     * Byte order of a batch's push state between fetch rounds: little-endian, the order of the machines it runs on, so
+     * its columns go in and out as plain copies (big-endian, ByteBuffer's default, byte-swapped every value of every
+     * column on the way out and back in, each round).
+     */
+    static final ByteOrder STATE_ORDER = ByteOrder.LITTLE_ENDIAN;
+
     private long[] ids;
     private int size;
     /** id -> slot; null after {@link #read} until a slot is asked for by id. */

@@ -359,7 +359,7 @@ public final class TypedPprBatchPush {
                     + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, channelEdgeTypes.length,
                     rowNodes.length, size, PprBatchPush.MAX_STATE_BYTES));
         }
-        ByteBuffer out = ByteBuffer.allocate((int) size);
+        ByteBuffer out = ByteBuffer.allocate((int) size).order(PushNodes.STATE_ORDER);
         out.putInt(numNodeTypes).putInt(e);
         for (int k : keyType) {
             out.putInt(k);
@@ -396,7 +396,7 @@ public final class TypedPprBatchPush {
 
     /** The state {@link #toBytes} wrote. */
     public static TypedPprBatchPush fromBytes(byte[] state) {
-        ByteBuffer in = ByteBuffer.wrap(state);
+        ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
         int numNodeTypes = in.getInt();
         int e = in.getInt();
         int[] keyType = new int[e];
