@@ -43,7 +43,7 @@ public final class PprBatchPush {
     /** The nodes the pushes and lists name by slot. */
     private PushNodes nodes;
     /** Each slot's list, bound to {@link #nodes}; null until fetched. */
-    private FetchedList[] lists;
+    private SlotLists lists;
     private int numFetched;
 
     /**
@@ -75,11 +75,11 @@ public final class PprBatchPush {
         settled = new Settled[seeds.length];
         settleK = maxPprNodes;
         settleTopUp = residualTopUp;
-        lists = new FetchedList[Math.max(16, nodes.size())];
+        lists = new SlotLists(nodes.size());
     }
 
     private PprBatchPush(long[] seeds, FetchingPush[] pushes, Settled[] settled, int settleK, boolean settleTopUp,
-            PushNodes nodes, FetchedList[] lists, int numFetched) {
+            PushNodes nodes, SlotLists lists, int numFetched) {
         this.seeds = seeds;
         this.pushes = pushes;
         this.settled = settled;
@@ -93,14 +93,10 @@ public final class PprBatchPush {
     /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
     public void addList(long node, FetchedList list) {
         int s = nodes.slot(node);
-        if (s < lists.length && lists[s] != null) {
+        if (lists.get(s) != null) {
             return;
         }
-        FetchedList bound = list.bind(nodes);
-        if (nodes.size() > lists.length) {
-            lists = Arrays.copyOf(lists, Math.max(nodes.size(), 2 * lists.length));
-        }
-        lists[s] = bound;
+        lists.put(s, list.bind(nodes), nodes.size());
         numFetched++;
     }
 
@@ -110,7 +106,7 @@ public final class PprBatchPush {
 
     /** The list of slot {@code s}, or null when not fetched. */
     private FetchedList list(int s) {
-        return s < lists.length ? lists[s] : null;
+        return lists.get(s);
     }
 
     /**
@@ -152,7 +148,7 @@ public final class PprBatchPush {
         if (!open) {
             // Every push settled: no list or slot is read again.
             nodes = new PushNodes();
-            lists = new FetchedList[0];
+            lists = new SlotLists(0);
             numFetched = 0;
         }
         return out;
@@ -360,9 +356,10 @@ public final class PprBatchPush {
         for (int i = 0; i < pushes.length; i++) {
             size += 1 + (pushes[i] != null ? pushes[i].serializedSize() : settled[i].serializedSize());
         }
-        for (int s = 0; s < lists.length; s++) {
-            if (lists[s] != null) {
-                size += 4 + 4 + 4 + 8L * lists[s].slots().length;
+        for (int s = 0; s < lists.bound(); s++) {
+            FetchedList list = lists.get(s);
+            if (list != null) {
+                size += 4 + 4 + 4 + 8L * list.slots().length;
             }
         }
         if (size > maxBytes) {
@@ -389,8 +386,8 @@ public final class PprBatchPush {
         out.putInt(numFetched);
         // One int view for every list (thousands of short lists: a view per list cost more than its copies).
         IntBuffer ints = out.asIntBuffer();
-        for (int s = 0; s < lists.length; s++) {
-            FetchedList list = lists[s];
+        for (int s = 0; s < lists.bound(); s++) {
+            FetchedList list = lists.get(s);
             if (list == null) {
                 continue;
             }
@@ -421,7 +418,7 @@ public final class PprBatchPush {
             }
         }
         int numLists = in.getInt();
-        FetchedList[] lists = new FetchedList[Math.max(16, nodes.size())];
+        SlotLists lists = new SlotLists(nodes.size());
         IntBuffer ints = in.asIntBuffer();
         for (int i = 0; i < numLists; i++) {
             int s = ints.get();
@@ -430,7 +427,7 @@ public final class PprBatchPush {
             int[] nb = new int[len];
             int[] nd = new int[len];
             ints.get(nb).get(nd);
-            lists[s] = FetchedList.ofSlots(degree, nb, nd, nodes);
+            lists.put(s, FetchedList.ofSlots(degree, nb, nd, nodes), nodes.size());
         }
         in.position(in.position() + Integer.BYTES * ints.position());
         if (in.hasRemaining()) {

@@ -45,7 +45,7 @@ public final class TypedPprBatchPush {
     private final PushNodes nodes;
     private final Long2ObjectOpenHashMap<TypedNodeRows> rows = new Long2ObjectOpenHashMap<>();
     /** Per channel, each slot's list bound to {@link #nodes} (built when the node's rows are added); null until then. */
-    private final FetchedList[][] channelLists;
+    private final SlotLists[] channelLists;
 
     /**
      * @param seedKeys the batch's seeds as node keys (a repeated seed is pushed once)
@@ -103,7 +103,10 @@ public final class TypedPprBatchPush {
                 pushes[i][ch] = new FetchingPush(nodes, seeds[i], alpha, eps, -1);
             }
         }
-        this.channelLists = new FetchedList[c][16];
+        this.channelLists = new SlotLists[c];
+        for (int ch = 0; ch < c; ch++) {
+            channelLists[ch] = new SlotLists(16);
+        }
     }
 
     private TypedPprBatchPush(long[] seeds, int numNodeTypes, int[] keyType, int[][] channelEdgeTypes, int[] targets,
@@ -122,7 +125,10 @@ public final class TypedPprBatchPush {
                 maxPprNodes);
         this.nodes = nodes;
         this.pushes = pushes;
-        this.channelLists = new FetchedList[channelEdgeTypes.length][Math.max(16, nodes.size())];
+        this.channelLists = new SlotLists[channelEdgeTypes.length];
+        for (int ch = 0; ch < channelLists.length; ch++) {
+            channelLists[ch] = new SlotLists(nodes.size());
+        }
     }
 
     /** The key of node {@code id} of the node type with ordinal {@code typeOrdinal} (ids in [0, 2^48)). */
@@ -153,17 +159,12 @@ public final class TypedPprBatchPush {
         int s = nodes.slot(node);
         for (int ch = 0; ch < channelLists.length; ch++) {
             FetchedList bound = nodeRows.channelList(channelEdgeTypes[ch]).bind(nodes);
-            if (nodes.size() > channelLists[ch].length) {
-                channelLists[ch] = Arrays.copyOf(channelLists[ch],
-                        Math.max(nodes.size(), 2 * channelLists[ch].length));
-            }
-            channelLists[ch][s] = bound;
+            channelLists[ch].put(s, bound, nodes.size());
         }
     }
 
     private FetchedList list(int ch, int slot) {
-        FetchedList[] lists = channelLists[ch];
-        return slot < lists.length ? lists[slot] : null;
+        return channelLists[ch].get(slot);
     }
 
     /**
