@@ -4,11 +4,14 @@ package io.fanout.sampling;
  * The k best (node, key) pairs of a stream, best = larger key, ties to the smaller node id: a bounded
  * binary heap over primitive arrays whose root is the worst pair kept (no boxing, no allocation per offer).
  * PPR keeps its top-k scores with it, weighted k-hop sampling its exponential races ({@link WeightedDraws}).
+ * A pair may carry an int tag ({@link #offer(long, double, int)}), e.g. where the caller keeps the node.
  */
 public final class TopK {
     /** Node ids (int indices of the memory store widen to them). */
     private long[] nodes;
     private double[] keys;
+    /** Each kept pair's tag; null until a tagged offer (the untagged heaps move no tags). */
+    private int[] tags;
     private int capacity;
     private int size;
 
@@ -22,6 +25,7 @@ public final class TopK {
         if (nodes.length < k) {
             nodes = new long[k];
             keys = new double[k];
+            tags = tags == null ? null : new int[k];
         }
         capacity = k;
         size = 0;
@@ -38,6 +42,14 @@ public final class TopK {
 
     /** Keeps (node, key) if it is among the k best seen since the last reset. */
     public void offer(long node, double key) {
+        offer(node, key, 0);
+    }
+
+    /**
+     * Keeps (node, key) with {@code tag} if it is among the k best seen since the last reset; {@link
+     * #drainTagsBestFirst} gives the tags back. Tag every offer between two resets, or none.
+     */
+    public void offer(long node, double key, int tag) {
         if (size < capacity) {
             int i = size++;
             // sift up: parents are worse-or-equal, i.e. the root is the worst
@@ -46,19 +58,44 @@ public final class TopK {
                 if (!better(keys[parent], nodes[parent], key, node)) {
                     break;
                 }
-                nodes[i] = nodes[parent];
-                keys[i] = keys[parent];
+                move(parent, i);
                 i = parent;
             }
-            nodes[i] = node;
-            keys[i] = key;
+            put(i, node, key, tag);
         } else if (capacity > 0 && better(key, node, keys[0], nodes[0])) {
-            siftDown(node, key, size);
+            siftDown(node, key, tag, size);
         }
     }
 
-    /** Places (node, key) at the root and restores the heap over the first {@code n} entries. */
-    private void siftDown(long node, double key, int n) {
+    /**
+     * As {@link #offer(long, double, int)}, and from now on this heap keeps tags (the first tagged offer after
+     * construction allocates them).
+     */
+    public void offerTagged(long node, double key, int tag) {
+        if (tags == null) {
+            tags = new int[nodes.length];
+        }
+        offer(node, key, tag);
+    }
+
+    private void move(int from, int to) {
+        nodes[to] = nodes[from];
+        keys[to] = keys[from];
+        if (tags != null) {
+            tags[to] = tags[from];
+        }
+    }
+
+    private void put(int i, long node, double key, int tag) {
+        nodes[i] = node;
+        keys[i] = key;
+        if (tags != null) {
+            tags[i] = tag;
+        }
+    }
+
+    /** Places (node, key, tag) at the root and restores the heap over the first {@code n} entries. */
+    private void siftDown(long node, double key, int tag, int n) {
         int i = 0;
         while (true) {
             int child = 2 * i + 1;
@@ -72,12 +109,10 @@ public final class TopK {
             if (!better(key, node, keys[child], nodes[child])) {
                 break;
             }
-            nodes[i] = nodes[child];
-            keys[i] = keys[child];
+            move(child, i);
             i = child;
         }
-        nodes[i] = node;
-        keys[i] = key;
+        put(i, node, key, tag);
     }
 
     /**
@@ -93,6 +128,24 @@ public final class TopK {
         return drain(outNodes == null ? null : (pos, node) -> outNodes[pos] = node, outKeys, offset);
     }
 
+    /** Writes the kept pairs' tags best first into {@code outTags[0..]} and empties the heap; returns how many. */
+    public int drainTagsBestFirst(int[] outTags) {
+        int count = size;
+        for (int pos = count - 1; size > 0; pos--) {
+            outTags[pos] = tags[0];
+            removeRoot();
+        }
+        return count;
+    }
+
+    /** Drops the root (the worst kept pair). */
+    private void removeRoot() {
+        size--;
+        if (size > 0) {
+            siftDown(nodes[size], keys[size], tags != null ? tags[size] : 0, size);
+        }
+    }
+
     /** Where a drained node goes. */
     private interface NodeSink {
         void put(int pos, long node);
@@ -103,10 +156,7 @@ public final class TopK {
         for (int pos = offset + count - 1; size > 0; pos--) {
             long worstNode = nodes[0];
             double worstKey = keys[0];
-            size--;
-            if (size > 0) {
-                siftDown(nodes[size], keys[size], size);
-            }
+            removeRoot();
             if (outNodes != null) {
                 outNodes.put(pos, worstNode);
             }

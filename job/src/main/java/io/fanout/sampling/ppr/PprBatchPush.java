@@ -226,115 +226,46 @@ public final class PprBatchPush {
 
     /** PprSampler's selection over one push's local indices, best first. */
     static int[] selectLocal(FetchingPush push, int k, boolean residualTopUp) {
+        // The memory store's TopK order (larger key, ties to the smaller node id), each local index as the tag of its
+        // id: no map from the winners back to local indices.
         int n = push.numTouched();
-        LocalTopK top = new LocalTopK(push, k);
+        TopK top = new TopK(k);
+        top.reset(k);
         for (int v = 0; v < n; v++) {
             double score = push.score(v);
             if (score > 0) {
-                top.offer(v, score);
+                top.offerTagged(push.id(v), score, v);
             }
         }
-        int[] pushed = top.drainBestFirst();
+        int[] pushed = drain(top);
         if (!residualTopUp) {
             return pushed;
         }
         int[] selected = pushed;
         if (pushed.length < k) {
             // Free slots: discovered nodes that were never pushed, by leftover residual.
-            LocalTopK topUp = new LocalTopK(push, k - pushed.length);
+            top.reset(k - pushed.length);
             for (int v = 0; v < n; v++) {
                 double residual = push.residual(v);
                 if (push.score(v) == 0 && residual > 0) {
-                    topUp.offer(v, residual);
+                    top.offerTagged(push.id(v), residual, v);
                 }
             }
-            int[] more = topUp.drainBestFirst();
+            int[] more = drain(top);
             selected = Arrays.copyOf(pushed, pushed.length + more.length);
             System.arraycopy(more, 0, selected, pushed.length, more.length);
         }
-        LocalTopK all = new LocalTopK(push, selected.length);
+        top.reset(selected.length);
         for (int v : selected) {
-            all.offer(v, push.score(v) + push.residual(v));
+            top.offerTagged(push.id(v), push.score(v) + push.residual(v), v);
         }
-        return all.drainBestFirst();
+        return drain(top);
     }
 
-    /**
-     * The k best local indices of one push by a key: larger key first, ties to the smaller node id, the order of the
-     * memory store's {@link TopK}. A bounded heap of local indices whose root is the worst kept: a push touches
-     * thousands of nodes for k of 50 or so, and a heap of node ids mapped back to local indices through a hash map
-     * was a tenth of a partitioned PPR round's CPU.
-     */
-    private static final class LocalTopK {
-        private final FetchingPush push;
-        private final int[] heap;
-        private final double[] keys;
-        private int size;
-
-        LocalTopK(FetchingPush push, int k) {
-            this.push = push;
-            heap = new int[k];
-            keys = new double[k];
-        }
-
-        /** True if local {@code a} with key {@code ka} ranks before local {@code b} with key {@code kb}. */
-        private boolean better(double ka, int a, double kb, int b) {
-            return ka > kb || (ka == kb && push.id(a) < push.id(b));
-        }
-
-        void offer(int v, double key) {
-            if (size < heap.length) {
-                int i = size++;
-                while (i > 0) { // sift up: parents are worse, the root is the worst
-                    int parent = (i - 1) >>> 1;
-                    if (!better(keys[parent], heap[parent], key, v)) {
-                        break;
-                    }
-                    heap[i] = heap[parent];
-                    keys[i] = keys[parent];
-                    i = parent;
-                }
-                heap[i] = v;
-                keys[i] = key;
-            } else if (size > 0 && better(key, v, keys[0], heap[0])) {
-                siftDown(v, key, size);
-            }
-        }
-
-        private void siftDown(int v, double key, int n) {
-            int i = 0;
-            while (true) {
-                int child = 2 * i + 1;
-                if (child >= n) {
-                    break;
-                }
-                int right = child + 1;
-                if (right < n && better(keys[child], heap[child], keys[right], heap[right])) {
-                    child = right; // the worse child
-                }
-                if (!better(key, v, keys[child], heap[child])) {
-                    break;
-                }
-                heap[i] = heap[child];
-                keys[i] = keys[child];
-                i = child;
-            }
-            heap[i] = v;
-            keys[i] = key;
-        }
-
-        /** The kept locals, best first; empties the heap. */
-        int[] drainBestFirst() {
-            int[] out = new int[size];
-            while (size > 0) {
-                out[size - 1] = heap[0];
-                size--;
-                if (size > 0) {
-                    siftDown(heap[size], keys[size], size);
-                }
-            }
-            return out;
-        }
+    private static int[] drain(TopK top) {
+        int[] out = new int[top.size()];
+        top.drainTagsBestFirst(out);
+        return out;
     }
 
     /** The most bytes one batch's state may take: a Java array's, and a RocksDB value's, limit. */
