@@ -4,7 +4,7 @@ package io.fanout.sampling;
  * The k best (node, key) pairs of a stream, best = larger key, ties to the smaller node id: a bounded
  * binary heap over primitive arrays whose root is the worst pair kept (no boxing, no allocation per offer).
  * PPR keeps its top-k scores with it, weighted k-hop sampling its exponential races ({@link WeightedDraws}).
- * A pair may carry an int tag ({@link #offer(long, double, int)}), e.g. where the caller keeps the node.
+ * A pair may carry an int tag ({@link #offerTagged}), e.g. where the caller keeps the node.
  */
 public final class TopK {
     /** Node ids (int indices of the memory store widen to them). */
@@ -42,14 +42,23 @@ public final class TopK {
 
     /** Keeps (node, key) if it is among the k best seen since the last reset. */
     public void offer(long node, double key) {
-        offer(node, key, 0);
+        insert(node, key, 0);
     }
 
     /**
      * Keeps (node, key) with {@code tag} if it is among the k best seen since the last reset; {@link
-     * #drainTagsBestFirst} gives the tags back. Tag every offer between two resets, or none.
+     * #drainTagsBestFirst} gives the tags back. Tag every offer between two resets, or none (the first tagged offer
+     * allocates the tags; from then on this heap moves them).
      */
-    public void offer(long node, double key, int tag) {
+    public void offerTagged(long node, double key, int tag) {
+        if (tags == null) {
+            tags = new int[nodes.length];
+        }
+        insert(node, key, tag);
+    }
+
+    /** {@link #offer}, with the tag kept where this heap keeps tags. */
+    private void insert(long node, double key, int tag) {
         if (size < capacity) {
             int i = size++;
             // sift up: parents are worse-or-equal, i.e. the root is the worst
@@ -65,17 +74,6 @@ public final class TopK {
         } else if (capacity > 0 && better(key, node, keys[0], nodes[0])) {
             siftDown(node, key, tag, size);
         }
-    }
-
-    /**
-     * As {@link #offer(long, double, int)}, and from now on this heap keeps tags (the first tagged offer after
-     * construction allocates them).
-     */
-    public void offerTagged(long node, double key, int tag) {
-        if (tags == null) {
-            tags = new int[nodes.length];
-        }
-        offer(node, key, tag);
     }
 
     private void move(int from, int to) {

@@ -111,7 +111,7 @@ final class PartitionedBench {
         // On a small R-MAT graph (2^12 ids), so a large graph is not loaded once more just to warm up; with the
         // measured jobs' own arguments (their sampler) and every node a seed for WARMUP_EPOCHS epochs, so each store's
         // sampling code is compiled before it is timed: the memory store's calibration jobs warm its code anyway, and
-        // a partitioned store warmed by one k-hop seed measured its first round with PPR's code still interpreted.
+        // a partitioned store warmed by one k-hop seed measured its first PPR round before PPR's code had run at all.
         Path warmupGraph = generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
