@@ -103,10 +103,7 @@ public final class TypedPprBatchPush {
                 pushes[i][ch] = new FetchingPush(nodes, seeds[i], alpha, eps, -1);
             }
         }
-        this.channelLists = new SlotLists[c];
-        for (int ch = 0; ch < c; ch++) {
-            channelLists[ch] = new SlotLists(16);
-        }
+        this.channelLists = channelLists(c, nodes.size());
     }
 
     private TypedPprBatchPush(long[] seeds, int numNodeTypes, int[] keyType, int[][] channelEdgeTypes, int[] targets,
@@ -125,10 +122,16 @@ public final class TypedPprBatchPush {
                 maxPprNodes);
         this.nodes = nodes;
         this.pushes = pushes;
-        this.channelLists = new SlotLists[channelEdgeTypes.length];
-        for (int ch = 0; ch < channelLists.length; ch++) {
-            channelLists[ch] = new SlotLists(nodes.size());
+        this.channelLists = channelLists(channelEdgeTypes.length, nodes.size());
+    }
+
+    /** Empty lists of {@code channels} channels, with room for {@code slots} slots each. */
+    private static SlotLists[] channelLists(int channels, int slots) {
+        SlotLists[] out = new SlotLists[channels];
+        for (int ch = 0; ch < channels; ch++) {
+            out[ch] = new SlotLists(slots);
         }
+        return out;
     }
 
     /** The key of node {@code id} of the node type with ordinal {@code typeOrdinal} (ids in [0, 2^48)). */
