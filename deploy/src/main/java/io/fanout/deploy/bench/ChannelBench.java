@@ -9,6 +9,7 @@ import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -110,6 +111,10 @@ public final class ChannelBench {
                 for (String mode : sides.keySet()) {
                     record.details().put(mode + "_messages_per_s_" + size,
                             BenchRecord.median(rounds.values(mode, "messages_per_s")));
+                    // CPU per message of each side (medians): what bounds the rates on a small machine.
+                    for (String cpu : List.of("receiver_user_us", "receiver_sys_us", "sender_us")) {
+                        record.details().put(mode + "_" + cpu + "_" + size, BenchRecord.median(rounds.values(mode, cpu)));
+                    }
                 }
             }
         }
@@ -196,8 +201,11 @@ public final class ChannelBench {
             return pb.start();
         }
 
-        /** Waits for the receiver's "ready" (connected / ring opened) so every sender starts from the same point. */
-        private static void awaitReady(Process p) throws IOException {
+        /**
+         * Waits for the receiver's "ready" (connected / ring opened) so every sender starts from the same point; returns
+         * this JVM's CPU time then (nanoseconds), where the sending side's CPU is counted from.
+         */
+        private static long awaitReady(Process p) throws IOException {
             StringBuilder line = new StringBuilder();
             for (int c; (c = p.getInputStream().read()) != '\n'; ) {
                 if (c < 0) {
@@ -208,19 +216,30 @@ public final class ChannelBench {
             if (!line.toString().equals("ready")) {
                 throw new IllegalStateException("python receiver said " + line + ", expected ready");
             }
+            return processCpuNanos();
         }
 
-        private static Map<String, Double> result(Process p, CompletableFuture<?> sender) throws Exception {
+        private static long processCpuNanos() {
+            return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        }
+
+        /**
+         * The receiver's JSON numbers, plus {@code sender_us}: this JVM's CPU per message since {@code cpuAtReady}
+         * (the sender, the endpoint's or ring's threads, JIT and GC; it idles otherwise).
+         */
+        private Map<String, Double> result(Process p, CompletableFuture<?> sender, long cpuAtReady) throws Exception {
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("python receiver failed: " + out);
             }
             sender.get(60, TimeUnit.SECONDS);
+            double senderMicros = (processCpuNanos() - cpuAtReady) / 1e3 / count;
             Map<String, Double> m = new LinkedHashMap<>();
             Matcher matcher = NUMBER.matcher(out);
             while (matcher.find()) {
                 m.put(matcher.group(1), Double.parseDouble(matcher.group(2)));
             }
+            m.put("sender_us", senderMicros);
             return m;
         }
 
@@ -228,7 +247,7 @@ public final class ChannelBench {
         Map<String, Double> raw() throws Exception {
             try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 Process p = python("raw", "127.0.0.1:" + server.getLocalPort());
-                awaitReady(p);
+                long cpu = awaitReady(p);
                 CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
                     try (Socket s = server.accept()) {
                         s.setSendBufferSize(4 << 20);
@@ -241,7 +260,7 @@ public final class ChannelBench {
                         throw new RuntimeException(e);
                     }
                 });
-                return result(p, sender);
+                return result(p, sender, cpu);
             }
         }
 
@@ -253,7 +272,7 @@ public final class ChannelBench {
             try (ChannelEndpoint endpoint = new ChannelEndpoint(options, 0, 1, "bench")) {
                 // The client finds the endpoint and its access token in the registry, as trainers do.
                 Process p = python("tcp", registry.toString());
-                awaitReady(p);
+                long cpu = awaitReady(p);
                 CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
                     try {
                         for (int i = 0; i < count; i++) {
@@ -264,7 +283,7 @@ public final class ChannelBench {
                         throw new RuntimeException(e);
                     }
                 });
-                return result(p, sender);
+                return result(p, sender, cpu);
             } finally {
                 try (var files = Files.list(registry)) {
                     for (Path f : files.toList()) {
@@ -281,7 +300,7 @@ public final class ChannelBench {
             long capacity = Math.max(64L << 20, 8L * ((blob.length + 31) & ~7L));
             try (ShmRing ring = ShmRing.create(ringFile, capacity, 0, 1)) {
                 Process p = python("shm", ringFile.toString());
-                awaitReady(p);
+                long cpu = awaitReady(p);
                 CompletableFuture<Void> sender = CompletableFuture.runAsync(() -> {
                     try {
                         for (int i = 0; i < count; i++) {
@@ -293,7 +312,7 @@ public final class ChannelBench {
                         throw new RuntimeException(e);
                     }
                 });
-                return result(p, sender);
+                return result(p, sender, cpu);
             }
         }
     }
