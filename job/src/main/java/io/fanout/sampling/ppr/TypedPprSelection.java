@@ -1,7 +1,6 @@
 package io.fanout.sampling.ppr;
 
 import io.fanout.sampling.TopK;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.Arrays;
 
 /**
@@ -22,9 +21,6 @@ final class TypedPprSelection {
     private final TopK topK;
 
     private int numCand;
-    /** Node -> candidate index of the current seed. */
-    private final Long2IntOpenHashMap index = new Long2IntOpenHashMap();
-    private long[] drained = new long[16];
     private long[] candNode = new long[64];
     private double[] candScore = new double[64 * 2];
     private double[] candResidual = new double[64 * 2];
@@ -47,7 +43,6 @@ final class TypedPprSelection {
         this.maxPprNodes = maxPprNodes;
         this.residualTopUp = residualTopUp;
         this.topK = new TopK(topKCapacity);
-        index.defaultReturnValue(-1);
     }
 
     /** Width of a weight row. */
@@ -58,7 +53,6 @@ final class TypedPprSelection {
     /** Starts a seed: no candidates. */
     void clear() {
         numCand = 0;
-        index.clear();
     }
 
     /** A new candidate (no channel reached it yet); returns its index. */
@@ -67,7 +61,6 @@ final class TypedPprSelection {
         grow(numCand);
         final int c = numChannels;
         candNode[ci] = node;
-        index.put(node, ci);
         candSelected[ci] = false;
         Arrays.fill(candScore, ci * c, ci * c + c, 0);
         Arrays.fill(candResidual, ci * c, ci * c + c, 0);
@@ -150,7 +143,7 @@ final class TypedPprSelection {
                     topK.reset(room);
                     for (int ci = 0; ci < numCand; ci++) {
                         if (!candSelected[ci] && candChannel[ci] == ch && pushedAnywhere(ci) == pushedPass) {
-                            topK.offer(candNode[ci], key[ci * c + ch]);
+                            topK.offerTagged(candNode[ci], key[ci * c + ch], ci);
                         }
                     }
                     int got = drainSelected();
@@ -161,7 +154,7 @@ final class TypedPprSelection {
                 topK.reset(maxPprNodes - count);
                 for (int ci = 0; ci < numCand; ci++) {
                     if (!candSelected[ci] && candChannel[ci] >= 0 && pushedAnywhere(ci) == pushedPass) {
-                        topK.offer(candNode[ci], key[ci * c + candChannel[ci]]);
+                        topK.offerTagged(candNode[ci], key[ci * c + candChannel[ci]], ci);
                     }
                 }
                 count += drainSelected();
@@ -172,7 +165,7 @@ final class TypedPprSelection {
         topK.reset(count);
         for (int ci = 0; ci < numCand; ci++) {
             if (candSelected[ci]) {
-                topK.offer(candNode[ci], value(ci, bestChannel(ci)));
+                topK.offerTagged(candNode[ci], value(ci, bestChannel(ci)), ci);
             }
         }
         if (selNodes.length < count) {
@@ -226,17 +219,12 @@ final class TypedPprSelection {
         return n;
     }
 
-    /** Drains the heap best first into candidate indices (the heap ranks nodes: ties to the smaller node). */
+    /**
+     * Drains the heap best first into candidate indices: each offer's tag (the heap ranks nodes, ties to the smaller
+     * node; a candidate's node is distinct within a seed).
+     */
     private int drainBestFirst(int[] out) {
-        int n = topK.size();
-        if (drained.length < n) {
-            drained = new long[n];
-        }
-        topK.drainBestFirst(drained, null, 0);
-        for (int i = 0; i < n; i++) {
-            out[i] = index.get(drained[i]);
-        }
-        return n;
+        return topK.drainTagsBestFirst(out);
     }
 
     /** A channel's reported value of a candidate: settled score, plus the residual with the top-up. */
