@@ -146,21 +146,45 @@ public final class FetchingPush {
             }
             final int nextHop = hop[u] + 1;
             final double share = keep * ru / d;
+            // Room for d new nodes and d queue entries first, so the loop below neither grows a column nor
+            // branches on whether a neighbour is queued: as in ForwardPush, whether a neighbour crosses its
+            // threshold is a coin toss the CPU cannot predict, and a mispredicted branch per neighbour was the
+            // largest share of a partitioned PPR round's CPU.
+            reserve(d);
+            final int[] slot = this.slot;
+            final double[] residual = this.residual;
+            final int[] hop = this.hop;
+            final int[] degree = this.degree;
+            final boolean[] inQueue = this.inQueue;
+            final int[] queue = this.queue;
+            int nt = numTouched;
+            int tail = this.tail;
             for (int i = 0; i < d; i++) {
-                final int known = localOf[neighbors[i]];
-                final int w = known >= 0 ? known : touch(neighbors[i], neighborDegrees[i], localOf);
-                final int hw = hop[w];
-                if (hw < 0) {
-                    hop[w] = nextHop;
-                } else if (hw > nextHop) {
-                    hop[w] = nextHop;
+                final int s = neighbors[i];
+                final int known = localOf[s];
+                final int w;
+                if (known >= 0) {
+                    w = known;
+                } else { // new to this push: no score, no residual, hop -1 (the columns are zero past numTouched)
+                    w = nt++;
+                    slot[w] = s;
+                    hop[w] = -1;
+                    degree[w] = neighborDegrees[i];
+                    localOf[s] = w;
                 }
+                // Untouched is -1, the largest hop unsigned, so the hop is an unsigned minimum; queue[tail] is a
+                // free entry, written whether or not it is counted.
+                final int hw = hop[w];
+                hop[w] = Math.min(hw + Integer.MIN_VALUE, nextHop + Integer.MIN_VALUE) - Integer.MIN_VALUE;
                 final double rw = residual[w] + share;
                 residual[w] = rw;
-                if (!inQueue[w] && rw >= alphaEps * Math.max(degree[w], 1)) {
-                    enqueue(w);
-                }
+                final boolean enqueue = !inQueue[w] & rw >= alphaEps * Math.max(degree[w], 1);
+                inQueue[w] |= enqueue;
+                queue[tail] = w;
+                tail += enqueue ? 1 : 0;
             }
+            numTouched = nt;
+            this.tail = tail;
         }
         return true;
     }
@@ -201,6 +225,30 @@ public final class FetchingPush {
             localOf[s] = v;
         }
         return v;
+    }
+
+    /**
+     * Makes room for {@code n} more touched nodes (zeroed columns past {@link #numTouched}) and {@code n} more queue
+     * entries after {@link #tail}.
+     */
+    private void reserve(int n) {
+        if (numTouched + n > slot.length) {
+            int grown = Math.max(slot.length * 2, numTouched + n);
+            slot = Arrays.copyOf(slot, grown);
+            residual = Arrays.copyOf(residual, grown);
+            score = Arrays.copyOf(score, grown);
+            hop = Arrays.copyOf(hop, grown);
+            degree = Arrays.copyOf(degree, grown);
+            inQueue = Arrays.copyOf(inQueue, grown);
+        }
+        if (tail + n >= queue.length) {
+            int queued = tail - head;
+            int[] to = queued + n >= queue.length / 2 ? new int[Math.max(queue.length * 2, queued + n + 1)] : queue;
+            System.arraycopy(queue, head, to, 0, queued);
+            queue = to;
+            head = 0;
+            tail = queued;
+        }
     }
 
     private void enqueue(int v) {
