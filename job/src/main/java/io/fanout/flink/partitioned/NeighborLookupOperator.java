@@ -18,6 +18,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import java.util.Arrays;
 
 /**
  * One hop's neighbour lookup over the adjacency in keyed state (keyed by node id, RocksDB): input 1 loads the
@@ -254,6 +255,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                 cache.put(node, h);
             }
             int degree = NeighborBuckets.degreeOf(h);
+            if (degree <= layout.size() && NeighborPicks.takesAll(degree, fanout, replace)) {
+                // Every neighbour, in list order, all in the head: a copy, without the identity positions.
+                return Arrays.copyOfRange(h, 1, 1 + degree);
+            }
             int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node, degree, fanout,
                     replace);
             int numBuckets = layout.bucketCount(degree);

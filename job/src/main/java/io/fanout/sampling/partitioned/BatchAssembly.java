@@ -59,10 +59,10 @@ public final class BatchAssembly {
     }
 
     private int localIndex(long id) {
-        int at = local.get(id);
+        // One probe: the index of a known id, or the default (-1) once the new one is in.
+        int at = local.putIfAbsent(id, ids.size());
         if (at < 0) {
             at = ids.size();
-            local.put(id, at);
             ids.add(id);
         }
         return at;

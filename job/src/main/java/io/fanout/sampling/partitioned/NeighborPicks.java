@@ -28,6 +28,11 @@ public final class NeighborPicks {
         return f;
     }
 
+    /** Whether a node of degree {@code d} yields every position in list order ({@code 0..d-1}), drawing nothing. */
+    public static boolean takesAll(int d, int f, boolean replace) {
+        return f < 0 || (!replace && d <= f);
+    }
+
     /**
      * The positions (indices into the node's neighbour list) drawn for node {@code nodeId} of degree {@code d}.
      *
@@ -40,7 +45,7 @@ public final class NeighborPicks {
         if (k == 0) {
             return out;
         }
-        if (f < 0 || (!replace && d <= f)) {
+        if (takesAll(d, f, replace)) {
             for (int i = 0; i < k; i++) {
                 out[i] = i;
             }

@@ -25,4 +25,22 @@ class NeighborPicksTest {
         assertThat(NeighborPicks.positions(7, 0, 0, 1, 5, 3, 4, true)).containsExactly(expected);
         assertThat(NeighborPicks.positions(7, 0, 0, 1, 5, 0, 4, true)).isEmpty();
     }
+
+    @Test
+    void takesAllIsExactlyWhenThePositionsAreTheWholeListInOrder() {
+        // The lookup copies a node's list instead of drawing when takesAll holds, so the two must agree.
+        for (boolean replace : new boolean[] {false, true}) {
+            for (int f : new int[] {-1, 1, 3, 10}) {
+                for (int d = 0; d <= 12; d++) {
+                    int[] positions = NeighborPicks.positions(7, 1, 2, 1, 5, d, f, replace);
+                    int[] all = java.util.stream.IntStream.range(0, d).toArray();
+                    if (NeighborPicks.takesAll(d, f, replace)) {
+                        assertThat(positions).as("d=%d f=%d replace=%s", d, f, replace).containsExactly(all);
+                    } else if (d > 0) { // drawn: f picks
+                        assertThat(positions).as("d=%d f=%d replace=%s", d, f, replace).hasSize(f);
+                    }
+                }
+            }
+        }
+    }
 }
