@@ -207,16 +207,8 @@ public final class FetchingPush {
      * {@code localOf} when given.
      */
     private int touch(int s, int deg, int[] localOf) {
+        reserveNodes(1);
         int v = numTouched;
-        if (v == slot.length) {
-            int grown = v * 2;
-            slot = Arrays.copyOf(slot, grown);
-            residual = Arrays.copyOf(residual, grown);
-            score = Arrays.copyOf(score, grown);
-            hop = Arrays.copyOf(hop, grown);
-            degree = Arrays.copyOf(degree, grown);
-            inQueue = Arrays.copyOf(inQueue, grown);
-        }
         slot[v] = s;
         hop[v] = -1;
         degree[v] = deg;
@@ -232,6 +224,11 @@ public final class FetchingPush {
      * entries after {@link #tail}.
      */
     private void reserve(int n) {
+        reserveNodes(n);
+        reserveQueue(n);
+    }
+
+    private void reserveNodes(int n) {
         if (numTouched + n > slot.length) {
             int grown = Math.max(slot.length * 2, numTouched + n);
             slot = Arrays.copyOf(slot, grown);
@@ -241,9 +238,13 @@ public final class FetchingPush {
             degree = Arrays.copyOf(degree, grown);
             inQueue = Arrays.copyOf(inQueue, grown);
         }
-        if (tail + n >= queue.length) {
+    }
+
+    /** Room for {@code n} more entries after {@link #tail}: the queue moved to the front, grown if it is over half full. */
+    private void reserveQueue(int n) {
+        if (tail + n > queue.length) {
             int queued = tail - head;
-            int[] to = queued + n >= queue.length / 2 ? new int[Math.max(queue.length * 2, queued + n + 1)] : queue;
+            int[] to = (queued + n) * 2 > queue.length ? new int[Math.max(queue.length * 2, queued + n)] : queue;
             System.arraycopy(queue, head, to, 0, queued);
             queue = to;
             head = 0;
@@ -252,15 +253,7 @@ public final class FetchingPush {
     }
 
     private void enqueue(int v) {
-        if (tail == queue.length) {
-            int queued = tail - head;
-            if (queued * 2 > queue.length) {
-                queue = Arrays.copyOf(queue, queue.length * 2);
-            }
-            System.arraycopy(queue, head, queue, 0, queued);
-            head = 0;
-            tail = queued;
-        }
+        reserveQueue(1);
         queue[tail++] = v;
         inQueue[v] = true;
     }
