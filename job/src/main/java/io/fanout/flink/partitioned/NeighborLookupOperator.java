@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.sampling.partitioned.HeadCache;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
+import java.util.Arrays;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -18,7 +19,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import java.util.Arrays;
 
 /**
  * One hop's neighbour lookup over the adjacency in keyed state (keyed by node id, RocksDB): input 1 loads the
