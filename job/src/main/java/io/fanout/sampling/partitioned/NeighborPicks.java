@@ -22,10 +22,7 @@ public final class NeighborPicks {
         if (d == 0) {
             return 0;
         }
-        if (f < 0 || (!replace && d <= f)) {
-            return d;
-        }
-        return f;
+        return takesAll(d, f, replace) ? d : f;
     }
 
     /** Whether a node of degree {@code d} yields every position in list order ({@code 0..d-1}), drawing nothing. */

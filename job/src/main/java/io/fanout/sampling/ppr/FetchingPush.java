@@ -57,7 +57,7 @@ public final class FetchingPush {
      */
     public FetchingPush(PushNodes nodes, long seed, double alpha, double eps, int seedDegree) {
         this(nodes, alpha, eps, 16);
-        int s = touch(nodes.slot(seed), seedDegree, null);
+        int s = touch(nodes.slot(seed), seedDegree);
         residual[s] = alpha;
         hop[s] = 0;
         enqueue(s);
@@ -201,20 +201,14 @@ public final class FetchingPush {
         }
     }
 
-    /**
-     * Touches the node of slot {@code s} (no score, no residual, hop -1), new to this push; its local index goes into
-     * {@code localOf} when given.
-     */
-    private int touch(int s, int deg, int[] localOf) {
+    /** Touches the node of slot {@code s} (no score, no residual, hop -1), new to this push: the seed. */
+    private int touch(int s, int deg) {
         reserveNodes(1);
         int v = numTouched;
         slot[v] = s;
         hop[v] = -1;
         degree[v] = deg;
         numTouched = v + 1;
-        if (localOf != null) {
-            localOf[s] = v;
-        }
         return v;
     }
 
