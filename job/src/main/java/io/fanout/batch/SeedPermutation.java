@@ -1,7 +1,6 @@
 package io.fanout.batch;
 
 import io.fanout.random.SplitMix64;
-import java.util.Arrays;
 
 /**
  * A seeded pseudo-random permutation of {@code [0, n)} computed one position at a time, both ways, in O(1)
@@ -17,8 +16,6 @@ import java.util.Arrays;
 public final class SeedPermutation {
     /** Eight rounds: four already make a Feistel network a pseudo-random permutation; the rest is margin. */
     private static final int ROUNDS = 8;
-    /** Encipherments {@link #positionsAt} runs side by side. */
-    private static final int LANES = 8;
 
     private final long n;
     private final int halfBits;
@@ -55,47 +52,46 @@ public final class SeedPermutation {
     }
 
     /**
-     * {@link #positionAt} of {@code slots[0..count)} into {@code out}: the same positions, computed {@link #LANES} at a
-     * time. One encipherment is a chain of dependent multiplications (eight rounds of SplitMix64), so a lone slot
-     * waits on its chain; {@code LANES} independent chains side by side keep the multiplier busy, and a lane whose
-     * value has landed in {@code [0, n)} takes the next slot while the others still cycle-walk. For permutations
-     * whose positions fit an int (a seed set's).
+     * {@link #positionAt} of {@code slots[0..count)} into {@code out}: the same positions, computed a round at a
+     * time over every slot still walking. One encipherment is a chain of dependent multiplications (eight rounds
+     * of SplitMix64), so a lone slot waits on its chain; a round applied to a whole array of independent values
+     * keeps the multiplier busy (and is a loop the JIT can vectorise). Values that land outside {@code [0, n)}
+     * are kept, packed to the front, for another encipherment. For permutations whose positions fit an int (a
+     * seed set's).
      */
     public void positionsAt(long[] slots, int count, int[] out) {
         final long n = this.n;
-        final long[] value = new long[LANES];
-        final int[] at = new int[LANES]; // which slot each lane holds; -1 = idle
-        Arrays.fill(at, -1);
-        final long[] left = new long[LANES];
-        final long[] right = new long[LANES];
-        int loaded = 0;
-        int done = 0;
-        while (done < count) {
-            for (int lane = 0; lane < LANES; lane++) {
-                if (at[lane] < 0 && loaded < count) {
-                    check(slots[loaded]);
-                    value[lane] = slots[loaded];
-                    at[lane] = loaded++;
-                }
-                left[lane] = value[lane] >>> halfBits;
-                right[lane] = value[lane] & mask;
-            }
+        final int halfBits = this.halfBits;
+        final long mask = this.mask;
+        final long[] value = new long[count];
+        final int[] at = new int[count]; // the slot each walking value belongs to
+        for (int i = 0; i < count; i++) {
+            check(slots[i]);
+            value[i] = slots[i];
+            at[i] = i;
+        }
+        int walking = count;
+        while (walking > 0) {
             for (int r = 0; r < ROUNDS; r++) {
-                for (int lane = 0; lane < LANES; lane++) {
-                    long next = left[lane] ^ round(r, right[lane]);
-                    left[lane] = right[lane];
-                    right[lane] = next;
+                // (left, right) -> (right, left ^ f(right)), on the halves packed in one long as encipher() has them
+                final long key = keys[r];
+                for (int i = 0; i < walking; i++) {
+                    final long v = value[i];
+                    final long right = v & mask;
+                    value[i] = right << halfBits | ((v >>> halfBits) ^ (SplitMix64.mix(key ^ right) & mask));
                 }
             }
-            for (int lane = 0; lane < LANES; lane++) {
-                long v = (left[lane] << halfBits) | right[lane];
-                value[lane] = v;
-                if (at[lane] >= 0 && v < n) {
-                    out[at[lane]] = Math.toIntExact(v);
-                    done++;
-                    at[lane] = -1;
+            int kept = 0;
+            for (int i = 0; i < walking; i++) {
+                final long v = value[i];
+                if (v < n) {
+                    out[at[i]] = Math.toIntExact(v);
+                } else {
+                    value[kept] = v;
+                    at[kept++] = at[i];
                 }
             }
+            walking = kept;
         }
     }
 
