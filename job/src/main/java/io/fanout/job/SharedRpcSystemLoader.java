@@ -1,7 +1,14 @@
 package io.fanout.job;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.UnknownHostException;
+import java.nio.file.FileSystemNotFoundException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -38,7 +45,7 @@ public final class SharedRpcSystemLoader implements RpcSystemLoader {
         return new Lent(sharedSystem(config));
     }
 
-    /** The JVM's RPC system, loaded on first use by the next loader in Flink's order; closed when the JVM exits. */
+    /** The JVM's RPC system, loaded on first use by the next loader in Flink's order; never closed. */
     static synchronized RpcSystem sharedSystem(Configuration config) {
         if (shared == null) {
             List<RpcSystemLoader> others = new ArrayList<>();
@@ -53,11 +60,46 @@ public final class SharedRpcSystemLoader implements RpcSystemLoader {
                         + " on the class path (flink-rpc-akka-loader)");
             }
             RpcSystem system = others.get(0).loadRpcSystem(config);
-            // Deletes the extracted jar, as the MiniCluster's close would have.
-            Runtime.getRuntime().addShutdownHook(new Thread(system::close, "fanout-rpc-system-close"));
+            Path jar = extractedJar(system, config);
+            if (jar != null) {
+                // Deleted at exit, as a MiniCluster's close would have, but the class loader stays open: Pekko's
+                // own shutdown hooks still load classes from it (an open jar reads on after its file is deleted).
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteQuietly(jar), "fanout-rpc-jar-delete"));
+            }
             shared = system;
         }
         return shared;
+    }
+
+    /** The jar Flink's loader extracted for {@code system}'s class loader, or null if it has none of its own. */
+    @Nullable
+    static Path extractedJar(RpcSystem system, Configuration config) {
+        // A builder is a plain object of the system's own class loader (no service starts).
+        ClassLoader loader = system.localServiceBuilder(config).getClass().getClassLoader();
+        if (!(loader instanceof URLClassLoader) || loader == RpcSystem.class.getClassLoader()) {
+            return null;
+        }
+        for (URL url : ((URLClassLoader) loader).getURLs()) {
+            Path path;
+            try {
+                path = Path.of(url.toURI());
+            } catch (URISyntaxException | IllegalArgumentException | FileSystemNotFoundException e) {
+                continue; // not a local file
+            }
+            String name = path.getFileName() == null ? "" : path.getFileName().toString();
+            if (name.startsWith("flink-rpc") && name.endsWith(".jar")) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    private static void deleteQuietly(Path jar) {
+        try {
+            Files.deleteIfExists(jar);
+        } catch (IOException | RuntimeException e) {
+            // At exit, with nothing to tell: the file stays in the temp directory, as after a killed JVM.
+        }
     }
 
     /** The shared system as one MiniCluster sees it: everything but {@code close()} goes to it. */
@@ -97,7 +139,7 @@ public final class SharedRpcSystemLoader implements RpcSystemLoader {
 
         @Override
         public void close() {
-            // Lent: the JVM's shutdown hook closes the shared system.
+            // Lent: the shared system stays open for the JVM's next MiniCluster.
         }
     }
 }

@@ -31,6 +31,9 @@ class SharedRpcSystemLoaderTest {
         RpcService c = RpcSystem.load(conf).localServiceBuilder(conf).createAndStart();
         try {
             assertThat(c.getClass()).isSameAs(a.getClass());
+            // Flink's extracted jar stays until the JVM exits (a shutdown hook deletes it).
+            assertThat(SharedRpcSystemLoader.extractedJar(SharedRpcSystemLoader.sharedSystem(conf), conf))
+                    .isNotNull().exists();
         } finally {
             c.closeAsync().get();
         }
