@@ -41,7 +41,7 @@ import java.util.stream.Stream;
  * sampling window of {@link #MEMORY_WINDOW_S} (fixed per parallelism by up to two calibration jobs before the
  * rounds), and each store's ratio to the memory store is the median of the per-round ratios. Every store first runs
  * once on a small R-MAT graph (class loading and JIT). Load
- * time is from submission to the first message (Flink's start-up of about 2 s, the load, one batch). Sampled
+ * time is from submission to the first message (Flink's start-up, under half a second once a JVM has run a job, the load, one batch). Sampled
  * edges/s = the sampled edges / the sampling window (first to last message,
  * {@link JobSummary#samplingWindowSeconds}), so the stores are compared on sampling alone, without start-up or their
  * very different load times. A window shorter than {@link #MIN_WINDOW_S} is flagged as coarse.
@@ -180,7 +180,7 @@ final class PartitionedBench {
         System.out.println();
         System.out.printf(Locale.ROOT, "%s: %,d edge rows, fanout [%s] (%d hops: the partitioned store keeps %d copies"
                 + " of the adjacency); compared: %s%n", graph.getFileName(), rows, fanout, hops, hops, compared);
-        System.out.println("| store | p | load s (to 1st message) | load rate (rows/s, incl. ~2 s start-up) | epochs | sampling window s"
+        System.out.println("| store | p | load s (to 1st message) | load rate (rows/s, incl. start-up) | epochs | sampling window s"
                 + " | sampled edges/s | checkpoint bytes / stored edge |");
         System.out.println("|---|---|---|---|---|---|---|---|");
         var rowsJson = record.details().putArray("rows");
