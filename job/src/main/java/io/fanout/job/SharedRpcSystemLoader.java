@@ -24,7 +24,7 @@ import org.apache.flink.runtime.rpc.exceptions.RpcLoaderException;
  * One RPC system per JVM for every embedded MiniCluster it starts: loaded by Flink's own loader the first time,
  * then lent to each later MiniCluster, whose {@code close()} leaves it open.
  *
- * <p>Flink's Pekko loader extracts its 20 MB jar and opens a new class loader for Pekko, Scala and Flink's RPC
+ * <p>Flink's Pekko loader extracts its 24 MB jar and opens a new class loader for Pekko, Scala and Flink's RPC
  * classes on every {@code RpcSystem.load}, which each MiniCluster calls: a JVM that runs jobs one after another
  * (the tests, the benchmarks, an application calling {@code FanoutJob.run}) loads and JIT-compiles those classes
  * again for every job, about a second of compiler CPU beside the job's own threads. The system itself is a
