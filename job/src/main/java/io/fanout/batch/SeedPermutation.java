@@ -73,7 +73,9 @@ public final class SeedPermutation {
         int walking = count;
         while (walking > 0) {
             for (int r = 0; r < ROUNDS; r++) {
-                // (left, right) -> (right, left ^ f(right)), on the halves packed in one long as encipher() has them
+                // (left, right) -> (right, left ^ f(right)), on the halves packed in one long as encipher() has them.
+                // round(r, right) spelled out with the key and mask in locals: calling it reads both fields per
+                // value and the loop runs half as fast (63.8 against 28-29 ns a seed).
                 final long key = keys[r];
                 for (int i = 0; i < walking; i++) {
                     final long v = value[i];
