@@ -291,6 +291,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             long[] known = head.value();
             return known == null ? NO_EDGES : known;
         }
+        long[] inline = layout.inlineHead(index);
+        if (inline != null) {
+            return inline; // the index is the list: nothing to write
+        }
         NeighborBuckets.GroupIndex groups = NeighborBuckets.GroupIndex.of(index);
         long[] first = layout.cutIndexed(groups, order -> {
             long[] neighbors = loading.get(order);

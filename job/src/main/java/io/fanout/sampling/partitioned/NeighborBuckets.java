@@ -2,6 +2,7 @@ package io.fanout.sampling.partitioned;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 
@@ -289,6 +290,56 @@ public final class NeighborBuckets {
             }
             return Arrays.copyOf(refs, n);
         }
+    }
+
+    /**
+     * The {@link #head} of a node whose group index {@code entries} (in any order) are all {@link GroupIndex#inline}
+     * and add up to at most {@link #size} neighbours: what {@link #cutIndexed} makes of {@link GroupIndex#of} for it,
+     * with nothing to write. Else, or when two entries share an order key, {@code null}: cut it that way instead.
+     *
+     * <p>Why apart: most nodes are answered from their index, and the general cut copies each group, then the
+     * bucket, then the head. On R-MAT 2^18 x 16 (p=2, heap backend) a node's first request took 8-13 µs that way, a
+     * third of the lookups' time over 20 epochs; here the groups are copied once, into the head.
+     */
+    public long[] inlineHead(Iterable<long[]> entries) {
+        long[][] groups = new long[entries instanceof Collection<?> c ? c.size() : 8][];
+        int n = 0;
+        long degree = 0;
+        for (long[] e : entries) {
+            if (e.length < 2 || e[0] < 0) {
+                return null; // stored apart, or malformed: GroupIndex.of says which
+            }
+            if (n == groups.length) {
+                groups = Arrays.copyOf(groups, Math.max(8, n * 2));
+            }
+            groups[n++] = e;
+            if ((degree += e.length - 1) > size) {
+                return null;
+            }
+        }
+        // Insertion sort by order key: a node has a few groups (one per part buffer it appears in).
+        for (int i = 1; i < n; i++) {
+            long[] g = groups[i];
+            int j = i - 1;
+            while (j >= 0 && groups[j][0] > g[0]) {
+                groups[j + 1] = groups[j];
+                j--;
+            }
+            groups[j + 1] = g;
+        }
+        for (int i = 1; i < n; i++) {
+            if (groups[i][0] == groups[i - 1][0]) {
+                return null; // recorded twice: GroupIndex.of keeps one or fails
+            }
+        }
+        long[] head = new long[1 + (int) degree];
+        head[0] = degree;
+        for (int i = 0, at = 1; i < n; i++) {
+            int length = groups[i].length - 1;
+            System.arraycopy(groups[i], 1, head, at, length);
+            at += length;
+        }
+        return head;
     }
 
     /** Reads one stored-apart group's neighbours by its order key (e.g. from keyed state). */

@@ -212,4 +212,45 @@ class NeighborBucketsTest {
         assertThat(twitter.degree(out[0])).isGreaterThan(1000); // hot indeed
         return out;
     }
+
+    @Test
+    void anAllInlineIndexWithinABucketGivesTheCutsHeadInOneStep() throws Exception {
+        // inlineHead must agree with GroupIndex.of + cutIndexed whenever it answers, and leave every other index
+        // (a group stored apart, a list longer than a bucket, an order key recorded twice) to them.
+        NeighborBuckets b = new NeighborBuckets(40);
+        Random random = new Random(11);
+        int answered = 0;
+        for (int round = 0; round < 500; round++) {
+            int groups = 1 + random.nextInt(12);
+            java.util.List<long[]> entries = new java.util.ArrayList<>();
+            long order = random.nextInt(5);
+            for (int g = 0; g < groups; g++) {
+                long[] neighbors = random.longs(1 + random.nextInt(6), 0, 1L << 40).toArray();
+                entries.add(random.nextInt(40) == 0 ? NeighborBuckets.GroupIndex.reference(order, neighbors.length)
+                        : NeighborBuckets.GroupIndex.inline(order, neighbors));
+                order += 1 + random.nextInt(1000);
+            }
+            if (random.nextInt(20) == 0) {
+                entries.add(entries.get(random.nextInt(entries.size())).clone()); // loaded twice
+            }
+            java.util.Collections.shuffle(entries, random);
+            long[] head = b.inlineHead(entries);
+            NeighborBuckets.GroupIndex index = NeighborBuckets.GroupIndex.of(entries);
+            boolean expectAnswer = index.allInline() && index.degree() <= b.size()
+                    && index.references().length == 0 && new java.util.HashSet<>(entries.stream()
+                            .map(e -> e[0]).toList()).size() == entries.size();
+            if (!expectAnswer) {
+                assertThat(head).as("round %d", round).isNull();
+                continue;
+            }
+            answered++;
+            long[] cut = b.cutIndexed(index, o -> {
+                throw new AssertionError("no group stored apart");
+            }, (bucket, values) -> {
+                throw new AssertionError("a list within one bucket writes nothing");
+            });
+            assertThat(head).as("round %d", round).containsExactly(cut);
+        }
+        assertThat(answered).isGreaterThan(200);
+    }
 }
