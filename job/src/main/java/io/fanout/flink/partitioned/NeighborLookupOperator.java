@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.HeadCache;
+import io.fanout.sampling.partitioned.HeadGather;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
 import java.util.Arrays;
@@ -102,6 +103,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient NeighborBuckets layout;
     private transient boolean edgesDone;
     private transient HeadCache cache;
+    private transient HeadGather gather;
+    /** Scratch: the heads of the group being answered. */
+    private transient long[][] headScratch;
     private transient LongCounter cacheHits;
     private transient LongCounter cacheMisses;
 
@@ -190,6 +194,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         buckets = getRuntimeContext().getMapState(new MapStateDescriptor<>("buckets", IntSerializer.INSTANCE,
                 CompactLongArraySerializer.INSTANCE));
         layout = new NeighborBuckets(bucketSize);
+        gather = new HeadGather(layout);
+        headScratch = new long[0][];
         cache = new HeadCache(cacheCapacity(this, cacheBytes, hops, "head cache", "hops"));
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
@@ -242,40 +248,44 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         }
     }
 
-    /** Answers every node of the group, each under its own key, as one record. */
+    /**
+     * Answers every node of the group as one record: first every node's head (from the cache, or read under the
+     * node's own key), then the draws and neighbours of all of them in passes ({@link HeadGather}).
+     */
     private void answer(RequestGroup group) throws Exception {
         long hits = cache.hits();
         long misses = cache.misses();
-        output.collect(new StreamRecord<>(RequestRouting.answerEach(group, node -> {
-            long[] h = cache.get(node);
-            boolean keyed = h == null;
-            if (keyed) {
-                RequestRouting.toKey(this, node);
+        long[] nodes = group.nodes;
+        int n = nodes.length;
+        long[][] heads = n <= headScratch.length ? headScratch : (headScratch = new long[n][]);
+        for (int i = 0; i < n; i++) {
+            long[] h = cache.get(nodes[i]);
+            if (h == null) {
+                RequestRouting.toKey(this, nodes[i]);
                 h = cutBuckets();
-                cache.put(node, h);
+                cache.put(nodes[i], h);
             }
-            int degree = NeighborBuckets.degreeOf(h);
-            if (degree <= layout.size() && NeighborPicks.takesAll(degree, fanout, replace)) {
-                // Every neighbour, in list order, all in the head: a copy, without the identity positions.
-                return Arrays.copyOfRange(h, 1, 1 + degree);
-            }
-            int[] picks = NeighborPicks.positions(seed, group.epoch, group.batchId, group.hop, node, degree, fanout,
-                    replace);
-            int numBuckets = layout.bucketCount(degree);
-            boolean[] onKey = {keyed};
-            return layout.gatherFromHead(picks, h, bucket -> {
-                long[] values = cache.bucket(node, bucket);
-                if (values == null) {
-                    if (!onKey[0]) {
-                        RequestRouting.toKey(this, node); // read from keyed state
-                        onKey[0] = true;
-                    }
-                    values = buckets.get(bucket);
-                    cache.putBucket(node, bucket, numBuckets, values);
-                }
-                return values;
-            });
-        })));
+            heads[i] = h;
+        }
+        int[] ends = new int[n];
+        long[] neighbors;
+        try {
+            neighbors = gather.gather(nodes, heads, n, seed, group.epoch, group.batchId, group.hop, fanout, replace,
+                    ends, (index, bucket) -> {
+                        long node = nodes[index];
+                        long[] values = cache.bucket(node, bucket);
+                        if (values == null) {
+                            RequestRouting.toKey(this, node); // read from keyed state
+                            values = buckets.get(bucket);
+                            cache.putBucket(node, bucket, layout.bucketCount(NeighborBuckets.degreeOf(heads[index])),
+                                    values);
+                        }
+                        return values;
+                    });
+        } finally {
+            Arrays.fill(heads, 0, n, null); // the scratch must not keep heads the cache has dropped
+        }
+        output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
         cacheHits.add(cache.hits() - hits);
         cacheMisses.add(cache.misses() - misses);
     }

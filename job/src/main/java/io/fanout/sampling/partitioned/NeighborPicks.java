@@ -39,14 +39,32 @@ public final class NeighborPicks {
             boolean replace) {
         int k = count(d, f, replace);
         int[] out = new int[k];
+        if (k > 0) {
+            draw(seed, epoch, batchId, hop, nodeId, d, f, replace, out,
+                    !replace && !takesAll(d, f, replace) && FloydDraws.needsSet(d, f)
+                            ? new int[FloydDraws.setSize(f)] : null);
+        }
+        return out;
+    }
+
+    /**
+     * {@link #positions} into {@code out[0 .. count(d, f, replace))}, for callers that draw many nodes into scratch.
+     *
+     * @param out at least {@link #count} long
+     * @param set scratch for Floyd's hashed path: at least {@link FloydDraws#setSize}{@code (f)} long when
+     *     {@link FloydDraws#needsSet}{@code (d, f)} without replacement, else unused (may be null)
+     */
+    public static void draw(long seed, int epoch, int batchId, int hop, long nodeId, int d, int f, boolean replace,
+            int[] out, int[] set) {
+        int k = count(d, f, replace);
         if (k == 0) {
-            return out;
+            return;
         }
         if (takesAll(d, f, replace)) {
             for (int i = 0; i < k; i++) {
                 out[i] = i;
             }
-            return out;
+            return;
         }
         long state = SplitMix64.seed(seed, epoch, batchId, hop, nodeId);
         if (replace) {
@@ -54,8 +72,8 @@ public final class NeighborPicks {
             for (int i = 0; i < k; i++) {
                 out[i] = rng.nextInt(d);
             }
-            return out;
+            return;
         }
-        return FloydDraws.draw(state, d, f, out, FloydDraws.needsSet(d, f) ? new int[FloydDraws.setSize(f)] : null);
+        FloydDraws.draw(state, d, f, out, set);
     }
 }
