@@ -56,13 +56,21 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
     @Override
     protected void complete(PartialBatch partial, List<AnswerGroup> received, Context ctx,
             Collector<PartialBatch> out) {
-        int frontier = partial.numSampledNodes[partial.numSampledNodes.length - 1];
-        long[][] inOrder = new long[frontier][];
-        for (AnswerGroup a : received) {
-            a.scatter(inOrder);
+        // The answers are applied where they arrived: no array per frontier node.
+        int groups = received.size();
+        int[][] positions = new int[groups][];
+        int[][] ends = new int[groups][];
+        long[][] neighbors = new long[groups][];
+        int drawn = 0;
+        for (int g = 0; g < groups; g++) {
+            AnswerGroup a = received.get(g);
+            positions[g] = a.positions;
+            ends[g] = a.ends;
+            neighbors[g] = a.neighbors;
+            drawn = Math.addExact(drawn, a.neighbors.length);
         }
-        BatchAssembly assembly = partial.assembly();
-        assembly.addHop(inOrder);
+        BatchAssembly assembly = partial.assembly(drawn);
+        assembly.addHop(positions, ends, neighbors);
         PartialBatch next = partial.next(assembly);
         if (!last) {
             OutputTag<RequestGroup> tag = requests(hop + 1);

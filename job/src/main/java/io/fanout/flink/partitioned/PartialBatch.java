@@ -46,9 +46,9 @@ public class PartialBatch {
         return p;
     }
 
-    /** The assembly to continue from. */
-    BatchAssembly assembly() {
-        return new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges);
+    /** The assembly to continue from, with room for a next hop of {@code drawn} sampled neighbours. */
+    BatchAssembly assembly(int drawn) {
+        return new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges, drawn);
     }
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */

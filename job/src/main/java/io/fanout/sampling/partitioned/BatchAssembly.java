@@ -17,8 +17,8 @@ public final class BatchAssembly {
     private final long[] batch;
     private final LongArrayList ids;
     private final Long2IntOpenHashMap local;
-    private final IntArrayList rows = new IntArrayList();
-    private final IntArrayList cols = new IntArrayList();
+    private final IntArrayList rows;
+    private final IntArrayList cols;
     private final IntArrayList nodesPerHop = new IntArrayList();
     private final IntArrayList edgesPerHop = new IntArrayList();
     private int frontierStart;
@@ -28,6 +28,8 @@ public final class BatchAssembly {
     public BatchAssembly(long[] seeds) {
         this.batch = seeds.clone();
         ids = new LongArrayList(seeds.length);
+        rows = new IntArrayList();
+        cols = new IntArrayList();
         local = new Long2IntOpenHashMap(seeds.length);
         local.defaultReturnValue(-1);
         for (long s : seeds) {
@@ -42,14 +44,26 @@ public final class BatchAssembly {
      * {@link #numSampledNodes()}, {@link #numSampledEdges()}): how a keyed operator carries it between hops.
      */
     public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges) {
+        this(seeds, ids, rows, cols, numSampledNodes, numSampledEdges, 0);
+    }
+
+    /**
+     * As above, with room for a next hop of {@code drawn} sampled neighbours, so applying it grows nothing (at the
+     * last hop of R-MAT 2^18 x 16 the growth copied more than the batch itself: about 0.6 MB a batch).
+     */
+    public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges,
+            int drawn) {
         this.batch = seeds.clone();
         // Sized for the ids it resumes with (rebuilding the index by rehashing dominated resuming a big batch).
-        this.ids = new LongArrayList(ids.length);
-        local = new Long2IntOpenHashMap(ids.length);
+        int room = Math.max(drawn, 0);
+        this.ids = new LongArrayList(ids.length + room);
+        local = new Long2IntOpenHashMap(ids.length + room);
         local.defaultReturnValue(-1);
         for (long id : ids) {
             localIndex(id);
         }
+        this.rows = new IntArrayList(rows.length + room);
+        this.cols = new IntArrayList(cols.length + room);
         this.rows.addElements(0, rows);
         this.cols.addElements(0, cols);
         this.nodesPerHop.addElements(0, numSampledNodes);
@@ -82,22 +96,72 @@ public final class BatchAssembly {
             throw new IllegalArgumentException("hop answers for " + neighbors.length + " frontier nodes, the frontier has "
                     + (frontierEnd - frontierStart));
         }
-        int edgesBefore = rows.size();
-        int drawn = 0;
-        for (long[] list : neighbors) {
-            drawn += list.length;
+        int[][] positions = new int[neighbors.length][];
+        int[][] ends = new int[neighbors.length][];
+        for (int i = 0; i < neighbors.length; i++) {
+            positions[i] = new int[] {i};
+            ends[i] = new int[] {neighbors[i].length};
         }
+        addHop(positions, ends, neighbors);
+    }
+
+    /**
+     * Applies one hop given as groups of answers, as lookups send them: group {@code g} answered frontier positions
+     * {@code positions[g][i]} with the neighbours {@code neighbors[g][ends[g][i-1] .. ends[g][i])} ({@code ends[g][-1]}
+     * = 0), in draw order. Every frontier position is answered exactly once; the result is {@link #addHop(long[][])}'s
+     * with each position's neighbours in its slot, read in place rather than copied out per node first.
+     */
+    public void addHop(int[][] positions, int[][] ends, long[][] neighbors) {
+        int frontier = frontierEnd - frontierStart;
+        if (positions.length != ends.length || positions.length != neighbors.length) {
+            throw new IllegalArgumentException("answer groups: " + positions.length + " position lists, " + ends.length
+                    + " end lists, " + neighbors.length + " neighbour lists");
+        }
+        int[] groupOf = new int[frontier];
+        int[] fromOf = new int[frontier];
+        int[] toOf = new int[frontier];
+        Arrays.fill(groupOf, -1);
+        long drawn = 0;
+        for (int g = 0; g < positions.length; g++) {
+            if (ends[g].length != positions[g].length
+                    || (ends[g].length > 0 && ends[g][ends[g].length - 1] > neighbors[g].length)) {
+                throw new IllegalArgumentException("answer group " + g + ": " + positions[g].length + " positions, "
+                        + ends[g].length + " ends, " + neighbors[g].length + " neighbours");
+            }
+            for (int i = 0, from = 0; i < positions[g].length; from = ends[g][i++]) {
+                int p = positions[g][i];
+                if (p < 0 || p >= frontier || groupOf[p] >= 0) {
+                    throw new IllegalArgumentException("frontier position " + p + " answered "
+                            + (p < 0 || p >= frontier ? "but the frontier has " + frontier + " nodes" : "twice"));
+                }
+                if (ends[g][i] < from) {
+                    throw new IllegalArgumentException("answer group " + g + ": ends decrease at " + i);
+                }
+                groupOf[p] = g;
+                fromOf[p] = from;
+                toOf[p] = ends[g][i];
+                drawn += ends[g][i] - from;
+            }
+        }
+        for (int p = 0; p < frontier; p++) {
+            if (groupOf[p] < 0) {
+                throw new IllegalArgumentException("frontier position " + p + " of " + frontier + " has no answer");
+            }
+        }
+        int edgesBefore = rows.size();
+        int room = Math.toIntExact(drawn);
         // At most this many new ids: growing the index step by step rehashed it several times per hop (about a
         // sixth of the hop stage's profile samples in R-MAT 2^20's first epoch).
-        local.ensureCapacity(ids.size() + drawn);
-        ids.ensureCapacity(ids.size() + drawn);
-        rows.ensureCapacity(edgesBefore + drawn);
-        cols.ensureCapacity(edgesBefore + drawn);
-        for (int i = 0; i < neighbors.length; i++) {
-            int row = frontierStart + i;
-            for (long u : neighbors[i]) {
+        local.ensureCapacity(ids.size() + room);
+        ids.ensureCapacity(ids.size() + room);
+        rows.ensureCapacity(edgesBefore + room);
+        cols.ensureCapacity(edgesBefore + room);
+        for (int p = 0; p < frontier; p++) {
+            int row = frontierStart + p;
+            long[] list = neighbors[groupOf[p]];
+            for (int j = fromOf[p], to = toOf[p]; j < to; j++) {
                 rows.add(row);
-                cols.add(localIndex(u));
+                cols.add(localIndex(list[j]));
             }
         }
         nodesPerHop.add(ids.size() - frontierEnd);
@@ -111,12 +175,22 @@ public final class BatchAssembly {
         return ids.toLongArray();
     }
 
+    /** Edge sources (local indices), in edge order. */
     public int[] rows() {
-        return rows.toIntArray();
+        return exact(rows);
     }
 
+    /** Edge targets (local indices), in edge order. */
     public int[] cols() {
-        return cols.toIntArray();
+        return exact(cols);
+    }
+
+    /**
+     * The list's elements: its own array when exactly full (a resumed batch sized for its hop usually is), else a
+     * copy. Sharing is safe: the lists only append, and appending to a full list moves it to a new array.
+     */
+    private static int[] exact(IntArrayList list) {
+        return list.size() == list.elements().length ? list.elements() : list.toIntArray();
     }
 
     /** The seeds as given (duplicates kept). */
