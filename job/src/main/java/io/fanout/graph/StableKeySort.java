@@ -32,7 +32,39 @@ public final class StableKeySort {
      * reads them in key order sequentially rather than through {@code order} (a random read each).
      */
     public static int[] sort(long[] keys, long[] values, int n) {
-        int[] order = new int[n];
+        return sort(keys, values, n, new Scratch());
+    }
+
+    /**
+     * Working arrays one caller reuses from sort to sort. A loader sorting buffer after buffer allocated four
+     * arrays of the buffer's length per sort, each over a megabyte for a full buffer, and the JVM's collector
+     * (G1) started a collection for nearly every such allocation once the heap held a loaded graph.
+     */
+    public static final class Scratch {
+        private int[] order = new int[0];
+        private int[] orderOut = new int[0];
+        private long[] keysOut = new long[0];
+        private long[] valuesOut = new long[0];
+
+        private void ensure(int n, boolean values) {
+            if (order.length < n) {
+                order = new int[n];
+                orderOut = new int[n];
+                keysOut = new long[n];
+            }
+            if (values && valuesOut.length < n) {
+                valuesOut = new long[n];
+            }
+        }
+    }
+
+    /**
+     * As {@link #sort(long[], long[], int)}, in {@code scratch}'s arrays: the order is the first {@code n} entries of
+     * the returned array, one of the scratch's (it may be longer), valid until the next sort with the same scratch.
+     */
+    public static int[] sort(long[] keys, long[] values, int n, Scratch scratch) {
+        scratch.ensure(n, values != null);
+        int[] order = scratch.order;
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
@@ -49,10 +81,10 @@ public final class StableKeySort {
         int bits = 64 - Long.numberOfLeadingZeros(max - min);
         long[] keysIn = keys;
         int[] orderIn = order;
-        long[] keysOut = new long[n];
+        long[] keysOut = scratch.keysOut;
         long[] valuesIn = values;
-        long[] valuesOut = values == null ? null : new long[n];
-        int[] orderOut = new int[n];
+        long[] valuesOut = values == null ? null : scratch.valuesOut;
+        int[] orderOut = scratch.orderOut;
         int[] counts = new int[RADIX];
         for (int shift = 0; shift < bits; shift += DIGIT_BITS) {
             Arrays.fill(counts, 0);

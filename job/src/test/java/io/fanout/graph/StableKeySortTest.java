@@ -68,4 +68,26 @@ class StableKeySortTest {
         assertThat(order).containsExactly(3, 1, 0, 2);
         assertThat(keys).containsExactly(1, 3, 5, 5, -9, -9);
     }
+
+    @Test
+    void aScratchReusedAcrossSortsOfEverySizeGivesEachSortsOwnOrder() {
+        // A loader reuses one scratch for buffer after buffer: a small sort after a big one must not see its data.
+        StableKeySort.Scratch scratch = new StableKeySort.Scratch();
+        Random random = new Random(3);
+        for (int n : new int[] {5_000, 3, 0, 1, 4_999, 10_000, 17, 6_000}) {
+            long[] keys = random.longs(n, 0, 1L << (1 + random.nextInt(40))).toArray();
+            long[] sorted = keys.clone();
+            long[] values = new long[n];
+            for (int i = 0; i < n; i++) {
+                values[i] = i * 7L;
+            }
+            int[] order = StableKeySort.sort(sorted, values, n, scratch);
+            int[] expected = reference(keys);
+            assertThat(java.util.Arrays.copyOf(order, n)).as("n=%d", n).containsExactly(expected);
+            for (int i = 0; i < n; i++) {
+                assertThat(sorted[i]).isEqualTo(keys[expected[i]]);
+                assertThat(values[i]).isEqualTo(expected[i] * 7L);
+            }
+        }
+    }
 }
