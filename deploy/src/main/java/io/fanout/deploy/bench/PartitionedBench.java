@@ -97,9 +97,10 @@ final class PartitionedBench {
         Path workDir = root.resolve("deploy/target/bench");
         Path graph = graphArg != null ? Path.of(graphArg) : generated(workDir, scale, edgeFactor, edges);
         int hops = fanout.split(",").length;
+        String heap = heapDescription();
         System.out.printf(Locale.ROOT, "partitioned-store benchmark: %s, fanout [%s], batch %d, %d epoch(s), %d cores,"
-                + " %,d MB max heap, %,d MB managed memory (RocksDB)%n", graph, fanout, batchSize, epochs,
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, managedMb);
+                + " %s, %,d MB managed memory (RocksDB)%n", graph, fanout, batchSize, epochs,
+                Runtime.getRuntime().availableProcessors(), heap, managedMb);
         jobArgs.addAll(0, List.of("-D", "taskmanager.memory.managed.size=" + managedMb + "m"));
         int samplerAt = jobArgs.indexOf("--sampler");
         boolean ppr = samplerAt >= 0 && samplerAt + 1 < jobArgs.size() && jobArgs.get(samplerAt + 1).equals("ppr");
@@ -137,7 +138,7 @@ final class PartitionedBench {
         record.details().put("graph", graph.toAbsolutePath().startsWith(root) ? root.relativize(graph.toAbsolutePath())
                 .toString() : graph.toString()).put("edge_rows", rows).put("fanout", fanout)
                 .put("batch_size", batchSize).put("epochs", epochs).put("compared", compared).put("managed_mb", managedMb)
-                .put("stores", stores).put("parallelism", parallelisms);
+                .put("heap", heap).put("stores", stores).put("parallelism", parallelisms);
         Setup setup = new Setup(workDir, graph, batchSize, fanout, ppr, checkpointInterval, List.copyOf(jobArgs), epochs);
         // The partitioned store's summary counts no stored edges: its bytes per edge use the memory store's count.
         AtomicLong storedEdges = new AtomicLong();
@@ -393,6 +394,19 @@ final class PartitionedBench {
         List<String> all = new ArrayList<>(common);
         all.addAll(List.of(extra));
         return FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(all.toArray(new String[0])).configuration));
+    }
+
+    /**
+     * This JVM's heap as the jobs get it: its maximum, and whether it was committed whole and touched at start
+     * (deploy/bin/fanout-bench does that where the machine has the memory; see docs/benchmarks.md).
+     */
+    private static String heapDescription() {
+        List<String> args = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        boolean preTouched = args.contains("-XX:+AlwaysPreTouch");
+        long initial = java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getInit();
+        long max = Runtime.getRuntime().maxMemory();
+        return String.format(Locale.ROOT, "%,d MB max heap (%s)", max >> 20, preTouched && initial >= max
+                ? "committed and touched at start" : "grown as needed");
     }
 
     /** Epochs of the warm-up job of each store (every node of the small R-MAT graph a seed: 8 batches of 512). */
