@@ -38,7 +38,7 @@ public final class StableKeySort {
     /**
      * Working arrays one caller reuses from sort to sort. A loader sorting buffer after buffer allocated four
      * arrays of the buffer's length per sort, each over a megabyte for a full buffer, and the JVM's collector
-     * (G1) started a collection for nearly every such allocation once the heap held a loaded graph.
+     * (G1) started a collection for many such allocations once the heap held a loaded graph.
      */
     public static final class Scratch {
         private int[] order = new int[0];
