@@ -299,7 +299,7 @@ public final class NeighborBuckets {
      *
      * <p>Why apart: most nodes are answered from their index, and the general cut copies each group, then the
      * bucket, then the head. On R-MAT 2^18 x 16 (p=2, heap backend) a node's first request took 8-13 µs that way, a
-     * third of the lookups' time over 20 epochs; here the groups are copied once, into the head.
+     * quarter to a third of the lookups' gathering time over 20 epochs; here the groups are copied once, into the head.
      */
     public long[] inlineHead(Iterable<long[]> entries) {
         long[][] groups = new long[entries instanceof Collection<?> c ? c.size() : 8][];
