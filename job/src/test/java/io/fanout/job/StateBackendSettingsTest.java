@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.testing.SharedData;
 import org.apache.flink.configuration.CheckpointingOptions;
+import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import io.fanout.config.ConfigException;
 import io.fanout.config.StateBackendType;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * The state backend a job runs on ({@code --state-backend}, reconciled with Flink's {@code state.backend.type}) and
  * the job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
- * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks at level 0, ZSTD below.
+ * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks at level 0, ZSTD below;
+ * and the partitioned store's buffer timeout.
  */
 class StateBackendSettingsTest {
     private static Configuration flink(String... extra) {
@@ -61,6 +65,22 @@ class StateBackendSettingsTest {
         assertThat(flink("-D", "state.backend.rocksdb.compression.per.level=SNAPPY_COMPRESSION")
                 .get(RocksDBConfigurableOptions.COMPRESSION_PER_LEVEL))
                 .containsExactly(org.rocksdb.CompressionType.SNAPPY_COMPRESSION);
+    }
+
+    @Test
+    void partitionedBatchesWaitAtMost20msForAPartlyFilledBuffer() throws Exception {
+        Configuration conf = flink();
+        assertThat(conf.get(ExecutionOptions.BUFFER_TIMEOUT)).isEqualTo(Duration.ofMillis(20));
+        // What the job's environment gives every operator, as FanoutJob builds it from this configuration.
+        assertThat(StreamExecutionEnvironment.getExecutionEnvironment(conf).getBufferTimeout()).isEqualTo(20);
+        assertThat(flink("-D", "execution.buffer-timeout.interval=100ms").get(ExecutionOptions.BUFFER_TIMEOUT))
+                .isEqualTo(Duration.ofMillis(100));
+        Configuration disabled = flink("-D", "execution.buffer-timeout.enabled=false");
+        assertThat(StreamExecutionEnvironment.getExecutionEnvironment(disabled).getBufferTimeout())
+                .as("flushed only when full, as the user asked").isEqualTo(ExecutionOptions.DISABLED_NETWORK_BUFFER_TIMEOUT);
+        Configuration memory = FlinkSettings.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine()
+                .parse(new String[] {"--graph", SharedData.graph("cora").toString()}).configuration));
+        assertThat(memory.contains(ExecutionOptions.BUFFER_TIMEOUT)).as("the memory store keeps Flink's").isFalse();
     }
 
     @Test
