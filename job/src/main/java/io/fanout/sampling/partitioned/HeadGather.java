@@ -1,6 +1,7 @@
 package io.fanout.sampling.partitioned;
 
 import io.fanout.sampling.FloydDraws;
+import java.util.Arrays;
 
 /**
  * Samples a group of nodes (one lookup subtask's share of a batch's frontier at one hop) from their heads in three
@@ -63,10 +64,11 @@ public final class HeadGather {
         }
         final int[] picks = this.picks;
         // Pass 2: the draws (computation only), all the group's positions in one array.
+        final int size = layout.size();
         for (int i = 0, from = 0; i < n; from = ends[i++]) {
             int d = degrees[i];
-            if (ends[i] == from || NeighborPicks.takesAll(d, fanout, replace)) {
-                continue; // nothing, or every position in list order: copied below
+            if (ends[i] == from || (d <= size && NeighborPicks.takesAll(d, fanout, replace))) {
+                continue; // nothing, or the whole head in list order: copied below
             }
             if (!replace && FloydDraws.needsSet(d, fanout) && set.length < FloydDraws.setSize(fanout)) {
                 set = new int[FloydDraws.setSize(fanout)];
@@ -80,7 +82,6 @@ public final class HeadGather {
         }
         // Pass 3: the picks' neighbours.
         final long[] neighbors = new long[total];
-        final int size = layout.size();
         for (int i = 0, from = 0; i < n; from = ends[i++]) {
             int d = degrees[i];
             int k = ends[i] - from;
@@ -88,9 +89,8 @@ public final class HeadGather {
                 continue;
             }
             long[] head = heads[i];
-            boolean all = NeighborPicks.takesAll(d, fanout, replace);
             if (d <= size) {
-                if (all) {
+                if (NeighborPicks.takesAll(d, fanout, replace)) {
                     System.arraycopy(head, 1, neighbors, from, d);
                 } else {
                     for (int j = from; j < from + k; j++) {
@@ -100,16 +100,9 @@ public final class HeadGather {
                 continue;
             }
             // Longer than one bucket (rare): the bucket path, reading each later bucket a pick falls in once.
-            int[] positions = new int[k];
-            if (all) {
-                for (int j = 0; j < k; j++) {
-                    positions[j] = j;
-                }
-            } else {
-                System.arraycopy(picks, from, positions, 0, k);
-            }
             final int index = i;
-            long[] got = layout.gatherFromHead(positions, head, bucket -> later.read(index, bucket));
+            long[] got = layout.gatherFromHead(Arrays.copyOfRange(picks, from, from + k), head,
+                    bucket -> later.read(index, bucket));
             System.arraycopy(got, 0, neighbors, from, k);
         }
         return neighbors;
