@@ -49,17 +49,30 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
             Collector<TypedPartialBatch> out) {
         HeteroBatchAssembly assembly = layout.assembly(partial);
         int types = layout.edgeTypes.size();
-        long[][][] inOrder = new long[types][][];
+        // The answers are applied where they arrived, grouped per edge type: no array per frontier node.
+        int[] groups = new int[types];
+        for (TypedAnswerGroup a : received) {
+            groups[a.edgeType]++;
+        }
+        int[][][] positions = new int[types][][];
+        int[][][] ends = new int[types][][];
+        long[][][] neighbors = new long[types][][];
         for (int t = 0; t < types; t++) {
-            int frontier = assembly.frontierSize(layout.keyType[t]);
-            if (layout.walks(t, hop) && frontier > 0) {
-                inOrder[t] = new long[frontier][];
+            if (layout.walks(t, hop) && assembly.frontierSize(layout.keyType[t]) > 0) {
+                positions[t] = new int[groups[t]][];
+                ends[t] = new int[groups[t]][];
+                neighbors[t] = new long[groups[t]][];
             }
+            groups[t] = 0;
         }
         for (TypedAnswerGroup a : received) {
-            a.answers.scatter(inOrder[a.edgeType]);
+            int t = a.edgeType;
+            int g = groups[t]++;
+            positions[t][g] = a.answers.positions;
+            ends[t][g] = a.answers.ends;
+            neighbors[t][g] = a.answers.neighbors;
         }
-        assembly.addHop(inOrder);
+        assembly.addHop(positions, ends, neighbors);
         TypedPartialBatch next = partial.next(assembly);
         if (hop < layout.hops) {
             layout.sendRequests(next, hop + 1, assembly, getRuntimeContext().getTaskInfo(),

@@ -96,13 +96,7 @@ public final class BatchAssembly {
             throw new IllegalArgumentException("hop answers for " + neighbors.length + " frontier nodes, the frontier has "
                     + (frontierEnd - frontierStart));
         }
-        int[][] positions = new int[neighbors.length][];
-        int[][] ends = new int[neighbors.length][];
-        for (int i = 0; i < neighbors.length; i++) {
-            positions[i] = new int[] {i};
-            ends[i] = new int[] {neighbors[i].length};
-        }
-        addHop(positions, ends, neighbors);
+        addHop(FrontierAnswers.perNode(neighbors));
     }
 
     /**
@@ -112,44 +106,13 @@ public final class BatchAssembly {
      * with each position's neighbours in its slot, read in place rather than copied out per node first.
      */
     public void addHop(int[][] positions, int[][] ends, long[][] neighbors) {
+        addHop(new FrontierAnswers(frontierEnd - frontierStart, positions, ends, neighbors));
+    }
+
+    private void addHop(FrontierAnswers answers) {
         int frontier = frontierEnd - frontierStart;
-        if (positions.length != ends.length || positions.length != neighbors.length) {
-            throw new IllegalArgumentException("answer groups: " + positions.length + " position lists, " + ends.length
-                    + " end lists, " + neighbors.length + " neighbour lists");
-        }
-        int[] groupOf = new int[frontier];
-        int[] fromOf = new int[frontier];
-        int[] toOf = new int[frontier];
-        Arrays.fill(groupOf, -1);
-        long drawn = 0;
-        for (int g = 0; g < positions.length; g++) {
-            if (ends[g].length != positions[g].length
-                    || (ends[g].length > 0 && ends[g][ends[g].length - 1] > neighbors[g].length)) {
-                throw new IllegalArgumentException("answer group " + g + ": " + positions[g].length + " positions, "
-                        + ends[g].length + " ends, " + neighbors[g].length + " neighbours");
-            }
-            for (int i = 0, from = 0; i < positions[g].length; from = ends[g][i++]) {
-                int p = positions[g][i];
-                if (p < 0 || p >= frontier || groupOf[p] >= 0) {
-                    throw new IllegalArgumentException("frontier position " + p + " answered "
-                            + (p < 0 || p >= frontier ? "but the frontier has " + frontier + " nodes" : "twice"));
-                }
-                if (ends[g][i] < from) {
-                    throw new IllegalArgumentException("answer group " + g + ": ends decrease at " + i);
-                }
-                groupOf[p] = g;
-                fromOf[p] = from;
-                toOf[p] = ends[g][i];
-                drawn += ends[g][i] - from;
-            }
-        }
-        for (int p = 0; p < frontier; p++) {
-            if (groupOf[p] < 0) {
-                throw new IllegalArgumentException("frontier position " + p + " of " + frontier + " has no answer");
-            }
-        }
         int edgesBefore = rows.size();
-        int room = Math.toIntExact(drawn);
+        int room = answers.drawn();
         // At most this many new ids: growing the index step by step rehashed it several times per hop (about a
         // sixth of the hop stage's profile samples in R-MAT 2^20's first epoch).
         local.ensureCapacity(ids.size() + room);
@@ -158,8 +121,8 @@ public final class BatchAssembly {
         cols.ensureCapacity(edgesBefore + room);
         for (int p = 0; p < frontier; p++) {
             int row = frontierStart + p;
-            long[] list = neighbors[groupOf[p]];
-            for (int j = fromOf[p], to = toOf[p]; j < to; j++) {
+            long[] list = answers.list(p);
+            for (int j = answers.from(p), to = answers.to(p); j < to; j++) {
                 rows.add(row);
                 cols.add(localIndex(list[j]));
             }

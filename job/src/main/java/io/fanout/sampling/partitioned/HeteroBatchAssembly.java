@@ -118,23 +118,57 @@ public final class HeteroBatchAssembly {
             throw new IllegalArgumentException("hop answers for " + neighbors.length + " edge types, the batch walks "
                     + relations.size());
         }
+        FrontierAnswers[] answers = new FrontierAnswers[neighbors.length];
         for (int r = 0; r < neighbors.length; r++) {
+            if (neighbors[r] != null) {
+                int frontier = frontierSize(relations.get(r).keyType());
+                if (neighbors[r].length != frontier) {
+                    throw new IllegalArgumentException("hop answers of edge type " + r + " for " + neighbors[r].length
+                            + " frontier nodes, the frontier has " + frontier);
+                }
+                answers[r] = FrontierAnswers.perNode(neighbors[r]);
+            }
+        }
+        addHop(answers);
+    }
+
+    /**
+     * Applies one hop given per edge type as groups of answers, as lookups send them ({@code [r]} null for an edge
+     * type not expanded at this hop): through edge type {@code r}, group {@code g} answered the key type's frontier
+     * positions {@code positions[r][g][i]} with {@code neighbors[r][g][ends[r][g][i-1] .. ends[r][g][i])}, in draw
+     * order. The result is {@link #addHop(long[][][])}'s, the neighbours read where they arrived.
+     */
+    public void addHop(int[][][] positions, int[][][] ends, long[][][] neighbors) {
+        if (positions.length != relations.size() || ends.length != relations.size()
+                || neighbors.length != relations.size()) {
+            throw new IllegalArgumentException("hop answer groups for " + positions.length + ", " + ends.length + " and "
+                    + neighbors.length + " edge types, the batch walks " + relations.size());
+        }
+        FrontierAnswers[] answers = new FrontierAnswers[neighbors.length];
+        for (int r = 0; r < neighbors.length; r++) {
+            if (neighbors[r] != null) {
+                answers[r] = new FrontierAnswers(frontierSize(relations.get(r).keyType()), positions[r], ends[r],
+                        neighbors[r]);
+            }
+        }
+        addHop(answers);
+    }
+
+    private void addHop(FrontierAnswers[] answers) {
+        for (int r = 0; r < answers.length; r++) {
             Relation rel = relations.get(r);
-            long[][] answers = neighbors[r];
-            if (answers == null) {
+            if (answers[r] == null) {
                 edgesPerHop[r].add(0);
                 continue;
             }
             int start = frontierStart[rel.keyType()];
-            if (answers.length != frontierEnd[rel.keyType()] - start) {
-                throw new IllegalArgumentException("hop answers of edge type " + r + " for " + answers.length
-                        + " frontier nodes, the frontier has " + (frontierEnd[rel.keyType()] - start));
-            }
+            int frontier = frontierEnd[rel.keyType()] - start;
             int before = rows[r].size();
-            for (int i = 0; i < answers.length; i++) {
-                for (long u : answers[i]) {
+            for (int i = 0; i < frontier; i++) {
+                long[] list = answers[r].list(i);
+                for (int j = answers[r].from(i), to = answers[r].to(i); j < to; j++) {
                     // As GLT reports them: rows the sampled neighbours, cols the nodes expanded.
-                    rows[r].add(localIndex(rel.valueType(), u));
+                    rows[r].add(localIndex(rel.valueType(), list[j]));
                     cols[r].add(start + i);
                 }
             }

@@ -23,8 +23,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Per (edge type, node) draws ({@link NeighborPicks} under {@link HeteroKHopSampler#hopSeed}, hop 1) plus the
- * per-batch typed assembly give exactly the in-memory typed sampler's samples on real typed graphs: the exchange of
- * the partitioned store samples what the memory store does.
+ * per-batch typed assembly give exactly the in-memory typed sampler's samples on real typed graphs, fed each hop in
+ * frontier order or as lookups send it (groups per edge type, in any order): the exchange of the partitioned store
+ * samples what the memory store does.
  */
 class HeteroBatchAssemblyTest {
 
@@ -79,8 +80,13 @@ class HeteroBatchAssemblyTest {
                     answers[r] = answer(a, store, frontier, f, replace,
                             HeteroKHopSampler.hopSeed(seed, a.type(), hop), 2, batchId);
                 }
+                // Every other hop as lookups send it: each edge type's answers in groups, in any order.
+                if ((batchId + hop) % 2 == 0) {
+                    batch.addHop(answers);
+                } else {
+                    addGrouped(batch, answers, random);
+                }
                 // Carried between hops as a keyed operator carries it: exported and resumed.
-                batch.addHop(answers);
                 batch = new HeteroBatchAssembly(nodeTypes.size(), relations, batch.batch(), batch.ids(),
                         batch.numSampledNodes(), batch.rows(), batch.cols(), batch.numSampledEdges());
             }
@@ -124,5 +130,43 @@ class HeteroBatchAssemblyTest {
             }
         }
         return out;
+    }
+
+    /** Applies {@code inOrder} (per edge type, per frontier position) split into 1-3 shuffled groups per edge type. */
+    private static void addGrouped(HeteroBatchAssembly batch, long[][][] inOrder, Random random) {
+        int types = inOrder.length;
+        int[][][] positions = new int[types][][];
+        int[][][] ends = new int[types][][];
+        long[][][] neighbors = new long[types][][];
+        for (int r = 0; r < types; r++) {
+            if (inOrder[r] == null) {
+                continue;
+            }
+            int groups = 1 + random.nextInt(3);
+            List<List<Integer>> members = new ArrayList<>();
+            for (int g = 0; g < groups; g++) {
+                members.add(new ArrayList<>());
+            }
+            for (int i = 0; i < inOrder[r].length; i++) {
+                members.get(random.nextInt(groups)).add(i);
+            }
+            positions[r] = new int[groups][];
+            ends[r] = new int[groups][];
+            neighbors[r] = new long[groups][];
+            for (int g = 0; g < groups; g++) {
+                java.util.Collections.shuffle(members.get(g), random);
+                positions[r][g] = members.get(g).stream().mapToInt(Integer::intValue).toArray();
+                ends[r][g] = new int[positions[r][g].length];
+                List<Long> flat = new ArrayList<>();
+                for (int i = 0; i < positions[r][g].length; i++) {
+                    for (long v : inOrder[r][positions[r][g][i]]) {
+                        flat.add(v);
+                    }
+                    ends[r][g][i] = flat.size();
+                }
+                neighbors[r][g] = flat.stream().mapToLong(Long::longValue).toArray();
+            }
+        }
+        batch.addHop(positions, ends, neighbors);
     }
 }
