@@ -225,6 +225,43 @@ public final class GraphLoader {
     }
 
     /**
+     * The {@code num_nodes} that every edge part of {@code graph} declares in its header (all the same), or -1 when a
+     * part declares none. Then a load checks every id of every part against it, so the graph's node ids are exactly
+     * {@code 0..num_nodes-1} without reading a row: what a client needs to know of a graph too large to scan. Reads
+     * each part's header (checked and merged as a load does: {@code directed}, {@code columns}, {@code num_nodes})
+     * and up to its first row.
+     *
+     * @throws GraphFormatException for a bad or disagreeing header, or when no part has an edge row
+     */
+    public static long declaredNodeRange(Path graph, Boolean directed) throws IOException {
+        List<Path> files = edgeFiles(graph);
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        settings.rows = (src, dst, weight, timestamp, row) -> { };
+        boolean anyRow = false;
+        for (Path file : files) {
+            String first;
+            boolean row = false;
+            try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
+                first = in.readLine();
+                for (String line = first; line != null && !row; line = in.readLine()) {
+                    row = !line.startsWith("#") && !line.isBlank();
+                }
+            }
+            if (first == null || !first.startsWith("#") || EdgeFileHeader.parse(first, file).numNodes < 0) {
+                return -1;
+            }
+            new EdgeFileReader(file, settings).readHeader();
+            anyRow |= row;
+        }
+        if (!anyRow) {
+            throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
+        }
+        return settings.numNodes;
+    }
+
+    /**
      * Streams one typed edge file's endpoint ids, checking every row as {@link #readTypedEdgeFile(Path, String,
      * String)} does without keeping the edges: each source id to {@code srcIds}, each destination id to
      * {@code dstIds} (either may be null). Returns the facts of its header: {@code num_nodes} (or -1) and whether it

@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One streaming pass over the edge files (and the node file) checks every row as {@link GraphStore#scanNodeIds}
  * does and feeds the ids to {@link IdRunSorter}s; their merge is the graph's node set (edge endpoints, the declared
- * {@code num_nodes} range and the node file's ids), written one id per line. The file is named by its content's
+ * {@code num_nodes} range and the node file's ids), written one id per line. When every edge part's header declares
+ * {@code num_nodes}, the edge rows are not read: the load checks each of their ids below it, so the endpoints are
+ * within the declared range ({@link GraphLoader#declaredNodeRange}); the node file is still read and checked. The file is named by its content's
  * digest, so a job that is running on it never sees it change, and an unchanged graph reuses it. Node ids that are
  * exactly {@code 0..n-1} need no file: the seeds are then the range.
  */
@@ -64,8 +66,14 @@ public final class NodeIdFile {
         try (IdRunSorter edgeIds = new IdRunSorter(dir, runIds, true, denseIds);
                 IdRunSorter fileIds = spec.nodeFeatures() == null ? null
                         : new IdRunSorter(dir, runIds, false, denseIds)) {
-            long declared = GraphLoader.streamNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
-                    spec.timeColumn(), edgeIds::add);
+            // Every part declaring num_nodes: the load checks each id below it, so the edges' ids are within
+            // 0..num_nodes-1 and no row needs reading here (R-MAT 2^18 x 16: 0.23-0.3 s of a 1.4 s load).
+            long declared = GraphLoader.declaredNodeRange(spec.edges(), spec.directed());
+            boolean headersOnly = declared >= 0;
+            if (!headersOnly) {
+                declared = GraphLoader.streamNodeIds(spec.edges(), spec.directed(), spec.weightColumn(),
+                        spec.timeColumn(), edgeIds::add);
+            }
             if (fileIds != null) {
                 NodeFileReader.streamIds(spec.nodeFeatures(), fileIds::add);
             }
@@ -73,10 +81,12 @@ public final class NodeIdFile {
             Path tmp = Files.createTempFile(dir, "fanout-node-ids-", ".tmp");
             try {
                 NodeIds ids = merge(spec, declared, edgeIds, fileIds, tmp);
-                LOG.info("Scanned {}: {} nodes ({}) in {} s, {} full runs spilled while reading (heap: {} ids per"
+                LOG.info("Scanned {}: {} nodes ({}) in {} s, {}{} full runs spilled while reading (heap: {} ids per"
                         + " run, a bit set for ids below {}){}", spec, ids.numNodes(),
                         ids.identity() ? "ids 0.." + (ids.numNodes() - 1) : "sparse ids",
-                        String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9), runs, runIds, denseIds,
+                        String.format(Locale.ROOT, "%.3f", (System.nanoTime() - started) / 1e9),
+                        headersOnly ? "edge rows not read (every part's header declares num_nodes=" + declared
+                                + "; the load checks each id below it), " : "", runs, runIds, denseIds,
                         ids.identity() ? "" : "; ids written to " + ids.file());
                 return ids;
             } finally {

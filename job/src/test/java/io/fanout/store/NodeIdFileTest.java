@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@link NodeIdFile}: the node ids of the in-heap scan, in id order, through spilled sort runs; the scan's errors;
- * and a client heap that the ids do not fit (a child JVM whose in-heap id set runs out of memory writes the file).
+ * edge parts whose headers all declare num_nodes, whose rows it does not read; and a client heap that the ids do not
+ * fit (a child JVM whose in-heap id set runs out of memory writes the file).
  */
 class NodeIdFileTest {
     @TempDir
@@ -107,6 +108,39 @@ class NodeIdFileTest {
         ids = NodeIdFile.write(spec(edges, nodes), tmp, 2, 3); // the node file's rows fill the gaps
         assertThat(ids.identity()).isTrue();
         assertThat(ids.numNodes()).isEqualTo(7);
+    }
+
+    /**
+     * Every part declaring num_nodes: no edge row is read on the client (a bad row deep in a part does not stop it);
+     * the load, which reads each part's ranges with that part's header, names the bad row. A part without num_nodes
+     * is scanned whole, as before.
+     */
+    @Test
+    void headersDeclaringNumNodesInEveryPartNeedNoRowRead() throws Exception {
+        Path graph = Files.createDirectories(tmp.resolve("declared"));
+        Files.writeString(graph.resolve("edges.00000.tsv"), "# directed=false num_nodes=8\n0\t1\n1\t2\n");
+        Files.writeString(graph.resolve("edges.00001.tsv"), "# directed=false num_nodes=8\n2\t3\n3\t9\n");
+        NodeIdFile.NodeIds ids = NodeIdFile.write(spec(graph, null), tmp, 2, 4);
+        assertThat(ids.identity()).isTrue();
+        assertThat(ids.numNodes()).isEqualTo(8);
+        Throwable load = catchThrowable(() -> {
+            for (io.fanout.graph.GraphLoader.EdgeSplit split : io.fanout.graph.GraphLoader.edgeSplits(graph, 1 << 20)) {
+                io.fanout.graph.GraphLoader.streamEdges(graph, null, split, EdgeDirection.OUT, (node, n, order) -> { });
+            }
+        });
+        assertThat(load).isInstanceOf(GraphFormatException.class)
+                .hasMessageContaining(graph.resolve("edges.00001.tsv").toString()).hasMessageContaining("line 3")
+                .hasMessageContaining("not below num_nodes=8");
+
+        Files.writeString(graph.resolve("edges.00001.tsv"), "# directed=false\n2\t3\n3\t9\n");
+        assertThat(catchThrowable(() -> NodeIdFile.write(spec(graph, null), tmp, 2, 4)))
+                .as("a part without num_nodes: every row is read").isInstanceOf(GraphFormatException.class)
+                .hasMessageContaining(graph.resolve("edges.00001.tsv").toString()).hasMessageContaining("line 3");
+
+        Files.writeString(graph.resolve("edges.00000.tsv"), "# directed=false num_nodes=8\n");
+        Files.writeString(graph.resolve("edges.00001.tsv"), "# directed=false num_nodes=8\n\n");
+        assertThat(catchThrowable(() -> NodeIdFile.write(spec(graph, null), tmp, 2, 4)))
+                .isInstanceOf(GraphFormatException.class).hasMessageContaining("empty graph");
     }
 
     /** Each bad node file fails as the in-heap scan fails: same message, naming the file and line. */
