@@ -43,7 +43,7 @@ final class FlinkSettings {
         // light (the first batches after the load, a slow feed, a PPR round of few open pushes) each crossing holds
         // it until the output flusher sends the partly filled buffer, up to Flink's 100 ms a crossing. pubmed PPR,
         // p=2, heap backend, two rounds each: submission to the first message 1.0-1.2 s at 100 ms, 0.8 s at 20 ms,
-        // sampling as fast (1 ms: a third slower, the buffers sent nearly empty); R-MAT k-hop's hops fill their
+        // sampling as fast (1 ms: about 30 % slower, the buffers sent nearly empty); R-MAT k-hop's hops fill their
         // buffers and did not move either way.
         if (config.store == StoreType.PARTITIONED && !conf.contains(ExecutionOptions.BUFFER_TIMEOUT)
                 && !conf.contains(ExecutionOptions.BUFFER_TIMEOUT_ENABLED)) {
