@@ -33,8 +33,9 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * state and is answered when the edge input ends (Flink does not checkpoint operators that choose their input,
  * so the operator holds requests back instead of not reading them).
  *
- * <p>No state value grows with a node's degree. While loading, each {@link EdgeGroup} (a node's run of edges in
- * one split's buffer, at most {@link EdgeGroupFunction#MAX_GROUP}) is appended to the node's group index (a RocksDB
+ * <p>No state value grows with a node's degree. While loading, each edge group (a node's run of edges in one
+ * split's buffer, at most {@link SplitGroups#MAX_GROUP}; a split's groups that this subtask owns come as one
+ * {@link EdgeGroupBatch}, each written under its node's key) is appended to the node's group index (a RocksDB
  * merge: a blind write, no read): a group of at most {@link #INLINE_GROUP} edges with its neighbours, a bigger one
  * as its order key and size, the group itself one map entry under its order key (file index << 40 | line offset). At a
  * request, one read of the index gives the node's degree and its list order ({@link NeighborBuckets.GroupIndex}):
@@ -47,7 +48,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>Nothing iterates the loaded groups: a RocksDB seek visits every sorted run and walks the tombstones earlier
  * cuts left (the previous layout's first-request cut by iteration halved the first epoch's rate on R-MAT 2^18). A
  * node's index holds at most {@link #INLINE_GROUP} edges per split buffer it appears in
- * ({@link EdgeGroupFunction#BUFFERED_EDGES} rows) and one entry per stored group.
+ * ({@link SplitGroups#BUFFERED_EDGES} rows) and one entry per stored group.
  *
  * <p>When the edges end, the loaded groups are compacted before the first request is answered
  * ({@link LoadCompaction}, unless turned off): the load leaves a node's index as many merge operands over many
@@ -61,7 +62,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * heap) and never cuts a node nobody asks for.
  */
 public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
-        implements TwoInputStreamOperator<EdgeGroup, RequestGroup, AnswerGroup>, BoundedMultiInput {
+        implements TwoInputStreamOperator<EdgeGroupBatch, RequestGroup, AnswerGroup>, BoundedMultiInput {
     private static final long serialVersionUID = 1L;
     private static final String WAITING = "waiting-request-groups";
     static final String EDGE_GROUPS = "edge-groups";
@@ -229,13 +230,19 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     }
 
     @Override
-    public void processElement1(StreamRecord<EdgeGroup> element) throws Exception {
-        EdgeGroup group = element.getValue();
-        if (group.neighbors.length <= INLINE_GROUP) {
-            groupIndex.add(NeighborBuckets.GroupIndex.inline(group.order, group.neighbors));
-        } else {
-            loading.put(group.order, group.neighbors);
-            groupIndex.add(NeighborBuckets.GroupIndex.reference(group.order, group.neighbors.length));
+    public void processElement1(StreamRecord<EdgeGroupBatch> element) throws Exception {
+        EdgeGroupBatch batch = element.getValue();
+        long[] neighbors = batch.neighbors;
+        for (int i = 0, from = 0; i < batch.nodes.length; from = batch.ends[i++]) {
+            RequestRouting.toKey(this, batch.nodes[i]);
+            long order = batch.orders[i];
+            int size = batch.ends[i] - from;
+            if (size <= INLINE_GROUP) {
+                groupIndex.add(NeighborBuckets.GroupIndex.inline(order, neighbors, from, size));
+            } else {
+                loading.put(order, java.util.Arrays.copyOfRange(neighbors, from, batch.ends[i]));
+                groupIndex.add(NeighborBuckets.GroupIndex.reference(order, size));
+            }
         }
     }
 

@@ -48,8 +48,9 @@ public final class PartitionedKHop {
         boolean compactAfterLoad = o.compactAfterLoad();
         String runTag = o.runTag();
         DataStream<UpdateLine> updateLines = o.graphUpdates();
-        // A fixed graph loads grouped per node (EdgeGroupFunction); with updates every edge is an update of version 0.
-        DataStream<EdgeGroup> edgeGroups = updateLines == null ? edgeGroups(env, spec) : null;
+        // A fixed graph loads grouped per node, the groups each lookup subtask owns in one record per split
+        // (EdgeGroupBatchFunction); with updates every edge is an update of version 0.
+        DataStream<EdgeGroupBatch> edgeGroups = updateLines == null ? edgeGroupBatches(env, spec, "") : null;
 
         boolean nodeData = spec.nodeFeatures() != null;
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
@@ -78,7 +79,7 @@ public final class PartitionedKHop {
         for (int hop = 1; hop <= fanouts.length; hop++) {
             DataStream<RequestGroup> requests = stage.getSideOutput(HopStageFunction.requests(hop));
             DataStream<AnswerGroup> answers = adjacency == null
-                    ? edgeGroups.keyBy(new GroupNode(), Types.LONG)
+                    ? edgeGroups.keyBy(new BatchNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
@@ -134,6 +135,17 @@ public final class PartitionedKHop {
         java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
         return splitIndexes(env, splits).flatMap(new EdgeFileFunction(spec, splits))
                 .returns(TypeInformation.of(EdgeRecord.class)).name("edge-reader").uid("edge-reader");
+    }
+
+    /**
+     * The k-hop load: the graph's stored edges grouped per node and split, a split's groups that one lookup subtask
+     * owns in one record ({@link EdgeGroupBatchFunction}), read by a parallel source at the job's parallelism.
+     */
+    static DataStream<EdgeGroupBatch> edgeGroupBatches(StreamExecutionEnvironment env, GraphSpec spec, String suffix)
+            throws IOException {
+        java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
+        return splitIndexes(env, splits, suffix).flatMap(new EdgeGroupBatchFunction(spec, splits))
+                .returns(TypeInformation.of(EdgeGroupBatch.class)).name("edge-reader" + suffix).uid("edge-reader" + suffix);
     }
 
     /** The graph's stored edges grouped per node and split ({@link EdgeGroupFunction}), read by a parallel source. */
@@ -219,6 +231,16 @@ public final class PartitionedKHop {
         @Override
         public Long getKey(EdgeGroup group) {
             return group.node;
+        }
+    }
+
+    /** Keys a batch of edge groups by its first node (its lookup subtask owns every node of it). */
+    static final class BatchNode implements KeySelector<EdgeGroupBatch, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(EdgeGroupBatch batch) {
+            return batch.nodes[0];
         }
     }
 

@@ -94,9 +94,9 @@ public final class PartitionedTypedKHop {
                 .process(new TypedBatchStartFunction(layout, o.seedIds()))
                 .returns(TypeInformation.of(TypedPartialBatch.class))
                 .name("batch-start").uid("batch-start" + runTag);
-        List<DataStream<EdgeGroup>> edgeGroups = new ArrayList<>();
+        List<DataStream<EdgeGroupBatch>> edgeGroups = new ArrayList<>();
         for (int t = 0; t < types; t++) {
-            edgeGroups.add(PartitionedKHop.edgeGroups(env, typeSpecs.get(t), "-" + layout.edgeTypes.get(t)));
+            edgeGroups.add(PartitionedKHop.edgeGroupBatches(env, typeSpecs.get(t), "-" + layout.edgeTypes.get(t)));
         }
         for (int hop = 1; hop <= layout.hops; hop++) {
             DataStream<TypedAnswerGroup> answers = null;
@@ -106,7 +106,7 @@ public final class PartitionedTypedKHop {
                 }
                 String name = "neighbors-hop-" + hop + "-" + layout.edgeTypes.get(t);
                 DataStream<TypedAnswerGroup> typeAnswers = edgeGroups.get(t)
-                        .keyBy(new PartitionedKHop.GroupNode(), Types.LONG)
+                        .keyBy(new PartitionedKHop.BatchNode(), Types.LONG)
                         .connect(stage.getSideOutput(TypedLayout.requests(hop, t))
                                 .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
                         .transform(name, TypeInformation.of(AnswerGroup.class),

@@ -207,10 +207,15 @@ public final class NeighborBuckets {
 
         /** The entry of a group kept in the index: {@code [order key, neighbours...]}. */
         public static long[] inline(long order, long[] neighbors) {
+            return inline(order, neighbors, 0, neighbors.length);
+        }
+
+        /** As {@link #inline(long, long[])}, for the group {@code neighbors[from, from + size)}. */
+        public static long[] inline(long order, long[] neighbors, int from, int size) {
             checkOrder(order);
-            long[] entry = new long[1 + neighbors.length];
+            long[] entry = new long[1 + size];
             entry[0] = order;
-            System.arraycopy(neighbors, 0, entry, 1, neighbors.length);
+            System.arraycopy(neighbors, from, entry, 1, size);
             return entry;
         }
 

@@ -34,7 +34,7 @@ class HeapSnapshotReadTest {
     @Test
     void aReadDuringAnUnfinishedHeapSnapshotSharesTheStoredArrays() throws Exception {
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, false), new PartitionedKHop.GroupNode(),
+                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, false), new PartitionedKHop.BatchNode(),
                 new PartitionedKHop.RequestNode(), Types.LONG);
         harness.setStateBackend(new HashMapStateBackend());
         harness.open();

@@ -33,7 +33,7 @@ class LoadCompactionTest {
     /** node -> its whole list in the memory store's order (row order). */
     private static TreeMap<Long, long[]> lists;
 
-    private final List<KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroup, RequestGroup, AnswerGroup>> opened =
+    private final List<KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroupBatch, RequestGroup, AnswerGroup>> opened =
             new ArrayList<>();
 
     @BeforeAll
@@ -68,16 +68,16 @@ class LoadCompactionTest {
     }
 
     /** A lookup (whole lists, buckets of 4) on RocksDB, cora loaded with a flush after every 1,000 groups. */
-    private KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroup, RequestGroup, AnswerGroup> loaded(boolean compact)
+    private KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroupBatch, RequestGroup, AnswerGroup> loaded(boolean compact)
             throws Exception {
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, compact), new PartitionedKHop.GroupNode(),
+                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, compact), new PartitionedKHop.BatchNode(),
                 new PartitionedKHop.RequestNode(), Types.LONG);
         harness.setStateBackend(new EmbeddedRocksDBStateBackend());
         harness.open();
         opened.add(harness);
         for (int i = 0; i < groups.size(); i++) {
-            harness.processElement1(new StreamRecord<>(groups.get(i)));
+            harness.processElement1(new StreamRecord<>(EdgeGroupBatch.of(groups.get(i))));
             if (i % 1_000 == 999) {
                 try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
                     database(harness).flush(flush, groupIndex(harness));
@@ -117,7 +117,7 @@ class LoadCompactionTest {
 
     /** Every node's answer to one request per 100 nodes, by node. */
     private static TreeMap<Long, long[]> askEveryNode(
-            KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroup, RequestGroup, AnswerGroup> harness) throws Exception {
+            KeyedTwoInputStreamOperatorTestHarness<Long, EdgeGroupBatch, RequestGroup, AnswerGroup> harness) throws Exception {
         long[] nodes = lists.keySet().stream().mapToLong(Long::longValue).toArray();
         for (int from = 0; from < nodes.length; from += 100) {
             long[] part = Arrays.copyOfRange(nodes, from, Math.min(nodes.length, from + 100));
@@ -189,16 +189,33 @@ class LoadCompactionTest {
     @Test
     void aHeapBackendHasNothingToCompact() throws Exception {
         var harness = new KeyedTwoInputStreamOperatorTestHarness<>(
-                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, true), new PartitionedKHop.GroupNode(),
+                new NeighborLookupOperator(-1, false, 7, 4, 0, 1, true), new PartitionedKHop.BatchNode(),
                 new PartitionedKHop.RequestNode(), Types.LONG);
         harness.open();
         opened.add(harness);
-        for (EdgeGroup group : groups) {
-            harness.processElement1(new StreamRecord<>(group));
+        for (int from = 0; from < groups.size(); from += 50) { // as the edge reader sends them: many groups a record
+            harness.processElement1(new StreamRecord<>(batch(groups.subList(from, Math.min(groups.size(), from + 50)))));
         }
         assertThat(LoadCompaction.compact(harness.getOperator().getKeyedStateBackend())).isFalse();
         harness.endInput1();
         assertSameLists(askEveryNode(harness));
+    }
+
+    /** {@code part}'s groups as one record. */
+    private static EdgeGroupBatch batch(List<EdgeGroup> part) {
+        long[] nodes = new long[part.size()];
+        long[] orders = new long[part.size()];
+        int[] ends = new int[part.size()];
+        List<Long> neighbors = new ArrayList<>();
+        for (int i = 0; i < part.size(); i++) {
+            nodes[i] = part.get(i).node;
+            orders[i] = part.get(i).order;
+            for (long v : part.get(i).neighbors) {
+                neighbors.add(v);
+            }
+            ends[i] = neighbors.size();
+        }
+        return new EdgeGroupBatch(nodes, orders, ends, neighbors.stream().mapToLong(Long::longValue).toArray());
     }
 
     private static void assertSameLists(TreeMap<Long, long[]> answers) {
