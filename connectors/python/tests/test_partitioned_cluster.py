@@ -89,11 +89,13 @@ def require_running(cluster: Cluster, job: str) -> bool:
 
 # ---- TaskManager kills ------------------------------------------------------------------------------
 
-# R-MAT 2^15 node ids, 64 x 2^15 undirected rows (4.2 M stored edges) in 64 parts of 32 k rows: the edge source
+# R-MAT 2^15 node ids, 128 x 2^15 undirected rows (8.4 M stored edges) in 64 parts of 64 k rows: the edge source
 # reaches a checkpoint barrier after every part, and reading the edges (several seconds at parallelism 2) outlasts
-# the first checkpoints by far, so the mid-load kill point is reached before the load ends on a fast machine too
-# (2^12 x 64 rows loaded within one or two 500 ms checkpoints: the kill sometimes came after the load's end).
-KILL_GRAPH_ARGS = ["--scale", "15", "--edge-factor", "64", "--parts", "64", "--seed", "5"]
+# the first checkpoints, so the mid-load kill point is reached before the load ends on a fast machine too (2^12 x 64
+# rows loaded within one or two 500 ms checkpoints: the kill sometimes came after the load's end; 2^15 x 64 rows,
+# once a part's groups travelled as one record per lookup subtask, ended before the first checkpoint after the first
+# records in four of five runs; with 2^15 x 128, 401 of 576 records were written at the kill).
+KILL_GRAPH_ARGS = ["--scale", "15", "--edge-factor", "128", "--parts", "64", "--seed", "5"]
 EPOCHS = 2
 # The seeds: 4,096 ids of the 2^15 (all of them would make the reference run needlessly long).
 KILL_SEEDS = 4096
