@@ -95,13 +95,19 @@ final class EdgeFileReader {
         void accept(long src, long dst, float weight, long timestamp, long row) throws IOException;
     }
 
-    /** Reads only the header line (line 1) and merges it into the settings, as a full read would. */
-    void readHeader() throws IOException {
+    /**
+     * Reads only the header line (line 1) and merges it into the settings, as a full read would; returns this file's
+     * own header ({@link EdgeFileHeader#NONE} when it has none).
+     */
+    EdgeFileHeader readHeader() throws IOException {
         try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
                 GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
             String first = in.readLine();
             line = 1;
-            begin(first != null && first.startsWith("#") ? EdgeFileHeader.parse(first, file) : EdgeFileHeader.NONE);
+            EdgeFileHeader header = first != null && first.startsWith("#") ? EdgeFileHeader.parse(first, file)
+                    : EdgeFileHeader.NONE;
+            begin(header);
+            return header;
         }
     }
 

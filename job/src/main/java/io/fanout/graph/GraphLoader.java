@@ -229,7 +229,7 @@ public final class GraphLoader {
      * part declares none. Then a load checks every id of every part against it, so the graph's node ids are exactly
      * {@code 0..num_nodes-1} without reading a row: what a client needs to know of a graph too large to scan. Reads
      * each part's header (checked and merged as a load does: {@code directed}, {@code columns}, {@code num_nodes})
-     * and up to its first row.
+     * and, until one is found, up to a part's first row.
      *
      * @throws GraphFormatException for a bad or disagreeing header, or when no part has an edge row
      */
@@ -240,25 +240,28 @@ public final class GraphLoader {
         settings.rows = (src, dst, weight, timestamp, row) -> { };
         boolean anyRow = false;
         for (Path file : files) {
-            String first;
-            boolean row = false;
-            try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
-                    GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
-                first = in.readLine();
-                for (String line = first; line != null && !row; line = in.readLine()) {
-                    row = !line.startsWith("#") && !line.isBlank();
-                }
-            }
-            if (first == null || !first.startsWith("#") || EdgeFileHeader.parse(first, file).numNodes < 0) {
+            if (new EdgeFileReader(file, settings).readHeader().numNodes < 0) {
                 return -1;
             }
-            new EdgeFileReader(file, settings).readHeader();
-            anyRow |= row;
+            anyRow = anyRow || hasRow(file);
         }
         if (!anyRow) {
             throw new GraphFormatException(graph, "empty graph: no edge rows in " + describe(files));
         }
         return settings.numNodes;
+    }
+
+    /** Whether {@code file} has a line that is neither a comment nor blank (read up to the first such line). */
+    private static boolean hasRow(Path file) throws IOException {
+        try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                GraphFiles.open(file), java.nio.charset.StandardCharsets.UTF_8))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (!line.startsWith("#") && !line.isBlank()) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /**
