@@ -241,18 +241,21 @@ class ChannelReaderTest {
             CountDownLatch allWritten = new CountDownLatch(1);
             CountDownLatch hungUp = new CountDownLatch(1);
             CompletableFuture<Void> broken = handWritten(server, (in, out) -> {
+                boolean open = true;
                 try {
                     for (int i = 0; i < 20; i++) {
                         EncodedMessage m = sample(i);
                         out.writeMessage(i + 1, m.epoch, m.batchId, m.numBatches, m.payload);
                     }
+                } catch (java.io.IOException closed) {
+                    // A reader that caught the third MESSAGE at once has already closed the connection (as it
+                    // should), and the rest of the writes met a closed socket: it has hung up.
+                    open = false;
                 } finally {
-                    // Also when a write fails: a reader that caught the third MESSAGE at once has already closed
-                    // the connection (as it should), and the rest of the writes meet a closed socket.
                     allWritten.countDown();
                 }
                 try { // keep the connection open until the reader, having judged it, hangs up
-                    while (in.read() != null) {
+                    while (open && in.read() != null) {
                         // its FETCH frames
                     }
                 } catch (java.io.IOException reset) {
