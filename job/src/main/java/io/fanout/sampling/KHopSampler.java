@@ -317,9 +317,17 @@ public final class KHopSampler {
                 cols[e] = targets[cols[e]];
             }
             // The inducer: each sampled target's local index, new targets appended to ids (the next frontier).
+            // A branch on "is it new" rather than a branch-free select that stored a slot and an id for every
+            // target: in alternated rounds in one JVM the branch was 3-16 % faster on ego_twitter_u, pubmed,
+            // citeseer, cnr_2000 and R-MAT (R-MAT 2^18 x 16 at [10,5] within noise), with the same samples.
             for (int e = edgesBefore; e < ne; e++) {
-                final int lu = localIndex(slots, ids, cols[e], nids, base);
-                nids += lu == nids ? 1 : 0;
+                final int u = cols[e];
+                int lu = slots[u] - base; // no overflow: both are in [0, Integer.MAX_VALUE]
+                if (lu < 0) {
+                    slots[u] = base + nids;
+                    ids[nids] = u;
+                    lu = nids++;
+                }
                 cols[e] = lu;
             }
             numSampledNodes[h] = nids - frontierEnd;
@@ -329,20 +337,6 @@ public final class KHopSampler {
         }
         return new SampledSubgraph(ids, nids, rows, cols, trackEdges ? edges : null, ne, seeds, numSampledNodes,
                 numSampledEdges);
-    }
-
-    /**
-     * The local index of {@code u} in the batch: its existing index when its slot says it is already
-     * in the batch, else {@code nids} (the caller then counts it with {@code nids += lu == nids ? 1 : 0}).
-     * Branch-free on purpose: whether a sampled neighbour is new is a coin toss the CPU cannot predict,
-     * so both outcomes store ({@code ids[nids]} is scratch until counted; {@code ids} has room for it).
-     */
-    private static int localIndex(int[] slots, int[] ids, int u, int nids, int base) {
-        final int rel = slots[u] - base; // no overflow: both are in [0, Integer.MAX_VALUE]
-        final int lu = rel >= 0 ? rel : nids;
-        ids[nids] = u;
-        slots[u] = base + lu;
-        return lu;
     }
 
     /**
