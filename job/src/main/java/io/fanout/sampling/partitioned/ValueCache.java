@@ -27,9 +27,12 @@ public final class ValueCache<V> {
         this.capacityBytes = capacityBytes;
     }
 
-    /** The node's value, or null (a miss, counted); a hit makes it the most recently used. */
+    /**
+     * The node's value, or null (a miss, counted); a hit makes it the most recently used once the cache is over half
+     * full (below that a plain probe: see {@link HeadCache#get}).
+     */
     public V get(long node) {
-        V value = capacityBytes == 0 ? null : values.getAndMoveToLast(node);
+        V value = capacityBytes == 0 ? null : bytes > capacityBytes / 2 ? values.getAndMoveToLast(node) : values.get(node);
         if (value == null) {
             misses++;
         } else {

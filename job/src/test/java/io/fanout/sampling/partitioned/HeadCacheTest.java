@@ -35,6 +35,31 @@ class HeadCacheTest {
         assertThat(cache.misses()).isEqualTo(1);
     }
 
+    /**
+     * Recency is kept from half full on: a head hit while the cache was under half full keeps its insertion place (a
+     * plain probe), one hit after that is moved, so the first drop takes the oldest head not hit since half full.
+     */
+    @Test
+    void keepsRecencyFromHalfFullOn() {
+        long one = HeadCache.sizeOf(head(3));
+        HeadCache cache = new HeadCache(8 * one, 0);
+        cache.put(1, head(3));
+        cache.put(2, head(3));
+        assertThat(cache.get(1)).isNotNull(); // a quarter full: 1 keeps its place, before 2
+        for (long node = 3; node <= 8; node++) {
+            cache.put(node, head(3));
+        }
+        assertThat(cache.get(3)).isNotNull(); // full: 3 becomes the most recent
+        cache.put(9, head(3));
+        assertThat(cache.get(1)).as("hit only while under half full: dropped first").isNull();
+        cache.put(10, head(3));
+        assertThat(cache.get(2)).isNull();
+        cache.put(11, head(3));
+        assertThat(cache.get(4)).as("3 was hit when full: 4 goes before it").isNull();
+        assertThat(cache.get(3)).isNotNull();
+        assertThat(cache.size()).isEqualTo(8);
+    }
+
     @Test
     void aHeadLargerThanAnEighthIsNotCachedAndZeroIsOff() {
         HeadCache cache = new HeadCache(8 * HeadCache.sizeOf(head(10)), 0);
