@@ -260,13 +260,17 @@ public final class KHopSampler {
             final int edgesBefore = ne;
             // Room for the whole hop before its loop, so the buffers stay fixed inside it: grown inside the loop,
             // a batch that first needed more room recompiled the loop with the growth in it, and the core then ran
-            // 10-15 % slower (ego_twitter_u [15,10], seen after a job's batches in the same JVM).
-            final long hopRoom = hopEdgeBound(ids, frontierStart, frontierEnd, f, ne);
-            if (ne + hopRoom > rows.length) {
-                growEdges(ne + hopRoom);
-                rows = this.rows;
-                cols = this.cols;
-                edges = this.edges;
+            // 10-15 % slower (ego_twitter_u [15,10], seen after a job's batches in the same JVM). f per frontier
+            // node is enough; where the buffers hold less, the hop's exact count decides (no buffer sized for
+            // fanouts that low-degree nodes cannot fill).
+            if (f < 0 || ne + (long) (frontierEnd - frontierStart) * f > rows.length) {
+                final long needed = ne + hopEdges(ids, frontierStart, frontierEnd, f);
+                if (needed > rows.length) {
+                    growEdges(needed);
+                    rows = this.rows;
+                    cols = this.cols;
+                    edges = this.edges;
+                }
             }
             // Two passes per hop. The first draws every frontier node's neighbour positions (CSR indexes) into
             // cols; the second turns them into targets and then into local indices. Separated, the target loads
@@ -416,30 +420,22 @@ public final class KHopSampler {
     }
 
     /**
-     * Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes
-     * ids, plus the one scratch slot {@link #localIndex} writes past the last.
+     * The edges a hop with fanout {@code f} samples from the frontier {@code ids[from, to)}: per node of degree
+     * {@code d}, every neighbour for {@code f = -1}, {@code min(d, f)} without replacement, {@code f} with it (none
+     * when {@code d = 0}).
      */
-    /**
-     * At least the edges a hop with fanout {@code f} samples from the frontier {@code ids[from, to)}, after the batch's
-     * first {@code ne}: {@code f} per node, or, where {@code ne} plus that passes {@link #MAX_EDGES} or {@code f} is
-     * -1, the exact count ({@code min(d, f)} per node without replacement, {@code f} per node of degree {@code d > 0}
-     * with it), so a batch is refused only when its edges do not fit.
-     */
-    private long hopEdgeBound(int[] ids, int from, int to, int f, int ne) {
-        long quick = f < 0 ? Long.MAX_VALUE : (long) (to - from) * f;
-        if (quick <= MAX_EDGES - ne) {
-            return quick;
-        }
-        long exact = 0;
+    private long hopEdges(int[] ids, int from, int to, int f) {
+        long edges = 0;
         for (int i = from; i < to; i++) {
             int d = offsets[ids[i] + 1] - offsets[ids[i]];
-            exact += f < 0 ? d : replace ? (d == 0 ? 0 : f) : Math.min(d, f);
+            edges += f < 0 ? d : replace ? (d == 0 ? 0 : f) : Math.min(d, f);
         }
-        return exact;
+        return edges;
     }
 
+    /** Grows ids (keeping its contents) to hold {@code capacity}; a batch never holds more than numNodes ids. */
     private int[] growIds(long capacity) {
-        long limit = slots.length + 1L;
+        long limit = slots.length;
         int needed = (int) Math.min(capacity, limit);
         if (ids.length < needed) {
             ids = Arrays.copyOf(ids, (int) Math.min(Math.max((long) needed, ids.length * 2L), limit));
