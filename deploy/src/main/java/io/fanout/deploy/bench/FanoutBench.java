@@ -103,7 +103,9 @@ public final class FanoutBench {
                 record.warmup, record.rounds, jobRounds, record.repeat, Runtime.getRuntime().availableProcessors());
         record.details().put("graph", graphPath.getFileName().toString()).put("batch_size", batchSize)
                 .put("fanout", fanout).put("seconds", seconds).put("parallelism", parallelisms)
-                .put("job_rounds", jobRounds).put("weights", weights);
+                .put("job_rounds", jobRounds).put("weights", weights)
+                .put("ref_huge_pages", ref.hugePages());
+        System.out.println(ref.describe());
 
         CsrGraph graph = GraphLoader.load(graphPath, EdgeDirection.OUT);
         int[] fanouts = KHopSampler.parseFanouts(fanout);

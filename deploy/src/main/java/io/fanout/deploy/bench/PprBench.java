@@ -66,7 +66,9 @@ final class PprBench {
                 record.warmup, record.rounds, jobRounds, record.repeat, Runtime.getRuntime().availableProcessors());
         record.details().put("graph", graphPath.getFileName().toString()).put("alpha", alpha).put("eps", eps)
                 .put("max_ppr_nodes", topk).put("batch_size", batchSize).put("seconds", seconds)
-                .put("parallelism", parallelisms).put("job_rounds", jobRounds);
+                .put("parallelism", parallelisms).put("job_rounds", jobRounds)
+                .put("ref_huge_pages", ref.hugePages());
+        System.out.println(ref.describe());
 
         CsrGraph graph = GraphLoader.load(graphPath, EdgeDirection.OUT);
         // One reference run's arguments, for the core rounds and the whole-job rounds alike.
