@@ -99,13 +99,26 @@ final class RefSampler {
         List<String> cmd = new ArrayList<>();
         cmd.add(binary.toString());
         cmd.addAll(List.of(args));
+        return parse(run(command(cmd, hugePages), cmd, 600));
+    }
+
+    /** The reference's process: with {@link #HUGE_PAGES_TUNABLE} added to any GLIBC_TUNABLES given when hugePages. */
+    static ProcessBuilder command(List<String> cmd, boolean hugePages) {
         ProcessBuilder builder = new ProcessBuilder(cmd);
         if (hugePages) {
-            String tunables = builder.environment().get("GLIBC_TUNABLES");
-            builder.environment().put("GLIBC_TUNABLES", tunables == null || tunables.isBlank() ? HUGE_PAGES_TUNABLE
-                    : tunables + ":" + HUGE_PAGES_TUNABLE);
+            builder.environment().put("GLIBC_TUNABLES", withHugePages(builder.environment().get("GLIBC_TUNABLES")));
         }
-        return parse(run(builder, cmd, 600));
+        return builder;
+    }
+
+    /** GLIBC_TUNABLES with {@link #HUGE_PAGES_TUNABLE} added to what the user gave (tunables are colon-separated). */
+    static String withHugePages(String given) {
+        return given == null || given.isBlank() ? HUGE_PAGES_TUNABLE : given + ":" + HUGE_PAGES_TUNABLE;
+    }
+
+    /** Runs a process built by {@link #command} and returns the key=value pairs of its output. */
+    static Map<String, String> runParsed(ProcessBuilder builder) throws IOException, InterruptedException {
+        return parse(run(builder, builder.command(), 60));
     }
 
     private static String run(List<String> cmd, int timeoutSeconds) throws IOException, InterruptedException {
