@@ -33,9 +33,10 @@ final class RefSampler {
         this.binary = binary;
         this.workDir = workDir;
         // Like with like: Fanout's JVMs run with their heap in transparent huge pages where the kernel gives them
-        // (deploy/bin/fanout-env.sh), so the reference gets the same for its malloc'd arrays. Without, the Java
-        // core sampled 80-84 M edges/s against 91-96 M with them (ego_twitter_u, [15,10]); refsampler.c moved by
-        // less than its noise between processes, 70 M against 74 M on average over five pairs.
+        // (deploy/bin/fanout-env.sh), so the reference gets the same for its malloc'd arrays. On 4 KB pages
+        // (FANOUT_THP=0) the Java core sampled 80-84 M edges/s against 91-96 M on huge pages (ego_twitter_u,
+        // [15,10]); refsampler.c moved by less than its spread between processes, 70 M against 74 M on average
+        // over five pairs.
         this.hugePages = ManagementFactory.getRuntimeMXBean().getInputArguments()
                 .contains("-XX:+UseTransparentHugePages");
     }
@@ -49,7 +50,7 @@ final class RefSampler {
     String describe() {
         return hugePages ? "  refsampler.c runs with GLIBC_TUNABLES=" + HUGE_PAGES_TUNABLE + ": its arrays in transparent"
                 + " huge pages, as this JVM's heap (-XX:+UseTransparentHugePages)"
-                : "  refsampler.c and this JVM run without transparent huge pages";
+                : "  refsampler.c and this JVM run without asking for transparent huge pages";
     }
 
     /** Compiles refsampler.c into workDir (once; again when the source is newer). */
