@@ -52,12 +52,10 @@ public final class HeadCache {
 
     /**
      * The node's head, or null (a miss, counted); a hit makes it the most recently used once the cache is over half
-     * full. Below that nothing is dropped soon, and a plain probe costs about half of one that also relinks the entry
-     * and its neighbours (14 against 31-34 ns a hit, 131 k cached heads): a graph whose heads all fit pays no order
-     * upkeep, and by the first drop every head hit since the cache was half full is in recency order.
+     * full ({@link ValueCache#probe}).
      */
     public long[] get(long node) {
-        long[] head = capacityBytes == 0 ? null : bytes > capacityBytes / 2 ? heads.getAndMoveToLast(node) : heads.get(node);
+        long[] head = ValueCache.probe(heads, node, bytes, capacityBytes);
         if (head == null) {
             misses++;
         } else {
@@ -87,8 +85,7 @@ public final class HeadCache {
      * once their cache is over half full (as {@link #get}).
      */
     public long[] bucket(long node, int bucket) {
-        long[][] buckets = bucketCapacityBytes == 0 ? null
-                : bucketBytes > bucketCapacityBytes / 2 ? later.getAndMoveToLast(node) : later.get(node);
+        long[][] buckets = ValueCache.probe(later, node, bucketBytes, bucketCapacityBytes);
         long[] values = buckets == null || bucket >= buckets.length ? null : buckets[bucket];
         if (values == null) {
             bucketMisses++;

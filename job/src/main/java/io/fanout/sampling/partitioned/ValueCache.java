@@ -29,10 +29,10 @@ public final class ValueCache<V> {
 
     /**
      * The node's value, or null (a miss, counted); a hit makes it the most recently used once the cache is over half
-     * full (below that a plain probe: see {@link HeadCache#get}).
+     * full ({@link #probe}).
      */
     public V get(long node) {
-        V value = capacityBytes == 0 ? null : bytes > capacityBytes / 2 ? values.getAndMoveToLast(node) : values.get(node);
+        V value = probe(values, node, bytes, capacityBytes);
         if (value == null) {
             misses++;
         } else {
@@ -56,6 +56,21 @@ public final class ValueCache<V> {
             bytes -= sizes.remove(values.firstLongKey());
             values.removeFirst();
         }
+    }
+
+    /**
+     * The value of {@code node} in a least-recently-used {@code map} holding {@code bytes} of at most
+     * {@code capacityBytes} (0: off, always null), made the most recently used only once the map is over half full.
+     * Below that nothing is dropped soon, and a plain probe costs about half of one that also relinks the entry and
+     * its neighbours (14 against 31-34 ns a hit, 131 k cached heads): a graph whose values all fit pays no order
+     * upkeep, and by the first drop every value hit since the map was half full is in recency order. The policy of
+     * this cache and of {@link HeadCache}'s heads and later buckets.
+     */
+    static <T> T probe(Long2ObjectLinkedOpenHashMap<T> map, long node, long bytes, long capacityBytes) {
+        if (capacityBytes == 0) {
+            return null;
+        }
+        return bytes > capacityBytes / 2 ? map.getAndMoveToLast(node) : map.get(node);
     }
 
     public long hits() {
