@@ -62,7 +62,7 @@ final class RefSampler {
         Files.createDirectories(workDir);
         Path binary = workDir.resolve("refsampler");
         if (!Files.exists(binary) || Files.getLastModifiedTime(binary).compareTo(Files.getLastModifiedTime(source)) < 0) {
-            run(List.of("cc", "-O2", "-march=native", "-o", binary.toString(), source.toString()), 120);
+            run(new ProcessBuilder("cc", "-O2", "-march=native", "-o", binary.toString(), source.toString()), 120);
         }
         return new RefSampler(binary, workDir);
     }
@@ -100,7 +100,7 @@ final class RefSampler {
         List<String> cmd = new ArrayList<>();
         cmd.add(binary.toString());
         cmd.addAll(List.of(args));
-        return parse(run(command(cmd, hugePages), cmd, 600));
+        return parse(run(command(cmd, hugePages), 600));
     }
 
     /** The reference's process: with {@link #HUGE_PAGES_TUNABLE} added to any GLIBC_TUNABLES given when hugePages. */
@@ -119,23 +119,19 @@ final class RefSampler {
 
     /** Runs a process built by {@link #command} and returns the key=value pairs of its output. */
     static Map<String, String> runParsed(ProcessBuilder builder) throws IOException, InterruptedException {
-        return parse(run(builder, builder.command(), 60));
+        return parse(run(builder, 60));
     }
 
-    private static String run(List<String> cmd, int timeoutSeconds) throws IOException, InterruptedException {
-        return run(new ProcessBuilder(cmd), cmd, timeoutSeconds);
-    }
-
-    private static String run(ProcessBuilder builder, List<String> cmd, int timeoutSeconds)
-            throws IOException, InterruptedException {
+    private static String run(ProcessBuilder builder, int timeoutSeconds) throws IOException, InterruptedException {
+        String cmd = String.join(" ", builder.command());
         Process p = builder.redirectError(ProcessBuilder.Redirect.INHERIT).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new IOException("timed out: " + String.join(" ", cmd));
+            throw new IOException("timed out: " + cmd);
         }
         if (p.exitValue() != 0) {
-            throw new IOException("failed with exit code " + p.exitValue() + ": " + String.join(" ", cmd));
+            throw new IOException("failed with exit code " + p.exitValue() + ": " + cmd);
         }
         return new String(out, StandardCharsets.UTF_8);
     }
