@@ -67,7 +67,8 @@ public final class SeedFileSource implements Source<SeedSlot, SeedBatchSplit, Se
             SplitEnumeratorContext<SeedBatchSplit> enumContext, SeedBatchEnumeratorState checkpoint) {
         int chunks = file.numChunks();
         int chunksPerSplit = file.isGzip() ? chunks
-                : SeedBatchEnumerator.batchesPerSplit(chunks, enumContext.currentParallelism());
+                : SeedBatchEnumerator.unitsPerSplit(chunks, enumContext.currentParallelism(),
+                        SeedBatchEnumerator.CHUNK_SPLITS_PER_READER_PER_EPOCH);
         return new SeedBatchEnumerator(enumContext, chunks, plan.epochs(), chunksPerSplit, checkpoint);
     }
 

@@ -83,12 +83,17 @@ class SeedBatchEnumeratorTest {
     }
 
     @Test
-    void splitsAreSizedForSeveralPerReaderPerEpoch() {
+    void batchSplitsAreOnePerReaderPerEpochAndFileChunkSplitsSeveral() {
         // cora with batch size 4: 677 batches per epoch.
-        assertThat(SeedBatchEnumerator.batchesPerSplit(677, 2)).isEqualTo(85); // 8 splits per epoch
-        assertThat(SeedBatchEnumerator.batchesPerSplit(677, 1)).isEqualTo(170); // 4 splits per epoch
-        assertThat(SeedBatchEnumerator.batchesPerSplit(6, 2)).isEqualTo(1); // fewer batches than readers*4
+        assertThat(SeedBatchEnumerator.batchesPerSplit(677, 2)).isEqualTo(339); // 2 splits per epoch
+        assertThat(SeedBatchEnumerator.batchesPerSplit(677, 1)).isEqualTo(677); // the whole epoch
+        assertThat(SeedBatchEnumerator.batchesPerSplit(1, 2)).isEqualTo(1); // fewer batches than readers
         assertThat(SeedBatchEnumerator.batchesPerSplit(Integer.MAX_VALUE, 1)).isPositive();
+        // A seed file's chunks: 4 splits per reader per epoch.
+        assertThat(SeedBatchEnumerator.unitsPerSplit(677, 2, SeedBatchEnumerator.CHUNK_SPLITS_PER_READER_PER_EPOCH))
+                .isEqualTo(85);
+        assertThat(SeedBatchEnumerator.unitsPerSplit(6, 2, SeedBatchEnumerator.CHUNK_SPLITS_PER_READER_PER_EPOCH))
+                .isEqualTo(1);
     }
 
     @Test
@@ -98,7 +103,7 @@ class SeedBatchEnumeratorTest {
         for (int request = 0; request < 100; request++) {
             enumerator.handleSplitRequest(request % 2, null);
         }
-        assertThat(context.assigned).hasSize(24); // 8 splits per epoch, 3 epochs
+        assertThat(context.assigned).hasSize(6); // 2 splits per epoch (one per reader), 3 epochs
         int previousEpoch = 0;
         int expectedFirst = 0;
         for (SeedBatchSplit split : context.assigned) {
@@ -121,7 +126,7 @@ class SeedBatchEnumeratorTest {
     @Test
     void splitsHandedBackGoOutFirstInEpochOrder() {
         RecordingContext context = new RecordingContext(2);
-        SeedBatchEnumerator enumerator = new SeedBatchEnumerator(context, 6, 3, SeedBatchEnumeratorState.initial());
+        SeedBatchEnumerator enumerator = new SeedBatchEnumerator(context, 6, 3, 1, SeedBatchEnumeratorState.initial());
         for (int i = 0; i < 8; i++) {
             enumerator.handleSplitRequest(0, null); // epoch 0 batches 0..5, epoch 1 batches 0..1
         }
@@ -138,7 +143,7 @@ class SeedBatchEnumeratorTest {
     @Test
     void snapshotCarriesCursorAndPendingSplitsSoRestoreContinuesWithoutRepeats() throws Exception {
         RecordingContext before = new RecordingContext(1);
-        SeedBatchEnumerator enumerator = new SeedBatchEnumerator(before, 6, 2, SeedBatchEnumeratorState.initial());
+        SeedBatchEnumerator enumerator = new SeedBatchEnumerator(before, 6, 2, 2, SeedBatchEnumeratorState.initial());
         for (int i = 0; i < 4; i++) {
             enumerator.handleSplitRequest(0, null);
         }
@@ -151,7 +156,7 @@ class SeedBatchEnumeratorTest {
         assertThat(state.pendingSplits()).containsExactly(before.assigned.get(3));
 
         RecordingContext after = new RecordingContext(1);
-        SeedBatchEnumerator restored = new SeedBatchEnumerator(after, 6, 2, state);
+        SeedBatchEnumerator restored = new SeedBatchEnumerator(after, 6, 2, 2, state);
         for (int i = 0; i < 20; i++) {
             restored.handleSplitRequest(0, null);
         }

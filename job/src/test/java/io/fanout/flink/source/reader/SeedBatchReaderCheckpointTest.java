@@ -38,11 +38,11 @@ class SeedBatchReaderCheckpointTest {
     }
 
     static Stream<Arguments> snapshotPoints() {
-        // At the start, after one batch, inside a split, at split boundaries (28 batches/epoch cut into
-        // splits of 7 at parallelism 1 and 4 at parallelism 2), at an epoch boundary, just before the end.
+        // At the start, after one batch, inside a split, at split boundaries (28 batches/epoch: one split of the
+        // epoch at parallelism 1, one of 14 per reader at parallelism 2), at an epoch boundary, just before the end.
         List<Arguments> args = new ArrayList<>();
         for (int parallelism : new int[] {1, 2}) {
-            for (int at : new int[] {0, 1, 5, 7, 8, 28, 29, 50, 83, 84}) {
+            for (int at : new int[] {0, 1, 5, 13, 14, 15, 28, 29, 50, 83, 84}) {
                 args.add(Arguments.of(parallelism, at));
             }
         }
@@ -75,7 +75,7 @@ class SeedBatchReaderCheckpointTest {
         run.emit(10);
         run.snapshot(1);
         int atSnapshot = run.emitted.size();
-        run.emit(13); // enough for both readers to finish splits and take new ones after the snapshot
+        run.emit(24); // enough for both readers to finish their splits (14 batches) and take new ones after the snapshot
         List<SeedBatch> lost = run.failReader(1, atSnapshot);
         assertThat(lost).as("the failed reader had emitted since the snapshot").isNotEmpty();
         run.runToEnd();
@@ -91,8 +91,8 @@ class SeedBatchReaderCheckpointTest {
         List<byte[]> splits = snapshot.readerSplits().get(0);
         assertThat(splits).hasSize(1);
         SeedBatchSplit split = SeedBatchSplitSerializer.INSTANCE.deserialize(snapshot.splitVersion(), splits.get(0));
-        // Parallelism 1: 4 splits of 7 batches per epoch; 3 batches of the first one emitted.
-        assertThat(split).isEqualTo(new SeedBatchSplit(0, 0, 7, 3));
+        // Parallelism 1: one split per epoch, its 28 batches; 3 of them emitted.
+        assertThat(split).isEqualTo(new SeedBatchSplit(0, 0, 28, 3));
         assertThat(run.emitted.get(2).record().batchId).isEqualTo(2);
     }
 }
