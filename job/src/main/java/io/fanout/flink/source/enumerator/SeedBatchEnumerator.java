@@ -26,8 +26,9 @@ public final class SeedBatchEnumerator implements SplitEnumerator<SeedBatchSplit
      * new split output in Flink's source operator, and the readers' work is only the permutation, far below the
      * samplers' (a reader that finishes early just takes the next epoch's split), so smaller splits balance
      * nothing. With 4 per reader per epoch, ego_twitter_u [15,10] jobs sampled 5-6 % slower at p=2 (126-127 M
-     * against 133-134 M sampled edges/s, means of 10 warm jobs per side in alternated JVMs; the p=2 JVMs' CPU
-     * was a third more idle) and 2 % slower at p=1, with the same messages.
+     * against 133-134 M sampled edges/s, means of 10 warm jobs per side in alternated JVMs; the p=2 JVMs left
+     * 0.8-0.95 instead of 0.5-0.6 core-s of five-second windows idle) and 2 % slower at p=1, with the same
+     * messages. Pacing ({@code fanout.max-batches-per-second}) caps the readers' rate, whatever their splits.
      */
     public static final int SPLITS_PER_READER_PER_EPOCH = 1;
     /**
