@@ -38,8 +38,9 @@ class SeedBatchReaderCheckpointTest {
     }
 
     static Stream<Arguments> snapshotPoints() {
-        // At the start, after one batch, inside a split, at split boundaries (28 batches/epoch: one split of the
-        // epoch at parallelism 1, one of 14 per reader at parallelism 2), at an epoch boundary, just before the end.
+        // At the start, after one batch, inside a split (13-15: half an epoch), at the split and epoch boundary (28
+        // batches/epoch: one split of the epoch at parallelism 1, one of 14 per reader at parallelism 2, whose
+        // readers take turns and so both end theirs near 28), just after it, mid-way, just before the end.
         List<Arguments> args = new ArrayList<>();
         for (int parallelism : new int[] {1, 2}) {
             for (int at : new int[] {0, 1, 5, 13, 14, 15, 28, 29, 50, 83, 84}) {
