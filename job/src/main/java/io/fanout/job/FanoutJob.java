@@ -14,6 +14,7 @@ import io.fanout.connectors.channel.options.ShmOptions;
 import io.fanout.connectors.channel.options.ChannelOptions;
 import io.fanout.connectors.channel.sink.ChannelSink;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.connectors.typeinfo.EncodedMessageTypeInfo;
 import io.fanout.flink.operator.AbstractKHopFunction;
 import io.fanout.flink.operator.GraphSamplingFunction;
 import io.fanout.flink.operator.HeteroKHopSamplingFunction;
@@ -266,8 +267,8 @@ public final class FanoutJob {
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
                 .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), plainLabels),
-                        plan.seeds().times()).withTrainers(plan.shares()))
-                .returns(TypeInformation.of(EncodedMessage.class))
+                        plan.seeds().times()).withTrainers(plan.shares()).borrowingMessages())
+                .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (GraphSamplingFunction#emit)
                 .name(config.sampler + "-sampler")
                 .uid("sampler");
 

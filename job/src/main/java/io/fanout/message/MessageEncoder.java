@@ -1,6 +1,7 @@
 package io.fanout.message;
 
 import io.fanout.batch.TrainerShares;
+import io.fanout.connectors.message.MessageBuffer;
 import io.fanout.connectors.message.MessageKeys;
 import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.SamplingErrors;
@@ -47,6 +48,11 @@ public final class MessageEncoder {
     /** The safetensors bytes of {@link #message}. */
     public static byte[] encode(Sample sample, BatchHeader header, TrainerShares shares) {
         return SafetensorsCodec.encode(message(sample, header, shares));
+    }
+
+    /** The same bytes, encoded into {@code buffer} from its start (valid until its next use); returns their length. */
+    public static int encode(Sample sample, BatchHeader header, TrainerShares shares, MessageBuffer buffer) {
+        return SafetensorsCodec.encode(message(sample, header, shares), buffer);
     }
 
     /** The {@code #SAMPLING_ERROR} message of a batch whose sampling threw, with its trainer share. */

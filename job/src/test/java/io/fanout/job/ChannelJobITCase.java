@@ -169,7 +169,8 @@ class ChannelJobITCase {
 
     /**
      * The job runs with Flink object reuse (no copy of each message per chained sink); the files and
-     * the channel are chained to the same sampler and must both hold the exact bytes of every batch.
+     * the channel are chained to the same sampler, which hands both the same borrowed message (the channel copies
+     * it to hold it, the file sink writes it out), and must both hold the exact bytes of every batch.
      */
     @Test
     void filesAndChannelFedByOneSamplerGetTheExactBytesOfEveryBatch() throws Exception {
@@ -206,6 +207,30 @@ class ChannelJobITCase {
                 "-Dpipeline.object-reuse=false"}).configuration);
         assertThat(FlinkSettings.flinkConfiguration(copying).get(PipelineOptions.OBJECT_REUSE))
                 .as("a user's pipeline.object-reuse wins").isFalse();
+    }
+
+    /**
+     * The sampler emits borrowed messages (its reused buffer, {@code GraphSamplingFunction#emit}); where Flink copies
+     * each record between chained operators (object reuse off) or serializes it (chaining off), the stream's
+     * serializer must copy or write the borrowed bytes, not the unset payload field: the files hold the exact bytes.
+     */
+    @Test
+    void borrowedMessagesKeepTheirBytesWhereFlinkCopiesOrSerializesThem() throws Exception {
+        Path graph = SharedData.graph("cora");
+        BatchPlan plan = everyNodeTwice(graph);
+        Map<Long, byte[]> expected = expectedMessages(graph, plan);
+        for (String setting : new String[] {"pipeline.object-reuse=false", "pipeline.operator-chaining.enabled=false"}) {
+            Path output = tmp.resolve(setting.substring(0, setting.indexOf('=')));
+            FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
+                    "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
+                    "--parallelism", "2", "--output", output.toString(), "-D" + setting}).configuration));
+            Map<Long, byte[]> files = FanoutJobITCase.readMessages(output);
+            assertThat(files.keySet()).as(setting).isEqualTo(expected.keySet());
+            for (Map.Entry<Long, byte[]> e : expected.entrySet()) {
+                assertThat(files.get(e.getKey())).as("%s: file bytes of batch key %x", setting, e.getKey())
+                        .isEqualTo(e.getValue());
+            }
+        }
     }
 
     /** Runs the real job ({@link FanoutJob#run}) in the MiniCluster while the test reads the channel. */

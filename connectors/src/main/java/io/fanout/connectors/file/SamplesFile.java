@@ -32,10 +32,15 @@ public final class SamplesFile {
 
     /** Appends one record (length prefix + blob) to {@code out}. */
     public static void writeRecord(OutputStream out, byte[] blob) throws IOException {
-        byte[] length = new byte[8];
-        ByteBuffer.wrap(length).order(ByteOrder.LITTLE_ENDIAN).putLong(blob.length);
-        out.write(length);
-        out.write(blob);
+        writeRecord(out, blob, blob.length);
+    }
+
+    /** Appends one record of the blob {@code blob[0, length)} to {@code out}. */
+    public static void writeRecord(OutputStream out, byte[] blob, int length) throws IOException {
+        byte[] prefix = new byte[8];
+        ByteBuffer.wrap(prefix).order(ByteOrder.LITTLE_ENDIAN).putLong(length);
+        out.write(prefix);
+        out.write(blob, 0, length);
     }
 
     /** Opens {@code file} for reading its blobs in order. */

@@ -11,6 +11,6 @@ public final class SamplesFileEncoder implements Encoder<EncodedMessage> {
 
     @Override
     public void encode(EncodedMessage sample, OutputStream out) throws IOException {
-        SamplesFile.writeRecord(out, sample.payload);
+        SamplesFile.writeRecord(out, sample.bytes(), sample.length()); // owned or borrowed: written now, not kept
     }
 }

@@ -43,47 +43,76 @@ public final class SafetensorsCodec {
 
     /** Encodes {@code message} into one freshly allocated byte array. */
     public static byte[] encode(TensorMessage message) {
-        String[] names = message.names().toArray(new String[0]);
-        Arrays.sort(names);
-        Tensor[] tensors = new Tensor[names.length];
-        StringBuilder header = new StringBuilder(64 + 64 * names.length).append('{');
-        long offset = 0;
-        for (int i = 0; i < names.length; i++) {
-            Tensor t = message.get(names[i]);
-            tensors[i] = t;
-            if (i > 0) {
-                header.append(',');
-            }
-            appendJsonString(header, names[i]);
-            header.append(":{\"dtype\":\"").append(t.dtype().safetensorsName()).append("\",\"shape\":[");
-            long[] shape = t.shape();
-            for (int d = 0; d < shape.length; d++) {
-                if (d > 0) {
+        Layout layout = new Layout(message);
+        byte[] blob = new byte[layout.total];
+        layout.writeTo(blob);
+        return blob;
+    }
+
+    /**
+     * Encodes {@code message} into {@code buffer} from its first byte, growing it where the message does not fit,
+     * and returns the message's length: the allocation-free form for a producer that hands each message on before
+     * encoding the next (bytes written to memory the cache holds, not to a fresh array per message).
+     */
+    public static int encode(TensorMessage message, MessageBuffer buffer) {
+        Layout layout = new Layout(message);
+        layout.writeTo(buffer.reserve(layout.total));
+        return layout.total;
+    }
+
+    /** A message's header bytes, tensors in name order and total size, computed once before its bytes are written. */
+    private static final class Layout {
+        final Tensor[] tensors;
+        final byte[] headerBytes;
+        final int padded;
+        final int total;
+
+        Layout(TensorMessage message) {
+            String[] names = message.names().toArray(new String[0]);
+            Arrays.sort(names);
+            tensors = new Tensor[names.length];
+            StringBuilder header = new StringBuilder(64 + 64 * names.length).append('{');
+            long offset = 0;
+            for (int i = 0; i < names.length; i++) {
+                Tensor t = message.get(names[i]);
+                tensors[i] = t;
+                if (i > 0) {
                     header.append(',');
                 }
-                header.append(shape[d]);
+                appendJsonString(header, names[i]);
+                header.append(":{\"dtype\":\"").append(t.dtype().safetensorsName()).append("\",\"shape\":[");
+                long[] shape = t.shape();
+                for (int d = 0; d < shape.length; d++) {
+                    if (d > 0) {
+                        header.append(',');
+                    }
+                    header.append(shape[d]);
+                }
+                long end = offset + t.byteSize();
+                header.append("],\"data_offsets\":[").append(offset).append(',').append(end).append("]}");
+                offset = end;
             }
-            long end = offset + t.byteSize();
-            header.append("],\"data_offsets\":[").append(offset).append(',').append(end).append("]}");
-            offset = end;
+            header.append('}');
+            headerBytes = header.toString().getBytes(StandardCharsets.UTF_8);
+            padded = (headerBytes.length + 7) & ~7; // 8 + N stays a multiple of 8
+            long size = 8L + padded + offset;
+            if (size > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("message of " + size + " bytes is too large for one blob (max 2 GiB)");
+            }
+            total = (int) size;
         }
-        header.append('}');
-        byte[] headerBytes = header.toString().getBytes(StandardCharsets.UTF_8);
-        int padded = (headerBytes.length + 7) & ~7; // 8 + N stays a multiple of 8
-        long total = 8L + padded + offset;
-        if (total > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("message of " + total + " bytes is too large for one blob (max 2 GiB)");
+
+        /** Writes the message into {@code blob[0, total)}. */
+        void writeTo(byte[] blob) {
+            LONG_LE.set(blob, 0, (long) padded);
+            System.arraycopy(headerBytes, 0, blob, 8, headerBytes.length);
+            Arrays.fill(blob, 8 + headerBytes.length, 8 + padded, (byte) ' ');
+            int pos = 8 + padded;
+            for (Tensor t : tensors) {
+                t.writeTo(blob, pos);
+                pos += (int) t.byteSize();
+            }
         }
-        byte[] blob = new byte[(int) total];
-        LONG_LE.set(blob, 0, (long) padded);
-        System.arraycopy(headerBytes, 0, blob, 8, headerBytes.length);
-        Arrays.fill(blob, 8 + headerBytes.length, 8 + padded, (byte) ' ');
-        int pos = 8 + padded;
-        for (Tensor t : tensors) {
-            t.writeTo(blob, pos);
-            pos += (int) t.byteSize();
-        }
-        return blob;
     }
 
     /** JSON string literal: quotes, backslash and control characters escaped; other text as UTF-8. */

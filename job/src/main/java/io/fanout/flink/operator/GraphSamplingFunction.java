@@ -11,6 +11,7 @@ import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.NodeFeatures;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.MessageEncoder;
+import io.fanout.message.MessageWriter;
 import io.fanout.message.Sample;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.GraphStore;
@@ -58,11 +59,14 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     private boolean failOnSamplingError;
     private long[] injectedErrors = new long[0];
     private TrainerShares shares = TrainerShares.ONE;
+    private boolean borrowMessages;
 
     /** True while {@link #emit} hands a message downstream: failures there are not sampling errors. */
     private transient boolean emitting;
     private transient SharedGraphs.Lease graph;
     private transient SamplingCounters counters;
+    /** The buffer every message of this subtask is encoded into, one after another. */
+    private transient MessageWriter writer;
     /** A batch of a later epoch than the input watermark allows yet (at most one per key: the key is the batch). */
     private transient ValueState<SeedBatch> early;
 
@@ -143,6 +147,7 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
     public void open(OpenContext openContext) throws Exception {
         graph = SharedGraphs.acquire(spec);
         counters = new SamplingCounters(getRuntimeContext(), graph.loaded());
+        writer = borrowMessages ? new MessageWriter() : null;
         early = getRuntimeContext().getState(new ValueStateDescriptor<>("early-batch", Types.POJO(SeedBatch.class)));
         openSampler(graph);
     }
@@ -152,13 +157,26 @@ public abstract class GraphSamplingFunction extends KeyedProcessFunction<Long, S
         return graph.graph();
     }
 
+    /**
+     * Emit borrowed messages, encoded one after another into the subtask's reused buffer ({@link MessageWriter}),
+     * instead of a fresh array per message: for a stream declared with the borrowed messages' type
+     * ({@code EncodedMessageTypeInfo.TYPE}, whose serializer copies or writes their bytes where Flink copies or
+     * sends a record; Flink's POJO type would drop them) into sinks that write each message out or copy it before
+     * the next one is encoded (every Fanout sink). {@code FanoutJob} does; a pipeline of its own keeps owned messages.
+     */
+    public GraphSamplingFunction borrowingMessages() {
+        this.borrowMessages = true;
+        return this;
+    }
+
     /** Encodes the sample through the message layer's one encoder, counts the batch and emits it. */
     protected void emit(SeedBatch batch, Sample sample, BatchHeader header, int numNodes, int numEdges,
             Collector<EncodedMessage> out) {
-        byte[] payload = MessageEncoder.encode(sample, header, shares);
-        counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
+        EncodedMessage message = borrowMessages ? writer.write(sample, header, shares)
+                : new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, MessageEncoder.encode(sample, header, shares));
+        counters.onBatch(batch.seeds.length, numNodes, numEdges, message.length());
         emitting = true;
-        out.collect(new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload));
+        out.collect(message);
         emitting = false;
     }
 

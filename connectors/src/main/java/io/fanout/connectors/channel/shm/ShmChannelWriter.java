@@ -75,7 +75,7 @@ public final class ShmChannelWriter implements SinkWriter<EncodedMessage> {
     /** Copies {@code sample} into the ring, blocking while it is full; {@code context} may be null. */
     @Override
     public void write(EncodedMessage sample, Context context) throws InterruptedException {
-        if (sample == null || sample.payload == null) {
+        if (sample == null || sample.bytes() == null) {
             throw new IllegalArgumentException("shared-memory channel sink got a sample without payload: " + sample);
         }
         rings[rings.length == 1 ? 0 : Math.floorMod(sample.batchId, rings.length)].write(sample);

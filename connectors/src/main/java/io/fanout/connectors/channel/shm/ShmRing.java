@@ -260,9 +260,9 @@ public final class ShmRing implements AutoCloseable {
         return (long) LONG.getAcquire(buf, OFF_READ);
     }
 
-    /** Copies {@code sample} into the ring, blocking while there is no room. */
+    /** Copies {@code sample} (owned or borrowed) into the ring, blocking while there is no room. */
     public void write(EncodedMessage sample) throws InterruptedException {
-        write(sample.epoch, sample.batchId, sample.numBatches, sample.payload, 0, sample.payload.length);
+        write(sample.epoch, sample.batchId, sample.numBatches, sample.bytes(), 0, sample.length());
     }
 
     /**

@@ -79,17 +79,18 @@ public final class ChannelSinkWriter implements StatefulSinkWriter<EncodedMessag
     /** Buffers {@code sample}, blocking while the buffer is full; {@code context} may be null. */
     @Override
     public void write(EncodedMessage sample, Context context) throws IOException, InterruptedException {
-        if (sample == null || sample.payload == null) {
+        if (sample == null || sample.bytes() == null) {
             throw new IllegalArgumentException("channel sink got a sample without payload: " + sample);
         }
-        // A fresh shell: with object reuse the caller may refill the same EncodedMessage object (the
-        // payload array itself must not be reused upstream; encoders allocate one per message).
+        // A fresh shell over an owned payload: the endpoint holds the message until a trainer acknowledges it, so
+        // a borrowed one copies its bytes out of the sampler's buffer here (payload()), and with object reuse the
+        // caller may refill the same EncodedMessage object.
         if (epochOrderedInput && sample.epoch > 0) {
             // Before put, which may block: a client that reads epoch e - 1 must learn it ended even while
             // this endpoint is full of epoch-e messages it does not take yet.
             endpoint.advanceWatermark(sample.epoch - 1);
         }
-        endpoint.put(new EncodedMessage(sample.epoch, sample.batchId, sample.numBatches, sample.payload));
+        endpoint.put(new EncodedMessage(sample.epoch, sample.batchId, sample.numBatches, sample.payload()));
     }
 
     /**
