@@ -17,9 +17,4 @@ public final class MessageWriter {
         int length = MessageEncoder.encode(sample, header, shares, buffer);
         return EncodedMessage.borrowing(header.epoch(), header.batchId(), header.numBatches(), buffer.bytes(), length);
     }
-
-    /** The bytes the buffer holds (the largest message so far, and a quarter more). */
-    public int capacity() {
-        return buffer.capacity();
-    }
 }
