@@ -2,6 +2,7 @@ package io.fanout.connectors.typeinfo;
 
 import io.fanout.connectors.message.EncodedMessage;
 import java.io.IOException;
+import java.util.Arrays;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
@@ -32,7 +33,7 @@ public final class EncodedMessageSerializer extends TypeSerializerSingleton<Enco
     public EncodedMessage copy(EncodedMessage from) {
         byte[] bytes = from.bytes();
         return new EncodedMessage(from.epoch, from.batchId, from.numBatches,
-                bytes == null ? null : java.util.Arrays.copyOf(bytes, from.length()));
+                bytes == null ? null : Arrays.copyOf(bytes, from.length()));
     }
 
     @Override
