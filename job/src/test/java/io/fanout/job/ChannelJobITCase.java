@@ -53,6 +53,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.fanout.testing.ThreadDumpOnTimeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The channel to trainers end to end in a real MiniCluster on cora: epochs ended through watermarks
@@ -213,21 +215,24 @@ class ChannelJobITCase {
      * The sampler emits borrowed messages (its reused buffer, {@code GraphSamplingFunction#emit}); where Flink copies
      * each record between chained operators (object reuse off) or serializes it (chaining off), the stream's
      * serializer must copy or write the borrowed bytes, not the unset payload field: the files hold the exact bytes.
+     * The partitioned store's message stage ({@code MessageStageFunction}) borrows the same way.
      */
-    @Test
-    void borrowedMessagesKeepTheirBytesWhereFlinkCopiesOrSerializesThem() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"memory", "partitioned"})
+    void borrowedMessagesKeepTheirBytesWhereFlinkCopiesOrSerializesThem(String store) throws Exception {
         Path graph = SharedData.graph("cora");
         BatchPlan plan = everyNodeTwice(graph);
         Map<Long, byte[]> expected = expectedMessages(graph, plan);
         for (String setting : new String[] {"pipeline.object-reuse=false", "pipeline.operator-chaining.enabled=false"}) {
-            Path output = tmp.resolve(setting.substring(0, setting.indexOf('=')));
+            Path output = tmp.resolve(store + "-" + setting.substring(0, setting.indexOf('=')));
             FanoutJob.run(FanoutJobConfig.from(FanoutJob.commandLine().parse(new String[] {"--graph", graph.toString(),
-                    "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64", "--shuffle", "--epochs", "2",
-                    "--parallelism", "2", "--output", output.toString(), "-D" + setting}).configuration));
+                    "--store", store, "--fanout", "10,5", "--seed", String.valueOf(SEED), "--batch-size", "64",
+                    "--shuffle", "--epochs", "2", "--parallelism", "2", "--output", output.toString(), "-D" + setting})
+                    .configuration));
             Map<Long, byte[]> files = FanoutJobITCase.readMessages(output);
-            assertThat(files.keySet()).as(setting).isEqualTo(expected.keySet());
+            assertThat(files.keySet()).as("%s, %s", store, setting).isEqualTo(expected.keySet());
             for (Map.Entry<Long, byte[]> e : expected.entrySet()) {
-                assertThat(files.get(e.getKey())).as("%s: file bytes of batch key %x", setting, e.getKey())
+                assertThat(files.get(e.getKey())).as("%s, %s: file bytes of batch key %x", store, setting, e.getKey())
                         .isEqualTo(e.getValue());
             }
         }

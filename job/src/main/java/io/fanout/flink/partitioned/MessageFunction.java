@@ -1,21 +1,18 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.HomogeneousSample;
-import io.fanout.message.MessageEncoder;
 import io.fanout.message.NodeData;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
  * A batch after its last hop (or its PPR selection) as its message: the batch as a {@link HomogeneousSample},
  * node features and labels included, encoded by the message layer's one encoder, so its bytes are the memory
- * store's for the same batch; counted in the job's metrics.
+ * store's for the same batch ({@link MessageStageFunction}: borrowed, counted).
  */
-public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessage> {
+public class MessageFunction extends MessageStageFunction<PartialBatch> {
     private static final long serialVersionUID = 1L;
 
     /** The node file's dtype, or null without one. */
@@ -26,9 +23,7 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
     /** With graph updates: messages carry {@code #META.graph_version}. */
     private boolean graphVersions;
     /** The batches' trainer shares ({@code #META.trainers}, {@code #META.padded} with several trainers). */
-    private io.fanout.batch.TrainerShares shares = io.fanout.batch.TrainerShares.ONE;
-
-    private transient SamplingCounters counters;
+    private TrainerShares shares = TrainerShares.ONE;
 
     /**
      * @param dtype the node features' dtype, or null without a node file
@@ -47,14 +42,9 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
     }
 
     /** Messages carry their batch's trainer share, as the memory store's do. */
-    public MessageFunction withTrainers(io.fanout.batch.TrainerShares shares) {
-        this.shares = shares == null ? io.fanout.batch.TrainerShares.ONE : shares;
+    public MessageFunction withTrainers(TrainerShares shares) {
+        this.shares = shares == null ? TrainerShares.ONE : shares;
         return this;
-    }
-
-    @Override
-    public void open(OpenContext openContext) {
-        counters = new SamplingCounters(getRuntimeContext(), null);
     }
 
     @Override
@@ -73,10 +63,8 @@ public class MessageFunction extends RichMapFunction<PartialBatch, EncodedMessag
         if (graphVersions) {
             sample.metadata().graphVersion(batch.graphVersion);
         }
-        byte[] payload = MessageEncoder.encode(sample,
-                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
-        counters.onBatch(batch.seeds.length, batch.ids.length, numEdges, payload.length);
-        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
+        return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
+                shares, batch.seeds.length, batch.ids.length, numEdges);
     }
 
     /** The batch's gathered features and labels (with a node file), or null. */

@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.connectors.typeinfo.EncodedMessageTypeInfo;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
@@ -220,7 +221,7 @@ public final class PartitionedKHop {
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
                 .withTrainers(shares);
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
-                .returns(TypeInformation.of(EncodedMessage.class))
+                .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (MessageStageFunction)
                 .name("khop-messages").uid("khop-messages" + runTag);
     }
 

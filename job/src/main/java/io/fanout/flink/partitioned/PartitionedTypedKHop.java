@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
+import io.fanout.connectors.typeinfo.EncodedMessageTypeInfo;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
@@ -143,8 +144,7 @@ public final class PartitionedTypedKHop {
     /** The message function of a typed batch, given each node type's node-data layout. */
     @FunctionalInterface
     interface Messages {
-        org.apache.flink.api.common.functions.MapFunction<TypedPartialBatch, EncodedMessage> of(FeatureDType dtype,
-                float[][] scale, float[][] offset, int[] dims);
+        MessageStageFunction<TypedPartialBatch> of(FeatureDType dtype, float[][] scale, float[][] offset, int[] dims);
     }
 
     /** Whether each node type (name order) has a labelled node file (ids-only files carry no node data). */
@@ -211,7 +211,7 @@ public final class PartitionedTypedKHop {
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         return stage.map(messages.of(dtype, scale, offset, dims))
-                .returns(TypeInformation.of(EncodedMessage.class))
+                .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (MessageStageFunction)
                 .name(messagesUid).uid(messagesUid + runTag);
     }
 

@@ -1,21 +1,18 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
 import io.fanout.message.BatchHeader;
-import io.fanout.message.MessageEncoder;
 import io.fanout.message.NodeData;
 import io.fanout.message.TypedSample;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
  * A typed batch after its last hop as its message: the batch as a {@link TypedSample}, node features and the seed
  * type's labels included, encoded by the message layer's one encoder, so its bytes are the memory store's typed
- * k-hop operator's for the same batch; counted in the job's metrics.
+ * k-hop operator's for the same batch ({@link MessageStageFunction}: borrowed, counted).
  */
-public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, EncodedMessage> {
+public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch> {
     private static final long serialVersionUID = 1L;
 
     private final TypedLayout layout;
@@ -26,9 +23,7 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
     private final float[][] offset;
     /** [node type] the feature width of its node file (0 without features or without a file). */
     private final int[] dims;
-    private io.fanout.batch.TrainerShares shares = io.fanout.batch.TrainerShares.ONE;
-
-    private transient SamplingCounters counters;
+    private TrainerShares shares = TrainerShares.ONE;
 
     TypedMessageFunction(TypedLayout layout, FeatureDType dtype, float[][] scale, float[][] offset, int[] dims) {
         this.layout = layout;
@@ -39,14 +34,9 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
     }
 
     /** Messages carry their batch's trainer share, as the memory store's do. */
-    TypedMessageFunction withTrainers(io.fanout.batch.TrainerShares shares) {
-        this.shares = shares == null ? io.fanout.batch.TrainerShares.ONE : shares;
+    TypedMessageFunction withTrainers(TrainerShares shares) {
+        this.shares = shares == null ? TrainerShares.ONE : shares;
         return this;
-    }
-
-    @Override
-    public void open(OpenContext openContext) {
-        counters = new SamplingCounters(getRuntimeContext(), null);
     }
 
     @Override
@@ -63,10 +53,8 @@ public class TypedMessageFunction extends RichMapFunction<TypedPartialBatch, Enc
             numEdges += batch.rows[r].length;
             sample.edges(layout.reported.get(r).toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
         }
-        byte[] payload = MessageEncoder.encode(sample,
-                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
-        counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
-        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
+        return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
+                shares, batch.seeds.length, numNodes, numEdges);
     }
 
     /**

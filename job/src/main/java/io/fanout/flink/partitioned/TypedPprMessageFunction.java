@@ -3,21 +3,17 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
-import io.fanout.flink.operator.GraphSamplingFunction.SamplingCounters;
 import io.fanout.message.BatchHeader;
-import io.fanout.message.MessageEncoder;
 import io.fanout.message.TypedSample;
 import io.fanout.sampling.ppr.TypedPprSubgraph;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
  * A typed PPR batch after its selection (and node data) as its message: the batch as a {@link TypedSample} (per
  * node type ids, counts and node data; per node type the PPR edges and weights; with sampled edges, per reported
  * edge type rows, cols and counts), encoded by the message layer's one encoder, so its bytes are the memory
- * store's for the same batch.
+ * store's for the same batch ({@link MessageStageFunction}: borrowed, counted).
  */
-public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, EncodedMessage> {
+public class TypedPprMessageFunction extends MessageStageFunction<TypedPartialBatch> {
     private static final long serialVersionUID = 1L;
 
     private final TypedLayout layout;
@@ -28,8 +24,6 @@ public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, 
     private final int[] dims;
     private final TrainerShares shares;
 
-    private transient SamplingCounters counters;
-
     TypedPprMessageFunction(TypedLayout layout, boolean includeSampledEdges, FeatureDType dtype, float[][] scale,
             float[][] offset, int[] dims, TrainerShares shares) {
         this.layout = layout;
@@ -39,11 +33,6 @@ public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, 
         this.offset = offset;
         this.dims = dims.clone();
         this.shares = shares == null ? TrainerShares.ONE : shares;
-    }
-
-    @Override
-    public void open(OpenContext openContext) {
-        counters = new SamplingCounters(getRuntimeContext(), null);
     }
 
     @Override
@@ -69,9 +58,7 @@ public class TypedPprMessageFunction extends RichMapFunction<TypedPartialBatch, 
                         new int[] {batch.rows[r].length});
             }
         }
-        byte[] payload = MessageEncoder.encode(sample,
-                BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches), shares);
-        counters.onBatch(batch.seeds.length, numNodes, numEdges, payload.length);
-        return new EncodedMessage(batch.epoch, batch.batchId, batch.numBatches, payload);
+        return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
+                shares, batch.seeds.length, numNodes, numEdges);
     }
 }
