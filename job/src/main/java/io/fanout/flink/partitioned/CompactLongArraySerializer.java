@@ -25,10 +25,12 @@ public final class CompactLongArraySerializer extends LongArrayStateSerializer {
         if (record == null) {
             throw new IllegalArgumentException("the partitioned store stores no null long[] value");
         }
-        writeVarLong(target, record.length);
+        VarintWriter out = VarintWriter.to(target);
+        out.put(record.length);
         for (long v : record) {
-            writeVarLong(target, (v << 1) ^ (v >> 63));
+            out.putZigZag(v);
         }
+        out.finish();
     }
 
     @Override
@@ -47,22 +49,16 @@ public final class CompactLongArraySerializer extends LongArrayStateSerializer {
 
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
+        VarintWriter out = VarintWriter.to(target);
         long length = readVarLong(source);
-        writeVarLong(target, length);
+        out.put(length);
         for (long i = 0; i < length; i++) {
-            writeVarLong(target, readVarLong(source));
+            out.put(readVarLong(source));
         }
+        out.finish();
     }
 
-    /** Unsigned LEB128: 7 bits a byte, the high bit set on every byte but the last. */
-    static void writeVarLong(DataOutputView out, long v) throws IOException {
-        while ((v & ~0x7FL) != 0) {
-            out.writeByte((int) (v & 0x7F) | 0x80);
-            v >>>= 7;
-        }
-        out.writeByte((int) v);
-    }
-
+    /** An unsigned LEB128 varint ({@link VarintWriter#put}: 7 bits a byte, the high bit set on all but the last). */
     static long readVarLong(DataInputView in) throws IOException {
         long v = 0;
         for (int shift = 0; shift < 64; shift += 7) {

@@ -32,17 +32,17 @@ public final class GroupIndexEntrySerializer extends LongArrayStateSerializer {
             throw new IllegalArgumentException("the partitioned store stores no null group index entry");
         }
         boolean reference = record.length > 0 && record[0] < 0;
-        CompactLongArraySerializer.writeVarLong(target, ((long) record.length << 1) | (reference ? 1 : 0));
-        if (record.length == 0) {
-            return;
+        VarintWriter out = VarintWriter.to(target);
+        out.put(((long) record.length << 1) | (reference ? 1 : 0));
+        if (record.length > 0) {
+            long order = reference ? -1 - record[0] : record[0];
+            out.put(order >>> OFFSET_BITS);
+            out.put(order & OFFSET_MASK);
+            for (int i = 1; i < record.length; i++) {
+                out.putZigZag(record[i]);
+            }
         }
-        long order = reference ? -1 - record[0] : record[0];
-        CompactLongArraySerializer.writeVarLong(target, order >>> OFFSET_BITS);
-        CompactLongArraySerializer.writeVarLong(target, order & OFFSET_MASK);
-        for (int i = 1; i < record.length; i++) {
-            long v = record[i];
-            CompactLongArraySerializer.writeVarLong(target, (v << 1) ^ (v >> 63));
-        }
+        out.finish();
     }
 
     @Override
@@ -72,12 +72,14 @@ public final class GroupIndexEntrySerializer extends LongArrayStateSerializer {
 
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
+        VarintWriter out = VarintWriter.to(target);
         long header = CompactLongArraySerializer.readVarLong(source);
-        CompactLongArraySerializer.writeVarLong(target, header);
+        out.put(header);
         long varints = header >>> 1 == 0 ? 0 : (header >>> 1) + 1; // file and offset for the order key
         for (long i = 0; i < varints; i++) {
-            CompactLongArraySerializer.writeVarLong(target, CompactLongArraySerializer.readVarLong(source));
+            out.put(CompactLongArraySerializer.readVarLong(source));
         }
+        out.finish();
     }
 
     @Override

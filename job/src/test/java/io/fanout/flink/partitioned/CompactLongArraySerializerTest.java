@@ -22,7 +22,54 @@ class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
         return new long[][] {
             {}, {0}, {-1, 1}, {Long.MIN_VALUE, Long.MAX_VALUE, 0, -64, 63, 64, -65},
             {1L << 40 | 12345, 7, 1 << 20, (1 << 20) - 1}, {5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5},
+            mixedSizes(3000, 1), // several of VarintWriter's 4 KiB blocks
         };
+    }
+
+    /** {@code n} values whose varints take 1 to 10 bytes, negative ones included. */
+    static long[] mixedSizes(int n, long seed) {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        long[] values = new long[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = random.nextLong() >> random.nextInt(64);
+        }
+        return values;
+    }
+
+    /** The layout written by hand: the length, then each value zig-zagged, as unsigned LEB128 varints. */
+    static byte[] leb128(long... varints) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (long v : varints) {
+            while ((v & ~0x7FL) != 0) {
+                out.write((int) (v & 0x7F) | 0x80);
+                v >>>= 7;
+            }
+            out.write((int) v);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void theBytesAreTheLayoutWrittenByHandWhateverTheTargetAndLength() throws IOException {
+        for (long[] value : new long[][] {{}, {0, -1, 1, Long.MIN_VALUE, Long.MAX_VALUE}, mixedSizes(5000, 7)}) {
+            long[] varints = new long[value.length + 1];
+            varints[0] = value.length;
+            for (int i = 0; i < value.length; i++) {
+                varints[i + 1] = (value[i] << 1) ^ (value[i] >> 63);
+            }
+            byte[] expected = leb128(varints);
+            // A stream target (as a heap-backend checkpoint writes) and Flink's in-memory one (RocksDB values).
+            java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+            CompactLongArraySerializer.INSTANCE.serialize(value,
+                    new org.apache.flink.core.memory.DataOutputViewStreamWrapper(stream));
+            assertThat(stream.toByteArray()).isEqualTo(expected);
+            DataOutputSerializer memory = new DataOutputSerializer(16);
+            CompactLongArraySerializer.INSTANCE.serialize(value, memory);
+            assertThat(memory.getCopyOfBuffer()).isEqualTo(expected);
+            DataOutputSerializer copied = new DataOutputSerializer(16);
+            CompactLongArraySerializer.INSTANCE.copy(new DataInputDeserializer(expected), copied);
+            assertThat(copied.getCopyOfBuffer()).isEqualTo(expected);
+        }
     }
 
     @Test
