@@ -3,10 +3,14 @@ package io.fanout.flink.partitioned;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.junit.jupiter.api.Test;
 
 /** Flink's serializer checks on {@link CompactLongArraySerializer}, and the sizes it exists for. */
@@ -28,7 +32,7 @@ class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
 
     /** {@code n} values whose varints take 1 to 10 bytes, negative ones included. */
     static long[] mixedSizes(int n, long seed) {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        SplittableRandom random = new SplittableRandom(seed);
         long[] values = new long[n];
         for (int i = 0; i < n; i++) {
             values[i] = random.nextLong() >> random.nextInt(64);
@@ -38,7 +42,7 @@ class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
 
     /** The layout written by hand: the length, then each value zig-zagged, as unsigned LEB128 varints. */
     static byte[] leb128(long... varints) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (long v : varints) {
             while ((v & ~0x7FL) != 0) {
                 out.write((int) (v & 0x7F) | 0x80);
@@ -59,9 +63,9 @@ class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
             }
             byte[] expected = leb128(varints);
             // A stream target (as a heap-backend checkpoint writes) and Flink's in-memory one (RocksDB values).
-            java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
             CompactLongArraySerializer.INSTANCE.serialize(value,
-                    new org.apache.flink.core.memory.DataOutputViewStreamWrapper(stream));
+                    new DataOutputViewStreamWrapper(stream));
             assertThat(stream.toByteArray()).isEqualTo(expected);
             DataOutputSerializer memory = new DataOutputSerializer(16);
             CompactLongArraySerializer.INSTANCE.serialize(value, memory);
@@ -87,7 +91,7 @@ class CompactLongArraySerializerTest extends LongArraySerializerTestBase {
     void aTruncatedValueFailsInsteadOfReadingGarbage() throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         CompactLongArraySerializer.INSTANCE.serialize(new long[] {1L << 50, 2}, out);
-        byte[] cut = java.util.Arrays.copyOf(out.getCopyOfBuffer(), out.length() - 2);
+        byte[] cut = Arrays.copyOf(out.getCopyOfBuffer(), out.length() - 2);
         assertThatThrownBy(() -> CompactLongArraySerializer.INSTANCE.deserialize(new DataInputDeserializer(cut)))
                 .isInstanceOf(IOException.class);
     }

@@ -3,8 +3,10 @@ package io.fanout.flink.partitioned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.sampling.partitioned.NeighborBuckets;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.junit.jupiter.api.Test;
 
 /** Flink's serializer checks on {@link GroupIndexEntrySerializer}, and the bytes per group it saves. */
@@ -36,14 +38,14 @@ class GroupIndexEntrySerializerTest extends LongArraySerializerTestBase {
         for (int i = 0; i < neighbours.length; i++) {
             varints[3 + i] = (neighbours[i] << 1) ^ (neighbours[i] >> 63);
         }
-        java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream stream = new ByteArrayOutputStream();
         GroupIndexEntrySerializer.INSTANCE.serialize(entry,
-                new org.apache.flink.core.memory.DataOutputViewStreamWrapper(stream));
+                new DataOutputViewStreamWrapper(stream));
         assertThat(stream.toByteArray()).isEqualTo(CompactLongArraySerializerTest.leb128(varints));
         long[] reference = NeighborBuckets.GroupIndex.reference(9L << 40 | 4_000_000, 700);
         stream.reset();
         GroupIndexEntrySerializer.INSTANCE.serialize(reference,
-                new org.apache.flink.core.memory.DataOutputViewStreamWrapper(stream));
+                new DataOutputViewStreamWrapper(stream));
         assertThat(stream.toByteArray())
                 .isEqualTo(CompactLongArraySerializerTest.leb128((long) reference.length << 1 | 1, 9, 4_000_000, 700 << 1));
     }
