@@ -3,7 +3,6 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.typeinfo.EncodedMessageTypeInfo;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
@@ -221,7 +220,6 @@ public final class PartitionedKHop {
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
                 .withTrainers(shares);
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
-                .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (MessageStageFunction)
                 .name("khop-messages").uid("khop-messages" + runTag);
     }
 

@@ -3,7 +3,6 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
-import io.fanout.connectors.typeinfo.EncodedMessageTypeInfo;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
@@ -211,7 +210,6 @@ public final class PartitionedTypedKHop {
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         return stage.map(messages.of(dtype, scale, offset, dims))
-                .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (MessageStageFunction)
                 .name(messagesUid).uid(messagesUid + runTag);
     }
 
