@@ -451,8 +451,10 @@ public final class FanoutOptions {
     public static final ConfigOption<Duration> CHECKPOINT_INTERVAL = ConfigOptions.key("fanout.checkpoint-interval")
             .durationType()
             .defaultValue(Duration.ofSeconds(10))
-            .withDescription("Interval of Flink checkpoints (RocksDB state backend). Offline files are"
-                    + " committed at checkpoints and at the end of input.");
+            .withDescription("Interval of Flink checkpoints. Unless Flink's execution.checkpointing.min-pause is"
+                    + " set, a checkpoint starts at least half an interval after the last one ended, and the first"
+                    + " no sooner than half an interval after all tasks run. Offline files are committed at"
+                    + " checkpoints and at the end of input.");
 
     public static final ConfigOption<Duration> CHECKPOINT_TIMEOUT = ConfigOptions.key("fanout.checkpoint-timeout")
             .durationType()

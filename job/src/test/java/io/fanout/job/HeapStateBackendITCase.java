@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@code --store partitioned} on Flink's heap keyed-state backend ({@code --state-backend hashmap}): the memory
  * store's bytes for k-hop and PPR with node features at parallelism 1 and 2, and a TaskManager lost mid-epoch
- * restores the graph from a heap checkpoint with committed files equal to an uninterrupted run's. (A graph kept in
+ * restores the graph from a heap checkpoint with committed files equal to an uninterrupted run's, and no checkpoint
+ * starts in the load of a job shorter than half its checkpoint interval. (A graph kept in
  * a savepoint starting a heap-backend job: {@link PartitionedSavepointITCase}.)
  */
 class HeapStateBackendITCase {
@@ -115,6 +116,35 @@ class HeapStateBackendITCase {
         CheckpointStatsSnapshot stats = cluster.getArchivedExecutionGraph(job).get().getCheckpointStatsSnapshot();
         assertThat(stats.getLatestRestoredCheckpoint()).as("the job restored a checkpoint").isNotNull();
         assertSameMessages(expected, readMessages(out));
+    }
+
+    /**
+     * A job shorter than half its checkpoint interval completes one checkpoint, the one Flink takes as the job's input
+     * ends, and none while the graph loads; with no minimum pause, Flink's scheduler (started again once every task
+     * runs, with the pause as its delay) checkpoints at once as well.
+     */
+    @Test
+    void noCheckpointStartsBeforeHalfAnIntervalHasPassed(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        String[] args = cora("--fanout", "10,5", "--batch-size", "400", "--store", "partitioned", "--parallelism", "2",
+                "--state-backend", "hashmap", "--checkpoint-interval", "10min", "--checkpoint-dir",
+                tmp.resolve("cp").toUri().toString());
+        assertThat(completedCheckpoints(cluster, with(args, "--output", tmp.resolve("paused").toString())))
+                .as("only the checkpoint at the end of input").isEqualTo(1);
+        assertThat(completedCheckpoints(cluster, with(args, "--output", tmp.resolve("unpaused").toString(),
+                "-D", "execution.checkpointing.min-pause=0s")))
+                .as("Flink's own scheduling: one as soon as every task runs, one at the end").isEqualTo(2);
+    }
+
+    private static long completedCheckpoints(MiniCluster cluster, String[] args) throws Exception {
+        FanoutJobConfig config = JobConfigs.parse(args);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                FlinkSettings.flinkConfiguration(config));
+        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
+        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
+        JobClient client = env.executeAsync("checkpoint pause");
+        client.getJobExecutionResult().get();
+        return cluster.getArchivedExecutionGraph(client.getJobID()).get().getCheckpointStatsSnapshot().getCounts()
+                .getNumberOfCompletedCheckpoints();
     }
 
     /** Bytes in every file under {@code dir}, in-progress part files included. */

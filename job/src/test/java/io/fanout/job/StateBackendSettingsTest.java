@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * the job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
  * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks at level 0, ZSTD below;
- * and the partitioned store's buffer timeout.
+ * the partitioned store's buffer timeout; and the pause between checkpoints.
  */
 class StateBackendSettingsTest {
     private static Configuration flink(String... extra) {
@@ -81,6 +81,17 @@ class StateBackendSettingsTest {
         Configuration memory = FlinkSettings.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine()
                 .parse(new String[] {"--graph", SharedData.graph("cora").toString()}).configuration));
         assertThat(memory.contains(ExecutionOptions.BUFFER_TIMEOUT)).as("the memory store keeps Flink's").isFalse();
+    }
+
+    @Test
+    void checkpointsPauseHalfAnIntervalUnlessTheUserSetsAPause() {
+        assertThat(flink().get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(flink("--checkpoint-interval", "300ms").get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS))
+                .isEqualTo(Duration.ofMillis(150));
+        assertThat(flink("-D", "execution.checkpointing.interval=4s").get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS))
+                .as("half of Flink's own interval where that is what the job runs with").isEqualTo(Duration.ofSeconds(2));
+        assertThat(flink("-D", "execution.checkpointing.min-pause=0s").get(CheckpointingOptions.MIN_PAUSE_BETWEEN_CHECKPOINTS))
+                .isEqualTo(Duration.ZERO);
     }
 
     @Test
