@@ -31,7 +31,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.PipelineOptionsInternal;
@@ -261,11 +260,10 @@ class OutputLockITCase {
     void aJobThatFailsOverKeepsItsLockAndWritesEveryBatch() throws Exception {
         Path out = tmp.resolve("out");
         // 60 batches, throttled to 20 ms each at the source: checkpoints (every 100 ms) complete while they flow.
-        FanoutJobConfig config = JobConfigs.parse(args(out, "--epochs", "10"));
+        FanoutJobConfig config = JobConfigs.parse(args(out, "--epochs", "10", "--checkpoint-interval", "100ms"));
         BatchPlan plan = SeedPlanning.batchPlan(config, GraphStore.scanNodeIds(config.graphSpec()));
         Configuration conf = FlinkSettings.flinkConfiguration(config);
         conf.addAll(FailOnceAfterCheckpoint.restartOnce());
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         FailOnceAfterCheckpoint.reset();
         try (OutputDirectory output = OutputDirectory.check(config, env)) {

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -76,7 +75,10 @@ class TypedRestartITCase {
         TreeMap<Long, byte[]> expected = FanoutJobITCase.readMessages(expectedDir);
         assertThat(expected).isNotEmpty();
 
-        FanoutJobConfig config = JobConfigs.parse(args);
+        // Checkpoints every 100 ms, given as a user gives them (FlinkSettings derives the pause between them).
+        List<String> restarted = new ArrayList<>(List.of(args));
+        restarted.addAll(List.of("--checkpoint-interval", "100ms"));
+        FanoutJobConfig config = JobConfigs.parse(restarted.toArray(new String[0]));
         TypedGraphStore typed = TypedGraphStore.load(config.graphSpec());
         BatchPlan plan = config.typed.ablpPositive != null ? SeedPlanning.anchorPlan(config, typed)
                 : SeedPlanning.batchPlan(config, typed.nodeIds(config.typed.seedType));
@@ -86,7 +88,6 @@ class TypedRestartITCase {
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(2);
         FailOnceAfterCheckpoint.reset();
