@@ -11,12 +11,8 @@ import java.util.Objects;
  */
 public final class FetchedList {
     private final int degree;
-    /** Null in a list read back from state until asked for ({@link #neighbors}). */
-    private long[] neighbors;
+    private final long[] neighbors;
     private final int[] neighborDegrees;
-    /** The read neighbours as slots of {@link #nodes} once bound ({@link #bind}), else null. */
-    private final int[] slots;
-    private final PushNodes nodes;
 
     public FetchedList(int degree, long[] neighbors, int[] neighborDegrees) {
         Objects.requireNonNull(neighbors, "neighbors");
@@ -31,36 +27,6 @@ public final class FetchedList {
         this.degree = degree;
         this.neighbors = neighbors;
         this.neighborDegrees = neighborDegrees;
-        this.slots = null;
-        this.nodes = null;
-    }
-
-    private FetchedList(int degree, long[] neighbors, int[] neighborDegrees, int[] slots, PushNodes nodes) {
-        this.degree = degree;
-        this.neighbors = neighbors;
-        this.neighborDegrees = neighborDegrees;
-        this.slots = slots;
-        this.nodes = nodes;
-    }
-
-    /** This list with its neighbours as slots of {@code batchNodes}, which gives new neighbours their slots. */
-    FetchedList bind(PushNodes batchNodes) {
-        long[] nb = neighbors();
-        int[] s = new int[nb.length];
-        for (int i = 0; i < nb.length; i++) {
-            s[i] = batchNodes.slot(nb[i]);
-        }
-        return new FetchedList(degree, nb, neighborDegrees, s, batchNodes);
-    }
-
-    /** A bound list read back from state: its neighbours' ids are looked up in {@code batchNodes} when asked for. */
-    static FetchedList ofSlots(int degree, int[] slots, int[] neighborDegrees, PushNodes batchNodes) {
-        return new FetchedList(degree, null, neighborDegrees, slots, batchNodes);
-    }
-
-    /** The read neighbours as slots of the batch's nodes; null unless bound. */
-    int[] slots() {
-        return slots;
     }
 
     /** The node's true degree (0 = dangling). */
@@ -70,13 +36,6 @@ public final class FetchedList {
 
     /** Neighbours a push reads, in read order (read-only). */
     public long[] neighbors() {
-        if (neighbors == null) {
-            long[] ids = new long[slots.length];
-            for (int i = 0; i < ids.length; i++) {
-                ids[i] = nodes.id(slots[i]);
-            }
-            neighbors = ids;
-        }
         return neighbors;
     }
 

@@ -3,7 +3,6 @@ package io.fanout.sampling.ppr;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.IntConsumer;
-import java.util.function.IntFunction;
 
 /**
  * {@link ForwardPush}'s push for one seed over node ids, for a store that fetches neighbour lists on demand (the
@@ -19,7 +18,7 @@ import java.util.function.IntFunction;
  * {@code pi = p + Pi(r) / alpha} of {@link ForwardPush} still holds, so every score stays within
  * {@code [pi - residualMass() / alpha, pi]}, and so does {@code p + r}.
  *
- * <p>Nodes are slots of the batch's {@link PushNodes}, and lists are bound to them ({@link FetchedList#bind}), so
+ * <p>Nodes are slots of the batch's {@link PushNodes}, and lists name their neighbours by slot ({@link SlotLists}), so
  * the push's innermost steps index arrays: the head's list by slot, a neighbour's local index in the batch's scratch
  * map of slots, filled with this push's nodes while it advances and cleared after (hashed node ids there, a map per
  * push rebuilt each round, were most of a partitioned PPR round's CPU). State is per touched node (slot, residual,
@@ -27,9 +26,10 @@ import java.util.function.IntFunction;
  * ({@link #write}, {@link #read}) between rounds, one column after the other (bulk copies).
  */
 public final class FetchingPush {
-    private final double alpha;
-    private final double eps;
-    private final double alphaEps;
+    // Not final: a batch reads each of its pushes into one instance in turn (read(in, nodes, reuse)).
+    private double alpha;
+    private double eps;
+    private double alphaEps;
 
     /** The batch's nodes, which {@link #slot} indexes. */
     private final PushNodes nodes;
@@ -86,17 +86,16 @@ public final class FetchingPush {
     /**
      * Pushes from the head of the queue while the head node's list is known.
      *
-     * @param lists a node's list by slot, bound to the batch's nodes ({@link FetchedList#bind}), or null if it has
-     *     not been fetched
+     * @param lists the batch's fetched lists by slot
      * @param mayFetch whether the caller can still fetch: if so the push pauses at a node without a list; if not
      *     such a node leaves the queue and keeps its residual
      * @return true when the queue is empty (the push is finished), false when it paused for lists
      */
-    public boolean advance(IntFunction<FetchedList> lists, boolean mayFetch) {
+    boolean advance(SlotLists lists, boolean mayFetch) {
         if (head == tail) {
             return true;
         }
-        if (mayFetch && lists.apply(slot[queue[head]]) == null) {
+        if (mayFetch && !lists.has(slot[queue[head]])) {
             return false; // paused before a push: no map to fill
         }
         final int[] localOf = nodes.localScratch();
@@ -113,28 +112,28 @@ public final class FetchingPush {
     }
 
     /** {@link #advance} with this push's nodes in {@code localOf} (slot -> local index). */
-    private boolean run(IntFunction<FetchedList> lists, boolean mayFetch, int[] localOf) {
+    private boolean run(SlotLists lists, boolean mayFetch, int[] localOf) {
         final double keep = 1 - alpha;
         final double alphaEps = this.alphaEps;
+        final int[] entries = lists.entries();
         while (head < tail) {
             final int u = queue[head];
-            final FetchedList list = lists.apply(slot[u]);
-            if (list == null && mayFetch) {
+            final int a = lists.at(slot[u]);
+            if (a < 0 && mayFetch) {
                 return false;
             }
             head++;
             inQueue[u] = false;
-            if (list == null) {
+            if (a < 0) {
                 continue; // no more fetches: u keeps its residual
             }
-            degree[u] = list.degree();
+            degree[u] = entries[a + 1];
             final double ru = residual[u];
             score[u] += ru;
             residual[u] = 0;
             pushes++;
-            final int[] neighbors = list.slots();
-            final int[] neighborDegrees = list.neighborDegrees();
-            final int d = neighbors.length;
+            final int d = entries[a + 2];
+            final int neighbors = a + 3; // the neighbours' slots, then their degrees
             if (d == 0) {
                 // Dangling: the walk restarts at the seed (the oracle's convention), as in ForwardPush.
                 final double rs = residual[0] + keep * ru;
@@ -159,7 +158,7 @@ public final class FetchingPush {
             int nt = numTouched;
             int tail = this.tail;
             for (int i = 0; i < d; i++) {
-                final int s = neighbors[i];
+                final int s = entries[neighbors + i];
                 final int known = localOf[s];
                 final int w;
                 if (known >= 0) {
@@ -168,7 +167,7 @@ public final class FetchingPush {
                     w = nt++;
                     slot[w] = s;
                     hop[w] = -1;
-                    degree[w] = neighborDegrees[i];
+                    degree[w] = entries[neighbors + d + i];
                     localOf[s] = w;
                 }
                 // Untouched is -1, the largest hop unsigned, so the hop is an unsigned minimum; queue[tail] is a
@@ -192,10 +191,10 @@ public final class FetchingPush {
      * The slot of every queued node whose list is missing, in queue order (each once: a node is queued at most
      * once).
      */
-    public void forEachMissing(IntFunction<FetchedList> lists, IntConsumer out) {
+    void forEachMissing(SlotLists lists, IntConsumer out) {
         for (int i = head; i < tail; i++) {
             int s = slot[queue[i]];
-            if (lists.apply(s) == null) {
+            if (!lists.has(s)) {
                 out.accept(s);
             }
         }
@@ -321,12 +320,26 @@ public final class FetchingPush {
 
     /** The state {@link #write} wrote, over the batch's nodes as they were written with it. */
     static FetchingPush read(ByteBuffer in, PushNodes nodes) {
+        return read(in, nodes, null);
+    }
+
+    /**
+     * As {@link #read(ByteBuffer, PushNodes)}, into {@code reuse} when it is a push over the same nodes: a batch
+     * advances its pushes one at a time, and a fresh set of columns per push and round (allocated, zeroed, then
+     * regrown as the push touched new nodes) was about a quarter of a partitioned PPR round's CPU.
+     */
+    static FetchingPush read(ByteBuffer in, PushNodes nodes, FetchingPush reuse) {
         double alpha = in.getDouble();
         double eps = in.getDouble();
         int n = in.getInt();
-        // Room for as many new nodes as known ones: a push that resumes touches new nodes, and regrowing every
-        // column from an exact fit each round was a fifth of a partitioned PPR round's CPU.
-        FetchingPush p = new FetchingPush(nodes, alpha, eps, Math.max(16, 2 * n));
+        FetchingPush p;
+        if (reuse != null && reuse.nodes == nodes) {
+            p = reuse;
+            p.reset(alpha, eps, n);
+        } else {
+            // Room for as many new nodes as known ones: a push that resumes touches new nodes.
+            p = new FetchingPush(nodes, alpha, eps, Math.max(16, 2 * n));
+        }
         in.asIntBuffer().get(p.slot, 0, n);
         skip(in, Integer.BYTES, n);
         in.asDoubleBuffer().get(p.residual, 0, n);
@@ -339,15 +352,48 @@ public final class FetchingPush {
         skip(in, Integer.BYTES, n);
         p.numTouched = n;
         int queued = in.getInt();
-        p.queue = new int[Math.max(16, 2 * queued)];
+        if (p.queue.length < queued) {
+            p.queue = new int[Math.max(16, 2 * queued)];
+        }
         in.asIntBuffer().get(p.queue, 0, queued);
         skip(in, Integer.BYTES, queued);
         for (int i = 0; i < queued; i++) {
             p.inQueue[p.queue[i]] = true;
         }
+        p.head = 0;
         p.tail = queued;
         p.pushes = in.getLong();
         return p;
+    }
+
+    /**
+     * Empties this push for a state of {@code n} touched nodes: the columns past {@code n} must be zero (a node new to
+     * a push has no residual or score) and no node is queued, so what the last state left there is cleared.
+     */
+    private void reset(double alpha, double eps, int n) {
+        this.alpha = alpha;
+        this.eps = eps;
+        this.alphaEps = alpha * eps;
+        int old = numTouched;
+        if (slot.length < n) {
+            int capacity = Math.max(2 * n, 2 * slot.length);
+            slot = new int[capacity];
+            residual = new double[capacity];
+            score = new double[capacity];
+            hop = new int[capacity];
+            degree = new int[capacity];
+            inQueue = new boolean[capacity];
+        } else {
+            if (old > n) {
+                Arrays.fill(residual, n, old, 0);
+                Arrays.fill(score, n, old, 0);
+            }
+            Arrays.fill(inQueue, 0, old, false);
+        }
+        numTouched = 0;
+        head = 0;
+        tail = 0;
+        pushes = 0;
     }
 
     /** Moves past a column just copied through a view ({@code asLongBuffer()} etc. leave the position as it was). */

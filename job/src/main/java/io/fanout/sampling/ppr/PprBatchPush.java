@@ -20,8 +20,10 @@ import java.util.function.IntConsumer;
  * {@link PprSubgraph} does, with node ids instead of indices.
  *
  * <p>Pure Java; the state is written and read whole ({@link #toBytes}, {@link #fromBytes}) so a keyed operator
- * can keep it between rounds (it is read and written once per round: column copies into one exactly sized buffer,
- * since boxed maps and stream encoding were most of a partitioned PPR round's CPU). Nodes are the batch's slots
+ * can keep it between rounds. It stays bytes: each seed's record is read only to advance its push (into one reused
+ * push) and written back at once, and the lists stay in the layout the state holds them in ({@link SlotLists}), so
+ * a round copies them once each way (decoding every push and list into objects each round, and allocating and
+ * regrowing their arrays, were most of a partitioned PPR round's CPU on pubmed). Nodes are the batch's slots
  * ({@link PushNodes}): each id is written once, and pushes and lists hold 4-byte slots. Everything depends only on
  * the seeds and the lists, not on the order lists arrive in (only the slots' numbering does).
  *
@@ -32,19 +34,30 @@ import java.util.function.IntConsumer;
  * messages are the same; without those options every push is kept for inspection ({@link #push}).
  */
 public final class PprBatchPush {
+    /** Record tags: a push that may go on, and a settled push's selection. */
+    private static final byte OPEN = 0;
+    private static final byte SETTLED = 1;
+
     private final long[] seeds;
-    /** Each distinct seed's push; null once settled. */
-    private final FetchingPush[] pushes;
-    /** Each distinct seed's selection once its push settled, else null. */
-    private final Settled[] settled;
+    /**
+     * Each distinct seed's record as {@link #toBytes} writes it: a tag ({@link #OPEN} and the push's state, or
+     * {@link #SETTLED} and its selection), {@code recordLength[i]} bytes from {@code recordAt[i]} of
+     * {@code records[i]} (the state the batch was read from, or the buffer its last advance wrote). A push is read
+     * from its record only to advance or inspect it, into one reused instance, and written back at once: between
+     * rounds a batch holds its pushes as bytes, as the next round needs them.
+     */
+    private final byte[][] records;
+    private final int[] recordAt;
+    private final int[] recordLength;
     /** The selection's size for settling, or 0: finished pushes are kept. */
     private final int settleK;
     private final boolean settleTopUp;
     /** The nodes the pushes and lists name by slot. */
     private PushNodes nodes;
-    /** Each slot's list, bound to {@link #nodes}; null until fetched. */
+    /** The lists fetched so far, by slot of {@link #nodes}. */
     private SlotLists lists;
-    private int numFetched;
+    /** The push that advances; every open push of the batch is read into it in turn. */
+    private FetchingPush scratch;
 
     /**
      * A batch before any list is known that keeps every push, finished or not ({@link #push}); a seed listed twice
@@ -68,45 +81,68 @@ public final class PprBatchPush {
         }
         seeds = distinct.stream().mapToLong(Long::longValue).toArray();
         nodes = new PushNodes();
-        pushes = new FetchingPush[seeds.length];
+        records = new byte[seeds.length][];
+        recordAt = new int[seeds.length];
+        recordLength = new int[seeds.length];
+        RecordBuffer out = new RecordBuffer(64 * seeds.length);
         for (int i = 0; i < seeds.length; i++) {
-            pushes[i] = new FetchingPush(nodes, seeds[i], alpha, eps, -1);
+            writeOpen(i, new FetchingPush(nodes, seeds[i], alpha, eps, -1), out);
         }
-        settled = new Settled[seeds.length];
         settleK = maxPprNodes;
         settleTopUp = residualTopUp;
         lists = new SlotLists(nodes.size());
     }
 
-    private PprBatchPush(long[] seeds, FetchingPush[] pushes, Settled[] settled, int settleK, boolean settleTopUp,
-            PushNodes nodes, SlotLists lists, int numFetched) {
+    private PprBatchPush(long[] seeds, byte[][] records, int[] recordAt, int[] recordLength, int settleK,
+            boolean settleTopUp, PushNodes nodes, SlotLists lists) {
         this.seeds = seeds;
-        this.pushes = pushes;
-        this.settled = settled;
+        this.records = records;
+        this.recordAt = recordAt;
+        this.recordLength = recordLength;
         this.settleK = settleK;
         this.settleTopUp = settleTopUp;
         this.nodes = nodes;
         this.lists = lists;
-        this.numFetched = numFetched;
+    }
+
+    private boolean isOpen(int i) {
+        return records[i][recordAt[i]] == OPEN;
+    }
+
+    /** The record of seed {@code i}, past its tag. */
+    private ByteBuffer record(int i) {
+        return ByteBuffer.wrap(records[i], recordAt[i] + 1, recordLength[i] - 1).order(PushNodes.STATE_ORDER);
+    }
+
+    private void writeOpen(int i, FetchingPush push, RecordBuffer out) {
+        int length = 1 + push.serializedSize();
+        ByteBuffer to = out.reserve(length);
+        int at = to.position();
+        to.put(OPEN);
+        push.write(to);
+        records[i] = to.array();
+        recordAt[i] = at;
+        recordLength[i] = length;
+    }
+
+    private void writeSettled(int i, Settled selection, RecordBuffer out) {
+        int length = 1 + selection.serializedSize();
+        ByteBuffer to = out.reserve(length);
+        int at = to.position();
+        to.put(SETTLED);
+        selection.write(to);
+        records[i] = to.array();
+        recordAt[i] = at;
+        recordLength[i] = length;
     }
 
     /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
     public void addList(long node, FetchedList list) {
-        int s = nodes.slot(node);
-        if (lists.get(s) != null) {
-            return;
-        }
-        lists.put(s, list.bind(nodes), nodes.size());
-        numFetched++;
+        lists.add(nodes.slot(node), list, nodes);
     }
 
     public int numFetched() {
-        return numFetched;
-    }
-
-    /** The list of slot {@code s}, or null when not fetched. */
-    private FetchedList list(int s) {
-        return lists.get(s);
+        return lists.count();
     }
 
     /**
@@ -124,39 +160,50 @@ public final class PprBatchPush {
                 missing.add(s);
             }
         };
+        long openBytes = 0;
+        for (int i = 0; i < seeds.length; i++) {
+            openBytes += isOpen(i) ? recordLength[i] : 0;
+        }
+        // Room for the open pushes to grow by half: most grow as they go on (a full buffer is followed by a new one).
+        RecordBuffer out = new RecordBuffer(openBytes + openBytes / 2 + 1024);
         boolean open = false;
-        for (int i = 0; i < pushes.length; i++) {
-            FetchingPush push = pushes[i];
-            if (push == null) {
+        for (int i = 0; i < seeds.length; i++) {
+            if (!isOpen(i)) {
                 continue;
             }
-            if (!push.advance(this::list, mayFetch)) {
-                push.forEachMissing(this::list, ask);
+            FetchingPush push = FetchingPush.read(record(i), nodes, scratch);
+            scratch = push;
+            if (!push.advance(lists, mayFetch)) {
+                push.forEachMissing(lists, ask);
                 open = true;
+                writeOpen(i, push, out);
             } else if (settleK > 0) {
-                settled[i] = Settled.of(push, settleK, settleTopUp);
-                pushes[i] = null;
+                writeSettled(i, Settled.of(push, settleK, settleTopUp), out);
             } else {
                 open = true;
+                writeOpen(i, push, out);
             }
         }
-        long[] out = new long[missing.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = nodes.id(missing.getInt(i));
+        long[] result = new long[missing.size()];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = nodes.id(missing.getInt(i));
         }
-        Arrays.sort(out);
+        Arrays.sort(result);
         if (!open) {
             // Every push settled: no list or slot is read again.
             nodes = new PushNodes();
             lists = new SlotLists(0);
-            numFetched = 0;
+            scratch = null;
         }
-        return out;
+        return result;
     }
 
-    /** The push of the i-th distinct seed; null once settled (only a batch built with the selection's options settles). */
+    /**
+     * The push of the i-th distinct seed as it stands (a copy: advancing the batch does not change it); null once
+     * settled (only a batch built with the selection's options settles).
+     */
     public FetchingPush push(int i) {
-        return pushes[i];
+        return isOpen(i) ? FetchingPush.read(record(i), nodes) : null;
     }
 
     public int numSeeds() {
@@ -191,7 +238,8 @@ public final class PprBatchPush {
                     + settleTopUp + ", selected for " + maxPprNodes + ", " + residualTopUp);
         }
         for (int si = 0; si < seeds.length; si++) {
-            Settled seed = settled[si] != null ? settled[si] : Settled.of(pushes[si], maxPprNodes, residualTopUp);
+            Settled seed = isOpen(si) ? Settled.of(FetchingPush.read(record(si), nodes, scratch), maxPprNodes,
+                    residualTopUp) : Settled.read(record(si));
             pushCount += seed.pushes;
             int m = seed.ids.length;
             if (ne + m > src.length) {
@@ -283,50 +331,35 @@ public final class PprBatchPush {
     }
 
     byte[] toBytes(long maxBytes) {
-        long size = 4 + 1 + nodes.serializedSize() + 4 + 4;
-        for (int i = 0; i < pushes.length; i++) {
-            size += 1 + (pushes[i] != null ? pushes[i].serializedSize() : settled[i].serializedSize());
-        }
-        for (int s = 0; s < lists.bound(); s++) {
-            FetchedList list = lists.get(s);
-            if (list != null) {
-                size += 4 + 4 + 4 + 8L * list.slots().length;
-            }
+        long size = 4 + 1 + nodes.serializedSize() + 4 + 4 + 4L * lists.size();
+        for (int i = 0; i < seeds.length; i++) {
+            size += recordLength[i];
         }
         if (size > maxBytes) {
-            long open = Arrays.stream(pushes).filter(java.util.Objects::nonNull).count();
-            throw new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
-                    + " seeds (%d pushes open, %d lists) would take %,d bytes, over the %,d one batch can hold: use"
-                    + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, numFetched,
-                    size, maxBytes));
+            throw tooLarge(size, maxBytes);
         }
         ByteBuffer out = ByteBuffer.allocate((int) size).order(PushNodes.STATE_ORDER);
         out.putInt(settleK);
         out.put((byte) (settleTopUp ? 1 : 0));
         nodes.write(out);
         out.putInt(seeds.length);
-        for (int i = 0; i < pushes.length; i++) {
-            if (pushes[i] != null) {
-                out.put((byte) 0);
-                pushes[i].write(out);
-            } else {
-                out.put((byte) 1);
-                settled[i].write(out);
-            }
+        for (int i = 0; i < seeds.length; i++) {
+            out.put(records[i], recordAt[i], recordLength[i]);
         }
-        out.putInt(numFetched);
-        // One int view for every list (thousands of short lists: a view per list cost more than its copies).
-        IntBuffer ints = out.asIntBuffer();
-        for (int s = 0; s < lists.bound(); s++) {
-            FetchedList list = lists.get(s);
-            if (list == null) {
-                continue;
-            }
-            int[] nb = list.slots();
-            ints.put(s).put(list.degree()).put(nb.length).put(nb).put(list.neighborDegrees());
-        }
-        out.position(out.position() + Integer.BYTES * ints.position());
+        out.putInt(lists.count());
+        lists.write(out.asIntBuffer());
         return out.array();
+    }
+
+    private PprStateTooLargeException tooLarge(long size, long maxBytes) {
+        int open = 0;
+        for (int i = 0; i < seeds.length; i++) {
+            open += records[i] != null && isOpen(i) ? 1 : 0;
+        }
+        return new PprStateTooLargeException(String.format(java.util.Locale.ROOT, "the PPR state of one batch of %d"
+                + " seeds (%d pushes open, %d lists) would take %,d bytes, over the %,d one batch can hold: use"
+                + " fewer seeds per batch (--batch-size) or a larger --eps", seeds.length, open, lists.count(),
+                size, maxBytes));
     }
 
     /** The state {@link #toBytes} wrote. */
@@ -337,34 +370,64 @@ public final class PprBatchPush {
         PushNodes nodes = PushNodes.read(in);
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
-        FetchingPush[] pushes = new FetchingPush[numSeeds];
-        Settled[] settled = new Settled[numSeeds];
+        byte[][] records = new byte[numSeeds][];
+        int[] recordAt = new int[numSeeds];
+        int[] recordLength = new int[numSeeds];
+        // The records stay in the state as they are: only their lengths and seeds are read here.
         for (int i = 0; i < numSeeds; i++) {
-            if (in.get() == 0) {
-                pushes[i] = FetchingPush.read(in, nodes);
-                seeds[i] = pushes[i].seed();
+            int at = in.position();
+            byte tag = in.get(at);
+            int length;
+            if (tag == OPEN) {
+                // tag, alpha, eps, n, n slots (the seed's first), the other columns, the queue, the push count
+                int n = in.getInt(at + 17);
+                int queued = in.getInt(at + 21 + (4 + 8 + 8 + 4 + 4) * n);
+                length = 1 + 8 + 8 + 4 + (4 + 8 + 8 + 4 + 4) * n + 4 + 4 * queued + 8;
+                seeds[i] = nodes.id(in.getInt(at + 21));
+            } else if (tag == SETTLED) {
+                length = 1 + 8 + 8 + 4 + 24 * in.getInt(at + 17);
+                seeds[i] = in.getLong(at + 1);
             } else {
-                settled[i] = Settled.read(in);
-                seeds[i] = settled[i].seed;
+                throw new IllegalArgumentException("seed record " + i + " has tag " + tag);
             }
+            records[i] = state;
+            recordAt[i] = at;
+            recordLength[i] = length;
+            in.position(at + length);
         }
         int numLists = in.getInt();
-        SlotLists lists = new SlotLists(nodes.size());
-        IntBuffer ints = in.asIntBuffer();
-        for (int i = 0; i < numLists; i++) {
-            int s = ints.get();
-            int degree = ints.get();
-            int len = ints.get();
-            int[] nb = new int[len];
-            int[] nd = new int[len];
-            ints.get(nb).get(nd);
-            lists.put(s, FetchedList.ofSlots(degree, nb, nd, nodes), nodes.size());
+        if (in.remaining() % Integer.BYTES != 0) {
+            throw new IllegalArgumentException(in.remaining() % Integer.BYTES + " bytes after the batch push state");
         }
-        in.position(in.position() + Integer.BYTES * ints.position());
-        if (in.hasRemaining()) {
-            throw new IllegalArgumentException(in.remaining() + " bytes after the batch push state");
+        SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size());
+        return new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes, lists);
+    }
+
+    /**
+     * The records one advance writes, in arrays that only grow by a new one (a record keeps the array it was written
+     * in, which is never written again where that record lies).
+     */
+    private final class RecordBuffer {
+        private ByteBuffer buffer;
+
+        RecordBuffer(long capacity) {
+            buffer = allocate(Math.max(64, capacity), 0);
         }
-        return new PprBatchPush(seeds, pushes, settled, settleK, settleTopUp, nodes, lists, numLists);
+
+        /** The buffer, at a position with {@code bytes} free after it. */
+        ByteBuffer reserve(int bytes) {
+            if (buffer.remaining() < bytes) {
+                buffer = allocate(Math.max(2L * buffer.capacity(), bytes), bytes);
+            }
+            return buffer;
+        }
+
+        private ByteBuffer allocate(long capacity, int needed) {
+            if (needed > MAX_STATE_BYTES) {
+                throw tooLarge(needed, MAX_STATE_BYTES);
+            }
+            return ByteBuffer.allocate((int) Math.min(capacity, MAX_STATE_BYTES)).order(PushNodes.STATE_ORDER);
+        }
     }
 
     /** A finished push's selection, best first: node ids, values and hop proximities as the message carries them. */

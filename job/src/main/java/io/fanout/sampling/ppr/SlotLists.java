@@ -1,34 +1,123 @@
 package io.fanout.sampling.ppr;
 
+import java.nio.IntBuffer;
 import java.util.Arrays;
 
 /**
  * One batch's fetched neighbour lists by slot of its {@link PushNodes} (a push reads the list of its queue's head by
- * slot): null where no list was fetched yet, growing with the slots as lists bring new neighbours.
+ * slot), in one int array: per list its slot, the node's true degree, the number {@code n} of neighbours a push reads,
+ * their slots, then their true degrees ({@code 3 + 2n} ints). That is the layout a batch's state holds them in, so a
+ * fetch round reads and writes every list as one copy (a pair of arrays per list, read back one by one, cost more
+ * than the copies).
  */
 final class SlotLists {
-    private FetchedList[] lists;
+    /** By slot: where its list starts in {@link #entries}, or -1 when not fetched. */
+    private int[] at;
+    private int[] entries;
+    private int used;
+    private int count;
 
-    /** Room for {@code slots} slots (at least 16). */
+    /** No list yet, room for {@code slots} slots (at least 16). */
     SlotLists(int slots) {
-        lists = new FetchedList[Math.max(16, slots)];
+        at = new int[Math.max(16, slots)];
+        Arrays.fill(at, -1);
+        entries = new int[64];
     }
 
-    /** The list of {@code slot}, or null when not fetched. */
-    FetchedList get(int slot) {
-        return slot < lists.length ? lists[slot] : null;
+    /** Where the list of {@code slot} starts in {@link #entries()}, or -1 when not fetched. */
+    int at(int slot) {
+        return slot < at.length ? at[slot] : -1;
     }
 
-    /** Sets the list of {@code slot}; {@code slots} is the batch's slot count now (the list's neighbours included). */
-    void put(int slot, FetchedList list, int slots) {
-        if (slots > lists.length) {
-            lists = Arrays.copyOf(lists, Math.max(slots, 2 * lists.length));
+    boolean has(int slot) {
+        return at(slot) >= 0;
+    }
+
+    /**
+     * The lists: at {@code a = at(slot)}, the degree is {@code entries[a + 1]}, {@code n = entries[a + 2]}, the read
+     * neighbours' slots {@code entries[a + 3 ...]} and their degrees {@code entries[a + 3 + n ...]}. The array is
+     * replaced as lists are added, never while a push advances.
+     */
+    int[] entries() {
+        return entries;
+    }
+
+    /** Lists held. */
+    int count() {
+        return count;
+    }
+
+    /** Ints the lists take ({@link #write}). */
+    int size() {
+        return used;
+    }
+
+    /**
+     * Adds the list of {@code slot}, its neighbours as slots of {@code nodes} (new neighbours get theirs); a second list
+     * for a slot is ignored (lists are fixed per node).
+     *
+     * @return whether the list was added
+     */
+    boolean add(int slot, FetchedList list, PushNodes nodes) {
+        if (has(slot)) {
+            return false;
         }
-        lists[slot] = list;
+        long[] neighbors = list.neighbors();
+        int n = neighbors.length;
+        if (used + 3 + 2 * n > entries.length) {
+            entries = Arrays.copyOf(entries, Math.max(2 * entries.length, used + 3 + 2 * n));
+        }
+        int a = used;
+        entries[a] = slot;
+        entries[a + 1] = list.degree();
+        entries[a + 2] = n;
+        for (int i = 0; i < n; i++) {
+            entries[a + 3 + i] = nodes.slot(neighbors[i]);
+        }
+        System.arraycopy(list.neighborDegrees(), 0, entries, a + 3 + n, n);
+        used = a + 3 + 2 * n;
+        count++;
+        if (slot >= at.length) {
+            int old = at.length;
+            at = Arrays.copyOf(at, Math.max(2 * old, Math.max(slot + 1, nodes.size())));
+            Arrays.fill(at, old, at.length, -1);
+        }
+        at[slot] = a;
+        return true;
     }
 
-    /** Slots below which {@link #get} may return a list (for iterating over every list). */
-    int bound() {
-        return lists.length;
+    /** Writes every list (the ints {@link #size} counts). */
+    void write(IntBuffer out) {
+        out.put(entries, 0, used);
+    }
+
+    /**
+     * The {@code count} lists {@link #write} wrote, which are the rest of {@code in}, over {@code slots} slots.
+     *
+     * @throws IllegalArgumentException when they do not fill the rest exactly
+     */
+    static SlotLists read(IntBuffer in, int count, int slots) {
+        SlotLists lists = new SlotLists(slots);
+        int used = in.remaining();
+        lists.entries = new int[Math.max(64, used)];
+        in.get(lists.entries, 0, used);
+        int a = 0;
+        for (int i = 0; i < count; i++) {
+            if (a + 3 > used) {
+                throw new IllegalArgumentException("list " + i + " of " + count + " ends past the state");
+            }
+            int slot = lists.entries[a];
+            if (slot < 0 || slot >= slots) {
+                throw new IllegalArgumentException("list " + i + " has slot " + slot + " of " + slots);
+            }
+            lists.at[slot] = a;
+            a += 3 + 2 * lists.entries[a + 2];
+        }
+        if (a != used) {
+            throw new IllegalArgumentException((used - a) * Integer.BYTES + " bytes after the batch push state");
+        }
+        lists.used = used;
+        lists.count = count;
+        return lists;
     }
 }

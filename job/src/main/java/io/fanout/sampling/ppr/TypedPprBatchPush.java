@@ -161,13 +161,8 @@ public final class TypedPprBatchPush {
         }
         int s = nodes.slot(node);
         for (int ch = 0; ch < channelLists.length; ch++) {
-            FetchedList bound = nodeRows.channelList(channelEdgeTypes[ch]).bind(nodes);
-            channelLists[ch].put(s, bound, nodes.size());
+            channelLists[ch].add(s, nodeRows.channelList(channelEdgeTypes[ch]), nodes);
         }
-    }
-
-    private FetchedList list(int ch, int slot) {
-        return channelLists[ch].get(slot);
     }
 
     /**
@@ -180,10 +175,9 @@ public final class TypedPprBatchPush {
         LongOpenHashSet missing = new LongOpenHashSet();
         for (FetchingPush[] seedPushes : pushes) {
             for (int ch = 0; ch < seedPushes.length; ch++) {
-                final int channel = ch;
                 FetchingPush push = seedPushes[ch];
-                if (!push.advance(slot -> list(channel, slot), mayFetch)) {
-                    push.forEachMissing(slot -> list(channel, slot), slot -> missing.add(nodes.id(slot)));
+                if (!push.advance(channelLists[ch], mayFetch)) {
+                    push.forEachMissing(channelLists[ch], slot -> missing.add(nodes.id(slot)));
                 }
             }
         }

@@ -53,11 +53,12 @@ public class FetchingPushTest {
     void aPushLeftWithoutListsKeepsItsResidual() {
         PushNodes nodes = new PushNodes();
         FetchingPush push = new FetchingPush(nodes, 7, ALPHA, EPS, -1);
-        assertThat(push.advance(slot -> null, true)).isFalse();
+        SlotLists none = new SlotLists(0);
+        assertThat(push.advance(none, true)).isFalse();
         long[] missing = new long[1];
-        push.forEachMissing(slot -> null, slot -> missing[0] = nodes.id(slot));
+        push.forEachMissing(none, slot -> missing[0] = nodes.id(slot));
         assertThat(missing[0]).isEqualTo(7);
-        assertThat(push.advance(slot -> null, false)).isTrue();
+        assertThat(push.advance(none, false)).isTrue();
         assertThat(push.score(0)).isZero();
         assertThat(push.residual(0)).isEqualTo(ALPHA);
         assertThat(push.pushes()).isZero();

@@ -1,11 +1,14 @@
 package io.fanout.sampling.ppr;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** {@link PushNodes}: dense slots in order of first sight, kept through bytes, and a scratch map left all -1. */
+/** {@link PushNodes}: dense slots in order of first sight, kept through bytes, and a scratch map left all -1; {@link SlotLists} over them. */
 class PushNodesTest {
     @Test
     void slotsAreDenseInOrderOfFirstSightAndSurviveBytes() {
@@ -45,13 +48,28 @@ class PushNodesTest {
     }
 
     @Test
-    void aBoundListNamesItsNeighboursBySlotAndReadsBackTheirIds() {
+    void aListNamesItsNeighboursBySlotAndReadsBackFromItsInts() {
         PushNodes nodes = new PushNodes();
-        nodes.slot(9);
-        FetchedList bound = new FetchedList(5, new long[] {3, 9, 4}, new int[] {1, 2, 3}).bind(nodes);
-        assertThat(bound.slots()).containsExactly(1, 0, 2);
-        FetchedList readBack = FetchedList.ofSlots(5, bound.slots(), bound.neighborDegrees(), nodes);
-        assertThat(readBack.neighbors()).containsExactly(3, 9, 4);
-        assertThat(readBack.degree()).isEqualTo(5);
+        int node = nodes.slot(9);
+        SlotLists lists = new SlotLists(0);
+        assertThat(lists.add(node, new FetchedList(5, new long[] {3, 9, 4}, new int[] {1, 2, 3}), nodes)).isTrue();
+        assertThat(lists.add(node, new FetchedList(1, new long[] {7}, new int[] {1}), nodes))
+                .as("a second list for a node").isFalse();
+        int a = lists.at(node);
+        int[] entries = lists.entries();
+        assertThat(Arrays.copyOfRange(entries, a, a + 9)).containsExactly(node, 5, 3, 1, 0, 2, 1, 2, 3);
+        assertThat(nodes.id(1)).isEqualTo(3);
+        assertThat(nodes.id(2)).isEqualTo(4);
+        assertThat(lists.has(1)).isFalse();
+
+        IntBuffer ints = IntBuffer.allocate(lists.size());
+        lists.write(ints);
+        SlotLists readBack = SlotLists.read(ints.flip(), 1, nodes.size());
+        assertThat(readBack.count()).isEqualTo(1);
+        int b = readBack.at(node);
+        assertThat(Arrays.copyOfRange(readBack.entries(), b, b + 9)).containsExactly(node, 5, 3, 1, 0, 2, 1, 2, 3);
+        assertThat(readBack.has(1)).isFalse();
+        assertThatThrownBy(() -> SlotLists.read(IntBuffer.wrap(new int[] {0, 5, 3, 1, 0, 2, 1, 2, 3, 0}), 1, 3))
+                .hasMessage("4 bytes after the batch push state");
     }
 }
