@@ -7,8 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.testing.Waits;
-import io.fanout.graph.NodeIdMap;
-import io.fanout.store.GraphStore;
 import io.fanout.testing.JobConfigs;
 import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
@@ -20,7 +18,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -93,11 +90,7 @@ class HeapStateBackendITCase {
                 "4", "--checkpoint-interval", "300ms", "--checkpoint-dir", tmp.resolve("cp").toUri().toString(),
                 "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=3",
                 "-D", "restart-strategy.fixed-delay.delay=500ms"));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FlinkSettings.flinkConfiguration(config));
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
-        JobClient client = env.executeAsync("heap backend kill");
+        JobClient client = JobSubmissions.submit(config, "heap backend kill");
         JobID job = client.getJobID();
 
         await("the job scheduled", () -> !executionGraph(cluster, job).getAllVertices().isEmpty());
@@ -136,12 +129,7 @@ class HeapStateBackendITCase {
     }
 
     private static long completedCheckpoints(MiniCluster cluster, String[] args) throws Exception {
-        FanoutJobConfig config = JobConfigs.parse(args);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FlinkSettings.flinkConfiguration(config));
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
-        JobClient client = env.executeAsync("checkpoint pause");
+        JobClient client = JobSubmissions.submit(JobConfigs.parse(args), "checkpoint pause");
         client.getJobExecutionResult().get();
         return cluster.getArchivedExecutionGraph(client.getJobID()).get().getCheckpointStatsSnapshot().getCounts()
                 .getNumberOfCompletedCheckpoints();

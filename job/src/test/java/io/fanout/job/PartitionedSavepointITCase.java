@@ -5,10 +5,7 @@ import static io.fanout.job.FanoutJobITCase.readMessages;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fanout.config.FanoutJobConfig;
 import io.fanout.connectors.testing.Waits;
-import io.fanout.graph.NodeIdMap;
-import io.fanout.store.GraphStore;
 import io.fanout.testing.JobConfigs;
 import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
@@ -25,7 +22,6 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.executiongraph.IOMetrics;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +45,7 @@ class PartitionedSavepointITCase {
 
     /** Submits the job of {@code args} as FanoutJob.run builds it, without waiting for it. */
     private JobClient submit(String... args) throws Exception {
-        FanoutJobConfig config = JobConfigs.parse(args);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
-                FlinkSettings.flinkConfiguration(config));
-        NodeIdMap nodes = GraphStore.scanNodeIds(config.graphSpec());
-        FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
-        return env.executeAsync("savepoint test");
+        return JobSubmissions.submit(JobConfigs.parse(args), "savepoint test");
     }
 
     private static String[] with(String[] base, String... more) {
