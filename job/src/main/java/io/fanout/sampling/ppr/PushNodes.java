@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * The nodes one batch's pushes have met, numbered densely in order of first sight (<em>slots</em>). Pushes and bound
- * lists ({@link FetchedList#bind}) name nodes by slot, so a push's innermost steps (the list of the queue's head, the
+ * lists ({@link SlotLists}) name nodes by slot, so a push's innermost steps (the list of the queue's head, the
  * local index of a neighbour) index arrays instead of hashing node ids, and the state kept between fetch rounds holds
  * each id once. Slots are numbered in the order lists arrive in; no result depends on that order.
  */
