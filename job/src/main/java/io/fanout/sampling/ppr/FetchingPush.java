@@ -74,13 +74,18 @@ public final class FetchingPush {
         this.eps = eps;
         this.alphaEps = alpha * eps;
         this.nodes = nodes;
+        columns(capacity);
+        queue = new int[capacity];
+    }
+
+    /** Fresh (zeroed) per-node columns for {@code capacity} touched nodes. */
+    private void columns(int capacity) {
         slot = new int[capacity];
         residual = new double[capacity];
         score = new double[capacity];
         hop = new int[capacity];
         degree = new int[capacity];
         inQueue = new boolean[capacity];
-        queue = new int[capacity];
     }
 
     /**
@@ -376,13 +381,7 @@ public final class FetchingPush {
         this.alphaEps = alpha * eps;
         int old = numTouched;
         if (slot.length < n) {
-            int capacity = Math.max(2 * n, 2 * slot.length);
-            slot = new int[capacity];
-            residual = new double[capacity];
-            score = new double[capacity];
-            hop = new int[capacity];
-            degree = new int[capacity];
-            inQueue = new boolean[capacity];
+            columns(Math.max(2 * n, 2 * slot.length));
         } else {
             if (old > n) {
                 Arrays.fill(residual, n, old, 0);

@@ -115,25 +115,21 @@ public final class PprBatchPush {
     }
 
     private void writeOpen(int i, FetchingPush push, RecordBuffer out) {
-        int length = 1 + push.serializedSize();
-        ByteBuffer to = out.reserve(length);
-        int at = to.position();
-        to.put(OPEN);
-        push.write(to);
-        records[i] = to.array();
-        recordAt[i] = at;
-        recordLength[i] = length;
+        push.write(startRecord(i, OPEN, push.serializedSize(), out));
     }
 
     private void writeSettled(int i, Settled selection, RecordBuffer out) {
-        int length = 1 + selection.serializedSize();
+        selection.write(startRecord(i, SETTLED, selection.serializedSize(), out));
+    }
+
+    /** Makes room in {@code out} for seed {@code i}'s new record, writes its tag and returns where its body goes. */
+    private ByteBuffer startRecord(int i, byte tag, int bodyLength, RecordBuffer out) {
+        int length = 1 + bodyLength;
         ByteBuffer to = out.reserve(length);
-        int at = to.position();
-        to.put(SETTLED);
-        selection.write(to);
         records[i] = to.array();
-        recordAt[i] = at;
+        recordAt[i] = to.position();
         recordLength[i] = length;
+        return to.put(tag);
     }
 
     /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
