@@ -26,6 +26,9 @@ import java.util.function.IntConsumer;
  * ({@link #write}, {@link #read}) between rounds, one column after the other (bulk copies).
  */
 public final class FetchingPush {
+    /** State bytes per touched node ({@link #write}): slot, residual, score, hop, degree. */
+    private static final int BYTES_PER_NODE = 4 + 8 + 8 + 4 + 4;
+
     // Not final: a batch reads each of its pushes into one instance in turn (read(in, nodes, reuse)).
     private double alpha;
     private double eps;
@@ -297,7 +300,27 @@ public final class FetchingPush {
 
     /** Bytes {@link #write} writes. */
     int serializedSize() {
-        return 8 + 8 + 4 + numTouched * (4 + 8 + 8 + 4 + 4) + 4 + 4 * (tail - head) + 8;
+        return (int) serializedSize(numTouched, tail - head);
+    }
+
+    /** Bytes of a state of {@code touched} nodes and {@code queued} queue entries. */
+    private static long serializedSize(long touched, long queued) {
+        return 8 + 8 + 4 + touched * BYTES_PER_NODE + 4 + 4 * queued + 8;
+    }
+
+    /** Bytes of the state {@link #write} wrote at {@code at} of {@code in}, without reading it. */
+    static long serializedSizeAt(ByteBuffer in, int at) {
+        int n = in.getInt(at + 16);
+        long queuedAt = at + 20 + (long) BYTES_PER_NODE * n;
+        if (n < 1 || queuedAt + 4 > in.limit()) {
+            throw new IllegalArgumentException("a push state of " + n + " nodes at byte " + at + " of " + in.limit());
+        }
+        return serializedSize(n, in.getInt((int) queuedAt));
+    }
+
+    /** The slot of the seed of the state {@link #write} wrote at {@code at} of {@code in}. */
+    static int seedSlotAt(ByteBuffer in, int at) {
+        return in.getInt(at + 20);
     }
 
     /** Writes the whole state (for keyed state between rounds), column after column; nodes as slots of the batch's. */

@@ -373,23 +373,24 @@ public final class PprBatchPush {
         for (int i = 0; i < numSeeds; i++) {
             int at = in.position();
             byte tag = in.get(at);
-            int length;
+            long length;
             if (tag == OPEN) {
-                // tag, alpha, eps, n, n slots (the seed's first), the other columns, the queue, the push count
-                int n = in.getInt(at + 17);
-                int queued = in.getInt(at + 21 + (4 + 8 + 8 + 4 + 4) * n);
-                length = 1 + 8 + 8 + 4 + (4 + 8 + 8 + 4 + 4) * n + 4 + 4 * queued + 8;
-                seeds[i] = nodes.id(in.getInt(at + 21));
+                length = 1 + FetchingPush.serializedSizeAt(in, at + 1);
+                seeds[i] = nodes.id(FetchingPush.seedSlotAt(in, at + 1));
             } else if (tag == SETTLED) {
-                length = 1 + 8 + 8 + 4 + 24 * in.getInt(at + 17);
-                seeds[i] = in.getLong(at + 1);
+                length = 1 + Settled.serializedSizeAt(in, at + 1);
+                seeds[i] = Settled.seedAt(in, at + 1);
             } else {
                 throw new IllegalArgumentException("seed record " + i + " has tag " + tag);
             }
+            if (length > in.limit() - at) {
+                throw new IllegalArgumentException("seed record " + i + " ends past the state's " + in.limit()
+                        + " bytes");
+            }
             records[i] = state;
             recordAt[i] = at;
-            recordLength[i] = length;
-            in.position(at + length);
+            recordLength[i] = (int) length;
+            in.position(at + (int) length);
         }
         int numLists = in.getInt();
         if (in.remaining() % Integer.BYTES != 0) {
@@ -458,7 +459,25 @@ public final class PprBatchPush {
         }
 
         int serializedSize() {
-            return 8 + 8 + 4 + 24 * ids.length;
+            return (int) serializedSize(ids.length);
+        }
+
+        private static long serializedSize(long selected) {
+            return 8 + 8 + 4 + 24 * selected;
+        }
+
+        /** Bytes of the selection {@link #write} wrote at {@code at} of {@code in}, without reading it. */
+        static long serializedSizeAt(ByteBuffer in, int at) {
+            int selected = in.getInt(at + 16);
+            if (selected < 0) {
+                throw new IllegalArgumentException("a selection of " + selected + " nodes at byte " + at);
+            }
+            return serializedSize(selected);
+        }
+
+        /** The seed of the selection {@link #write} wrote at {@code at} of {@code in}. */
+        static long seedAt(ByteBuffer in, int at) {
+            return in.getLong(at);
         }
 
         void write(ByteBuffer out) {

@@ -7,6 +7,7 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.GraphLoader;
 import io.fanout.random.SplitMix64;
 import io.fanout.testing.SharedData;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
@@ -85,6 +86,19 @@ public class FetchingPushTest {
                 .hasMessage("the PPR state of one batch of 3 seeds (3 pushes open, 0 lists) would take " + String.format(
                         java.util.Locale.ROOT, "%,d", size) + " bytes, over the " + String.format(java.util.Locale.ROOT,
                         "%,d", size - 1) + " one batch can hold: use fewer seeds per batch (--batch-size) or a larger --eps");
+    }
+
+    /** A state whose push record claims more nodes than the state holds is refused, not read past its end. */
+    @Test
+    void aCorruptPushRecordIsRefusedNamingIt() {
+        byte[] state = new PprBatchPush(new long[] {1, 2, 3}, ALPHA, EPS, K, true).toBytes();
+        ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
+        // settleK, top-up, the nodes (count, ids), the seed count; then the first record: tag, alpha, eps, n
+        int first = 4 + 1 + 4 + 8 * in.getInt(5) + 4;
+        in.putInt(first + 1 + 16, 1_000_000);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PprBatchPush.fromBytes(state))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a push state of 1000000 nodes at byte " + (first + 1) + " of " + state.length);
     }
 
     private static void stateSurvivesBytes(boolean settle) throws Exception {
