@@ -110,8 +110,13 @@ final class SlotLists {
             if (slot < 0 || slot >= slots) {
                 throw new IllegalArgumentException("list " + i + " has slot " + slot + " of " + slots);
             }
+            int n = lists.entries[a + 2];
+            if (n < 0 || n > (used - a - 3) / 2) {
+                throw new IllegalArgumentException("list " + i + " of " + count + " claims " + n
+                        + " neighbours, past the state");
+            }
             lists.at[slot] = a;
-            a += 3 + 2 * lists.entries[a + 2];
+            a += 3 + 2 * n;
         }
         if (a != used) {
             throw new IllegalArgumentException((used - a) * Integer.BYTES + " bytes after the batch push state");

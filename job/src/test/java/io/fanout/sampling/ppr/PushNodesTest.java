@@ -71,5 +71,7 @@ class PushNodesTest {
         assertThat(readBack.has(1)).isFalse();
         assertThatThrownBy(() -> SlotLists.read(IntBuffer.wrap(new int[] {0, 5, 3, 1, 0, 2, 1, 2, 3, 0}), 1, 3))
                 .hasMessage("4 bytes after the batch push state");
+        assertThatThrownBy(() -> SlotLists.read(IntBuffer.wrap(new int[] {0, 5, 4, 1, 0, 2, 1, 2, 3}), 1, 3))
+                .hasMessage("list 0 of 1 claims 4 neighbours, past the state");
     }
 }
