@@ -1,9 +1,6 @@
 package io.fanout.sampling.partitioned;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongArrayList;
-import java.util.Arrays;
 
 /**
  * One batch's k-hop subgraph growing hop by hop from the sampled neighbours of each frontier node, keyed by node
@@ -15,8 +12,7 @@ import java.util.Arrays;
  */
 public final class BatchAssembly {
     private final long[] batch;
-    private final LongArrayList ids;
-    private final Long2IntOpenHashMap local;
+    private final LocalIds ids;
     private final IntArrayList rows;
     private final IntArrayList cols;
     private final IntArrayList nodesPerHop = new IntArrayList();
@@ -27,13 +23,11 @@ public final class BatchAssembly {
     /** Starts a batch: its unique seeds, in first-occurrence order, are hop 0. */
     public BatchAssembly(long[] seeds) {
         this.batch = seeds.clone();
-        ids = new LongArrayList(seeds.length);
+        ids = new LocalIds(seeds.length);
         rows = new IntArrayList();
         cols = new IntArrayList();
-        local = new Long2IntOpenHashMap(seeds.length);
-        local.defaultReturnValue(-1);
         for (long s : seeds) {
-            localIndex(s);
+            ids.add(s);
         }
         nodesPerHop.add(ids.size());
         frontierEnd = ids.size();
@@ -56,11 +50,9 @@ public final class BatchAssembly {
         this.batch = seeds.clone();
         // Sized for the ids it resumes with (rebuilding the index by rehashing dominated resuming a big batch).
         int room = Math.max(drawn, 0);
-        this.ids = new LongArrayList(ids.length + room);
-        local = new Long2IntOpenHashMap(ids.length + room);
-        local.defaultReturnValue(-1);
+        this.ids = new LocalIds(ids.length + room);
         for (long id : ids) {
-            localIndex(id);
+            this.ids.add(id);
         }
         this.rows = new IntArrayList(rows.length + room);
         this.cols = new IntArrayList(cols.length + room);
@@ -72,19 +64,9 @@ public final class BatchAssembly {
         frontierStart = frontierEnd - numSampledNodes[numSampledNodes.length - 1];
     }
 
-    private int localIndex(long id) {
-        // One probe: the index of a known id, or the default (-1) once the new one is in.
-        int at = local.putIfAbsent(id, ids.size());
-        if (at < 0) {
-            at = ids.size();
-            ids.add(id);
-        }
-        return at;
-    }
-
     /** The ids of the nodes to expand at the next hop (those first found at the previous hop), in order. */
     public long[] frontier() {
-        return Arrays.copyOfRange(ids.elements(), frontierStart, frontierEnd);
+        return ids.range(frontierStart, frontierEnd);
     }
 
     /**
@@ -115,7 +97,6 @@ public final class BatchAssembly {
         int room = answers.drawn();
         // At most this many new ids: growing the index step by step rehashed it several times per hop (about a
         // sixth of the hop stage's profile samples in R-MAT 2^20's first epoch).
-        local.ensureCapacity(ids.size() + room);
         ids.ensureCapacity(ids.size() + room);
         rows.ensureCapacity(edgesBefore + room);
         cols.ensureCapacity(edgesBefore + room);
@@ -124,7 +105,7 @@ public final class BatchAssembly {
             long[] list = answers.list(p);
             for (int j = answers.from(p), to = answers.to(p); j < to; j++) {
                 rows.add(row);
-                cols.add(localIndex(list[j]));
+                cols.add(ids.add(list[j]));
             }
         }
         nodesPerHop.add(ids.size() - frontierEnd);
@@ -135,7 +116,7 @@ public final class BatchAssembly {
 
     /** Node ids, the unique seeds first, then each hop's new nodes in discovery order. */
     public long[] ids() {
-        return ids.toLongArray();
+        return ids.toArray();
     }
 
     /** Edge sources (local indices), in edge order. */
