@@ -1,9 +1,6 @@
 package io.fanout.sampling.partitioned;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
-import it.unimi.dsi.fastutil.longs.LongArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -21,8 +18,8 @@ public final class HeteroBatchAssembly {
 
     private final List<Relation> relations;
     private final long[] batch;
-    private final LongArrayList[] ids;
-    private final Long2IntOpenHashMap[] local;
+    /** Per node type: its ids in discovery order, indexed by id ({@link LocalIds}). */
+    private final LocalIds[] ids;
     private final IntArrayList[] nodesPerHop;
     private final IntArrayList[] rows;
     private final IntArrayList[] cols;
@@ -39,7 +36,7 @@ public final class HeteroBatchAssembly {
     public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int seedType, long[] seeds) {
         this(numNodeTypes, relations, seeds, null, null, null, null, null);
         for (long s : seeds) {
-            localIndex(seedType, s);
+            ids[seedType].add(s);
         }
         for (int t = 0; t < numNodeTypes; t++) {
             nodesPerHop[t].add(ids[t].size());
@@ -55,20 +52,17 @@ public final class HeteroBatchAssembly {
             int[][] numSampledNodes, int[][] rows, int[][] cols, int[][] numSampledEdges) {
         this.relations = List.copyOf(relations);
         this.batch = seeds.clone();
-        this.ids = new LongArrayList[numNodeTypes];
-        this.local = new Long2IntOpenHashMap[numNodeTypes];
+        this.ids = new LocalIds[numNodeTypes];
         this.nodesPerHop = new IntArrayList[numNodeTypes];
         this.frontierStart = new int[numNodeTypes];
         this.frontierEnd = new int[numNodeTypes];
         for (int t = 0; t < numNodeTypes; t++) {
             int size = ids == null ? 16 : ids[t].length;
-            this.ids[t] = new LongArrayList(size);
-            local[t] = new Long2IntOpenHashMap(size);
-            local[t].defaultReturnValue(-1);
+            this.ids[t] = new LocalIds(size);
             nodesPerHop[t] = new IntArrayList();
             if (ids != null) {
                 for (long id : ids[t]) {
-                    localIndex(t, id);
+                    this.ids[t].add(id);
                 }
                 nodesPerHop[t].addElements(0, numSampledNodes[t]);
                 frontierEnd[t] = ids[t].length;
@@ -87,19 +81,9 @@ public final class HeteroBatchAssembly {
         }
     }
 
-    private int localIndex(int type, long id) {
-        int at = local[type].get(id);
-        if (at < 0) {
-            at = ids[type].size();
-            local[type].put(id, at);
-            ids[type].add(id);
-        }
-        return at;
-    }
-
     /** The ids of node type {@code type} to expand at the next hop (first found at the previous hop), in order. */
     public long[] frontier(int type) {
-        return Arrays.copyOfRange(ids[type].elements(), frontierStart[type], frontierEnd[type]);
+        return ids[type].range(frontierStart[type], frontierEnd[type]);
     }
 
     /** The number of nodes {@link #frontier} would give. */
@@ -168,7 +152,7 @@ public final class HeteroBatchAssembly {
                 long[] list = answers[r].list(i);
                 for (int j = answers[r].from(i), to = answers[r].to(i); j < to; j++) {
                     // As GLT reports them: rows the sampled neighbours, cols the nodes expanded.
-                    rows[r].add(localIndex(rel.valueType(), list[j]));
+                    rows[r].add(ids[rel.valueType()].add(list[j]));
                     cols[r].add(start + i);
                 }
             }
@@ -185,7 +169,7 @@ public final class HeteroBatchAssembly {
     public long[][] ids() {
         long[][] out = new long[ids.length][];
         for (int t = 0; t < ids.length; t++) {
-            out[t] = ids[t].toLongArray();
+            out[t] = ids[t].toArray();
         }
         return out;
     }
