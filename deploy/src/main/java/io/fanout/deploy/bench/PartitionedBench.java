@@ -33,7 +33,9 @@ import java.util.stream.Stream;
  * which is RocksDB's block cache and write buffers (Flink's local default is 128 MB, a small fraction of a real
  * TaskManager's; the memory store uses none of it). Without {@code --graph} it generates an R-MAT graph (seed 1,
  * 8 parts) into {@code deploy/target/bench/rmat-*}, once. The result goes to
- * {@code deploy/bench-results/partitioned.json}.
+ * {@code deploy/bench-results/partitioned.json} ({@code partitioned-ppr.json} for PPR; for a typed graph, given with
+ * its {@code --seed-type} in {@code --job-args}, {@code partitioned-typed.json} and {@code partitioned-typed-ppr.json},
+ * without goals: issue 28's are the plain graphs').
  *
  * <p>Per store and parallelism, one job per round (every node a seed, {@code --epochs} shuffled epochs, output
  * discarded), the stores in paired, alternated rounds ({@link PairedRounds}): every partitioned store samples the same
@@ -67,13 +69,16 @@ final class PartitionedBench {
         List<String> jobArgs = new ArrayList<>();
         String checkpointInterval = "10s";
         int managedMb = 1024;
-        // PPR's result is its own file (partitioned-ppr.json), beside k-hop's rather than in place of it.
+        // PPR's result is its own file (partitioned-ppr.json), beside k-hop's rather than in place of it; a typed
+        // graph's too (partitioned-typed.json, partitioned-typed-ppr.json): issue 28's goals are the plain graphs'.
         boolean pprArgs = false;
+        boolean typedGraph = false;
         for (int i = 1; i + 1 < args.length; i += 2) {
             pprArgs |= args[i].equals("--job-args") && args[i + 1].matches(".*--sampler\\s+ppr\\b.*");
+            typedGraph |= args[i].equals("--graph") && io.fanout.graph.typed.TypedGraphFiles.isTyped(Path.of(args[i + 1]));
         }
-        BenchRecord record = new BenchRecord(pprArgs ? "partitioned-ppr" : "partitioned", "deploy/bin/fanout-bench", args,
-                root, 3, 0);
+        BenchRecord record = new BenchRecord("partitioned" + (typedGraph ? "-typed" : "") + (pprArgs ? "-ppr" : ""),
+                "deploy/bin/fanout-bench", args, root, 3, 0);
         for (int i = 1; i + 1 < args.length; i += 2) {
             if (record.option(args[i], args[i + 1])) {
                 continue;
@@ -113,7 +118,11 @@ final class PartitionedBench {
         // measured jobs' own arguments (their sampler) and every node a seed for WARMUP_EPOCHS epochs, so each store's
         // sampling code is compiled before it is timed: the memory store's calibration jobs warm its code anyway, and
         // a partitioned store warmed by one k-hop seed measured its first PPR round before PPR's code had run at all.
-        Path warmupGraph = generated(workDir, 12, 8, -1);
+        // A typed graph's options (--seed-type, --ppr-channels) are refused on a plain one, and a node file's ids
+        // are the measured graph's: then it warms up on the graph itself.
+        boolean typed = io.fanout.graph.typed.TypedGraphFiles.isTyped(graph);
+        boolean ownWarmup = typed || jobArgs.contains("--node-features");
+        Path warmupGraph = ownWarmup ? graph : generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
         for (String store : storeList) { // every store alike, so no side is measured before its own warm-up
@@ -123,7 +132,8 @@ final class PartitionedBench {
             if (!ppr) { // PPR refuses k-hop's fanouts
                 warm.addAll(List.of("--fanout", fanout));
             }
-            warm.addAll(withoutSeeds(jobArgs)); // seeds of the measured graph need not exist in the small one
+            // Seeds of the measured graph need not exist in the small one.
+            warm.addAll(ownWarmup ? jobArgs : withoutSeeds(jobArgs));
             job(warm, "--epochs", String.valueOf(WARMUP_EPOCHS));
         }
         deleteTree(warmup);
@@ -173,7 +183,7 @@ final class PartitionedBench {
                 }
                 for (String store : storeList) {
                     if (!store.equals("memory")) {
-                        record(record, result, store, p, compared, ppr);
+                        record(record, result, store, p, compared, ppr, typed);
                     }
                 }
             }
@@ -204,23 +214,23 @@ final class PartitionedBench {
      * message, >= 0.5x) and, for k-hop on RocksDB, checkpoint bytes per stored edge (both hop copies, <= 10).
      */
     private static void record(BenchRecord record, PairedRounds result, String store, int p,
-            String compared, boolean ppr) {
+            String compared, boolean ppr, boolean typed) {
         boolean heap = store.equals("partitioned-heap");
-        String id = (ppr ? "ppr-" : "") + store;
-        String sampler = ppr ? "PPR, " : "";
+        String id = (typed ? "typed-" : "") + (ppr ? "ppr-" : "") + store;
+        String sampler = (typed ? "typed " : "") + (ppr ? "PPR, " : typed ? "k-hop, " : "");
         record.add(id + "_p" + p, "--store " + store + " / memory, " + sampler + "p=" + p + ", " + compared,
-                "sampled edges/s", "memory", store, ppr ? 0.2 : heap ? 0.5 : 0.3, result.values("memory", RATE),
-                result.values(store, RATE));
+                "sampled edges/s", "memory", store, typed ? null : ppr ? 0.2 : heap ? 0.5 : 0.3,
+                result.values("memory", RATE), result.values(store, RATE));
         record.add(id + "_load_p" + p, "--store " + store + " / memory, " + sampler + "p=" + p
-                + ", load rate (edge rows/s, submission to the first message)", "edge rows/s", "memory", store, 0.5,
-                result.values("memory", LOAD_RATE), result.values(store, LOAD_RATE));
+                + ", load rate (edge rows/s, submission to the first message)", "edge rows/s", "memory", store,
+                typed ? null : 0.5, result.values("memory", LOAD_RATE), result.values(store, LOAD_RATE));
         // RocksDB's only (the heap backend's is printed and in the details): a PPR checkpoint also holds the open
         // batches' pushes, so its size is not the graph's.
         if (!ppr && !heap) {
-            record.add(id + "_bytes_p" + p, "--store " + store + ", p=" + p
-                    + ": checkpoint bytes per stored edge (both hop copies; lower is better)", "bytes/stored edge",
-                    "stored edges", "checkpoint bytes", 10.0, true, result.values(store, STORED),
-                    result.values(store, CHECKPOINT));
+            record.add(id + "_bytes_p" + p, "--store " + store + ", " + sampler + "p=" + p
+                    + ": checkpoint bytes per stored edge (" + (typed ? "every (edge type, hop) copy" : "both hop copies")
+                    + "; lower is better)", "bytes/stored edge", "stored edges", "checkpoint bytes", typed ? null : 10.0,
+                    true, result.values(store, STORED), result.values(store, CHECKPOINT));
         }
     }
 
@@ -446,10 +456,16 @@ final class PartitionedBench {
         return dir;
     }
 
-    /** Edge rows of a graph: the headers' num_edges when every part declares it, else a count of data lines. */
+    /**
+     * Edge rows of a graph (a typed graph's: of every edge type's file): the headers' num_edges when every part
+     * declares it, else a count of data lines.
+     */
     static long edgeRows(Path graph) throws IOException {
         long rows = 0;
-        for (Path part : io.fanout.graph.GraphLoader.edgeFiles(graph)) {
+        List<Path> parts = io.fanout.graph.typed.TypedGraphFiles.isTyped(graph)
+                ? List.copyOf(io.fanout.graph.typed.TypedGraphFiles.of(graph).edges().values())
+                : io.fanout.graph.GraphLoader.edgeFiles(graph);
+        for (Path part : parts) {
             long declared = -1;
             try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(open(part), StandardCharsets.UTF_8))) {
                 String first = reader.readLine();

@@ -77,7 +77,8 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
             RequestRouting.groups(next, hop + 1, assembly.frontier(), getRuntimeContext().getTaskInfo(),
                     r -> ctx.output(tag, r));
         } else if (nodeData) {
-            NodeDataRequest.sendAll(next.ids, next.batchKey, r -> ctx.output(NODE_DATA_REQUESTS, r));
+            NodeDataRequest.sendAll(next.ids, next.batchKey, getRuntimeContext().getTaskInfo(),
+                    r -> ctx.output(NODE_DATA_REQUESTS, r));
         }
         out.collect(next);
     }

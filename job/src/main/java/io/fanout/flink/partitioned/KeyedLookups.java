@@ -21,7 +21,7 @@ final class KeyedLookups {
      * State per node: its label and encoded row.
      */
     static KeyedLookupOperator<NodeRecord, NodeRecord, NodeDataRequest, NodeDataAnswer> nodeData() {
-        return new KeyedLookupOperator<>("node-row", TypeInformation.of(NodeRecord.class), "waiting-node-requests",
+        return new KeyedLookupOperator<>("node-row", TypeInformation.of(NodeRecord.class), "waiting-node-request-groups",
                 TypeInformation.of(NodeDataRequest.class), new NodeData());
     }
 
@@ -61,15 +61,32 @@ final class KeyedLookups {
         @Override
         public NodeDataAnswer answer(NodeDataRequest request, KeyedLookupOperator.Values<NodeRecord> values)
                 throws Exception {
-            NodeRecord stored = values.of(request.node);
-            if (stored == null) {
-                // Without --seeds the client's scan checked that every node has a row; given seeds it reads no graph
-                // file, so this is a node file that does not cover the graph (or one changed since): every attempt
-                // would fail the same way, so the job fails at once.
-                throw new SuppressRestartsException(new IllegalStateException("node " + request.node
-                        + " is in the graph but has no row in the node file (--node-features must cover every node)"));
+            int n = request.nodes.length;
+            int[] labels = new int[n];
+            byte[] rows = null;
+            int rowBytes = 0;
+            for (int i = 0; i < n; i++) {
+                NodeRecord stored = values.of(request.nodes[i]);
+                if (stored == null) {
+                    // Without --seeds the client's scan checked that every node has a row; given seeds it reads no
+                    // graph file, so this is a node file that does not cover the graph (or one changed since): every
+                    // attempt would fail the same way, so the job fails at once.
+                    throw new SuppressRestartsException(new IllegalStateException("node " + request.nodes[i]
+                            + " is in the graph but has no row in the node file (--node-features must cover every"
+                            + " node)"));
+                }
+                if (rows == null) {
+                    rowBytes = stored.row.length;
+                    rows = new byte[Math.multiplyExact(n, rowBytes)];
+                } else if (stored.row.length != rowBytes) {
+                    throw new IllegalStateException("node " + request.nodes[i] + " has a row of " + stored.row.length
+                            + " bytes, node " + request.nodes[0] + " one of " + rowBytes + ": one node file's rows"
+                            + " are all alike");
+                }
+                labels[i] = stored.label;
+                System.arraycopy(stored.row, 0, rows, i * rowBytes, rowBytes);
             }
-            return new NodeDataAnswer(request.batchKey, request.position, stored.label, stored.row);
+            return new NodeDataAnswer(request.batchKey, request.positions, labels, rowBytes, rows);
         }
     }
 

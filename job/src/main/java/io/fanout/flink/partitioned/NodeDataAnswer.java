@@ -1,18 +1,35 @@
 package io.fanout.flink.partitioned;
 
-/** A node's features and label, back to its batch (a Flink POJO keyed by {@link #batchKey}). */
+/**
+ * The features and labels of one {@link NodeDataRequest}'s nodes, back to their batch as one record (a Flink POJO
+ * keyed by {@link #batchKey}): node {@code i} goes to position {@code positions[i]} of the batch's {@code ids}, its
+ * label is {@code labels[i]} and its row {@code rows[i * rowBytes .. (i + 1) * rowBytes)} (every row of a node file
+ * has the same length).
+ */
 public class NodeDataAnswer {
     public long batchKey;
-    public int position;
-    public int label;
-    public byte[] row;
+    public int[] positions;
+    public int[] labels;
+    public int rowBytes;
+    public byte[] rows;
 
     public NodeDataAnswer() {}
 
-    public NodeDataAnswer(long batchKey, int position, int label, byte[] row) {
+    public NodeDataAnswer(long batchKey, int[] positions, int[] labels, int rowBytes, byte[] rows) {
         this.batchKey = batchKey;
-        this.position = position;
-        this.label = label;
-        this.row = row;
+        this.positions = positions;
+        this.labels = labels;
+        this.rowBytes = rowBytes;
+        this.rows = rows;
+    }
+
+    /** The nodes answered. */
+    public int size() {
+        return positions.length;
+    }
+
+    /** Copies node {@code i}'s row into {@code body} at its position (rows of {@code rowBytes} each). */
+    void copyRow(int i, byte[] body) {
+        System.arraycopy(rows, i * rowBytes, body, positions[i] * rowBytes, rowBytes);
     }
 }

@@ -12,7 +12,7 @@ public class NodeDataStageFunction extends GatherStageFunction<PartialBatch, Nod
     private static final long serialVersionUID = 1L;
 
     public NodeDataStageFunction() {
-        super("batch", PartialBatch.class, "node-answers", NodeDataAnswer.class);
+        super("batch", PartialBatch.class, "node-answer-groups", NodeDataAnswer.class);
     }
 
     @Override
@@ -22,7 +22,7 @@ public class NodeDataStageFunction extends GatherStageFunction<PartialBatch, Nod
 
     @Override
     protected int counted(NodeDataAnswer answer) {
-        return 1;
+        return answer.size();
     }
 
     /** Every node of the batch answered: its rows and labels go in {@code ids} order. */
@@ -35,11 +35,13 @@ public class NodeDataStageFunction extends GatherStageFunction<PartialBatch, Nod
         int rowBytes = -1;
         for (NodeDataAnswer a : answers) {
             if (rows == null) {
-                rowBytes = a.row.length;
+                rowBytes = a.rowBytes;
                 rows = new byte[Math.multiplyExact(n, rowBytes)];
             }
-            System.arraycopy(a.row, 0, rows, a.position * rowBytes, rowBytes);
-            labels[a.position] = a.label;
+            for (int i = 0; i < a.size(); i++) {
+                a.copyRow(i, rows);
+                labels[a.positions[i]] = a.labels[i];
+            }
         }
         partial.nfeats = rows;
         partial.nlabels = labels;

@@ -41,7 +41,8 @@ public class PprFinishFunction extends ProcessFunction<PprPartial, PartialBatch>
         batch.pprEdgeIndex = result.edgeIndex;
         batch.pprEdgeAttr = result.edgeAttr;
         if (nodeData) {
-            NodeDataRequest.sendAll(batch.ids, batch.batchKey, r -> ctx.output(HopStageFunction.NODE_DATA_REQUESTS, r));
+            NodeDataRequest.sendAll(batch.ids, batch.batchKey, getRuntimeContext().getTaskInfo(),
+                    r -> ctx.output(HopStageFunction.NODE_DATA_REQUESTS, r));
         }
         out.collect(batch);
     }

@@ -78,7 +78,8 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
             layout.sendRequests(next, hop + 1, assembly, getRuntimeContext().getTaskInfo(),
                     (t, group) -> ctx.output(TypedLayout.requests(hop + 1, t), group));
         } else {
-            TypedLayout.sendNodeDataRequests(next.ids, nodeData, next.batchKey, ctx::output);
+            TypedLayout.sendNodeDataRequests(next.ids, nodeData, next.batchKey, getRuntimeContext().getTaskInfo(),
+                    ctx::output);
         }
         out.collect(next);
     }

@@ -119,11 +119,12 @@ final class TypedLayout implements Serializable {
      * its type's {@link #nodeDataRequests} through {@code out}.
      */
     static void sendNodeDataRequests(long[][] ids, boolean[] nodeData, long batchKey,
+            org.apache.flink.api.common.TaskInfo task,
             java.util.function.BiConsumer<org.apache.flink.util.OutputTag<NodeDataRequest>, NodeDataRequest> out) {
         for (int type = 0; type < nodeData.length; type++) {
             if (nodeData[type]) {
                 org.apache.flink.util.OutputTag<NodeDataRequest> tag = nodeDataRequests(type);
-                NodeDataRequest.sendAll(ids[type], batchKey, r -> out.accept(tag, r));
+                NodeDataRequest.sendAll(ids[type], batchKey, task, r -> out.accept(tag, r));
             }
         }
     }

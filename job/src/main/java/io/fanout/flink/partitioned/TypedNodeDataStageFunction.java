@@ -15,7 +15,7 @@ public class TypedNodeDataStageFunction extends GatherStageFunction<TypedPartial
     private final boolean[] nodeData;
 
     TypedNodeDataStageFunction(boolean[] nodeData) {
-        super("batch", TypedPartialBatch.class, "node-answers", TypedNodeDataAnswer.class);
+        super("batch", TypedPartialBatch.class, "node-answer-groups", TypedNodeDataAnswer.class);
         this.nodeData = nodeData.clone();
     }
 
@@ -30,7 +30,7 @@ public class TypedNodeDataStageFunction extends GatherStageFunction<TypedPartial
 
     @Override
     protected int counted(TypedNodeDataAnswer answer) {
-        return 1;
+        return answer.answer.size();
     }
 
     @Override
@@ -50,11 +50,13 @@ public class TypedNodeDataStageFunction extends GatherStageFunction<TypedPartial
             NodeDataAnswer a = typed.answer;
             int t = typed.nodeType;
             if (rows[t] == null) {
-                rowBytes[t] = a.row.length;
+                rowBytes[t] = a.rowBytes;
                 rows[t] = new byte[Math.multiplyExact(partial.ids[t].length, rowBytes[t])];
             }
-            System.arraycopy(a.row, 0, rows[t], a.position * rowBytes[t], rowBytes[t]);
-            labels[t][a.position] = a.label;
+            for (int i = 0; i < a.size(); i++) {
+                a.copyRow(i, rows[t]);
+                labels[t][a.positions[i]] = a.labels[i];
+            }
         }
         for (int t = 0; t < types; t++) {
             if (nodeData[t] && rows[t] == null) {

@@ -187,7 +187,8 @@ public final class TypedPprFunctions {
             batch.pprColumns = result.columns;
             batch.rows = result.sampledRows;
             batch.cols = result.sampledCols;
-            TypedLayout.sendNodeDataRequests(batch.ids, nodeData, batch.batchKey, ctx::output);
+            TypedLayout.sendNodeDataRequests(batch.ids, nodeData, batch.batchKey, getRuntimeContext().getTaskInfo(),
+                    ctx::output);
             out.collect(batch);
         }
     }

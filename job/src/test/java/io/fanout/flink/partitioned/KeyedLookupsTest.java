@@ -61,37 +61,46 @@ class KeyedLookupsTest {
     }
 
     @Test
-    void nodeDataWaitsForTheLoadThenAnswersEachRequestWithItsRow() throws Exception {
+    void nodeDataWaitsForTheLoadThenAnswersEachGroupWithItsRowsInOneRecord() throws Exception {
         var harness = harness(KeyedLookups.nodeData(), new PartitionedKHop.RowNode(),
                 new PartitionedKHop.NodeRequestNode());
         harness.processElement1(new StreamRecord<>(new NodeRecord(5, 2, new byte[] {1, 2})));
-        harness.processElement2(new StreamRecord<>(new NodeDataRequest(7, 100, 1))); // its row is not loaded yet
+        // Node 7's row is not loaded yet: the group waits.
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(100, new long[] {7, 5}, new int[] {3, 0})));
         harness.processElement1(new StreamRecord<>(new NodeRecord(7, -1, new byte[] {3, 4})));
         assertThat(answers(harness)).isEmpty();
         assertThat(keys(harness, "node-row")).isEqualTo(2);
-        assertThat(keys(harness, "waiting-node-requests")).isEqualTo(1);
+        assertThat(keys(harness, "waiting-node-request-groups")).isEqualTo(1);
 
         harness.endInput1();
-        harness.processElement2(new StreamRecord<>(new NodeDataRequest(5, 101, 0)));
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(101, new long[] {5}, new int[] {2})));
         List<NodeDataAnswer> out = answers(harness);
         assertThat(out).hasSize(2);
         assertThat(out.get(0).batchKey).isEqualTo(100);
-        assertThat(out.get(0).position).isEqualTo(1);
-        assertThat(out.get(0).label).isEqualTo(-1);
-        assertThat(out.get(0).row).containsExactly(3, 4);
+        assertThat(out.get(0).positions).containsExactly(3, 0);
+        assertThat(out.get(0).labels).containsExactly(-1, 2);
+        assertThat(out.get(0).rowBytes).isEqualTo(2);
+        assertThat(out.get(0).rows).containsExactly(3, 4, 1, 2);
+        byte[] body = new byte[8];
+        out.get(0).copyRow(0, body);
+        out.get(0).copyRow(1, body);
+        assertThat(body).containsExactly(1, 2, 0, 0, 0, 0, 3, 4); // node 5 at position 0, node 7 at position 3
         assertThat(out.get(1).batchKey).isEqualTo(101);
-        assertThat(out.get(1).label).isEqualTo(2);
-        assertThat(out.get(1).row).containsExactly(1, 2);
-        assertThat(keys(harness, "waiting-node-requests")).isZero();
+        assertThat(out.get(1).positions).containsExactly(2);
+        assertThat(out.get(1).labels).containsExactly(2);
+        assertThat(out.get(1).rows).containsExactly(1, 2);
+        assertThat(keys(harness, "waiting-node-request-groups")).isZero();
     }
 
     @Test
     void aNodeWithoutARowFailsTheJobWithoutRestartsNamingIt() throws Exception {
         var harness = harness(KeyedLookups.nodeData(), new PartitionedKHop.RowNode(),
                 new PartitionedKHop.NodeRequestNode());
+        harness.processElement1(new StreamRecord<>(new NodeRecord(5, 2, new byte[] {1, 2})));
         harness.endInput1();
-        assertThatThrownBy(() -> harness.processElement2(new StreamRecord<>(new NodeDataRequest(9, 1, 0))))
-                .isInstanceOf(SuppressRestartsException.class).hasStackTraceContaining("node 9 is in the graph");
+        assertThatThrownBy(() -> harness.processElement2(new StreamRecord<>(new NodeDataRequest(1,
+                new long[] {5, 9}, new int[] {0, 1})))).isInstanceOf(SuppressRestartsException.class)
+                .hasStackTraceContaining("node 9 is in the graph");
     }
 
     @Test
