@@ -167,8 +167,9 @@ public final class FanoutOptions {
                     + " recently read values. K-hop (one lookup per hop and parallel subtask): node heads (degree and"
                     + " first bucket of neighbours), and a quarter of that more for the later buckets of nodes longer"
                     + " than one. PPR (one lookup per fetch round and parallel subtask): the nodes' neighbour lists"
-                    + " (typed: rows). 0 = off; -1 (default) = auto: an eighth of the TaskManager's heap, shared by"
-                    + " the lookup subtasks it can run (hops or fetch rounds x task slots). Bounded by the heap, so"
+                    + " (typed: rows). With a node file, its lookup: the nodes' rows. 0 = off; -1 (default) = auto:"
+                    + " an eighth of the TaskManager's heap, shared by the lookup subtasks it can run ((hops or fetch"
+                    + " rounds, plus node-data lookups) x task slots). Bounded by the heap, so"
                     + " it does not grow with the graph; a hit saves a RocksDB read. Does not change the samples.");
 
     public static final ConfigOption<String> GRAPH_UPDATES = ConfigOptions.key("fanout.graph-updates")

@@ -88,6 +88,12 @@ final class KeyedLookups {
             }
             return new NodeDataAnswer(request.batchKey, request.positions, labels, rowBytes, rows);
         }
+
+        /** The record, its row array and the row. */
+        @Override
+        public long cachedBytes(NodeRecord stored) {
+            return 56 + stored.row.length;
+        }
     }
 
     private static final class PprLists implements StoresLoaded<PprNodeList, PprFetchRequest, PprAnswerGroup> {

@@ -86,7 +86,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final long seed;
     private final int bucketSize;
     private final long cacheBytes;
-    private final int hops;
+    private final int cachedLookups;
     private final boolean compactAfterLoad;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
@@ -117,17 +117,18 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * @param bucketSize neighbours per stored bucket, {@code >= 1}
      * @param cacheBytes heap for recently read node heads ({@link HeadCache}), {@code >= 0}, or -1: sized from the
      *     TaskManager's heap ({@link #autoCacheBytes})
-     * @param hops the job's hops (one lookup operator each), for the automatic cache size
+     * @param cachedLookups the job's cached lookup operators (one per hop, or per walked (edge type, hop), and each
+     *     node-data lookup), for the automatic cache size
      * @param compactAfterLoad compact the loaded groups once the edges end ({@link LoadCompaction})
      */
-    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes, int hops,
+    public NeighborLookupOperator(int fanout, boolean replace, long seed, int bucketSize, long cacheBytes, int cachedLookups,
             boolean compactAfterLoad) {
         this.fanout = fanout;
         this.replace = replace;
         this.seed = seed;
         this.bucketSize = bucketSize;
         this.cacheBytes = cacheBytes;
-        this.hops = hops;
+        this.cachedLookups = cachedLookups;
         this.compactAfterLoad = compactAfterLoad;
         new NeighborBuckets(bucketSize); // fail here, on the client, for a bad size
         if (cacheBytes != -1) {
@@ -151,14 +152,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * 6 GB heap: 384 MB) the first epoch's hits went from 11 % (32 MB) to 62 % and its rate from 131 k to 224 k
      * sampled edges/s.
      */
-    static long autoCacheBytes(long maxHeap, int hops, int slots) {
-        return maxHeap / 8 / ((long) Math.max(hops, 1) * Math.max(slots, 1));
+    static long autoCacheBytes(long maxHeap, int lookups, int slots) {
+        return maxHeap / 8 / ((long) Math.max(lookups, 1) * Math.max(slots, 1));
     }
 
     /**
      * The heap one lookup subtask of {@code operator} caches in: {@code cacheBytes} ({@code --partitioned.cache-mb})
      * capped to a 16th of the heap, or with -1 {@link #autoCacheBytes} over {@code lookups} lookup operators a slot
-     * ({@code lookupsName}: hops, PPR fetch rounds) and the TaskManager's slots; logged as {@code what}.
+     * ({@code lookupsName}: lookups, PPR fetch rounds) and the TaskManager's slots; logged as {@code what}.
      */
     static long cacheCapacity(AbstractStreamOperator<?> operator, long cacheBytes, int lookups, String what,
             String lookupsName) {
@@ -197,7 +198,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         layout = new NeighborBuckets(bucketSize);
         gather = new HeadGather(layout);
         headScratch = new long[0][];
-        cache = new HeadCache(cacheCapacity(this, cacheBytes, hops, "head cache", "hops"));
+        cache = new HeadCache(cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups"));
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");

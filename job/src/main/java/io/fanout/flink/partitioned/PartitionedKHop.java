@@ -53,6 +53,8 @@ public final class PartitionedKHop {
         DataStream<EdgeGroupBatch> edgeGroups = updateLines == null ? edgeGroupBatches(env, spec, "") : null;
 
         boolean nodeData = spec.nodeFeatures() != null;
+        // The automatic cache size is shared by the cached lookups: one per hop, and the node-data lookup.
+        int cacheLookups = fanouts.length + (nodeData ? 1 : 0);
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
         // state layout), so a savepoint of one kind never restores into the other.
         String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize) + (updateLines == null ? ""
@@ -83,7 +85,7 @@ public final class PartitionedKHop {
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
-                                    fanouts.length, compactAfterLoad))
+                                    cacheLookups, compactAfterLoad))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
@@ -97,7 +99,7 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, stage, updateLines != null, o.shares(), runTag);
+        return withNodeData(env, spec, stage, updateLines != null, o.shares(), runTag, o.cacheBytes(), cacheLookups);
     }
 
     /**
@@ -178,16 +180,19 @@ public final class PartitionedKHop {
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             SingleOutputStreamOperator<PartialBatch> stage, String runTag) throws IOException {
-        return withNodeData(env, spec, stage, false, TrainerShares.ONE, runTag);
+        return withNodeData(env, spec, stage, false, TrainerShares.ONE, runTag, -1, 1);
     }
 
     /**
      * As above; {@code graphVersions}: messages carry {@code #META.graph_version}; {@code shares}: their trainer
-     * share with several trainers.
+     * share with several trainers. The node-data lookup caches the rows it read last ({@code --partitioned.cache-mb}
+     * in bytes as {@code cacheBytes}, -1 automatic), its automatic share one of the job's {@code cacheLookups} cached
+     * lookups (a hit saves a RocksDB read of the row: pubmed with its labels, p=2, 1.9 M sampled edges/s without the
+     * cache, 5.2 M with it).
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, TrainerShares shares, String runTag)
-            throws IOException {
+            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, TrainerShares shares, String runTag,
+            long cacheBytes, int cacheLookups) throws IOException {
         boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
@@ -209,7 +214,8 @@ public final class PartitionedKHop {
                     .name("node-reader").uid("node-reader");
             DataStream<NodeDataAnswer> nodeAnswers = rows.keyBy(new RowNode(), Types.LONG)
                     .connect(stage.getSideOutput(HopStageFunction.NODE_DATA_REQUESTS).keyBy(new NodeRequestNode(), Types.LONG))
-                    .transform("node-data", TypeInformation.of(NodeDataAnswer.class), KeyedLookups.nodeData())
+                    .transform("node-data", TypeInformation.of(NodeDataAnswer.class),
+                            KeyedLookups.nodeData().cached(cacheBytes, cacheLookups))
                     .uid("node-data");
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(nodeAnswers.keyBy(new NodeAnswerKey(), Types.LONG))

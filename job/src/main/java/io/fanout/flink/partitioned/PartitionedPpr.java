@@ -62,7 +62,7 @@ public final class PartitionedPpr {
             DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
-                            KeyedLookups.pprLists().cached(o.cacheBytes(), rounds))
+                            KeyedLookups.pprLists().cached(o.cacheBytes(), cacheLookups(spec, rounds)))
                     .uid("ppr-fetch-" + round);
             stage = round(stage, answers, round, o);
         }
@@ -117,6 +117,11 @@ public final class PartitionedPpr {
                 + ", ppr fetch rounds " + rounds + ", ppr-max-neighbors " + o.pprMaxNeighbors() + ", ppr layout 4";
     }
 
+    /** The cached lookups the automatic cache size is shared by: one per fetch round, and the node-data lookup. */
+    private static int cacheLookups(GraphSpec spec, int rounds) {
+        return rounds + (spec.nodeFeatures() != null ? 1 : 0);
+    }
+
     private static PprStartFunction start(StageOptions o) {
         return new PprStartFunction(o.seedIds(), o.alpha(), o.eps(), o.maxPprNodes(), o.residualTopUp());
     }
@@ -137,7 +142,8 @@ public final class PartitionedPpr {
                 .process(new PprFinishFunction(o.maxPprNodes(), o.residualTopUp(), spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
                 .name("ppr-select").uid("ppr-select" + runTag);
-        return PartitionedKHop.withNodeData(env, spec, selected, o.graphUpdates() != null, o.shares(), runTag);
+        return PartitionedKHop.withNodeData(env, spec, selected, o.graphUpdates() != null, o.shares(), runTag,
+                o.cacheBytes(), cacheLookups(spec, o.pprRounds()));
     }
 
     /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */

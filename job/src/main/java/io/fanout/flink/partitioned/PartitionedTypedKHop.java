@@ -87,6 +87,8 @@ public final class PartitionedTypedKHop {
                         .append(spec.featureDType()).append(')');
             }
         }
+        // The automatic cache size is shared by the cached lookups: per (edge type, hop), and per node-data lookup.
+        int cacheLookups = lookups + count(nodeData);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved.toString()))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
@@ -111,7 +113,7 @@ public final class PartitionedTypedKHop {
                                 .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
                         .transform(name, TypeInformation.of(AnswerGroup.class),
                                 new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
-                                        layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), lookups,
+                                        layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), cacheLookups,
                                         o.compactAfterLoad()))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
@@ -130,7 +132,7 @@ public final class PartitionedTypedKHop {
         }
         return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
-                        .withTrainers(shares), "khop-messages");
+                        .withTrainers(shares), "khop-messages", o.cacheBytes(), cacheLookups);
     }
 
     /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */
@@ -147,6 +149,15 @@ public final class PartitionedTypedKHop {
     }
 
     /** Whether each node type (name order) has a labelled node file (ids-only files carry no node data). */
+    /** How many entries of {@code flags} are set. */
+    static int count(boolean[] flags) {
+        int n = 0;
+        for (boolean f : flags) {
+            n += f ? 1 : 0;
+        }
+        return n;
+    }
+
     static boolean[] nodeData(TypedGraphFiles files, TypedLayout layout) throws IOException {
         boolean[] nodeData = new boolean[layout.nodeTypes.size()];
         for (int n = 0; n < nodeData.length; n++) {
@@ -159,8 +170,8 @@ public final class PartitionedTypedKHop {
     /** With labelled node files, each batch's node rows gathered per node type; then the messages. */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             TypedGraphFiles files, TypedLayout layout, boolean[] nodeData,
-            SingleOutputStreamOperator<TypedPartialBatch> stage, String runTag, Messages messages, String messagesUid)
-            throws IOException {
+            SingleOutputStreamOperator<TypedPartialBatch> stage, String runTag, Messages messages, String messagesUid,
+            long cacheBytes, int cacheLookups) throws IOException {
         FeatureDType dtype = spec.featureDType();
         int n = nodeData.length;
         float[][] scale = dtype == FeatureDType.UINT8 ? new float[n][] : null;
@@ -196,7 +207,7 @@ public final class PartitionedTypedKHop {
                     .connect(stage.getSideOutput(TypedLayout.nodeDataRequests(type))
                             .keyBy(new PartitionedKHop.NodeRequestNode(), Types.LONG))
                     .transform("node-data-" + typeName, TypeInformation.of(NodeDataAnswer.class),
-                            KeyedLookups.nodeData())
+                            KeyedLookups.nodeData().cached(cacheBytes, cacheLookups))
                     .uid("node-data-" + typeName)
                     .map(new TagNodeAnswers(type)).returns(TypeInformation.of(TypedNodeDataAnswer.class))
                     .name("node-data-" + typeName + "-answers").uid("node-data-" + typeName + "-answers");

@@ -109,7 +109,8 @@ public final class PartitionedTypedPpr {
                     .connect(stage.getSideOutput(TypedPprFunctions.requests(round))
                             .keyBy(new PartitionedPpr.RequestNode(), Types.LONG))
                     .transform("typed-ppr-fetch-" + round, TypeInformation.of(Answer.class),
-                            KeyedLookups.typedPprRows(types).cached(o.cacheBytes(), rounds))
+                            KeyedLookups.typedPprRows(types).cached(o.cacheBytes(),
+                                    rounds + PartitionedTypedKHop.count(nodeData)))
                     .uid("typed-ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
@@ -125,7 +126,8 @@ public final class PartitionedTypedPpr {
         TrainerShares shares = o.shares();
         return PartitionedTypedKHop.withNodeData(env, spec, files, layout, nodeData, selected, runTag,
                 (dtype, scale, offset, dims) -> new TypedPprMessageFunction(layout, includeSampledEdges, dtype, scale,
-                        offset, dims, shares), "ppr-messages");
+                        offset, dims, shares), "ppr-messages", o.cacheBytes(),
+                o.pprRounds() + PartitionedTypedKHop.count(nodeData));
     }
 
     /** One edge type's load groups as node keys: their sizes (degrees) and their edges one by one. */

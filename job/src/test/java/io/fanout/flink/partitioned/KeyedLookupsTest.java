@@ -93,6 +93,23 @@ class KeyedLookupsTest {
     }
 
     @Test
+    void nodeDataCachesTheRowsItReadSoARepeatedNodeIsAHit() throws Exception {
+        var harness = harness(KeyedLookups.nodeData().cached(1 << 20, 1), new PartitionedKHop.RowNode(),
+                new PartitionedKHop.NodeRequestNode());
+        harness.processElement1(new StreamRecord<>(new NodeRecord(5, 2, new byte[] {1, 2})));
+        harness.processElement1(new StreamRecord<>(new NodeRecord(7, 0, new byte[] {3, 4})));
+        harness.endInput1();
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(1, new long[] {5, 7}, new int[] {0, 1})));
+        harness.processElement2(new StreamRecord<>(new NodeDataRequest(2, new long[] {7}, new int[] {4})));
+        var context = harness.getOperator().getRuntimeContext();
+        assertThat(context.getLongCounter(NeighborLookupOperator.CACHE_MISSES).getLocalValue()).isEqualTo(2);
+        assertThat(context.getLongCounter(NeighborLookupOperator.CACHE_HITS).getLocalValue()).isEqualTo(1);
+        List<NodeDataAnswer> out = answers(harness);
+        assertThat(out.get(1).labels).containsExactly(0);
+        assertThat(out.get(1).rows).containsExactly(3, 4); // the cached row, as stored
+    }
+
+    @Test
     void aNodeWithoutARowFailsTheJobWithoutRestartsNamingIt() throws Exception {
         var harness = harness(KeyedLookups.nodeData(), new PartitionedKHop.RowNode(),
                 new PartitionedKHop.NodeRequestNode());
