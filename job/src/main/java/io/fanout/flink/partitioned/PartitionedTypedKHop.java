@@ -148,7 +148,6 @@ public final class PartitionedTypedKHop {
         MessageStageFunction<TypedPartialBatch> of(FeatureDType dtype, float[][] scale, float[][] offset, int[] dims);
     }
 
-    /** Whether each node type (name order) has a labelled node file (ids-only files carry no node data). */
     /** How many entries of {@code flags} are set. */
     static int count(boolean[] flags) {
         int n = 0;
@@ -158,6 +157,7 @@ public final class PartitionedTypedKHop {
         return n;
     }
 
+    /** Whether each node type (name order) has a labelled node file (ids-only files carry no node data). */
     static boolean[] nodeData(TypedGraphFiles files, TypedLayout layout) throws IOException {
         boolean[] nodeData = new boolean[layout.nodeTypes.size()];
         for (int n = 0; n < nodeData.length; n++) {
