@@ -123,8 +123,7 @@ final class PartitionedBench {
         // a partitioned store warmed by one k-hop seed measured its first PPR round before PPR's code had run at all.
         // A typed graph's options (--seed-type, --ppr-channels) are refused on a plain one, and a node file's ids
         // are the measured graph's: then it warms up on the graph itself.
-        boolean typed = io.fanout.graph.typed.TypedGraphFiles.isTyped(graph);
-        boolean ownWarmup = typed || jobArgs.contains("--node-features");
+        boolean ownWarmup = typedGraph || jobArgs.contains("--node-features");
         Path warmupGraph = ownWarmup ? graph : generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();
@@ -186,7 +185,7 @@ final class PartitionedBench {
                 }
                 for (String store : storeList) {
                     if (!store.equals("memory")) {
-                        record(record, result, store, p, compared, ppr, typed);
+                        record(record, result, store, p, compared, ppr, typedGraph);
                     }
                 }
             }

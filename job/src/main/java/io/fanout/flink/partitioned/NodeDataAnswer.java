@@ -32,4 +32,12 @@ public class NodeDataAnswer {
     void copyRow(int i, byte[] body) {
         System.arraycopy(rows, i * rowBytes, body, positions[i] * rowBytes, rowBytes);
     }
+
+    /** Puts every answered node's row into {@code body} and its label into {@code labels}, at its position. */
+    void placeInto(byte[] body, long[] labels) {
+        for (int i = 0; i < positions.length; i++) {
+            copyRow(i, body);
+            labels[positions[i]] = this.labels[i];
+        }
+    }
 }

@@ -38,10 +38,7 @@ public class NodeDataStageFunction extends GatherStageFunction<PartialBatch, Nod
                 rowBytes = a.rowBytes;
                 rows = new byte[Math.multiplyExact(n, rowBytes)];
             }
-            for (int i = 0; i < a.size(); i++) {
-                a.copyRow(i, rows);
-                labels[a.positions[i]] = a.labels[i];
-            }
+            a.placeInto(rows, labels);
         }
         partial.nfeats = rows;
         partial.nlabels = labels;

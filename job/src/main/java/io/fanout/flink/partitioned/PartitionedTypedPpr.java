@@ -104,13 +104,14 @@ public final class PartitionedTypedPpr {
                 .process(new TypedPprFunctions.Start(setup, o.seedIds()))
                 .returns(TypeInformation.of(Partial.class))
                 .name("typed-ppr-start").uid("typed-ppr-start" + runTag);
+        // The automatic cache size is shared by the cached lookups: one per fetch round, and per node-data lookup.
+        int cacheLookups = rounds + PartitionedTypedKHop.count(nodeData);
         for (int round = 1; round <= rounds; round++) {
             DataStream<Answer> answers = rows.keyBy(new RowsNode(), Types.LONG)
                     .connect(stage.getSideOutput(TypedPprFunctions.requests(round))
                             .keyBy(new PartitionedPpr.RequestNode(), Types.LONG))
                     .transform("typed-ppr-fetch-" + round, TypeInformation.of(Answer.class),
-                            KeyedLookups.typedPprRows(types).cached(o.cacheBytes(),
-                                    rounds + PartitionedTypedKHop.count(nodeData)))
+                            KeyedLookups.typedPprRows(types).cached(o.cacheBytes(), cacheLookups))
                     .uid("typed-ppr-fetch-" + round);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
@@ -126,8 +127,7 @@ public final class PartitionedTypedPpr {
         TrainerShares shares = o.shares();
         return PartitionedTypedKHop.withNodeData(env, spec, files, layout, nodeData, selected, runTag,
                 (dtype, scale, offset, dims) -> new TypedPprMessageFunction(layout, includeSampledEdges, dtype, scale,
-                        offset, dims, shares), "ppr-messages", o.cacheBytes(),
-                o.pprRounds() + PartitionedTypedKHop.count(nodeData));
+                        offset, dims, shares), "ppr-messages", o.cacheBytes(), cacheLookups);
     }
 
     /** One edge type's load groups as node keys: their sizes (degrees) and their edges one by one. */

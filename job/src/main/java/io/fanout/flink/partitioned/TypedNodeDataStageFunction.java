@@ -53,10 +53,7 @@ public class TypedNodeDataStageFunction extends GatherStageFunction<TypedPartial
                 rowBytes[t] = a.rowBytes;
                 rows[t] = new byte[Math.multiplyExact(partial.ids[t].length, rowBytes[t])];
             }
-            for (int i = 0; i < a.size(); i++) {
-                a.copyRow(i, rows[t]);
-                labels[t][a.positions[i]] = a.labels[i];
-            }
+            a.placeInto(rows[t], labels[t]);
         }
         for (int t = 0; t < types; t++) {
             if (nodeData[t] && rows[t] == null) {
