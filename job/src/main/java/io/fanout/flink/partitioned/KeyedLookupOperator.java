@@ -34,6 +34,9 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
         /** The value a loaded record stores under its key. */
         S stored(I loaded);
 
+        /** The batch {@code request} is for ({@code SeedBatch#key}): the waiting requests of a batch's first few go first. */
+        long batchKey(Q request);
+
         /** The answer to {@code request}, reading the stored values of its nodes through {@code values}. */
         A answer(Q request, Values<S> values) throws Exception;
 
@@ -127,7 +130,7 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
             return;
         }
         loaded = true;
-        KeyedDrain.drain(this, waitingName, waiting, this::answer);
+        KeyedDrain.drain(this, waitingName, waiting, lookup::batchKey, this::answer);
     }
 
     @Override

@@ -59,6 +59,11 @@ final class KeyedLookups {
         private static final long serialVersionUID = 1L;
 
         @Override
+        public long batchKey(NodeDataRequest request) {
+            return request.batchKey;
+        }
+
+        @Override
         public NodeDataAnswer answer(NodeDataRequest request, KeyedLookupOperator.Values<NodeRecord> values)
                 throws Exception {
             int n = request.nodes.length;
@@ -98,6 +103,11 @@ final class KeyedLookups {
 
     private static final class PprLists implements StoresLoaded<PprNodeList, PprFetchRequest, PprAnswerGroup> {
         private static final long serialVersionUID = 1L;
+
+        @Override
+        public long batchKey(PprFetchRequest request) {
+            return request.batchKey;
+        }
 
         @Override
         public PprAnswerGroup answer(PprFetchRequest request, KeyedLookupOperator.Values<PprNodeList> values)
@@ -140,6 +150,11 @@ final class KeyedLookups {
         @Override
         public byte[] stored(Rows loaded) {
             return loaded.rows;
+        }
+
+        @Override
+        public long batchKey(PprFetchRequest request) {
+            return request.batchKey;
         }
 
         @Override

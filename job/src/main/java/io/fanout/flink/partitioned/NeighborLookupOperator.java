@@ -221,7 +221,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor);
         }
         // Answer the requests that waited for the whole graph.
-        KeyedDrain.drain(this, WAITING, waiting, this::answer);
+        KeyedDrain.drain(this, WAITING, waiting, group -> group.batchKey, this::answer);
         if (compactAfterLoad) {
             // The drained requests are gone, but a checkpoint during the load flushed them to a sorted run that
             // nothing else compacts, so every later checkpoint uploaded them again: 2.7 of the first hop's 12.6 MB

@@ -11,6 +11,7 @@ import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -90,6 +91,47 @@ class KeyedLookupsTest {
         assertThat(out.get(1).labels).containsExactly(2);
         assertThat(out.get(1).rows).containsExactly(1, 2);
         assertThat(keys(harness, "waiting-node-request-groups")).isZero();
+    }
+
+    /**
+     * The requests that waited for the load are answered first for each epoch's first batches, whole (every key's
+     * share), then the rest: a trainer's first batches go out while the others are answered. Heap and RocksDB.
+     */
+    @Test
+    void theWaitingRequestsOfEachEpochsFirstBatchesAreAnsweredFirst() throws Exception {
+        for (var backend : List.of(new EmbeddedRocksDBStateBackend(), new HashMapStateBackend())) {
+            var harness = new KeyedTwoInputStreamOperatorTestHarness<>(KeyedLookups.nodeData(),
+                    new PartitionedKHop.RowNode(), new PartitionedKHop.NodeRequestNode(), Types.LONG);
+            harness.setStateBackend(backend);
+            harness.open();
+            opened.add(harness);
+            for (long node = 0; node < 20; node++) {
+                harness.processElement1(new StreamRecord<>(new NodeRecord(node, (int) node, new byte[] {(byte) node})));
+            }
+            // Batches of epochs 0 and 1 (batch key epoch << 32 | batch), several groups under one key, before the
+            // load ends; batch 9 of epoch 0 comes first and batch 2 of epoch 1 last.
+            List<Long> asked = new ArrayList<>();
+            long[][] batches = {{0, 9}, {1, 0}, {0, 12}, {0, 1}, {1, 30}, {0, 3}, {1, 2}};
+            for (long[] b : batches) {
+                long key = b[0] << 32 | b[1];
+                for (long node = b[1] % 7; node < 20; node += 7) {
+                    harness.processElement2(new StreamRecord<>(new NodeDataRequest(key, new long[] {node},
+                            new int[] {0})));
+                    asked.add(key);
+                }
+            }
+            assertThat(answers(harness)).isEmpty();
+            harness.endInput1();
+            List<Long> order = new ArrayList<>();
+            for (NodeDataAnswer a : KeyedLookupsTest.<NodeDataAnswer>answers(harness)) {
+                order.add(a.batchKey);
+            }
+            assertThat(order).containsExactlyInAnyOrderElementsOf(asked);
+            int firsts = (int) asked.stream().filter(k -> (int) (long) k < KeyedDrain.FIRST_BATCHES).count();
+            assertThat(order.subList(0, firsts)).allMatch(k -> (int) (long) k < KeyedDrain.FIRST_BATCHES);
+            assertThat(order.subList(firsts, order.size())).noneMatch(k -> (int) (long) k < KeyedDrain.FIRST_BATCHES);
+            assertThat(keys(harness, "waiting-node-request-groups")).isZero();
+        }
     }
 
     @Test
