@@ -310,6 +310,10 @@ public final class FetchingPush {
 
     /** Bytes of the state {@link #write} wrote at {@code at} of {@code in}, without reading it. */
     static long serializedSizeAt(ByteBuffer in, int at) {
+        if (at < 0 || (long) at + 20 > in.limit()) { // the node count itself lies past the end
+            throw new IllegalArgumentException("a push state at byte " + at + " of " + in.limit()
+                    + ": its header is cut off");
+        }
         int n = in.getInt(at + 16);
         long queuedAt = at + 20 + (long) BYTES_PER_NODE * n;
         if (n < 1 || queuedAt + 4 > in.limit()) {

@@ -468,6 +468,10 @@ public final class PprBatchPush {
 
         /** Bytes of the selection {@link #write} wrote at {@code at} of {@code in}, without reading it. */
         static long serializedSizeAt(ByteBuffer in, int at) {
+            if (at < 0 || (long) at + 20 > in.limit()) { // the node count itself lies past the end
+                throw new IllegalArgumentException("a selection at byte " + at + " of " + in.limit()
+                        + ": its header is cut off");
+            }
             int selected = in.getInt(at + 16);
             if (selected < 0) {
                 throw new IllegalArgumentException("a selection of " + selected + " nodes at byte " + at);

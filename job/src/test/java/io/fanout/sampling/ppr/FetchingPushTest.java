@@ -101,6 +101,18 @@ public class FetchingPushTest {
                 .hasMessage("a push state of 1000000 nodes at byte " + (first + 1) + " of " + state.length);
     }
 
+    /** A state cut off inside a push record's header is refused naming where, not read past its end. */
+    @Test
+    void aStateCutInsideARecordHeaderIsRefusedNamingIt() {
+        byte[] whole = new PprBatchPush(new long[] {1, 2, 3}, ALPHA, EPS, K, true).toBytes();
+        ByteBuffer in = ByteBuffer.wrap(whole).order(PushNodes.STATE_ORDER);
+        int first = 4 + 1 + 4 + 8 * in.getInt(5) + 4;
+        byte[] cut = java.util.Arrays.copyOf(whole, first + 1 + 10); // the tag and 10 of the header's 20 bytes
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> PprBatchPush.fromBytes(cut))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a push state at byte " + (first + 1) + " of " + cut.length + ": its header is cut off");
+    }
+
     private static void stateSurvivesBytes(boolean settle) throws Exception {
         CsrGraph graph = GraphLoader.load(SharedData.graph("cora"), EdgeDirection.OUT);
         long[] seeds = {0, 5, 17, 5, 1358, 2000};
