@@ -34,7 +34,10 @@ public class KeyedLookupOperator<I, S, Q, A> extends AbstractStreamOperator<A>
         /** The value a loaded record stores under its key. */
         S stored(I loaded);
 
-        /** The batch {@code request} is for ({@code SeedBatch#key}): the waiting requests of a batch's first few go first. */
+        /**
+         * The batch {@code request} is for ({@code SeedBatch#key}): the requests of each epoch's first batches that
+         * waited for the load are answered first ({@link KeyedDrain#drain}).
+         */
         long batchKey(Q request);
 
         /** The answer to {@code request}, reading the stored values of its nodes through {@code values}. */
