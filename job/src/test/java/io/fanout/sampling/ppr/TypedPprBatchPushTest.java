@@ -1,6 +1,7 @@
 package io.fanout.sampling.ppr;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.features.FeatureDType;
 import io.fanout.graph.CsrGraph;
@@ -11,10 +12,13 @@ import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.store.GraphSpec;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.testing.SharedData;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -119,6 +123,52 @@ class TypedPprBatchPushTest {
                 assertThat(sampled).isPositive();
             }
         }
+    }
+
+    /**
+     * The rows a batch read from its state go back as they were (an unchanged state's bytes are the same), the rows
+     * added since after them; a state naming a node's rows twice is refused.
+     */
+    @Test
+    void rowsReadFromTheStateAreWrittenBackAsTheyWereAndNewOnesAfter() throws Exception {
+        TypedGraphStore g = TypedGraphStore.load(new GraphSpec(SharedData.graph("cora_hetero").toString(),
+                EdgeDirection.IN, null, FeatureDType.FLOAT32, true));
+        Rows rows = new Rows(g, -1);
+        int paper = rows.nodeTypes.indexOf("paper");
+        long[] keys = {TypedPprBatchPush.key(paper, 0), TypedPprBatchPush.key(paper, 7)};
+        TypedPprBatchPush push = new TypedPprBatchPush(keys, rows.nodeTypes.size(), rows.keyType, rows.names, null,
+                ALPHA, 1e-4, 10, true, true);
+        long[] fetched = push.advance(true);
+        long rowBytes = 0;
+        for (long node : fetched) {
+            push.addRows(node, rows.of(node));
+            rowBytes += 8 + rows.of(node).bodyBytes();
+        }
+        byte[] first = push.toBytes();
+        int rowsAt = Math.toIntExact(first.length - rowBytes); // the state ends with its rows, after their count
+        byte[] firstRows = Arrays.copyOfRange(first, rowsAt, first.length);
+
+        TypedPprBatchPush read = TypedPprBatchPush.fromBytes(first);
+        assertThat(read.toBytes()).isEqualTo(first);
+        long[] next = read.advance(true);
+        assertThat(next).isNotEmpty();
+        long nextBytes = 0;
+        for (long node : next) {
+            read.addRows(node, rows.of(node));
+            nextBytes += 8 + rows.of(node).bodyBytes();
+        }
+        byte[] second = read.toBytes();
+        int secondRowsAt = Math.toIntExact(second.length - rowBytes - nextBytes);
+        assertThat(ByteBuffer.wrap(second, secondRowsAt - 4, 4).order(PushNodes.STATE_ORDER).getInt())
+                .isEqualTo(fetched.length + next.length);
+        assertThat(Arrays.copyOfRange(second, secondRowsAt, secondRowsAt + firstRows.length))
+                .as("the rows read from the state, verbatim, in front").isEqualTo(firstRows);
+
+        byte[] twice = Arrays.copyOf(first, first.length + firstRows.length);
+        System.arraycopy(firstRows, 0, twice, first.length, firstRows.length);
+        ByteBuffer.wrap(twice, rowsAt - 4, 4).order(PushNodes.STATE_ORDER).putInt(2 * fetched.length);
+        assertThatThrownBy(() -> TypedPprBatchPush.fromBytes(twice)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageEndingWith("'s rows twice in the typed PPR batch state");
     }
 
     /** Every node's rows as a partitioned store would answer a fetch, from the loaded graph. */
