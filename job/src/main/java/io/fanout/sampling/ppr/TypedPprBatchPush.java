@@ -49,8 +49,8 @@ public final class TypedPprBatchPush {
     /**
      * The rows section of the state this batch was read from ({@link #fromBytes}: {@code loadedRowCount} entries in
      * {@code [loadedRowsAt, loadedRowsEnd)} of {@code loadedRows}), written back as it is by {@link #toBytes}; only the
-     * rows added since ({@link #addedRows}) are encoded. Re-encoding every row each round was an eighth of a typed
-     * PPR round's CPU (cora_hetero, heap backend).
+     * rows added since ({@link #addedRows}) are encoded. Re-encoding every row each round took about 8 % of a typed
+     * PPR job's CPU (cora_hetero, heap backend).
      */
     private byte[] loadedRows;
     private int loadedRowsAt;
