@@ -19,8 +19,8 @@ public final class BenchTables {
     public static final String BEGIN = "<!-- bench-results:begin (generated from deploy/bench-results/*.json) -->";
     public static final String END = "<!-- bench-results:end -->";
     /** The order of the tables; other names follow alphabetically. */
-    private static final List<String> ORDER = List.of("khop", "khop-weighted", "ppr", "partitioned", "partitioned-ppr", "channel",
-            "feed");
+    private static final List<String> ORDER = List.of("khop", "khop-weighted", "ppr", "partitioned", "partitioned-ppr",
+            "channel", "feed");
 
     private BenchTables() {}
 

@@ -177,10 +177,10 @@ public final class PartitionedKHop {
     /**
      * The messages of sampled batches: with a node file, each batch's node rows (asked for on
      * {@link HopStageFunction#NODE_DATA_REQUESTS} by {@code stage}) are gathered first. {@code graphVersions}:
-     * messages carry {@code #META.graph_version}; {@code shares}: their trainer share with several trainers. The node-data lookup caches the rows it read last ({@code --partitioned.cache-mb}
-     * in bytes as {@code cacheBytes}, -1 automatic), its automatic share one of the job's {@code cacheLookups} cached
-     * lookups (a hit saves a RocksDB read of the row: pubmed with its labels, p=2, 1.9 M sampled edges/s without the
-     * cache, 5.2 M with it).
+     * messages carry {@code #META.graph_version}; {@code shares}: their trainer share with several trainers. The
+     * node-data lookup caches the rows it read last ({@code --partitioned.cache-mb} in bytes as {@code cacheBytes}, -1
+     * automatic), its automatic share one of the job's {@code cacheLookups} cached lookups (a hit saves a RocksDB read
+     * of the row: pubmed with its labels, p=2, 1.9 M sampled edges/s without the cache, 5.2 M with it).
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
             SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, TrainerShares shares, String runTag,
