@@ -19,7 +19,7 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
 
     /** Side output of the next hop's requests. */
     public static OutputTag<RequestGroup> requests(int hop) {
-        return new OutputTag<>("hop-" + hop + "-requests", TypeInformation.of(RequestGroup.class));
+        return SideOutputs.tag("hop-" + hop + "-requests", RequestGroup.class);
     }
 
     /** Side output of the last hop: one request per node of the batch for its features and label. */

@@ -3,8 +3,6 @@ package io.fanout.flink.partitioned;
 import io.fanout.flink.partitioned.TypedPprRecords.Answer;
 import io.fanout.flink.partitioned.TypedPprRecords.Rows;
 import io.fanout.sampling.ppr.TypedNodeRows;
-import it.unimi.dsi.fastutil.ints.IntArrayList;
-import it.unimi.dsi.fastutil.longs.LongArrayList;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -115,19 +113,30 @@ final class KeyedLookups {
             int n = request.nodes.length;
             int[] degrees = new int[n];
             int[] ends = new int[n];
-            LongArrayList neighbors = new LongArrayList();
-            IntArrayList neighborDegrees = new IntArrayList();
+            // The lists first, then one pair of arrays of their exact length (no list grown by copies, none copied
+            // out again).
+            PprNodeList[] found = new PprNodeList[n];
+            int total = 0;
             for (int i = 0; i < n; i++) {
                 PprNodeList stored = values.of(request.nodes[i]);
                 if (stored != null) {
+                    found[i] = stored;
                     degrees[i] = stored.degree;
-                    neighbors.addElements(neighbors.size(), stored.neighbors);
-                    neighborDegrees.addElements(neighborDegrees.size(), stored.neighborDegrees);
+                    total = Math.addExact(total, stored.neighbors.length);
                 }
-                ends[i] = neighbors.size();
+                ends[i] = total;
             }
-            return new PprAnswerGroup(request.batchKey, request.nodes, degrees, ends, neighbors.toLongArray(),
-                    neighborDegrees.toIntArray());
+            long[] neighbors = new long[total];
+            int[] neighborDegrees = new int[total];
+            for (int i = 0; i < n; i++) {
+                PprNodeList stored = found[i];
+                if (stored != null) {
+                    int from = ends[i] - stored.neighbors.length;
+                    System.arraycopy(stored.neighbors, 0, neighbors, from, stored.neighbors.length);
+                    System.arraycopy(stored.neighborDegrees, 0, neighborDegrees, from, stored.neighborDegrees.length);
+                }
+            }
+            return new PprAnswerGroup(request.batchKey, request.nodes, degrees, ends, neighbors, neighborDegrees);
         }
 
         /** The list object and its two arrays: 8 + 4 bytes per neighbour and the headers. */

@@ -1,7 +1,6 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.ppr.FetchedList;
-import java.util.Arrays;
 
 /**
  * The lists asked for by one {@link PprFetchRequest}, back to its batch (a Flink POJO keyed by {@link #batchKey}):
@@ -49,12 +48,5 @@ public class PprAnswerGroup {
     /** Number of lists answered. */
     public int size() {
         return nodes.length;
-    }
-
-    /** The i-th answered node's list. */
-    FetchedList list(int i) {
-        int from = i == 0 ? 0 : ends[i - 1];
-        return new FetchedList(degrees[i], Arrays.copyOfRange(neighbors, from, ends[i]),
-                Arrays.copyOfRange(neighborDegrees, from, ends[i]));
     }
 }

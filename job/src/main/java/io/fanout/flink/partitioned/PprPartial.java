@@ -23,6 +23,15 @@ public class PprPartial {
 
     public PprPartial() {}
 
+    /** {@code push.advance(mayFetch)}, refusing a state too large for one batch as {@link #stateOf} does. */
+    static long[] advance(PprBatchPush push, boolean mayFetch) {
+        try {
+            return push.advance(mayFetch);
+        } catch (PprStateTooLargeException e) {
+            throw new SuppressRestartsException(e);
+        }
+    }
+
     /**
      * The push's state as bytes. A state too large for one batch fails the job without restarts, naming the options
      * that bound it: a restart would fail the same way.

@@ -4,7 +4,6 @@ import io.fanout.sampling.ppr.PprBatchPush;
 import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -24,7 +23,7 @@ public class PprRoundFunction extends GatherStageFunction<PprPartial, PprAnswerG
 
     /** Side output of fetch round {@code round}'s requests. */
     public static OutputTag<PprFetchRequest> requests(int round) {
-        return new OutputTag<>("ppr-round-" + round + "-requests", TypeInformation.of(PprFetchRequest.class));
+        return SideOutputs.tag("ppr-round-" + round + "-requests", PprFetchRequest.class);
     }
 
     private final int round;
@@ -87,7 +86,15 @@ public class PprRoundFunction extends GatherStageFunction<PprPartial, PprAnswerG
     /** Every list the batch asked for is in: its pushes go on. */
     @Override
     protected void complete(PprPartial partial, List<PprAnswerGroup> answers, Context ctx, Collector<PprPartial> out) {
-        PprBatchPush push = PprBatchPush.fromBytes(partial.state);
+        int lists = 0;
+        long neighbors = 0;
+        for (PprAnswerGroup a : answers) {
+            if (!a.degreeAnswer) {
+                lists += a.size();
+                neighbors += a.neighbors.length;
+            }
+        }
+        PprBatchPush push = PprBatchPush.fromBytes(partial.state, lists, neighbors);
         Long2IntOpenHashMap degrees = new Long2IntOpenHashMap();
         degrees.defaultReturnValue(-1);
         for (PprAnswerGroup a : answers) {
@@ -111,11 +118,9 @@ public class PprRoundFunction extends GatherStageFunction<PprPartial, PprAnswerG
                     a.neighborDegrees[j] = d;
                 }
             }
-            for (int i = 0; i < a.size(); i++) {
-                push.addList(a.nodes[i], a.list(i));
-            }
+            push.addLists(a.nodes, a.degrees, a.ends, a.neighbors, a.neighborDegrees);
         }
-        long[] missing = push.advance(round < rounds);
+        long[] missing = PprPartial.advance(push, round < rounds);
         partial.state = PprPartial.stateOf(push);
         partial.pending = missing.length;
         OutputTag<PprFetchRequest> tag = requests(round + 1);

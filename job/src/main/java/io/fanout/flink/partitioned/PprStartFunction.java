@@ -43,7 +43,7 @@ public class PprStartFunction extends ProcessFunction<SeedBatch, PprPartial> {
             seeds[i] = batch.seedId(i, nodeIds);
         }
         PprBatchPush push = new PprBatchPush(seeds, alpha, eps, maxPprNodes, residualTopUp);
-        long[] missing = push.advance(true);
+        long[] missing = PprPartial.advance(push, true);
         PprPartial start = new PprPartial();
         start.batchKey = batch.key();
         start.epoch = batch.epoch;

@@ -104,14 +104,12 @@ final class TypedLayout implements Serializable {
 
     /** Side output of the requests of edge type {@code t} at {@code hop}. */
     static org.apache.flink.util.OutputTag<RequestGroup> requests(int hop, int t) {
-        return new org.apache.flink.util.OutputTag<>("typed-hop-" + hop + "-type-" + t + "-requests",
-                org.apache.flink.api.common.typeinfo.TypeInformation.of(RequestGroup.class));
+        return SideOutputs.tag("typed-hop-" + hop + "-type-" + t + "-requests", RequestGroup.class);
     }
 
     /** Side output of the node-data requests of node type {@code type} (after the last hop). */
     static org.apache.flink.util.OutputTag<NodeDataRequest> nodeDataRequests(int type) {
-        return new org.apache.flink.util.OutputTag<>("typed-node-data-" + type + "-requests",
-                org.apache.flink.api.common.typeinfo.TypeInformation.of(NodeDataRequest.class));
+        return SideOutputs.tag("typed-node-data-" + type + "-requests", NodeDataRequest.class);
     }
 
     /**

@@ -9,7 +9,6 @@ import io.fanout.sampling.ppr.TypedPprBatchPush;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -24,7 +23,7 @@ public final class TypedPprFunctions {
 
     /** Side output of fetch round {@code round}'s requests. */
     static OutputTag<PprFetchRequest> requests(int round) {
-        return new OutputTag<>("typed-ppr-round-" + round + "-requests", TypeInformation.of(PprFetchRequest.class));
+        return SideOutputs.tag("typed-ppr-round-" + round + "-requests", PprFetchRequest.class);
     }
 
     /** What every batch's push is built from: the graph's shape and the PPR options. */

@@ -58,6 +58,11 @@ public final class PprBatchPush {
     private SlotLists lists;
     /** The push that advances; every open push of the batch is read into it in turn. */
     private FetchingPush scratch;
+    /**
+     * The whole state as {@link #toBytes} returns it, when nothing changed since it was read ({@link #fromBytes}) or
+     * written ({@link #advance}); null after a list is added. The records lie in it.
+     */
+    private byte[] encoded;
 
     /**
      * A batch before any list is known that keeps every push, finished or not ({@link #push}); a seed listed twice
@@ -134,7 +139,32 @@ public final class PprBatchPush {
 
     /** Records a fetched list (a second list for the same node is ignored: lists are fixed per node). */
     public void addList(long node, FetchedList list) {
+        encoded = null;
         lists.add(nodes.slot(node), list, nodes);
+    }
+
+    /**
+     * Records fetched lists as one fetch answers them: node {@code nodes[i]} has true degree {@code degrees[i]} and
+     * reads {@code neighbors[ends[i-1] .. ends[i])} ({@code ends[-1]} = 0), each with its degree at the same place of
+     * {@code neighborDegrees}; each list as {@link #addList} records it, without a copy of its own.
+     */
+    public void addLists(long[] listNodes, int[] degrees, int[] ends, long[] neighbors, int[] neighborDegrees) {
+        int n = listNodes.length;
+        if (degrees.length != n || ends.length != n) {
+            throw new IllegalArgumentException(n + " nodes, " + degrees.length + " degrees and " + ends.length
+                    + " list ends");
+        }
+        encoded = null;
+        int total = n == 0 ? 0 : ends[n - 1];
+        lists.reserve(0, 3L * n + 2L * total);
+        int from = 0;
+        for (int i = 0; i < n; i++) {
+            if (ends[i] < from) {
+                throw new IllegalArgumentException("list " + i + " ends at " + ends[i] + ", before its start " + from);
+            }
+            lists.add(nodes.slot(listNodes[i]), degrees[i], neighbors, neighborDegrees, from, ends[i], this.nodes);
+            from = ends[i];
+        }
     }
 
     public int numFetched() {
@@ -156,15 +186,34 @@ public final class PprBatchPush {
                 missing.add(s);
             }
         };
+        // The new state is written whole, in its final layout, into this thread's buffer and copied out once: the
+        // records (open pushes and settled selections, unchanged ones copied) between the nodes and the lists, which
+        // no push changes (a buffer of records and a second array for the whole state, both zeroed as allocated, were
+        // most of a partitioned PPR round's allocation).
         long openBytes = 0;
+        long recordBytes = 0;
         for (int i = 0; i < seeds.length; i++) {
             openBytes += isOpen(i) ? recordLength[i] : 0;
+            recordBytes += recordLength[i];
         }
-        // Room for the open pushes to grow by half: most grow as they go on (a full buffer is followed by a new one).
-        RecordBuffer out = new RecordBuffer(openBytes + openBytes / 2 + 1024);
+        long listBytes = 4 + 4L * lists.size();
+        // Room for the open pushes to grow by half: most grow as they go on (a full buffer is copied into a larger one).
+        RecordBuffer out = scratchBuffer(4 + 1 + nodes.serializedSize() + 4 + recordBytes + openBytes / 2
+                + listBytes + 1024);
+        ByteBuffer head = out.reserve(0);
+        head.putInt(settleK);
+        head.put((byte) (settleTopUp ? 1 : 0));
+        nodes.write(out.reserve((int) nodes.serializedSize()));
+        out.reserve(4).putInt(seeds.length);
+        int recordsFrom = out.position();
         boolean open = false;
         for (int i = 0; i < seeds.length; i++) {
             if (!isOpen(i)) {
+                ByteBuffer to = out.reserve(recordLength[i]);
+                int at = to.position();
+                to.put(records[i], recordAt[i], recordLength[i]);
+                records[i] = to.array();
+                recordAt[i] = at;
                 continue;
             }
             FetchingPush push = FetchingPush.read(record(i), nodes, scratch);
@@ -185,12 +234,42 @@ public final class PprBatchPush {
             result[i] = nodes.id(missing.getInt(i));
         }
         Arrays.sort(result);
-        if (!open) {
-            // Every push settled: no list or slot is read again.
+        int recordsTo = out.position();
+        byte[] state;
+        int shift;
+        if (open) {
+            ByteBuffer tail = out.reserve((int) listBytes);
+            tail.putInt(lists.count());
+            lists.write(tail.asIntBuffer());
+            int size = tail.position() + 4 * lists.size();
+            // Copied without zeroing first (Arrays.copyOf allocates and fills in one step).
+            state = Arrays.copyOf(tail.array(), size);
+            shift = 0;
+        } else {
+            // Every push settled: no list or slot is read again, and the state holds neither.
             nodes = new PushNodes();
             lists = new SlotLists(0);
             scratch = null;
+            long size = 4 + 1 + nodes.serializedSize() + 4 + (recordsTo - recordsFrom) + 4;
+            if (size > MAX_STATE_BYTES) {
+                throw tooLarge(size, MAX_STATE_BYTES);
+            }
+            ByteBuffer whole = ByteBuffer.allocate((int) size).order(PushNodes.STATE_ORDER);
+            whole.putInt(settleK);
+            whole.put((byte) (settleTopUp ? 1 : 0));
+            nodes.write(whole);
+            whole.putInt(seeds.length);
+            shift = whole.position() - recordsFrom;
+            whole.put(out.reserve(0).array(), recordsFrom, recordsTo - recordsFrom);
+            whole.putInt(0);
+            state = whole.array();
         }
+        out.release();
+        for (int i = 0; i < seeds.length; i++) {
+            records[i] = state;
+            recordAt[i] += shift;
+        }
+        encoded = state;
         return result;
     }
 
@@ -327,6 +406,12 @@ public final class PprBatchPush {
     }
 
     byte[] toBytes(long maxBytes) {
+        if (encoded != null) {
+            if (encoded.length > maxBytes) {
+                throw tooLarge(encoded.length, maxBytes);
+            }
+            return encoded;
+        }
         long size = 4 + 1 + nodes.serializedSize() + 4 + 4 + 4L * lists.size();
         for (int i = 0; i < seeds.length; i++) {
             size += recordLength[i];
@@ -360,10 +445,19 @@ public final class PprBatchPush {
 
     /** The state {@link #toBytes} wrote. */
     public static PprBatchPush fromBytes(byte[] state) {
+        return fromBytes(state, 0, 0);
+    }
+
+    /**
+     * The state {@link #toBytes} wrote, with room for {@code moreLists} lists of {@code moreNeighbors} neighbours in
+     * all and the nodes they may name, to be added ({@link #addLists}) without regrowing.
+     */
+    public static PprBatchPush fromBytes(byte[] state, int moreLists, long moreNeighbors) {
+        long moreListInts = 3L * Math.max(0, moreLists) + 2L * Math.max(0, moreNeighbors);
         ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
         int settleK = in.getInt();
         boolean settleTopUp = in.get() != 0;
-        PushNodes nodes = PushNodes.read(in);
+        PushNodes nodes = PushNodes.read(in, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(0, moreNeighbors)));
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
         byte[][] records = new byte[numSeeds][];
@@ -396,34 +490,75 @@ public final class PprBatchPush {
         if (in.remaining() % Integer.BYTES != 0) {
             throw new IllegalArgumentException(in.remaining() % Integer.BYTES + " bytes after the batch push state");
         }
-        SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size());
-        return new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes, lists);
+        SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size(), 0, moreListInts);
+        PprBatchPush push = new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes, lists);
+        push.encoded = state;
+        return push;
+    }
+
+    /** Each thread's buffer for {@link #advance} (see {@link RecordBuffer}). */
+    private static final ThreadLocal<byte[]> SCRATCH = new ThreadLocal<>();
+    /** The largest buffer a thread keeps between advances. */
+    private static final int MAX_KEPT_SCRATCH = 64 << 20;
+
+    /** This thread's buffer, at least {@code capacity} bytes (at most the limit of one state), taken until released. */
+    private RecordBuffer scratchBuffer(long capacity) {
+        byte[] kept = SCRATCH.get();
+        SCRATCH.remove();
+        long want = Math.min(Math.max(64, capacity), MAX_STATE_BYTES);
+        return new RecordBuffer(kept != null && kept.length >= want ? kept : new byte[(int) want], true);
     }
 
     /**
-     * The records one advance writes, in arrays that only grow by a new one (a record keeps the array it was written
-     * in, which is never written again where that record lies).
+     * Where records are written: one array that grows by a copy of what it holds (a record written earlier keeps the
+     * array it was written in, which is never written again where that record lies). The constructor's holds its
+     * records; {@link #scratch an advance's} is its thread's buffer, reused by the next advance on that thread once it
+     * is {@link #release released}, so an advance allocates no buffer of its own (a task thread runs one operator's
+     * rounds; a buffer over {@link #MAX_KEPT_SCRATCH} bytes is not kept).
      */
     private final class RecordBuffer {
         private ByteBuffer buffer;
+        private final boolean scratch;
+
+        private RecordBuffer(byte[] array, boolean scratch) {
+            buffer = ByteBuffer.wrap(array).order(PushNodes.STATE_ORDER);
+            this.scratch = scratch;
+        }
 
         RecordBuffer(long capacity) {
-            buffer = allocate(Math.max(64, capacity), 0);
+            buffer = ByteBuffer.wrap(allocate(Math.max(64, capacity), 0)).order(PushNodes.STATE_ORDER);
+            scratch = false;
+        }
+
+        int position() {
+            return buffer.position();
         }
 
         /** The buffer, at a position with {@code bytes} free after it. */
         ByteBuffer reserve(int bytes) {
             if (buffer.remaining() < bytes) {
-                buffer = allocate(Math.max(2L * buffer.capacity(), bytes), bytes);
+                long needed = (long) buffer.position() + bytes;
+                byte[] grown = allocate(Math.max(2L * buffer.capacity(), needed), needed);
+                System.arraycopy(buffer.array(), 0, grown, 0, buffer.position());
+                int at = buffer.position();
+                buffer = ByteBuffer.wrap(grown).order(PushNodes.STATE_ORDER);
+                buffer.position(at);
             }
             return buffer;
         }
 
-        private ByteBuffer allocate(long capacity, int needed) {
+        /** Done with a thread's buffer: the next advance on this thread may take it. */
+        void release() {
+            if (scratch && buffer.capacity() <= MAX_KEPT_SCRATCH) {
+                SCRATCH.set(buffer.array());
+            }
+        }
+
+        private byte[] allocate(long capacity, long needed) {
             if (needed > MAX_STATE_BYTES) {
                 throw tooLarge(needed, MAX_STATE_BYTES);
             }
-            return ByteBuffer.allocate((int) Math.min(capacity, MAX_STATE_BYTES)).order(PushNodes.STATE_ORDER);
+            return new byte[(int) Math.min(capacity, MAX_STATE_BYTES)];
         }
     }
 

@@ -1,6 +1,6 @@
 package io.fanout.sampling.ppr;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
+import it.unimi.dsi.fastutil.HashCommon;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -21,14 +21,22 @@ public final class PushNodes {
 
     private long[] ids;
     private int size;
-    /** id -> slot; null after {@link #read} until a slot is asked for by id. */
-    private Long2IntOpenHashMap slots;
+    /**
+     * id -> slot: open addressing over {@link #ids}, each bucket its slot + 1 (0 = empty), at most half full; null
+     * after {@link #read} until a slot is asked for by id. Four bytes a bucket, the ids compared where they are: a
+     * batch's map is rebuilt every fetch round, and a map holding each id again (fastutil's, 12 bytes a bucket at
+     * three quarters full) allocated and filled three times the memory for the same probes.
+     */
+    private int[] table;
+    private int mask;
+    /** Slots expected beyond {@link #size} before the table is next built ({@link #reserve}). */
+    private int expected;
     /** Slot -> the advancing push's local index, -1 everywhere between advances ({@link #localScratch}). */
     private int[] local = new int[0];
 
     public PushNodes() {
         this(new long[16], 0);
-        slots = newMap(16);
+        buildTable(16);
     }
 
     private PushNodes(long[] ids, int size) {
@@ -36,30 +44,66 @@ public final class PushNodes {
         this.size = size;
     }
 
-    private static Long2IntOpenHashMap newMap(int expected) {
-        Long2IntOpenHashMap map = new Long2IntOpenHashMap(expected);
-        map.defaultReturnValue(-1);
-        return map;
+    /**
+     * Room for {@code more} slots beyond those given so far without regrowing the ids or the map (a round knows how
+     * many ids its fetched lists name before it adds them).
+     */
+    public void reserve(int more) {
+        long want = (long) size + Math.max(0, more);
+        if (want > ids.length) {
+            ids = Arrays.copyOf(ids, (int) Math.min(Integer.MAX_VALUE - 8, want));
+        }
+        if (table == null) {
+            expected = Math.max(expected, more);
+        } else if (2 * want > table.length) {
+            buildTable((int) want);
+        }
+    }
+
+    /** A table for {@code slots} slots at most half full, holding the slots given so far. */
+    private void buildTable(int slots) {
+        int capacity = HashCommon.nextPowerOfTwo(Math.max(32, 2 * slots));
+        int[] t = new int[capacity];
+        int m = capacity - 1;
+        long[] ids = this.ids;
+        for (int s = 0; s < size; s++) {
+            int h = (int) HashCommon.mix(ids[s]) & m;
+            while (t[h] != 0) {
+                h = (h + 1) & m;
+            }
+            t[h] = s + 1;
+        }
+        table = t;
+        mask = m;
     }
 
     /** The slot of node {@code id}, given the next free slot on first sight. */
     public int slot(long id) {
-        if (slots == null) {
-            // Room for as many new nodes as known ones: the next round's lists bring new neighbours.
-            slots = newMap(Math.max(16, 2 * size));
-            for (int s = 0; s < size; s++) {
-                slots.put(ids[s], s);
-            }
+        if (table == null) {
+            // Room for as many new nodes as known ones, or as reserved: the next round's lists bring new neighbours.
+            buildTable(Math.max(2 * size, size + expected));
+            expected = 0;
         }
-        int s = slots.putIfAbsent(id, size);
-        if (s >= 0) {
-            return s;
+        final int[] t = table;
+        final int m = mask;
+        int h = (int) HashCommon.mix(id) & m;
+        int e;
+        while ((e = t[h]) != 0) {
+            if (ids[e - 1] == id) {
+                return e - 1;
+            }
+            h = (h + 1) & m;
         }
         if (size == ids.length) {
             ids = Arrays.copyOf(ids, 2 * size);
         }
-        ids[size] = id;
-        return size++;
+        int s = size++;
+        ids[s] = id;
+        t[h] = s + 1;
+        if (2 * size > t.length) {
+            buildTable(2 * size);
+        }
+        return s;
     }
 
     /** The node id of slot {@code slot}. */
@@ -99,10 +143,20 @@ public final class PushNodes {
 
     /** The nodes {@link #write} wrote, with the same slots (the id map is built when a slot is next asked for by id). */
     static PushNodes read(ByteBuffer in) {
+        return read(in, 0);
+    }
+
+    /** As {@link #read(ByteBuffer)}, with room for {@code more} slots ({@link #reserve}). */
+    static PushNodes read(ByteBuffer in, int more) {
         int n = in.getInt();
-        long[] ids = new long[Math.max(16, n)];
+        if (n < 0 || (long) n * Long.BYTES > in.remaining()) {
+            throw new IllegalArgumentException(n + " nodes in " + in.remaining() + " bytes of a batch push state");
+        }
+        long[] ids = new long[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16L, (long) n + Math.max(0, more)))];
         in.asLongBuffer().get(ids, 0, n);
         in.position(in.position() + Long.BYTES * n);
-        return new PushNodes(ids, n);
+        PushNodes nodes = new PushNodes(ids, n);
+        nodes.expected = Math.max(0, more);
+        return nodes;
     }
 }

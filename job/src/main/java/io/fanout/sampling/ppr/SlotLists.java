@@ -59,22 +59,37 @@ final class SlotLists {
      * @return whether the list was added
      */
     boolean add(int slot, FetchedList list, PushNodes nodes) {
+        long[] neighbors = list.neighbors();
+        return add(slot, list.degree(), neighbors, list.neighborDegrees(), 0, neighbors.length, nodes);
+    }
+
+    /**
+     * As {@link #add(int, FetchedList, PushNodes)}, the list being {@code neighbors[from..to)} with their degrees at the
+     * same places of {@code neighborDegrees} (a fetch answers a batch's lists in one pair of arrays; checked as
+     * {@link FetchedList} checks a list).
+     */
+    boolean add(int slot, int degree, long[] neighbors, int[] neighborDegrees, int from, int to, PushNodes nodes) {
+        int n = to - from;
+        if (n < 0 || from < 0 || to > neighbors.length || to > neighborDegrees.length) {
+            throw new IllegalArgumentException("neighbours [" + from + ", " + to + ") of " + neighbors.length
+                    + " ids and " + neighborDegrees.length + " degrees");
+        }
+        if (degree < n || (degree > 0 && n == 0)) {
+            throw new IllegalArgumentException("degree " + degree + " with " + n + " read neighbours");
+        }
         if (has(slot)) {
             return false;
         }
-        long[] neighbors = list.neighbors();
-        int n = neighbors.length;
-        if (used + 3 + 2 * n > entries.length) {
-            entries = Arrays.copyOf(entries, Math.max(2 * entries.length, used + 3 + 2 * n));
-        }
+        reserve(0, 3 + 2 * n);
         int a = used;
+        int[] entries = this.entries;
         entries[a] = slot;
-        entries[a + 1] = list.degree();
+        entries[a + 1] = degree;
         entries[a + 2] = n;
         for (int i = 0; i < n; i++) {
-            entries[a + 3 + i] = nodes.slot(neighbors[i]);
+            entries[a + 3 + i] = nodes.slot(neighbors[from + i]);
         }
-        System.arraycopy(list.neighborDegrees(), 0, entries, a + 3 + n, n);
+        System.arraycopy(neighborDegrees, from, entries, a + 3 + n, n);
         used = a + 3 + 2 * n;
         count++;
         if (slot >= at.length) {
@@ -84,6 +99,26 @@ final class SlotLists {
         }
         at[slot] = a;
         return true;
+    }
+
+    /**
+     * Room for lists up to slot {@code slots - 1} and {@code ints} more ints of lists ({@code 3 + 2n} a list of n
+     * neighbours) without regrowing: a round adds its fetched lists after one reservation, not one doubling copy of
+     * every list held after another.
+     */
+    void reserve(int slots, long ints) {
+        if (used + ints > entries.length) {
+            long grown = Math.max(used + ints, Math.min(2L * entries.length, Integer.MAX_VALUE - 8));
+            if (grown > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("lists of " + grown + " ints: over a Java array's limit");
+            }
+            entries = Arrays.copyOf(entries, (int) grown);
+        }
+        if (slots > at.length) {
+            int old = at.length;
+            at = Arrays.copyOf(at, slots);
+            Arrays.fill(at, old, slots, -1);
+        }
     }
 
     /** Writes every list (the ints {@link #size} counts). */
@@ -97,9 +132,18 @@ final class SlotLists {
      * @throws IllegalArgumentException when they do not fill the rest exactly
      */
     static SlotLists read(IntBuffer in, int count, int slots) {
-        SlotLists lists = new SlotLists(slots);
+        return read(in, count, slots, 0, 0);
+    }
+
+    /** As {@link #read(IntBuffer, int, int)}, with room for {@code moreSlots} slots and {@code moreInts} ints of lists. */
+    static SlotLists read(IntBuffer in, int count, int slots, int moreSlots, long moreInts) {
+        SlotLists lists = new SlotLists(slots + Math.max(0, moreSlots));
         int used = in.remaining();
-        lists.entries = new int[Math.max(64, used)];
+        long capacity = Math.max(64, used + Math.max(0, moreInts));
+        if (capacity > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("lists of " + capacity + " ints: over a Java array's limit");
+        }
+        lists.entries = new int[(int) capacity];
         in.get(lists.entries, 0, used);
         int a = 0;
         for (int i = 0; i < count; i++) {

@@ -113,6 +113,73 @@ public class FetchingPushTest {
                 .hasMessage("a push state at byte " + (first + 1) + " of " + cut.length + ": its header is cut off");
     }
 
+    /**
+     * Rounds as the job runs them (state bytes in, a fetch's lists added as one answer, the state out) give the
+     * lists-one-by-one batch's selection, with two batches advancing in turn on one thread (an advance writes into
+     * its thread's buffer), and the state an advance writes is byte for byte the one the general encoder writes.
+     */
+    @Test
+    void roundsAsTheJobRunsThemWriteTheStateTheEncoderWritesAndSelectAsDirectly() throws Exception {
+        CsrGraph graph = GraphLoader.load(SharedData.graph("pubmed"), EdgeDirection.OUT);
+        LongFunction<FetchedList> lists = lists(graph, 1000);
+        java.util.List<int[]> batches = batches(graph, 2, 64);
+        long[][] seeds = new long[2][];
+        byte[][] states = new byte[2][];
+        long[][] missing = new long[2][];
+        for (int b = 0; b < 2; b++) {
+            seeds[b] = Arrays.stream(batches.get(b)).asLongStream().toArray();
+            PprBatchPush start = new PprBatchPush(seeds[b], ALPHA, EPS, K, true);
+            missing[b] = start.advance(true);
+            states[b] = start.toBytes();
+        }
+        int rounds = 0;
+        while (missing[0].length + missing[1].length > 0) {
+            rounds++;
+            for (int b = 0; b < 2; b++) {
+                if (missing[b].length == 0) {
+                    continue;
+                }
+                // One answer for the round, the lists back to back.
+                int n = missing[b].length;
+                int[] degrees = new int[n];
+                int[] ends = new int[n];
+                java.util.List<FetchedList> fetched = new java.util.ArrayList<>();
+                int total = 0;
+                for (int i = 0; i < n; i++) {
+                    FetchedList list = lists.apply(missing[b][i]);
+                    fetched.add(list);
+                    degrees[i] = list.degree();
+                    total += list.neighbors().length;
+                    ends[i] = total;
+                }
+                long[] neighbors = new long[total];
+                int[] neighborDegrees = new int[total];
+                for (int i = 0; i < n; i++) {
+                    int from = ends[i] - fetched.get(i).neighbors().length;
+                    System.arraycopy(fetched.get(i).neighbors(), 0, neighbors, from, ends[i] - from);
+                    System.arraycopy(fetched.get(i).neighborDegrees(), 0, neighborDegrees, from, ends[i] - from);
+                }
+                PprBatchPush push = PprBatchPush.fromBytes(states[b], n, total);
+                push.addLists(missing[b], degrees, ends, neighbors, neighborDegrees);
+                missing[b] = push.advance(true);
+                states[b] = push.toBytes();
+                push.addLists(new long[0], new int[0], new int[0], new long[0], new int[0]); // encoded anew
+                assertThat(push.toBytes()).as("batch %d round %d", b, rounds).isEqualTo(states[b]);
+            }
+        }
+        assertThat(rounds).isGreaterThan(2);
+        for (int b = 0; b < 2; b++) {
+            PprBatchPush direct = new PprBatchPush(seeds[b], ALPHA, EPS, K, true);
+            run(direct, lists, Integer.MAX_VALUE);
+            PprBatchPush.Result x = direct.select(K, true);
+            PprBatchPush.Result y = PprBatchPush.fromBytes(states[b]).select(K, true);
+            assertThat(y.ids).isEqualTo(x.ids);
+            assertThat(y.edgeIndex).isEqualTo(x.edgeIndex);
+            assertThat(y.edgeAttr).isEqualTo(x.edgeAttr);
+            assertThat(y.pushes).isEqualTo(x.pushes);
+        }
+    }
+
     private static void stateSurvivesBytes(boolean settle) throws Exception {
         CsrGraph graph = GraphLoader.load(SharedData.graph("cora"), EdgeDirection.OUT);
         long[] seeds = {0, 5, 17, 5, 1358, 2000};

@@ -37,6 +37,29 @@ class PushNodesTest {
     }
 
     @Test
+    void manyIdsKeepTheirSlotsThroughGrowthReservationAndBytes() {
+        PushNodes nodes = new PushNodes();
+        java.util.Map<Long, Integer> expected = new java.util.HashMap<>();
+        io.fanout.random.SplitMix64 random = new io.fanout.random.SplitMix64(7);
+        for (int i = 0; i < 50_000; i++) {
+            // Ids that collide in the low bits too (multiples of 2^20), and repeats.
+            long id = i % 3 == 0 ? (random.nextLong() & 0xffff) << 20 : random.nextLong();
+            int slot = nodes.slot(id);
+            assertThat(slot).isEqualTo(expected.computeIfAbsent(id, k -> expected.size()));
+        }
+        ByteBuffer buffer = ByteBuffer.allocate((int) nodes.serializedSize());
+        nodes.write(buffer);
+        PushNodes read = PushNodes.read(ByteBuffer.wrap(buffer.array()), 1000);
+        read.reserve(5000);
+        for (var e : expected.entrySet()) {
+            assertThat(read.slot(e.getKey())).isEqualTo(e.getValue());
+        }
+        assertThat(read.slot(-1L)).isEqualTo(expected.containsKey(-1L) ? expected.get(-1L) : expected.size());
+        assertThatThrownBy(() -> PushNodes.read(ByteBuffer.wrap(new byte[] {0, 0, 0, 9, 1, 2}), 0))
+                .hasMessage("9 nodes in 2 bytes of a batch push state");
+    }
+
+    @Test
     void scratchCoversEverySlotAndStartsEmpty() {
         PushNodes nodes = new PushNodes();
         for (int i = 0; i < 40; i++) {
@@ -61,7 +84,17 @@ class PushNodesTest {
         assertThat(nodes.id(1)).isEqualTo(3);
         assertThat(nodes.id(2)).isEqualTo(4);
         assertThat(lists.has(1)).isFalse();
+        // A list given as a range of a fetch's arrays: checked as a FetchedList is.
+        long[] answer = {7, 8, 9};
+        int[] answerDegrees = {1, 1, 1};
+        assertThatThrownBy(() -> lists.add(nodes.slot(100), 1, answer, answerDegrees, 0, 2, nodes))
+                .hasMessage("degree 1 with 2 read neighbours");
+        assertThatThrownBy(() -> lists.add(nodes.slot(100), 3, answer, answerDegrees, 2, 4, nodes))
+                .hasMessage("neighbours [2, 4) of 3 ids and 3 degrees");
+        assertThat(lists.count()).isEqualTo(1);
+        int listsBefore = lists.size();
 
+        assertThat(lists.size()).isEqualTo(listsBefore);
         IntBuffer ints = IntBuffer.allocate(lists.size());
         lists.write(ints);
         SlotLists readBack = SlotLists.read(ints.flip(), 1, nodes.size());
