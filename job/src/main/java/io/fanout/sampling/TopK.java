@@ -40,6 +40,14 @@ public final class TopK {
         return keyA > keyB || (keyA == keyB && nodeA < nodeB);
     }
 
+    /**
+     * False when no node offered with {@code key} would be kept: the heap is full and its worst key is larger (a tie
+     * depends on the node ids). Lets a caller skip finding the node of a key that cannot win.
+     */
+    public boolean mayKeep(double key) {
+        return size < capacity || (capacity > 0 && key >= keys[0]);
+    }
+
     /** Keeps (node, key) if it is among the k best seen since the last reset. */
     public void offer(long node, double key) {
         insert(node, key, 0);

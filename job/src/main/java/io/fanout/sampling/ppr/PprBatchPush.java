@@ -175,7 +175,9 @@ public final class PprBatchPush {
      * Advances every seed's push with the lists known so far.
      *
      * @param mayFetch whether another fetch round follows (if not, every push finishes with the lists it has)
-     * @return the nodes to fetch next, ascending and distinct; empty when every push is finished
+     * @return the nodes to fetch next, distinct, in the order the pushes queued them (not sorted: the fetch routes
+     *     each to its subtask, and no result depends on the order lists arrive in); empty when every push is
+     *     finished
      */
     public long[] advance(boolean mayFetch) {
         IntArrayList missing = new IntArrayList();
@@ -233,7 +235,6 @@ public final class PprBatchPush {
         for (int i = 0; i < result.length; i++) {
             result[i] = nodes.id(missing.getInt(i));
         }
-        Arrays.sort(result);
         int recordsTo = out.position();
         byte[] state;
         int shift;
@@ -354,9 +355,11 @@ public final class PprBatchPush {
         int n = push.numTouched();
         TopK top = new TopK(k);
         top.reset(k);
+        // A node's id is read (through the slot table) only when the heap may keep it: most touched nodes score below
+        // the k-th best, and their ids were a cache miss each for nothing.
         for (int v = 0; v < n; v++) {
             double score = push.score(v);
-            if (score > 0) {
+            if (score > 0 && top.mayKeep(score)) {
                 top.offerTagged(push.id(v), score, v);
             }
         }
@@ -370,7 +373,7 @@ public final class PprBatchPush {
             top.reset(k - pushed.length);
             for (int v = 0; v < n; v++) {
                 double residual = push.residual(v);
-                if (push.score(v) == 0 && residual > 0) {
+                if (push.score(v) == 0 && residual > 0 && top.mayKeep(residual)) {
                     top.offerTagged(push.id(v), residual, v);
                 }
             }
