@@ -156,7 +156,7 @@ public final class PprBatchPush {
         }
         encoded = null;
         int total = n == 0 ? 0 : ends[n - 1];
-        lists.reserve(0, 3L * n + 2L * total);
+        lists.reserve(3L * n + 2L * total);
         int from = 0;
         for (int i = 0; i < n; i++) {
             if (ends[i] < from) {
@@ -460,7 +460,10 @@ public final class PprBatchPush {
         ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
         int settleK = in.getInt();
         boolean settleTopUp = in.get() != 0;
-        PushNodes nodes = PushNodes.read(in, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(0, moreNeighbors)));
+        // New slots: at most one per neighbour, but most neighbours are known; room for as many new nodes as known
+        // ones at most (more grow the ids as before).
+        int knownNodes = in.getInt(in.position());
+        PushNodes nodes = PushNodes.read(in, (int) Math.min(Math.max(16, knownNodes), Math.max(0, moreNeighbors)));
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
         byte[][] records = new byte[numSeeds][];
@@ -493,7 +496,7 @@ public final class PprBatchPush {
         if (in.remaining() % Integer.BYTES != 0) {
             throw new IllegalArgumentException(in.remaining() % Integer.BYTES + " bytes after the batch push state");
         }
-        SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size(), 0, moreListInts);
+        SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size(), moreListInts);
         PprBatchPush push = new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes, lists);
         push.encoded = state;
         return push;
@@ -501,8 +504,11 @@ public final class PprBatchPush {
 
     /** Each thread's buffer for {@link #advance} (see {@link RecordBuffer}). */
     private static final ThreadLocal<byte[]> SCRATCH = new ThreadLocal<>();
-    /** The largest buffer a thread keeps between advances. */
-    private static final int MAX_KEPT_SCRATCH = 64 << 20;
+    /**
+     * The largest buffer a thread keeps between advances: each fetch round's task thread keeps one, so a TaskManager
+     * slot holds at most rounds x this (a larger state, rarer, allocates its buffer each round as before).
+     */
+    private static final int MAX_KEPT_SCRATCH = 16 << 20;
 
     /** This thread's buffer, at least {@code capacity} bytes (at most the limit of one state), taken until released. */
     private RecordBuffer scratchBuffer(long capacity) {
@@ -515,9 +521,9 @@ public final class PprBatchPush {
     /**
      * Where records are written: one array that grows by a copy of what it holds (a record written earlier keeps the
      * array it was written in, which is never written again where that record lies). The constructor's holds its
-     * records; {@link #scratch an advance's} is its thread's buffer, reused by the next advance on that thread once it
-     * is {@link #release released}, so an advance allocates no buffer of its own (a task thread runs one operator's
-     * rounds; a buffer over {@link #MAX_KEPT_SCRATCH} bytes is not kept).
+     * records; an advance's ({@link #scratchBuffer}) is its thread's buffer, reused by the next advance on that thread
+     * once it is {@link #release released}, so an advance allocates no buffer of its own (a task thread runs one
+     * operator's rounds; a buffer over {@link #MAX_KEPT_SCRATCH} bytes is not kept).
      */
     private final class RecordBuffer {
         private ByteBuffer buffer;

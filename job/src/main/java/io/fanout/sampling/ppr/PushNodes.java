@@ -29,7 +29,7 @@ public final class PushNodes {
      */
     private int[] table;
     private int mask;
-    /** Slots expected beyond {@link #size} before the table is next built ({@link #reserve}). */
+    /** Slots expected beyond {@link #size} when the table is next built ({@link #read(ByteBuffer, int)}). */
     private int expected;
     /** Slot -> the advancing push's local index, -1 everywhere between advances ({@link #localScratch}). */
     private int[] local = new int[0];
@@ -42,22 +42,6 @@ public final class PushNodes {
     private PushNodes(long[] ids, int size) {
         this.ids = ids;
         this.size = size;
-    }
-
-    /**
-     * Room for {@code more} slots beyond those given so far without regrowing the ids or the map (a round knows how
-     * many ids its fetched lists name before it adds them).
-     */
-    public void reserve(int more) {
-        long want = (long) size + Math.max(0, more);
-        if (want > ids.length) {
-            ids = Arrays.copyOf(ids, (int) Math.min(Integer.MAX_VALUE - 8, want));
-        }
-        if (table == null) {
-            expected = Math.max(expected, more);
-        } else if (2 * want > table.length) {
-            buildTable((int) want);
-        }
     }
 
     /** A table for {@code slots} slots at most half full, holding the slots given so far. */
@@ -80,7 +64,7 @@ public final class PushNodes {
     /** The slot of node {@code id}, given the next free slot on first sight. */
     public int slot(long id) {
         if (table == null) {
-            // Room for as many new nodes as known ones, or as reserved: the next round's lists bring new neighbours.
+            // Room for as many new nodes as known ones, or as expected: the next round's lists bring new neighbours.
             buildTable(Math.max(2 * size, size + expected));
             expected = 0;
         }
@@ -146,7 +130,7 @@ public final class PushNodes {
         return read(in, 0);
     }
 
-    /** As {@link #read(ByteBuffer)}, with room for {@code more} slots ({@link #reserve}). */
+    /** As {@link #read(ByteBuffer)}, with room for {@code more} new slots before the ids or the map regrow. */
     static PushNodes read(ByteBuffer in, int more) {
         int n = in.getInt();
         if (n < 0 || (long) n * Long.BYTES > in.remaining()) {

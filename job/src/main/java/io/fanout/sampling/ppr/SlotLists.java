@@ -80,7 +80,7 @@ final class SlotLists {
         if (has(slot)) {
             return false;
         }
-        reserve(0, 3 + 2 * n);
+        reserve(3 + 2 * n);
         int a = used;
         int[] entries = this.entries;
         entries[a] = slot;
@@ -102,22 +102,16 @@ final class SlotLists {
     }
 
     /**
-     * Room for lists up to slot {@code slots - 1} and {@code ints} more ints of lists ({@code 3 + 2n} a list of n
-     * neighbours) without regrowing: a round adds its fetched lists after one reservation, not one doubling copy of
-     * every list held after another.
+     * Room for {@code ints} more ints of lists ({@code 3 + 2n} a list of n neighbours) without regrowing: a round adds
+     * its fetched lists after one reservation, not one doubling copy of every list held after another.
      */
-    void reserve(int slots, long ints) {
+    void reserve(long ints) {
         if (used + ints > entries.length) {
             long grown = Math.max(used + ints, Math.min(2L * entries.length, Integer.MAX_VALUE - 8));
             if (grown > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("lists of " + grown + " ints: over a Java array's limit");
             }
             entries = Arrays.copyOf(entries, (int) grown);
-        }
-        if (slots > at.length) {
-            int old = at.length;
-            at = Arrays.copyOf(at, slots);
-            Arrays.fill(at, old, slots, -1);
         }
     }
 
@@ -132,12 +126,12 @@ final class SlotLists {
      * @throws IllegalArgumentException when they do not fill the rest exactly
      */
     static SlotLists read(IntBuffer in, int count, int slots) {
-        return read(in, count, slots, 0, 0);
+        return read(in, count, slots, 0);
     }
 
-    /** As {@link #read(IntBuffer, int, int)}, with room for {@code moreSlots} slots and {@code moreInts} ints of lists. */
-    static SlotLists read(IntBuffer in, int count, int slots, int moreSlots, long moreInts) {
-        SlotLists lists = new SlotLists(slots + Math.max(0, moreSlots));
+    /** As {@link #read(IntBuffer, int, int)}, with room for {@code moreInts} ints of lists ({@link #reserve}). */
+    static SlotLists read(IntBuffer in, int count, int slots, long moreInts) {
+        SlotLists lists = new SlotLists(slots);
         int used = in.remaining();
         long capacity = Math.max(64, used + Math.max(0, moreInts));
         if (capacity > Integer.MAX_VALUE - 8) {
