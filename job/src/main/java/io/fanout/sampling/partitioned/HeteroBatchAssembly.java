@@ -1,5 +1,6 @@
 package io.fanout.sampling.partitioned;
 
+import io.fanout.sampling.LocalIds;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.List;
 

@@ -60,7 +60,7 @@ public final class PprBatchPush {
     private FetchingPush scratch;
     /**
      * The whole state as {@link #toBytes} returns it, when nothing changed since it was read ({@link #fromBytes}) or
-     * written ({@link #advance}); null after a list is added. The records lie in it.
+     * written ({@link #advance}); null after a list is added.
      */
     private byte[] encoded;
 
@@ -235,42 +235,30 @@ public final class PprBatchPush {
         for (int i = 0; i < result.length; i++) {
             result[i] = nodes.id(missing.getInt(i));
         }
-        int recordsTo = out.position();
-        byte[] state;
-        int shift;
         if (open) {
             ByteBuffer tail = out.reserve((int) listBytes);
             tail.putInt(lists.count());
             lists.write(tail.asIntBuffer());
             int size = tail.position() + 4 * lists.size();
-            // Copied without zeroing first (Arrays.copyOf allocates and fills in one step).
-            state = Arrays.copyOf(tail.array(), size);
-            shift = 0;
+            // Copied without zeroing first (Arrays.copyOf allocates and fills in one step); the records lie in it
+            // where they were written.
+            encoded = Arrays.copyOf(tail.array(), size);
+            Arrays.fill(records, encoded);
         } else {
-            // Every push settled: no list or slot is read again, and the state holds neither.
+            // Every push settled: no list or slot is read again, and the state holds neither. Once a batch: the
+            // records taken out of this thread's buffer, the state written around them as any state is.
             nodes = new PushNodes();
             lists = new SlotLists(0);
             scratch = null;
-            long size = 4 + 1 + nodes.serializedSize() + 4 + (recordsTo - recordsFrom) + 4;
-            if (size > MAX_STATE_BYTES) {
-                throw tooLarge(size, MAX_STATE_BYTES);
+            byte[] written = Arrays.copyOfRange(out.reserve(0).array(), recordsFrom, out.position());
+            Arrays.fill(records, written);
+            for (int i = 0; i < seeds.length; i++) {
+                recordAt[i] -= recordsFrom;
             }
-            ByteBuffer whole = ByteBuffer.allocate((int) size).order(PushNodes.STATE_ORDER);
-            whole.putInt(settleK);
-            whole.put((byte) (settleTopUp ? 1 : 0));
-            nodes.write(whole);
-            whole.putInt(seeds.length);
-            shift = whole.position() - recordsFrom;
-            whole.put(out.reserve(0).array(), recordsFrom, recordsTo - recordsFrom);
-            whole.putInt(0);
-            state = whole.array();
+            encoded = null;
+            encoded = toBytes();
         }
         out.release();
-        for (int i = 0; i < seeds.length; i++) {
-            records[i] = state;
-            recordAt[i] += shift;
-        }
-        encoded = state;
         return result;
     }
 
@@ -453,17 +441,14 @@ public final class PprBatchPush {
 
     /**
      * The state {@link #toBytes} wrote, with room for {@code moreLists} lists of {@code moreNeighbors} neighbours in
-     * all and the nodes they may name, to be added ({@link #addLists}) without regrowing.
+     * all, to be added ({@link #addLists}) without regrowing.
      */
     public static PprBatchPush fromBytes(byte[] state, int moreLists, long moreNeighbors) {
         long moreListInts = 3L * Math.max(0, moreLists) + 2L * Math.max(0, moreNeighbors);
         ByteBuffer in = ByteBuffer.wrap(state).order(PushNodes.STATE_ORDER);
         int settleK = in.getInt();
         boolean settleTopUp = in.get() != 0;
-        // New slots: at most one per neighbour, but most neighbours are known; room for as many new nodes as known
-        // ones at most (more grow the ids as before).
-        int knownNodes = in.getInt(in.position());
-        PushNodes nodes = PushNodes.read(in, (int) Math.min(Math.max(16, knownNodes), Math.max(0, moreNeighbors)));
+        PushNodes nodes = PushNodes.read(in);
         int numSeeds = in.getInt();
         long[] seeds = new long[numSeeds];
         byte[][] records = new byte[numSeeds][];

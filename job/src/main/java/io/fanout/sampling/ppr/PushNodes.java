@@ -1,6 +1,6 @@
 package io.fanout.sampling.ppr;
 
-import it.unimi.dsi.fastutil.HashCommon;
+import io.fanout.sampling.LocalIds;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -19,85 +19,36 @@ public final class PushNodes {
      */
     static final ByteOrder STATE_ORDER = ByteOrder.LITTLE_ENDIAN;
 
-    private long[] ids;
-    private int size;
     /**
-     * id -> slot: open addressing over {@link #ids}, each bucket its slot + 1 (0 = empty), at most half full; null
-     * after {@link #read} until a slot is asked for by id. Four bytes a bucket, the ids compared where they are: a
-     * batch's map is rebuilt every fetch round, and a map holding each id again (fastutil's, 12 bytes a bucket at
-     * three quarters full) allocated and filled three times the memory for the same probes.
+     * The ids by slot and the index from id to slot ({@link LocalIds}: slot + 1 per bucket of a half-full table over
+     * the ids; a map holding each id again, fastutil's, allocated and filled three times the memory each round). Read
+     * from a state, the index is built at the first slot asked for by id.
      */
-    private int[] table;
-    private int mask;
-    /** Slots expected beyond {@link #size} when the table is next built ({@link #read(ByteBuffer, int)}). */
-    private int expected;
+    private final LocalIds ids;
     /** Slot -> the advancing push's local index, -1 everywhere between advances ({@link #localScratch}). */
     private int[] local = new int[0];
 
     public PushNodes() {
-        this(new long[16], 0);
-        buildTable(16);
+        this(new LocalIds(16));
     }
 
-    private PushNodes(long[] ids, int size) {
+    private PushNodes(LocalIds ids) {
         this.ids = ids;
-        this.size = size;
-    }
-
-    /** A table for {@code slots} slots at most half full, holding the slots given so far. */
-    private void buildTable(int slots) {
-        int capacity = HashCommon.nextPowerOfTwo(Math.max(32, 2 * slots));
-        int[] t = new int[capacity];
-        int m = capacity - 1;
-        long[] ids = this.ids;
-        for (int s = 0; s < size; s++) {
-            int h = (int) HashCommon.mix(ids[s]) & m;
-            while (t[h] != 0) {
-                h = (h + 1) & m;
-            }
-            t[h] = s + 1;
-        }
-        table = t;
-        mask = m;
     }
 
     /** The slot of node {@code id}, given the next free slot on first sight. */
     public int slot(long id) {
-        if (table == null) {
-            // Room for as many new nodes as known ones, or as expected: the next round's lists bring new neighbours.
-            buildTable(Math.max(2 * size, size + expected));
-            expected = 0;
-        }
-        final int[] t = table;
-        final int m = mask;
-        int h = (int) HashCommon.mix(id) & m;
-        int e;
-        while ((e = t[h]) != 0) {
-            if (ids[e - 1] == id) {
-                return e - 1;
-            }
-            h = (h + 1) & m;
-        }
-        if (size == ids.length) {
-            ids = Arrays.copyOf(ids, 2 * size);
-        }
-        int s = size++;
-        ids[s] = id;
-        t[h] = s + 1;
-        if (2 * size > t.length) {
-            buildTable(2 * size);
-        }
-        return s;
+        return ids.add(id);
     }
 
     /** The node id of slot {@code slot}. */
     public long id(int slot) {
-        return ids[slot];
+        return ids.id(slot);
     }
 
     /** Slots given so far ({@code 0..size()-1}). */
     public int size() {
-        return size;
+        return ids.size();
     }
 
     /**
@@ -106,6 +57,7 @@ public final class PushNodes {
      * while a push advances (lists are bound when they are added).
      */
     int[] localScratch() {
+        int size = ids.size();
         if (local.length < size) {
             local = new int[Math.max(size, 2 * local.length)];
             Arrays.fill(local, -1);
@@ -115,32 +67,31 @@ public final class PushNodes {
 
     /** Bytes {@link #write} writes. */
     long serializedSize() {
-        return 4 + 8L * size;
+        return 4 + 8L * ids.size();
     }
 
     /** Writes the ids in slot order. */
     void write(ByteBuffer out) {
+        int size = ids.size();
         out.putInt(size);
-        out.asLongBuffer().put(ids, 0, size);
+        ids.putIds(out.asLongBuffer());
         out.position(out.position() + Long.BYTES * size);
     }
 
-    /** The nodes {@link #write} wrote, with the same slots (the id map is built when a slot is next asked for by id). */
+    /**
+     * The nodes {@link #write} wrote, with the same slots (the index is built when a slot is next asked for by id),
+     * with room for as many new nodes as known ones before the ids or the index regrow: the next round's lists bring
+     * new neighbours.
+     */
     static PushNodes read(ByteBuffer in) {
-        return read(in, 0);
-    }
-
-    /** As {@link #read(ByteBuffer)}, with room for {@code more} new slots before the ids or the map regrow. */
-    static PushNodes read(ByteBuffer in, int more) {
         int n = in.getInt();
         if (n < 0 || (long) n * Long.BYTES > in.remaining()) {
             throw new IllegalArgumentException(n + " nodes in " + in.remaining() + " bytes of a batch push state");
         }
-        long[] ids = new long[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(16L, (long) n + Math.max(0, more)))];
+        int room = Math.max(16, n);
+        long[] ids = new long[(int) Math.min(LocalIds.MAX_IDS, (long) n + room)];
         in.asLongBuffer().get(ids, 0, n);
         in.position(in.position() + Long.BYTES * n);
-        PushNodes nodes = new PushNodes(ids, n);
-        nodes.expected = Math.max(0, more);
-        return nodes;
+        return new PushNodes(LocalIds.adopt(ids, n, room));
     }
 }

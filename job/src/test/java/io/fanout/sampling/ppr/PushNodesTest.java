@@ -49,12 +49,12 @@ class PushNodesTest {
         }
         ByteBuffer buffer = ByteBuffer.allocate((int) nodes.serializedSize());
         nodes.write(buffer);
-        PushNodes read = PushNodes.read(ByteBuffer.wrap(buffer.array()), 1000);
+        PushNodes read = PushNodes.read(ByteBuffer.wrap(buffer.array()));
         for (var e : expected.entrySet()) {
             assertThat(read.slot(e.getKey())).isEqualTo(e.getValue());
         }
         assertThat(read.slot(-1L)).isEqualTo(expected.containsKey(-1L) ? expected.get(-1L) : expected.size());
-        assertThatThrownBy(() -> PushNodes.read(ByteBuffer.wrap(new byte[] {0, 0, 0, 9, 1, 2}), 0))
+        assertThatThrownBy(() -> PushNodes.read(ByteBuffer.wrap(new byte[] {0, 0, 0, 9, 1, 2})))
                 .hasMessage("9 nodes in 2 bytes of a batch push state");
     }
 

@@ -1,4 +1,4 @@
-package io.fanout.sampling.partitioned;
+package io.fanout.sampling;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -68,5 +68,28 @@ class LocalIdsTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> ids.ensureCapacity(LocalIds.MAX_IDS + 1));
         assertTrue(e.getMessage().contains("--batch-size"), e.getMessage());
+    }
+
+    @Test
+    void adoptedIdsKeepTheirIndicesAndTheIndexIsBuiltAtTheFirstAdd() {
+        long[] array = new long[8];
+        long[] known = {Long.MIN_VALUE, 42, -7, 1L << 40, 0};
+        System.arraycopy(known, 0, array, 0, known.length);
+        LocalIds ids = LocalIds.adopt(array, known.length, 100);
+        assertEquals(known.length, ids.size());
+        for (int i = 0; i < known.length; i++) {
+            assertEquals(known[i], ids.id(i)); // read by index, no index built
+        }
+        for (int i = known.length - 1; i >= 0; i--) {
+            assertEquals(i, ids.add(known[i]));
+        }
+        for (int i = 0; i < 200; i++) { // past the adopted array and the expected room
+            assertEquals(known.length + i, ids.add(1000 + i));
+        }
+        assertEquals(2, ids.add(-7));
+        java.nio.LongBuffer out = java.nio.LongBuffer.allocate(ids.size());
+        ids.putIds(out);
+        assertArrayEquals(ids.toArray(), out.array());
+        assertThrows(IllegalArgumentException.class, () -> LocalIds.adopt(new long[2], 3, 0));
     }
 }
