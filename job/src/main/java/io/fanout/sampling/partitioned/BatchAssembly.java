@@ -49,12 +49,11 @@ public final class BatchAssembly {
     public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges,
             int drawn) {
         this.batch = seeds.clone();
-        // Sized for the ids it resumes with (rebuilding the index by rehashing dominated resuming a big batch).
+        // The exported ids taken as they are (distinct, in order), the index built once at the next hop with room for
+        // it (rebuilding the index by rehashing dominated resuming a big batch; adding them one by one compared each
+        // with its bucket's).
         int room = Math.max(drawn, 0);
-        this.ids = new LocalIds(ids.length + room);
-        for (long id : ids) {
-            this.ids.add(id);
-        }
+        this.ids = LocalIds.adopt(ids, ids.length, room);
         this.rows = new IntArrayList(rows.length + room);
         this.cols = new IntArrayList(cols.length + room);
         this.rows.addElements(0, rows);

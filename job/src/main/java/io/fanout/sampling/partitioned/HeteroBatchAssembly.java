@@ -58,13 +58,10 @@ public final class HeteroBatchAssembly {
         this.frontierStart = new int[numNodeTypes];
         this.frontierEnd = new int[numNodeTypes];
         for (int t = 0; t < numNodeTypes; t++) {
-            int size = ids == null ? 16 : ids[t].length;
-            this.ids[t] = new LocalIds(size);
+            // Resumed: the exported ids taken as they are (distinct, in order), indexed at the next hop's first add.
+            this.ids[t] = ids == null ? new LocalIds(16) : LocalIds.adopt(ids[t], ids[t].length, 16);
             nodesPerHop[t] = new IntArrayList();
             if (ids != null) {
-                for (long id : ids[t]) {
-                    this.ids[t].add(id);
-                }
                 nodesPerHop[t].addElements(0, numSampledNodes[t]);
                 frontierEnd[t] = ids[t].length;
                 frontierStart[t] = frontierEnd[t] - numSampledNodes[t][numSampledNodes[t].length - 1];
