@@ -41,9 +41,9 @@ public final class LocalIds {
     }
 
     /**
-     * The distinct ids {@code ids[0 .. size)} as local indices {@code 0 .. size-1}, the array taken as it is (not
-     * copied; its length past {@code size} is room for more); the index is built at the first {@link #add}, sized
-     * for {@code size + expectedMore} ids.
+     * The distinct ids {@code ids[0 .. size)} as local indices {@code 0 .. size-1}, the array taken as it is: not
+     * copied, and new ids are appended into it while it has room past {@code size} (a full one is copied first). The
+     * index is built at the first {@link #add}, sized for {@code size + expectedMore} ids.
      */
     public static LocalIds adopt(long[] ids, int size, int expectedMore) {
         if (size < 0 || size > ids.length) {

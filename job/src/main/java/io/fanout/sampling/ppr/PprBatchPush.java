@@ -199,7 +199,8 @@ public final class PprBatchPush {
             recordBytes += recordLength[i];
         }
         long listBytes = 4 + 4L * lists.size();
-        // Room for the open pushes to grow by half: most grow as they go on (a full buffer is copied into a larger one).
+        // Room for the open pushes to grow by half: most grow as they go on (a full buffer is copied into a larger
+        // one).
         RecordBuffer out = scratchBuffer(4 + 1 + nodes.serializedSize() + 4 + recordBytes + openBytes / 2
                 + listBytes + 1024);
         ByteBuffer head = out.reserve(0);
@@ -482,7 +483,8 @@ public final class PprBatchPush {
             throw new IllegalArgumentException(in.remaining() % Integer.BYTES + " bytes after the batch push state");
         }
         SlotLists lists = SlotLists.read(in.asIntBuffer(), numLists, nodes.size(), moreListInts);
-        PprBatchPush push = new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes, lists);
+        PprBatchPush push = new PprBatchPush(seeds, records, recordAt, recordLength, settleK, settleTopUp, nodes,
+                lists);
         push.encoded = state;
         return push;
     }

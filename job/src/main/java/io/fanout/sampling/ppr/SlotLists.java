@@ -64,8 +64,8 @@ final class SlotLists {
     }
 
     /**
-     * As {@link #add(int, FetchedList, PushNodes)}, the list being {@code neighbors[from..to)} with their degrees at the
-     * same places of {@code neighborDegrees} (a fetch answers a batch's lists in one pair of arrays; checked as
+     * As {@link #add(int, FetchedList, PushNodes)}, the list being {@code neighbors[from..to)} with their degrees at
+     * the same places of {@code neighborDegrees} (a fetch answers a batch's lists in one pair of arrays; checked as
      * {@link FetchedList} checks a list).
      */
     boolean add(int slot, int degree, long[] neighbors, int[] neighborDegrees, int from, int to, PushNodes nodes) {
