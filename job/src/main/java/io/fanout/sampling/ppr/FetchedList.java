@@ -21,12 +21,20 @@ public final class FetchedList {
             throw new IllegalArgumentException(neighbors.length + " neighbours but " + neighborDegrees.length
                     + " degrees");
         }
-        if (degree < neighbors.length || (degree > 0 && neighbors.length == 0)) {
-            throw new IllegalArgumentException("degree " + degree + " with " + neighbors.length + " read neighbours");
-        }
+        checkRead(degree, neighbors.length);
         this.degree = degree;
         this.neighbors = neighbors;
         this.neighborDegrees = neighborDegrees;
+    }
+
+    /**
+     * Refuses a list of true degree {@code degree} with {@code read} read neighbours that no push could read: more than
+     * the degree, or none of a node that has some.
+     */
+    static void checkRead(int degree, int read) {
+        if (degree < read || (degree > 0 && read == 0)) {
+            throw new IllegalArgumentException("degree " + degree + " with " + read + " read neighbours");
+        }
     }
 
     /** The node's true degree (0 = dangling). */

@@ -74,9 +74,7 @@ final class SlotLists {
             throw new IllegalArgumentException("neighbours [" + from + ", " + to + ") of " + neighbors.length
                     + " ids and " + neighborDegrees.length + " degrees");
         }
-        if (degree < n || (degree > 0 && n == 0)) {
-            throw new IllegalArgumentException("degree " + degree + " with " + n + " read neighbours");
-        }
+        FetchedList.checkRead(degree, n);
         if (has(slot)) {
             return false;
         }
