@@ -56,7 +56,8 @@ final class FlinkSettings {
         // it until the output flusher sends the partly filled buffer, up to Flink's 100 ms a crossing. pubmed PPR,
         // p=2, heap backend, two rounds each: submission to the first message 1.0-1.2 s at 100 ms, 0.8 s at 20 ms,
         // sampling as fast (1 ms: about 30 % slower, the buffers sent nearly empty); R-MAT k-hop's hops fill their
-        // buffers and did not move either way.
+        // buffers and did not move either way. PPR's round operators send each record at once instead
+        // (PartitionedPpr.ROUND_BUFFER_TIMEOUT_MS).
         if (config.store == StoreType.PARTITIONED && !conf.contains(ExecutionOptions.BUFFER_TIMEOUT)
                 && !conf.contains(ExecutionOptions.BUFFER_TIMEOUT_ENABLED)) {
             conf.set(ExecutionOptions.BUFFER_TIMEOUT, PARTITIONED_BUFFER_TIMEOUT);

@@ -5,6 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.config.FanoutJobConfig;
 import io.fanout.testing.SharedData;
+import io.fanout.graph.NodeIdMap;
+import io.fanout.store.GraphStore;
+import io.fanout.store.TypedGraphStore;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.flink.streaming.api.graph.StreamNode;
 import org.apache.flink.configuration.CheckpointingOptions;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
@@ -22,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * the job's RocksDB settings, each unless the user says otherwise: incremental checkpoints (the partitioned store's
  * adjacency is its state), bloom filters with partitioned index and filter blocks (its lookups are point reads) and
  * background jobs enough for the hop copies' compactions to run side by side, and LZ4 blocks at level 0, ZSTD below;
- * the partitioned store's buffer timeout; and the pause between checkpoints.
+ * the partitioned store's buffer timeout (PPR's rounds: each record at once); and the pause between checkpoints.
  */
 class StateBackendSettingsTest {
     private static Configuration flink(String... extra) {
@@ -81,6 +89,35 @@ class StateBackendSettingsTest {
         Configuration memory = FlinkSettings.flinkConfiguration(FanoutJobConfig.from(FanoutJob.commandLine()
                 .parse(new String[] {"--graph", SharedData.graph("cora").toString()}).configuration));
         assertThat(memory.contains(ExecutionOptions.BUFFER_TIMEOUT)).as("the memory store keeps Flink's").isFalse();
+    }
+
+    @Test
+    void pprRoundsSendEachRecordAtOnceWhileTheLoadKeepsTheJobsTimeout() throws Exception {
+        for (String graph : new String[] {"pubmed", "cora_hetero"}) {
+            String[] typed = graph.equals("cora_hetero") ? new String[] {"--seed-type", "paper"} : new String[0];
+            String[] args = Stream.concat(Stream.of("--graph",
+                    SharedData.graph(graph).toString(), "--store", "partitioned", "--sampler", "ppr"),
+                    Arrays.stream(typed)).toArray(String[]::new);
+            FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(args).configuration);
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                    FlinkSettings.flinkConfiguration(config));
+            NodeIdMap nodes = config.typed == null
+                    ? GraphStore.scanNodeIds(config.graphSpec())
+                    : TypedGraphStore.scanNodeIds(config.graphSpec(),
+                            SeedPlanning.typedSeedTypes(config)).get(config.typed.seedType);
+            FanoutJob.build(env, config, SeedPlanning.batchPlan(config, nodes), nodes);
+            Map<String, Long> timeouts = new TreeMap<>();
+            for (StreamNode node : env.getStreamGraph().getStreamNodes()) {
+                timeouts.put(node.getOperatorName(), node.getBufferTimeout());
+            }
+            long rounds = timeouts.keySet().stream()
+                    .filter(name -> name.matches("(typed-)?ppr-(start|fetch-\\d+|round-\\d+)")).peek(name ->
+                            assertThat(timeouts.get(name)).as(graph + ": " + name).isEqualTo(0L))
+                    .count();
+            assertThat(rounds).as(graph + ": start, 8 fetches, 8 rounds").isEqualTo(17);
+            String load = graph.equals("cora_hetero") ? "typed-ppr-rows" : "ppr-lists";
+            assertThat(timeouts.get(load)).as(graph + ": the load's records are many and small").isEqualTo(20L);
+        }
     }
 
     @Test

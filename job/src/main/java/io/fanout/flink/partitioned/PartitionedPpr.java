@@ -23,6 +23,17 @@ import org.apache.flink.util.Collector;
  * so the rounds are operators, as the k-hop hops are ({@link PartitionedKHop}).
  */
 public final class PartitionedPpr {
+    /**
+     * The buffer timeout of every PPR round's operators (start, fetches, rounds): 0, each record sent as it is made.
+     * Their records are one per (batch, round, subtask), kilobytes each, and a batch crosses two exchanges per round,
+     * so with the job's 20 ms ({@code FlinkSettings}) each crossing could wait for the output flusher: pubmed, p=2,
+     * five epochs, eight runs each, alternated: heap backend 1.27-1.44 M -> 1.29-1.64 M sampled edges/s, submission
+     * to the first message 0.7-0.9 s -> 0.6-0.9 s; RocksDB 0.95-1.33 M -> 1.01-1.52 M, 1.2-1.8 s -> 1.1-1.8 s. The
+     * load's operators keep the job's timeout (their records are many and small), and so do k-hop's hops, whose
+     * buffers fill: R-MAT 2^18 x 16 did not move.
+     */
+    static final long ROUND_BUFFER_TIMEOUT_MS = 0;
+
     private PartitionedPpr() {}
 
     /**
@@ -57,13 +68,14 @@ public final class PartitionedPpr {
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .process(start(o))
                 .returns(TypeInformation.of(PprPartial.class))
-                .name("ppr-start").uid("ppr-start" + o.runTag());
+                .name("ppr-start").uid("ppr-start" + o.runTag())
+                .setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
         for (int round = 1; round <= rounds; round++) {
             DataStream<PprAnswerGroup> answers = lists.keyBy(new ListNode(), Types.LONG)
                     .connect(stage.getSideOutput(PprRoundFunction.requests(round)).keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
                             KeyedLookups.pprLists().cached(o.cacheBytes(), cacheLookups(spec, rounds)))
-                    .uid("ppr-fetch-" + round);
+                    .uid("ppr-fetch-" + round).setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
             stage = round(stage, answers, round, o);
         }
         return finish(env, spec, stage, o);
@@ -85,7 +97,7 @@ public final class PartitionedPpr {
                 .connect(graph.versions().broadcast())
                 .transform("ppr-start", TypeInformation.of(PprPartial.class), new VersionedStartOperator<PprPartial, PprFetchRequest>(
                         start(o)::start, PprRoundFunction.requests(1)))
-                .uid("ppr-start" + o.runTag());
+                .uid("ppr-start" + o.runTag()).setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
         KeyedStream<EdgeUpdate, Long> adjacency = graph.adjacency().keyBy(new PartitionedKHop.UpdateNode(), Types.LONG);
         int bucketSize = o.bucketSize();
         for (int round = 1; round <= o.pprRounds(); round++) {
@@ -94,13 +106,13 @@ public final class PartitionedPpr {
                     .transform("ppr-fetch-" + round, TypeInformation.of(PprAnswerGroup.class),
                             new VersionedPprFetchOperator(o.pprMaxNeighbors(), o.seed(), bucketSize,
                                     round == 1))
-                    .uid("ppr-fetch-" + round);
+                    .uid("ppr-fetch-" + round).setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
             DataStream<PprAnswerGroup> degrees = adjacency
                     .connect(lists.getSideOutput(VersionedPprFetchOperator.DEGREE_REQUESTS)
                             .keyBy(new RequestNode(), Types.LONG))
                     .transform("ppr-degrees-" + round, TypeInformation.of(PprAnswerGroup.class),
                             new VersionedPprDegreeOperator(bucketSize))
-                    .uid("ppr-degrees-" + round);
+                    .uid("ppr-degrees-" + round).setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
             stage = round(stage, lists.union(degrees), round, o);
         }
         return finish(env, spec, stage, o);
@@ -132,7 +144,8 @@ public final class PartitionedPpr {
                 .connect(answers.keyBy(new AnswerKey(), Types.LONG))
                 .process(new PprRoundFunction(round, o.pprRounds()))
                 .returns(TypeInformation.of(PprPartial.class))
-                .name("ppr-round-" + round).uid("ppr-round-" + round + o.runTag());
+                .name("ppr-round-" + round).uid("ppr-round-" + round + o.runTag())
+                .setBufferTimeout(ROUND_BUFFER_TIMEOUT_MS);
     }
 
     private static DataStream<EncodedMessage> finish(StreamExecutionEnvironment env, GraphSpec spec,

@@ -103,7 +103,8 @@ public final class PartitionedTypedPpr {
                 .name("saved-graph-check").uid(SavedGraphCheck.UID)
                 .process(new TypedPprFunctions.Start(setup, o.seedIds()))
                 .returns(TypeInformation.of(Partial.class))
-                .name("typed-ppr-start").uid("typed-ppr-start" + runTag);
+                .name("typed-ppr-start").uid("typed-ppr-start" + runTag)
+                .setBufferTimeout(PartitionedPpr.ROUND_BUFFER_TIMEOUT_MS);
         // The automatic cache size is shared by the cached lookups: one per fetch round, and per node-data lookup.
         int cacheLookups = rounds + PartitionedTypedKHop.count(nodeData);
         for (int round = 1; round <= rounds; round++) {
@@ -112,12 +113,13 @@ public final class PartitionedTypedPpr {
                             .keyBy(new PartitionedPpr.RequestNode(), Types.LONG))
                     .transform("typed-ppr-fetch-" + round, TypeInformation.of(Answer.class),
                             KeyedLookups.typedPprRows(types).cached(o.cacheBytes(), cacheLookups))
-                    .uid("typed-ppr-fetch-" + round);
+                    .uid("typed-ppr-fetch-" + round).setBufferTimeout(PartitionedPpr.ROUND_BUFFER_TIMEOUT_MS);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
                     .process(new TypedPprFunctions.Round(round, rounds))
                     .returns(TypeInformation.of(Partial.class))
-                    .name("typed-ppr-round-" + round).uid("typed-ppr-round-" + round + runTag);
+                    .name("typed-ppr-round-" + round).uid("typed-ppr-round-" + round + runTag)
+                    .setBufferTimeout(PartitionedPpr.ROUND_BUFFER_TIMEOUT_MS);
         }
         SingleOutputStreamOperator<TypedPartialBatch> selected = stage
                 .process(new TypedPprFunctions.Finish(nodeData))
