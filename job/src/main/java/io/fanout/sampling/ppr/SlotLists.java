@@ -131,11 +131,7 @@ final class SlotLists {
     static SlotLists read(IntBuffer in, int count, int slots, long moreInts) {
         SlotLists lists = new SlotLists(slots);
         int used = in.remaining();
-        long capacity = Math.max(64, used + Math.max(0, moreInts));
-        if (capacity > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("lists of " + capacity + " ints: over a Java array's limit");
-        }
-        lists.entries = new int[(int) capacity];
+        lists.reserve((long) used + Math.max(0, moreInts));
         in.get(lists.entries, 0, used);
         int a = 0;
         for (int i = 0; i < count; i++) {
