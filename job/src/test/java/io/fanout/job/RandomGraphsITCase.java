@@ -1,0 +1,185 @@
+package io.fanout.job;
+
+import static io.fanout.job.FanoutJobITCase.assertSameMessages;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fanout.connectors.message.MessageKeys;
+import io.fanout.connectors.message.SafetensorsCodec;
+import io.fanout.connectors.message.TensorMessage;
+import io.fanout.testing.MiniClusters;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The k-hop job on generated graphs of shapes the shared graphs lack (ids past 2^32, parallel edges and
+ * self-loops, a hub far above the fanout and the bucket size, isolated nodes the header declares, one edge): both
+ * stores, both state backends and both parallelisms give the same bytes, and every message obeys the graph.
+ */
+class RandomGraphsITCase {
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.oneTaskManagerTwoSlots();
+
+    @TempDir
+    Path tmp;
+    private StoreRuns runs;
+
+    @BeforeEach
+    void runsInto() {
+        runs = new StoreRuns(tmp);
+    }
+
+    /** One generated edge file: its rows as written, whether they are directed, and the nodes every run seeds. */
+    private record Graph(Path file, List<long[]> edges, boolean directed, Set<Long> nodes) {
+    }
+
+    @ParameterizedTest(name = "{0}: directed={1} nodes={2} edges={3} idStep={4} fanout={5} edge-dir={6}")
+    @CsvSource(delimiter = '|', value = {
+        // name        | directed | nodes | edges | id step   | fanout | edge-dir | batch | declare num_nodes
+        "sparse-ids    | false    | 300   | 1200  | 4000000007| 3,2    | out      | 64    | false",
+        "isolated      | true     | 500   | 400   | 1         | 2,2    | in       | 100   | true",
+        "one-edge      | true     | 2     | 1     | 1         | 5      | out      | 1     | true",
+        "all-of-a-hop  | true     | 200   | 1500  | 7         | -1,2   | in       | 32    | false",
+        "three-hops    | false    | 1000  | 3000  | 1         | 1,1,1  | out      | 256   | true",
+    })
+    void storesAgreeAndSamplesObeyTheGraph(String name, boolean directed, int nodes, int edges, long idStep,
+            String fanout, String edgeDir, int batchSize, boolean declareNodes) throws Exception {
+        Graph graph = generate(name, directed, nodes, edges, idStep, declareNodes, new Random(name.hashCode()));
+        // Bucket size 3: the hub's list spans hundreds of buckets, so the partitioned store's bucket reads count.
+        String[] options = {"--fanout", fanout, "--edge-dir", edgeDir, "--batch-size", String.valueOf(batchSize),
+                "--epochs", "2", "--shuffle", "--seed", "11", "--partitioned.bucket-size", "3"};
+        String[] memoryOptions = java.util.Arrays.copyOf(options, options.length - 2);
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), memoryOptions);
+        assertSameMessages(memory1, runs.run("memory", 2, graph.file(), memoryOptions));
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
+                with(options, "--state-backend", "rocksdb")));
+
+        int[] fanouts = java.util.Arrays.stream(fanout.split(",")).mapToInt(Integer::parseInt).toArray();
+        Map<Long, List<Long>> neighbours = neighbours(graph, edgeDir.equals("out"));
+        long batchesPerEpoch = (graph.nodes().size() + batchSize - 1) / batchSize;
+        assertThat(memory1).hasSize((int) (2 * batchesPerEpoch));
+        for (long epoch = 0; epoch < 2; epoch++) {
+            List<Long> seeds = new ArrayList<>();
+            for (long b = 0; b < batchesPerEpoch; b++) {
+                TensorMessage m = SafetensorsCodec.decode(memory1.get((epoch << 32) | b));
+                for (long s : m.get(MessageKeys.BATCH).asLongArray()) {
+                    seeds.add(s);
+                }
+                checkMessage(m, fanouts, neighbours);
+            }
+            assertThat(new TreeSet<>(seeds)).as("every node is a seed once per epoch").isEqualTo(graph.nodes())
+                    .hasSize(seeds.size());
+        }
+    }
+
+    /** ids distinct and seeds first; each hop expands exactly its frontier, min(f, degree) distinct positions each. */
+    private static void checkMessage(TensorMessage m, int[] fanouts, Map<Long, List<Long>> neighbours) {
+        long[] ids = m.get(MessageKeys.IDS).asLongArray();
+        long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+        long[] cols = m.get(MessageKeys.COLS).asLongArray();
+        long[] nodesPerHop = m.get(MessageKeys.NUM_SAMPLED_NODES).asLongArray();
+        long[] edgesPerHop = m.get(MessageKeys.NUM_SAMPLED_EDGES).asLongArray();
+        long[] batch = m.get(MessageKeys.BATCH).asLongArray();
+        assertThat(java.util.Arrays.stream(ids).boxed().distinct().count()).isEqualTo(ids.length);
+        assertThat(java.util.Arrays.stream(nodesPerHop).sum()).isEqualTo(ids.length);
+        assertThat(java.util.Arrays.stream(edgesPerHop).sum()).isEqualTo(rows.length).isEqualTo(cols.length);
+        assertThat(java.util.Arrays.copyOf(ids, (int) nodesPerHop[0]))
+                .containsExactly(java.util.Arrays.stream(batch).distinct().toArray());
+        int edge = 0;
+        int frontierStart = 0;
+        for (int hop = 0; hop < fanouts.length; hop++) {
+            int frontierEnd = frontierStart + (int) nodesPerHop[hop];
+            Map<Integer, List<Long>> picked = new HashMap<>();
+            for (int e = edge; e < edge + edgesPerHop[hop]; e++) {
+                // rows = the node expanded, cols = its sampled neighbour (homogeneous GLT layout).
+                assertThat((int) rows[e]).as("hop %d expands only its frontier", hop + 1)
+                        .isBetween(frontierStart, frontierEnd - 1);
+                picked.computeIfAbsent((int) rows[e], k -> new ArrayList<>()).add(ids[(int) cols[e]]);
+            }
+            for (int v = frontierStart; v < frontierEnd; v++) {
+                List<Long> all = neighbours.getOrDefault(ids[v], List.of());
+                List<Long> got = picked.getOrDefault(v, List.of());
+                int want = fanouts[hop] < 0 ? all.size() : Math.min(fanouts[hop], all.size());
+                assertThat(got).as("hop %d of node %d", hop + 1, ids[v]).hasSize(want);
+                List<Long> left = new ArrayList<>(all);
+                for (Long u : got) {
+                    // Each pick is a distinct position of the list: a neighbour at most as often as it is listed.
+                    assertThat(left.remove(u)).as("node %d drew %d, not a neighbour left", ids[v], u).isTrue();
+                }
+            }
+            edge += (int) edgesPerHop[hop];
+            frontierStart = frontierEnd;
+        }
+    }
+
+    private Graph generate(String name, boolean directed, int nodes, int edges, long idStep, boolean declareNodes,
+            Random random) throws IOException {
+        long[] ids = new long[nodes];
+        for (int i = 0; i < nodes; i++) {
+            ids[i] = i * idStep + (idStep == 1 ? 0 : 3);
+        }
+        long hub = ids[random.nextInt(nodes)];
+        List<long[]> rows = new ArrayList<>();
+        while (rows.size() < edges) {
+            long a = random.nextInt(4) == 0 ? hub : ids[random.nextInt(nodes)];
+            long b = random.nextInt(10) == 0 ? a : ids[random.nextInt(nodes)];
+            long[] row = directed || a <= b ? new long[] {a, b} : new long[] {b, a};
+            rows.add(row);
+            if (random.nextInt(10) == 0 && rows.size() < edges) {
+                rows.add(row.clone()); // a parallel edge
+            }
+        }
+        Set<Long> seeded = new TreeSet<>();
+        StringBuilder text = new StringBuilder("# name=" + name + " directed=" + directed + " num_edges=" + edges
+                + (declareNodes ? " num_nodes=" + nodes : "") + " columns=src,dst id_base=0\n");
+        for (long[] row : rows) {
+            text.append(row[0]).append('\t').append(row[1]).append('\n');
+            seeded.add(row[0]);
+            seeded.add(row[1]);
+        }
+        if (declareNodes) {
+            for (long id : ids) {
+                seeded.add(id); // ids 0..num_nodes-1 are nodes, with or without edges
+            }
+        }
+        Path dir = Files.createDirectories(tmp.resolve("graph-" + name));
+        Path file = Files.writeString(dir.resolve("edges.tsv"), text);
+        return new Graph(file, rows, directed, seeded);
+    }
+
+    /** Each node's neighbour list in the sampling direction, one entry per edge (parallel edges and loops kept). */
+    private static Map<Long, List<Long>> neighbours(Graph graph, boolean out) {
+        Map<Long, List<Long>> lists = new HashMap<>();
+        for (long[] e : graph.edges()) {
+            long from = out ? e[0] : e[1];
+            long to = out ? e[1] : e[0];
+            lists.computeIfAbsent(from, k -> new ArrayList<>()).add(to);
+            if (!graph.directed() && e[0] != e[1]) {
+                lists.computeIfAbsent(to, k -> new ArrayList<>()).add(from);
+            }
+        }
+        return lists;
+    }
+
+    private static String[] with(String[] options, String... more) {
+        String[] all = java.util.Arrays.copyOf(options, options.length + more.length);
+        System.arraycopy(more, 0, all, options.length, more.length);
+        return all;
+    }
+}
