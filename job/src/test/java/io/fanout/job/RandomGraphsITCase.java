@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The k-hop job on generated graphs of shapes the shared graphs lack (ids past 2^32, parallel edges and
- * self-loops, a hub far above the fanout and the bucket size, isolated nodes the header declares, one edge): both
- * stores, both state backends and both parallelisms give the same bytes, and every message obeys the graph.
+ * self-loops, a hub far above the fanout and the bucket size, isolated nodes the header declares, one edge; typed
+ * graphs with edge types within and across node types, timed or not): both stores, both state backends and both
+ * parallelisms give the same bytes, and every message obeys the graph, a timed tree never an edge after its seed.
  */
 class RandomGraphsITCase {
     @RegisterExtension
@@ -122,6 +123,128 @@ class RandomGraphsITCase {
                     // Each pick is a distinct position of the list: a neighbour at most as often as it is listed.
                     assertThat(left.remove(u)).as("node %d drew %d, not a neighbour left", ids[v], u).isTrue();
                 }
+            }
+            edge += (int) edgesPerHop[hop];
+            frontierStart = frontierEnd;
+        }
+    }
+
+    /** A typed edge file's rows (src, dst, time) and whether they are directed; keyed by src__rel__dst. */
+    private record TypedEdges(List<long[]> rows, boolean directed) {
+    }
+
+    @ParameterizedTest(name = "typed {0}: edge-dir={1} timed={2}")
+    @CsvSource({"a, in, true", "b, out, true", "c, in, false", "d, out, false"})
+    void typedGraphsAgreeAndNeverSampleTheFuture(String name, String edgeDir, boolean timed) throws Exception {
+        Random random = new Random(name.hashCode() * 31L + edgeDir.hashCode());
+        Map<String, Integer> nodes = Map.of("A", 60, "B", 1 + random.nextInt(40));
+        // Within A and B, across both ways; one relation already named rev_ (GLT's reverse keeps it from doubling).
+        String[][] types = {{"A", "x", "A"}, {"A", "y", "B"}, {"B", "z", "A"}, {"B", "rev_w", "B"}};
+        Path dir = Files.createDirectories(tmp.resolve("typed-" + name));
+        Map<String, TypedEdges> files = new TreeMap<>();
+        for (String[] t : types) {
+            boolean directed = !t[0].equals(t[2]) || random.nextBoolean();
+            List<long[]> rows = new ArrayList<>();
+            StringBuilder text = new StringBuilder("# name=" + name + " directed=" + directed + " columns=src,dst"
+                    + (timed ? ",timestamp" : "") + " id_base=0\n");
+            for (int i = 0, m = 1 + random.nextInt(4 * nodes.get(t[0])); i < m; i++) {
+                long a = random.nextInt(3) == 0 ? 0 : random.nextInt(nodes.get(t[0]));
+                long b = random.nextInt(nodes.get(t[2]));
+                long[] row = directed || a <= b ? new long[] {a, b, random.nextInt(20)} : new long[] {b, a, random.nextInt(20)};
+                rows.add(row);
+                text.append(row[0]).append('\t').append(row[1]).append(timed ? "\t" + row[2] : "").append('\n');
+            }
+            String key = t[0] + "__" + t[1] + "__" + t[2];
+            Files.writeString(dir.resolve("edges." + key + ".tsv"), text);
+            files.put(key, new TypedEdges(rows, directed));
+        }
+        // Seeds: A nodes with edges of type x (every id in an A file is an A node), each with its own time.
+        StringBuilder seedText = new StringBuilder();
+        List<long[]> seeds = new ArrayList<>();
+        for (int i = 0; i < 90; i++) {
+            long[] seed = {files.get("A__x__A").rows().get(random.nextInt(files.get("A__x__A").rows().size()))[0],
+                    random.nextInt(22)};
+            seeds.add(seed);
+            seedText.append(seed[0]).append(timed ? "\t" + seed[1] : "").append('\n');
+        }
+        Path seedFile = Files.writeString(tmp.resolve("typed-" + name + ".seeds"), seedText);
+        String fanout = "A__x__A:2,-1;A__y__B:1,3;B__z__A:0,2;B__rev_w__B:5,0";
+        List<String> options = new ArrayList<>(List.of("--seed-type", "A", "--seeds", seedFile.toString(),
+                "--fanout", fanout, "--edge-dir", edgeDir, "--batch-size", "16", "--seed", "5"));
+        if (timed) {
+            options.addAll(List.of("--time-column", "timestamp"));
+        }
+        String[] args = options.toArray(new String[0]);
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, dir, args);
+        assertSameMessages(memory1, runs.run("memory", 2, dir, args));
+        if (!timed) { // the partitioned store refuses temporal sampling by name (SamplingMatrixTest)
+            assertSameMessages(memory1, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
+            assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+        }
+        assertThat(memory1).hasSize(6);
+        int[][] fanouts = {{2, -1}, {1, 3}, {0, 2}, {5, 0}};
+        for (byte[] blob : memory1.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            for (Map.Entry<String, TypedEdges> file : files.entrySet()) {
+                int t = java.util.Arrays.asList("A__x__A", "A__y__B", "B__z__A", "B__rev_w__B").indexOf(file.getKey());
+                checkTypedEdges(m, file.getKey(), file.getValue(), fanouts[t], edgeDir.equals("out"), timed);
+            }
+        }
+    }
+
+    /**
+     * One edge type of a typed message: reported under GLT's name, rows = the sampled neighbours, cols = the nodes
+     * expanded, which are exactly their type's nodes new at the hop before; min(f, eligible degree) per node, where a
+     * timed tree's eligible edges are those no newer than its seed.
+     */
+    private static void checkTypedEdges(TensorMessage m, String fileType, TypedEdges edges, int[] fanouts,
+            boolean out, boolean timed) {
+        String[] t = fileType.split("__");
+        String reported = !out || t[0].equals(t[2]) ? fileType
+                : t[2] + "__" + (t[1].startsWith("rev_") ? t[1].substring(4) : "rev_" + t[1]) + "__" + t[0];
+        String expandedType = out ? t[0] : t[2];
+        String neighbourType = out ? t[2] : t[0];
+        long[] expandedIds = m.get(expandedType + ".ids").asLongArray();
+        long[] neighbourIds = m.get(neighbourType + ".ids").asLongArray();
+        long[] newPerHop = m.get(expandedType + ".num_sampled_nodes").asLongArray();
+        long[] rows = m.get(reported + ".rows").asLongArray();
+        long[] cols = m.get(reported + ".cols").asLongArray();
+        long[] edgesPerHop = m.get(reported + ".num_sampled_edges").asLongArray();
+        long[] seedTimes = timed ? m.get(MessageKeys.META_SEED_TIME).asLongArray() : null;
+        long[] expandedTree = timed ? m.get("#META." + expandedType + ".batch").asLongArray() : null;
+        long[] neighbourTree = timed ? m.get("#META." + neighbourType + ".batch").asLongArray() : null;
+        Map<Long, List<long[]>> lists = new HashMap<>(); // node -> (neighbour, time), one entry per edge
+        for (long[] e : edges.rows()) {
+            lists.computeIfAbsent(out ? e[0] : e[1], k -> new ArrayList<>()).add(new long[] {out ? e[1] : e[0], e[2]});
+            if (!edges.directed() && e[0] != e[1]) {
+                lists.computeIfAbsent(out ? e[1] : e[0], k -> new ArrayList<>()).add(new long[] {out ? e[0] : e[1], e[2]});
+            }
+        }
+        int edge = 0;
+        int frontierStart = 0;
+        for (int hop = 0; hop < fanouts.length; hop++) {
+            int frontierEnd = frontierStart + (int) newPerHop[hop];
+            Map<Integer, Integer> picks = new HashMap<>();
+            for (int e = edge; e < edge + edgesPerHop[hop]; e++) {
+                int v = (int) cols[e];
+                assertThat(v).as("%s hop %d expands only its frontier", reported, hop + 1)
+                        .isBetween(frontierStart, frontierEnd - 1);
+                long neighbour = neighbourIds[(int) rows[e]];
+                long limit = timed ? seedTimes[(int) expandedTree[v]] : Long.MAX_VALUE;
+                if (timed) {
+                    assertThat(neighbourTree[(int) rows[e]]).as("one tree").isEqualTo(expandedTree[v]);
+                }
+                assertThat(lists.getOrDefault(expandedIds[v], List.of()))
+                        .as("%s: %d -> %d is an edge no newer than %d", reported, expandedIds[v], neighbour, limit)
+                        .anyMatch(n -> n[0] == neighbour && n[1] <= limit);
+                picks.merge(v, 1, Integer::sum);
+            }
+            for (int v = frontierStart; v < frontierEnd; v++) {
+                long limit = timed ? seedTimes[(int) expandedTree[v]] : Long.MAX_VALUE;
+                long eligible = lists.getOrDefault(expandedIds[v], List.of()).stream().filter(n -> n[1] <= limit).count();
+                long want = fanouts[hop] < 0 ? eligible : Math.min(fanouts[hop], eligible);
+                assertThat((long) picks.getOrDefault(v, 0)).as("%s hop %d of %d", reported, hop + 1, expandedIds[v])
+                        .isEqualTo(want);
             }
             edge += (int) edgesPerHop[hop];
             frontierStart = frontierEnd;
