@@ -10,10 +10,12 @@ import java.util.Objects;
  * Strict, reproducible negative edges of one edge type: node pairs that are not edges of that type (GLT's strict
  * negative sampler; its triplet mode is not strict, this one is). A batch's negatives come from the stream
  * {@code SplitMix64.seed(seed, epoch, batchId, NEGATIVES)}, so they depend on the batch only, never on
- * parallelism. A candidate that is an edge is drawn again, up to {@link #MAX_TRIES} times per negative.
+ * parallelism. A candidate that is an edge is drawn again, up to {@link #MAX_TRIES} times per negative; after that
+ * (a source linked to nearly every destination, a nearly complete graph) the negative is drawn exactly, uniformly
+ * among the pairs that are not edges, as the retries would have: only where there is no such pair does the batch fail.
  */
 public final class NegativeSampler {
-    /** Draws per negative before the batch fails (a source linked to nearly every destination). */
+    /** Draws per negative before the exact draw among the non-edges (a source linked to nearly every destination). */
     public static final int MAX_TRIES = 1000;
     /** Stream coordinate of negatives, apart from every k-hop stream ({@code "negatives"} in ASCII). */
     private static final long NEGATIVES = 0x6e65676174697665L;
@@ -23,7 +25,14 @@ public final class NegativeSampler {
     private final boolean keyIsSource;
     private final int numSrc;
     private final int numDst;
+    private final String what;
     private final SplitMix64 rng = new SplitMix64(0);
+    /** The last source whose destinations an exact triplet draw listed, and those destinations. */
+    private int linkedSource = -1;
+    private int[] linkedOfSource;
+    /** For exact binary draws, made at the first: every source's destinations, and the non-edges before each source. */
+    private int[][] linkedBySource;
+    private long[] freeBefore;
 
     /**
      * @param adjacency the link edge type's adjacency (either direction)
@@ -46,6 +55,7 @@ public final class NegativeSampler {
         this.keyIsSource = csr.direction() == EdgeDirection.OUT;
         this.numSrc = numSrc;
         this.numDst = numDst;
+        this.what = what;
         if (numSrc == 0 || numDst == 0) {
             throw new IllegalArgumentException("negatives of " + what + " need nodes of both types");
         }
@@ -63,7 +73,10 @@ public final class NegativeSampler {
         int[] dst = new int[count];
         for (int i = 0; i < count; i++) {
             for (int tries = 0; ; tries++) {
-                check(tries, "binary negative " + i);
+                if (tries == MAX_TRIES) {
+                    exactBinary(src, dst, i);
+                    break;
+                }
                 int s = rng.nextInt(numSrc);
                 int d = rng.nextInt(numDst);
                 if (!isEdge(s, d)) {
@@ -83,7 +96,10 @@ public final class NegativeSampler {
         for (int i = 0; i < dst.length; i++) {
             int s = sources[i / amount];
             for (int tries = 0; ; tries++) {
-                check(tries, "negative destination " + (i % amount) + " of source index " + s);
+                if (tries == MAX_TRIES) {
+                    dst[i] = exactDestination(s);
+                    break;
+                }
                 int d = rng.nextInt(numDst);
                 if (!isEdge(s, d)) {
                     dst[i] = d;
@@ -94,9 +110,94 @@ public final class NegativeSampler {
         return dst;
     }
 
-    private static void check(int tries, String what) {
-        if (tries == MAX_TRIES) {
-            throw new IllegalStateException("no " + what + " that is not an edge in " + MAX_TRIES + " draws");
+    /**
+     * A destination {@code s} has no edge to, uniform among them (the r-th in ascending order for a uniform r), from
+     * the batch's stream.
+     */
+    private int exactDestination(int s) {
+        if (s != linkedSource) {
+            linkedOfSource = linked(s);
+            linkedSource = s;
         }
+        int free = numDst - linkedOfSource.length;
+        if (free == 0) {
+            throw new IllegalStateException("source index " + s + " of " + what + " has an edge to every one of the "
+                    + numDst + " destinations: there is no strict negative for it (drop --neg-sampling, or this seed)");
+        }
+        return nthOutside(linkedOfSource, rng.nextInt(free));
+    }
+
+    /** Negative {@code i}: a pair that is not an edge, uniform among all of them. */
+    private void exactBinary(int[] src, int[] dst, int i) {
+        if (linkedBySource == null) {
+            linkedBySource = new int[numSrc][];
+            freeBefore = new long[numSrc + 1];
+            for (int s = 0; s < numSrc; s++) {
+                linkedBySource[s] = linked(s);
+                freeBefore[s + 1] = freeBefore[s] + numDst - linkedBySource[s].length;
+            }
+        }
+        long total = freeBefore[numSrc];
+        if (total == 0) {
+            throw new IllegalStateException("every pair of " + what + "'s " + numSrc + " sources and " + numDst
+                    + " destinations is an edge: there is no strict negative (drop --neg-sampling)");
+        }
+        long r = nextLong(total);
+        int s = java.util.Arrays.binarySearch(freeBefore, r);
+        s = s >= 0 ? s : -s - 2; // the last source whose non-edges start at or before r
+        while (freeBefore[s + 1] == freeBefore[s]) {
+            s++; // sources without a non-edge start where the next one does
+        }
+        src[i] = s;
+        dst[i] = nthOutside(linkedBySource[s], (int) (r - freeBefore[s]));
+    }
+
+    /** The destinations {@code s} has an edge to, distinct and ascending (the same in either stored direction). */
+    private int[] linked(int s) {
+        it.unimi.dsi.fastutil.ints.IntArrayList out = new it.unimi.dsi.fastutil.ints.IntArrayList();
+        if (keyIsSource) {
+            int[] targets = csr.targets();
+            for (int e = csr.start(s), end = csr.end(s); e < end; e++) {
+                out.add(targets[e] - base);
+            }
+        } else {
+            for (int d = 0; d < numDst; d++) {
+                if (csr.hasEdge(d, base + s)) {
+                    out.add(d);
+                }
+            }
+        }
+        int[] sorted = out.toIntArray();
+        java.util.Arrays.sort(sorted);
+        int n = 0;
+        for (int j = 0; j < sorted.length; j++) {
+            if (j == 0 || sorted[j] != sorted[j - 1]) {
+                sorted[n++] = sorted[j];
+            }
+        }
+        return java.util.Arrays.copyOf(sorted, n);
+    }
+
+    /** The {@code r}-th (from 0) index in ascending order that is not in {@code linked} (ascending, distinct). */
+    static int nthOutside(int[] linked, int r) {
+        int d = r;
+        for (int n : linked) {
+            if (n > d) {
+                break;
+            }
+            d++; // every linked index at or below the candidate pushes it one further
+        }
+        return d;
+    }
+
+    /** Uniform in {@code [0, bound)}, {@code bound > 0}, by rejection of the top range that would bias the modulus. */
+    private long nextLong(long bound) {
+        long u = rng.nextLong() >>> 1;
+        long r = u % bound;
+        while (u - r + (bound - 1) < 0) {
+            u = rng.nextLong() >>> 1;
+            r = u % bound;
+        }
+        return r;
     }
 }

@@ -1,0 +1,140 @@
+package io.fanout.sampling.link;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fanout.graph.CsrGraph;
+import io.fanout.graph.EdgeDirection;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link NegativeSampler} where drawing again is not enough: a hub linked to all but a few destinations, a nearly
+ * complete graph (exact draws, uniform among the non-edges, the same in either stored direction) and a complete one
+ * (no strict negative exists: the error says so).
+ */
+class NegativeSamplerTest {
+    @Test
+    void nthOutsideSkipsTheLinkedIndices() {
+        int[] linked = {0, 2, 3, 7};
+        int[] outside = new int[6];
+        for (int r = 0; r < outside.length; r++) {
+            outside[r] = NegativeSampler.nthOutside(linked, r);
+        }
+        assertThat(outside).containsExactly(1, 4, 5, 6, 8, 9);
+        assertThat(NegativeSampler.nthOutside(new int[0], 5)).isEqualTo(5);
+    }
+
+    @Test
+    void aHubLinkedToAllButTwoDestinationsGetsExactlyThoseAsTripletNegatives() {
+        // Node 0 -> every node but 4,000 and 4,321 (and a parallel edge); the others are sparse. Drawing again fails
+        // for node 0 nearly always (2 in 5,000 per draw), so its negatives come from the exact draw.
+        int n = 5_000;
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        for (int d = 0; d < n; d++) {
+            if (d != 4_000 && d != 4_321) {
+                src.add(0);
+                dst.add(d);
+            }
+        }
+        src.add(0);
+        dst.add(17);
+        for (int v = 1; v < n; v++) {
+            src.add(v);
+            dst.add((v * 7) % n);
+        }
+        Map<Integer, Integer> counts = new TreeMap<>();
+        int[][] byDirection = new int[2][];
+        for (EdgeDirection direction : EdgeDirection.values()) {
+            NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            IntArrayList all = new IntArrayList();
+            for (int batch = 0; batch < 200; batch++) {
+                for (int d : sampler.triplet(new int[] {0, 5, 0}, 2, 42, 0, batch)) {
+                    all.add(d);
+                }
+            }
+            byDirection[direction.ordinal()] = all.toIntArray();
+        }
+        assertThat(byDirection[0]).containsExactly(byDirection[1]);
+        int[] negatives = byDirection[0];
+        for (int i = 0; i < negatives.length; i++) {
+            if (i % 6 < 2 || i % 6 >= 4) { // source 0's slots: sources {0, 5, 0}, two negatives each
+                counts.merge(negatives[i], 1, Integer::sum);
+            } else {
+                assertThat(negatives[i]).isNotEqualTo((5 * 7) % n);
+            }
+        }
+        assertThat(counts.keySet()).containsExactly(4_000, 4_321);
+        assertThat(counts.get(4_000)).as("uniform between the two: %s", counts).isBetween(340, 460);
+    }
+
+    @Test
+    void aNearlyCompleteGraphGetsItsFewNonEdgesAsBinaryNegatives() {
+        int n = 100; // 3 non-edges in 10,000 pairs: three draws in four reach the exact draw
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        for (int s = 0; s < n; s++) {
+            for (int d = 0; d < n; d++) {
+                if (!((s == 3 && d == 7) || (s == 3 && d == 11) || (s == 99 && d == 0))) {
+                    src.add(s);
+                    dst.add(d);
+                }
+            }
+        }
+        Map<String, Integer> counts = new TreeMap<>();
+        int[][][] byDirection = new int[2][][];
+        for (EdgeDirection direction : EdgeDirection.values()) {
+            NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            int[][] pairs = sampler.binary(600, 9, 1, 3);
+            byDirection[direction.ordinal()] = pairs;
+            assertThat(sampler.binary(600, 9, 1, 3)[1]).as("the batch's stream only").containsExactly(pairs[1]);
+        }
+        assertThat(byDirection[0][0]).containsExactly(byDirection[1][0]);
+        assertThat(byDirection[0][1]).containsExactly(byDirection[1][1]);
+        for (int i = 0; i < 600; i++) {
+            counts.merge(byDirection[0][0][i] + "->" + byDirection[0][1][i], 1, Integer::sum);
+        }
+        assertThat(counts.keySet()).containsExactly("3->11", "3->7", "99->0");
+        assertThat(counts.values()).as("uniform among the three: %s", counts).allSatisfy(c -> assertThat(c).isBetween(150, 250));
+    }
+
+    @Test
+    void aCompleteGraphHasNoStrictNegativeAndSaysSo() {
+        int n = 6;
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        for (int s = 0; s < n; s++) {
+            for (int d = 0; d < n; d++) {
+                src.add(s);
+                dst.add(d);
+            }
+        }
+        NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n);
+        assertThatThrownBy(() -> sampler.binary(1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("every pair of the graph's 6 sources and 6 destinations is an edge");
+        assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("source index 2 of the graph has an edge to every one of the 6 destinations");
+    }
+
+    /** A CSR over {@code n} nodes of the edges {@code src[i] -> dst[i]}, listed by source (OUT) or destination (IN). */
+    private static CsrGraph csr(int n, int[] src, int[] dst, EdgeDirection direction) {
+        int[] from = direction == EdgeDirection.OUT ? src : dst;
+        int[] to = direction == EdgeDirection.OUT ? dst : src;
+        int[] offsets = new int[n + 1];
+        for (int v : from) {
+            offsets[v + 1]++;
+        }
+        for (int v = 0; v < n; v++) {
+            offsets[v + 1] += offsets[v];
+        }
+        int[] next = java.util.Arrays.copyOf(offsets, n);
+        int[] targets = new int[from.length];
+        for (int i = 0; i < from.length; i++) {
+            targets[next[from[i]]++] = to[i];
+        }
+        return new CsrGraph(offsets, targets, null, null, direction);
+    }
+}
