@@ -121,7 +121,7 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
         if (links != null && negatives != NegativeSampling.NONE) {
             EdgeType type = links.type();
             negativeSampler = new NegativeSampler(typed.adjacency().get(type), typed.nodeIds(type.src()).size(),
-                    typed.nodeIds(type.dst()).size());
+                    typed.nodeIds(type.dst()).size(), typed.nodeIds(type.src())::id);
         }
     }
 

@@ -82,7 +82,7 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         inducer = subgraphType == SubgraphType.DIRECTIONAL ? null : new SubgraphInducer(adjacency);
         trees = disjoint ? new DisjointKHopSampler(sampler, graph.ids(), adjacency.hasEdgeIds(), temporalLast) : null;
         if (links != null && negatives != NegativeSampling.NONE) {
-            negativeSampler = new NegativeSampler(adjacency, graph.ids().size());
+            negativeSampler = new NegativeSampler(adjacency, graph.ids().size(), graph.ids()::id);
         }
     }
 

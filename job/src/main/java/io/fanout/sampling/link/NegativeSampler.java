@@ -5,6 +5,7 @@ import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.random.SplitMix64;
 import java.util.Objects;
+import java.util.function.IntToLongFunction;
 
 /**
  * Strict, reproducible negative edges of one edge type: node pairs that are not edges of that type (GLT's strict
@@ -26,6 +27,8 @@ public final class NegativeSampler {
     private final int numSrc;
     private final int numDst;
     private final String what;
+    /** Names a source in errors by its id; null: by its index. */
+    private final IntToLongFunction sourceId;
     private final SplitMix64 rng = new SplitMix64(0);
     /** The last source whose destinations an exact triplet draw listed, and those destinations. */
     private int linkedSource = -1;
@@ -40,22 +43,33 @@ public final class NegativeSampler {
      * @param numDst nodes of its destination type
      */
     public NegativeSampler(TypedAdjacency adjacency, int numSrc, int numDst) {
+        this(adjacency, numSrc, numDst, null);
+    }
+
+    /** As above, errors naming a source by its id ({@code sourceId} of its index) rather than its index. */
+    public NegativeSampler(TypedAdjacency adjacency, int numSrc, int numDst, IntToLongFunction sourceId) {
         this(Objects.requireNonNull(adjacency, "adjacency").csr(), adjacency.valueBase(), numSrc, numDst,
-                adjacency.type().toString());
+                adjacency.type().toString(), sourceId);
     }
 
     /** Negatives of a plain (homogeneous) graph's edges: pairs of its {@code numNodes} nodes that are not edges. */
     public NegativeSampler(CsrGraph csr, int numNodes) {
-        this(csr, 0, numNodes, numNodes, "the graph");
+        this(csr, numNodes, null);
     }
 
-    private NegativeSampler(CsrGraph csr, int base, int numSrc, int numDst, String what) {
+    /** As above, errors naming a source by its id ({@code sourceId} of its index) rather than its index. */
+    public NegativeSampler(CsrGraph csr, int numNodes, IntToLongFunction sourceId) {
+        this(csr, 0, numNodes, numNodes, "the graph", sourceId);
+    }
+
+    private NegativeSampler(CsrGraph csr, int base, int numSrc, int numDst, String what, IntToLongFunction sourceId) {
         this.csr = Objects.requireNonNull(csr, "csr");
         this.base = base;
         this.keyIsSource = csr.direction() == EdgeDirection.OUT;
         this.numSrc = numSrc;
         this.numDst = numDst;
         this.what = what;
+        this.sourceId = sourceId;
         if (numSrc == 0 || numDst == 0) {
             throw new IllegalArgumentException("negatives of " + what + " need nodes of both types");
         }
@@ -121,8 +135,9 @@ public final class NegativeSampler {
         }
         int free = numDst - linkedOfSource.length;
         if (free == 0) {
-            throw new IllegalStateException("source index " + s + " of " + what + " has an edge to every one of the "
-                    + numDst + " destinations: there is no strict negative for it (drop --neg-sampling, or this seed)");
+            String source = sourceId == null ? "source index " + s : "source node " + sourceId.applyAsLong(s);
+            throw new IllegalStateException(source + " of " + what + " has an edge to every one of the " + numDst
+                    + " destinations: there is no strict negative for it (drop --neg-sampling, or this seed)");
         }
         return nthOutside(linkedOfSource, rng.nextInt(free));
     }

@@ -112,11 +112,13 @@ class NegativeSamplerTest {
                 dst.add(d);
             }
         }
-        NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n);
+        // Ids 1000 + index: the error names the node as the files do.
+        NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n,
+                index -> 1000L + index);
         assertThatThrownBy(() -> sampler.binary(1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("every pair of the graph's 6 sources and 6 destinations is an edge");
         assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("source index 2 of the graph has an edge to every one of the 6 destinations");
+                .hasMessageContaining("source node 1002 of the graph has an edge to every one of the 6 destinations");
     }
 
     /** A CSR over {@code n} nodes of the edges {@code src[i] -> dst[i]}, listed by source (OUT) or destination (IN). */
