@@ -4,6 +4,8 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.TypedAdjacency;
 import io.fanout.random.SplitMix64;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.IntToLongFunction;
 
@@ -145,10 +147,9 @@ public final class NegativeSampler {
     /** Negative {@code i}: a pair that is not an edge, uniform among all of them. */
     private void exactBinary(int[] src, int[] dst, int i) {
         if (linkedBySource == null) {
-            linkedBySource = new int[numSrc][];
+            linkedBySource = linkedOfEverySource();
             freeBefore = new long[numSrc + 1];
             for (int s = 0; s < numSrc; s++) {
-                linkedBySource[s] = linked(s);
                 freeBefore[s + 1] = freeBefore[s] + numDst - linkedBySource[s].length;
             }
         }
@@ -158,7 +159,7 @@ public final class NegativeSampler {
                     + " destinations is an edge: there is no strict negative (drop --neg-sampling)");
         }
         long r = nextLong(total);
-        int s = java.util.Arrays.binarySearch(freeBefore, r);
+        int s = Arrays.binarySearch(freeBefore, r);
         s = s >= 0 ? s : -s - 2; // the last source whose non-edges start at or before r
         while (freeBefore[s + 1] == freeBefore[s]) {
             s++; // sources without a non-edge start where the next one does
@@ -167,9 +168,13 @@ public final class NegativeSampler {
         dst[i] = nthOutside(linkedBySource[s], (int) (r - freeBefore[s]));
     }
 
-    /** The destinations {@code s} has an edge to, distinct and ascending (the same in either stored direction). */
+    /**
+     * The destinations {@code s} has an edge to, distinct and ascending (the same in either stored direction): its
+     * list when lists are by source, else a scan of every destination's list (this one source's, so the scan is once
+     * over the edge type).
+     */
     private int[] linked(int s) {
-        it.unimi.dsi.fastutil.ints.IntArrayList out = new it.unimi.dsi.fastutil.ints.IntArrayList();
+        IntArrayList out = new IntArrayList();
         if (keyIsSource) {
             int[] targets = csr.targets();
             for (int e = csr.start(s), end = csr.end(s); e < end; e++) {
@@ -182,15 +187,43 @@ public final class NegativeSampler {
                 }
             }
         }
-        int[] sorted = out.toIntArray();
-        java.util.Arrays.sort(sorted);
-        int n = 0;
-        for (int j = 0; j < sorted.length; j++) {
-            if (j == 0 || sorted[j] != sorted[j - 1]) {
-                sorted[n++] = sorted[j];
+        return distinctAscending(out.toIntArray());
+    }
+
+    /** {@link #linked} of every source, in one pass over the edge type's lists whichever way they are stored. */
+    private int[][] linkedOfEverySource() {
+        IntArrayList[] lists = new IntArrayList[numSrc];
+        for (int s = 0; s < numSrc; s++) {
+            lists[s] = new IntArrayList();
+        }
+        int[] targets = csr.targets();
+        int keys = keyIsSource ? numSrc : numDst;
+        for (int k = 0; k < keys; k++) {
+            for (int e = csr.start(k), end = csr.end(k); e < end; e++) {
+                if (keyIsSource) {
+                    lists[k].add(targets[e] - base);
+                } else {
+                    lists[targets[e] - base].add(k);
+                }
             }
         }
-        return java.util.Arrays.copyOf(sorted, n);
+        int[][] linked = new int[numSrc][];
+        for (int s = 0; s < numSrc; s++) {
+            linked[s] = distinctAscending(lists[s].toIntArray());
+            lists[s] = null;
+        }
+        return linked;
+    }
+
+    private static int[] distinctAscending(int[] values) {
+        Arrays.sort(values);
+        int n = 0;
+        for (int j = 0; j < values.length; j++) {
+            if (j == 0 || values[j] != values[j - 1]) {
+                values[n++] = values[j];
+            }
+        }
+        return Arrays.copyOf(values, n);
     }
 
     /** The {@code r}-th (from 0) index in ascending order that is not in {@code linked} (ascending, distinct). */

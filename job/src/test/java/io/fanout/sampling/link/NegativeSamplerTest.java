@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
+import io.fanout.graph.typed.EdgeType;
+import io.fanout.graph.typed.TypedAdjacency;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Map;
 import java.util.TreeMap;
@@ -119,6 +121,53 @@ class NegativeSamplerTest {
                 .hasMessageContaining("every pair of the graph's 6 sources and 6 destinations is an edge");
         assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("source node 1002 of the graph has an edge to every one of the 6 destinations");
+    }
+
+    @Test
+    void betweenTwoNodeTypesTheExactDrawsAreTheSameInEitherStoredDirection() {
+        // u__buys__i: 3 users, 2,000 items (3 non-edges in 6,000 pairs: most binary draws end in the exact one). User 0 bought every item but 7 and 33; user 1 all but 20; user 2 every one.
+        int users = 3;
+        int items = 2_000;
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        for (int u = 0; u < users; u++) {
+            for (int i = 0; i < items; i++) {
+                if (!((u == 0 && (i == 7 || i == 33)) || (u == 1 && i == 20))) {
+                    src.add(u);
+                    dst.add(i);
+                }
+            }
+        }
+        EdgeType type = EdgeType.parse("u__buys__i");
+        int[][] triplets = new int[2][];
+        int[][][] binaries = new int[2][][];
+        for (EdgeDirection direction : EdgeDirection.values()) {
+            boolean out = direction == EdgeDirection.OUT;
+            int keys = out ? users : items;
+            int base = keys; // values after the keys' index space
+            int[] from = out ? src.toIntArray() : dst.toIntArray();
+            int[] to = (out ? dst : src).toIntArray();
+            for (int e = 0; e < to.length; e++) {
+                to[e] += base;
+            }
+            CsrGraph csr = csr(users + items, from, to, EdgeDirection.OUT); // keys' lists, values offset by base
+            csr = new CsrGraph(csr.offsets(), csr.targets(), null, null, direction);
+            NegativeSampler sampler = new NegativeSampler(new TypedAdjacency(type, out ? "u" : "i", out ? "i" : "u",
+                    csr, base), users, items, index -> 100L + index);
+            triplets[direction.ordinal()] = sampler.triplet(new int[] {0, 1, 0}, 3, 5, 0, 1);
+            binaries[direction.ordinal()] = sampler.binary(30, 5, 0, 1);
+            assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 5, 0, 1))
+                    .hasMessageContaining("source node 102 of u__buys__i has an edge to every one of the 2000 destinations");
+        }
+        assertThat(triplets[0]).containsExactly(triplets[1]);
+        assertThat(binaries[0][0]).containsExactly(binaries[1][0]);
+        assertThat(binaries[0][1]).containsExactly(binaries[1][1]);
+        for (int k = 0; k < 9; k++) {
+            assertThat(triplets[0][k]).isIn(k / 3 == 1 ? java.util.List.of(20) : java.util.List.of(7, 33));
+        }
+        for (int k = 0; k < 30; k++) {
+            assertThat(binaries[0][0][k] + "->" + binaries[0][1][k]).isIn("0->7", "0->33", "1->20");
+        }
     }
 
     /** A CSR over {@code n} nodes of the edges {@code src[i] -> dst[i]}, listed by source (OUT) or destination (IN). */
