@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,7 +65,7 @@ class RandomGraphsITCase {
         // Bucket size 3: the hub's list spans hundreds of buckets, so the partitioned store's bucket reads count.
         String[] options = {"--fanout", fanout, "--edge-dir", edgeDir, "--batch-size", String.valueOf(batchSize),
                 "--epochs", "2", "--shuffle", "--seed", "11", "--partitioned.bucket-size", "3"};
-        String[] memoryOptions = java.util.Arrays.copyOf(options, options.length - 2);
+        String[] memoryOptions = Arrays.copyOf(options, options.length - 2);
         TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), memoryOptions);
         assertSameMessages(memory1, runs.run("memory", 2, graph.file(), memoryOptions));
         assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
@@ -71,7 +73,7 @@ class RandomGraphsITCase {
         assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
                 with(options, "--state-backend", "rocksdb")));
 
-        int[] fanouts = java.util.Arrays.stream(fanout.split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] fanouts = Arrays.stream(fanout.split(",")).mapToInt(Integer::parseInt).toArray();
         Map<Long, List<Long>> neighbours = neighbours(graph, edgeDir.equals("out"));
         long batchesPerEpoch = (graph.nodes().size() + batchSize - 1) / batchSize;
         assertThat(memory1).hasSize((int) (2 * batchesPerEpoch));
@@ -97,11 +99,11 @@ class RandomGraphsITCase {
         long[] nodesPerHop = m.get(MessageKeys.NUM_SAMPLED_NODES).asLongArray();
         long[] edgesPerHop = m.get(MessageKeys.NUM_SAMPLED_EDGES).asLongArray();
         long[] batch = m.get(MessageKeys.BATCH).asLongArray();
-        assertThat(java.util.Arrays.stream(ids).boxed().distinct().count()).isEqualTo(ids.length);
-        assertThat(java.util.Arrays.stream(nodesPerHop).sum()).isEqualTo(ids.length);
-        assertThat(java.util.Arrays.stream(edgesPerHop).sum()).isEqualTo(rows.length).isEqualTo(cols.length);
-        assertThat(java.util.Arrays.copyOf(ids, (int) nodesPerHop[0]))
-                .containsExactly(java.util.Arrays.stream(batch).distinct().toArray());
+        assertThat(Arrays.stream(ids).boxed().distinct().count()).isEqualTo(ids.length);
+        assertThat(Arrays.stream(nodesPerHop).sum()).isEqualTo(ids.length);
+        assertThat(Arrays.stream(edgesPerHop).sum()).isEqualTo(rows.length).isEqualTo(cols.length);
+        assertThat(Arrays.copyOf(ids, (int) nodesPerHop[0]))
+                .containsExactly(Arrays.stream(batch).distinct().toArray());
         int edge = 0;
         int frontierStart = 0;
         for (int hop = 0; hop < fanouts.length; hop++) {
@@ -168,7 +170,11 @@ class RandomGraphsITCase {
             seedText.append(seed[0]).append(timed ? "\t" + seed[1] : "").append('\n');
         }
         Path seedFile = Files.writeString(tmp.resolve("typed-" + name + ".seeds"), seedText);
-        String fanout = "A__x__A:2,-1;A__y__B:1,3;B__z__A:0,2;B__rev_w__B:5,0";
+        // -1 (every neighbour) and 0 (skip the type at that hop) included; one fanout list per edge type.
+        Map<String, int[]> fanouts = Map.of("A__x__A", new int[] {2, -1}, "A__y__B", new int[] {1, 3},
+                "B__z__A", new int[] {0, 2}, "B__rev_w__B", new int[] {5, 0});
+        String fanout = fanouts.entrySet().stream().map(e -> e.getKey() + ":" + Arrays.stream(e.getValue())
+                .mapToObj(String::valueOf).collect(Collectors.joining(","))).collect(Collectors.joining(";"));
         List<String> options = new ArrayList<>(List.of("--seed-type", "A", "--seeds", seedFile.toString(),
                 "--fanout", fanout, "--edge-dir", edgeDir, "--batch-size", "16", "--seed", "5"));
         if (timed) {
@@ -182,12 +188,11 @@ class RandomGraphsITCase {
             assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
         }
         assertThat(memory1).hasSize(6);
-        int[][] fanouts = {{2, -1}, {1, 3}, {0, 2}, {5, 0}};
         for (byte[] blob : memory1.values()) {
             TensorMessage m = SafetensorsCodec.decode(blob);
             for (Map.Entry<String, TypedEdges> file : files.entrySet()) {
-                int t = java.util.Arrays.asList("A__x__A", "A__y__B", "B__z__A", "B__rev_w__B").indexOf(file.getKey());
-                checkTypedEdges(m, file.getKey(), file.getValue(), fanouts[t], edgeDir.equals("out"), timed);
+                checkTypedEdges(m, file.getKey(), file.getValue(), fanouts.get(file.getKey()), edgeDir.equals("out"),
+                        timed);
             }
         }
     }
@@ -301,7 +306,7 @@ class RandomGraphsITCase {
     }
 
     private static String[] with(String[] options, String... more) {
-        String[] all = java.util.Arrays.copyOf(options, options.length + more.length);
+        String[] all = Arrays.copyOf(options, options.length + more.length);
         System.arraycopy(more, 0, all, options.length, more.length);
         return all;
     }
