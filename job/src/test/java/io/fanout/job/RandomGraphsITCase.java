@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The k-hop job on generated graphs of shapes the shared graphs lack (ids past 2^32, parallel edges and
  * self-loops, a hub far above the fanout and the bucket size, isolated nodes the header declares, one edge; typed
  * graphs with edge types within and across node types, timed or not): both stores, both state backends and both
- * parallelisms give the same bytes, and every message obeys the graph, a timed tree never an edge after its seed.
+ * parallelisms give the same bytes, and every message obeys the graph, a timed tree never an edge after its seed;
+ * PPR's messages agree across stores too.
  */
 class RandomGraphsITCase {
     @RegisterExtension
@@ -129,6 +130,22 @@ class RandomGraphsITCase {
             edge += (int) edgesPerHop[hop];
             frontierStart = frontierEnd;
         }
+    }
+
+    @ParameterizedTest(name = "ppr {0}: directed={1} edge-dir={2}")
+    @CsvSource({"ppr-sparse-ids, false, out, 4000000007", "ppr-dangling, true, in, 1"})
+    void pprStoresAgree(String name, boolean directed, String edgeDir, long idStep) throws Exception {
+        // Directed: many nodes without out-edges (dangling, their mass back to the seed); a hub in both.
+        Graph graph = generate(name, directed, 400, 900, idStep, false, new Random(name.hashCode()));
+        String[] options = {"--sampler", "ppr", "--edge-dir", edgeDir, "--batch-size", "50", "--shuffle",
+                "--eps", "1e-3", "--max-ppr-nodes", "8", "--ppr-max-fetch-iterations", "12"};
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), options);
+        assertThat(memory1).hasSize((graph.nodes().size() + 49) / 50);
+        assertSameMessages(memory1, runs.run("memory", 2, graph.file(), options));
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
+                with(options, "--state-backend", "rocksdb")));
     }
 
     /** A typed edge file's rows (src, dst, time) and whether they are directed; keyed by src__rel__dst. */
