@@ -5,7 +5,7 @@ import io.fanout.graph.EdgeDirection;
 import java.util.SplittableRandom;
 
 /** Small CSR graphs built in tests, independent of any file loader. */
-final class Graphs {
+public final class Graphs {
     private Graphs() {
     }
 
@@ -13,7 +13,7 @@ final class Graphs {
      * A CSR over {@code numNodes} nodes from directed edges {@code src[i] -> dst[i]}, adjacency in edge
      * order: OUT lists each source's destinations, IN each destination's sources.
      */
-    static CsrGraph fromEdges(int numNodes, int[] src, int[] dst, EdgeDirection direction) {
+    public static CsrGraph fromEdges(int numNodes, int[] src, int[] dst, EdgeDirection direction) {
         int[] from = direction == EdgeDirection.OUT ? src : dst;
         int[] to = direction == EdgeDirection.OUT ? dst : src;
         int[] offsets = new int[numNodes + 1];

@@ -216,14 +216,7 @@ public final class NegativeSampler {
     }
 
     private static int[] distinctAscending(int[] values) {
-        Arrays.sort(values);
-        int n = 0;
-        for (int j = 0; j < values.length; j++) {
-            if (j == 0 || values[j] != values[j - 1]) {
-                values[n++] = values[j];
-            }
-        }
-        return Arrays.copyOf(values, n);
+        return Arrays.stream(values).sorted().distinct().toArray();
     }
 
     /** The {@code r}-th (from 0) index in ascending order that is not in {@code linked} (ascending, distinct). */

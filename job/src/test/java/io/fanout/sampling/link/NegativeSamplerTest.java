@@ -7,6 +7,7 @@ import io.fanout.graph.CsrGraph;
 import io.fanout.graph.EdgeDirection;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.TypedAdjacency;
+import io.fanout.sampling.Graphs;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.util.Map;
 import java.util.TreeMap;
@@ -51,7 +52,7 @@ class NegativeSamplerTest {
         Map<Integer, Integer> counts = new TreeMap<>();
         int[][] byDirection = new int[2][];
         for (EdgeDirection direction : EdgeDirection.values()) {
-            NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
             IntArrayList all = new IntArrayList();
             for (int batch = 0; batch < 200; batch++) {
                 for (int d : sampler.triplet(new int[] {0, 5, 0}, 2, 42, 0, batch)) {
@@ -89,7 +90,7 @@ class NegativeSamplerTest {
         Map<String, Integer> counts = new TreeMap<>();
         int[][][] byDirection = new int[2][][];
         for (EdgeDirection direction : EdgeDirection.values()) {
-            NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
             int[][] pairs = sampler.binary(600, 9, 1, 3);
             byDirection[direction.ordinal()] = pairs;
             assertThat(sampler.binary(600, 9, 1, 3)[1]).as("the batch's stream only").containsExactly(pairs[1]);
@@ -115,7 +116,7 @@ class NegativeSamplerTest {
             }
         }
         // Ids 1000 + index: the error names the node as the files do.
-        NegativeSampler sampler = new NegativeSampler(csr(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n,
+        NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n,
                 index -> 1000L + index);
         assertThatThrownBy(() -> sampler.binary(1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("every pair of the graph's 6 sources and 6 destinations is an edge");
@@ -150,7 +151,7 @@ class NegativeSamplerTest {
             for (int e = 0; e < to.length; e++) {
                 to[e] += base;
             }
-            CsrGraph csr = csr(users + items, from, to, EdgeDirection.OUT); // keys' lists, values offset by base
+            CsrGraph csr = Graphs.fromEdges(users + items, from, to, EdgeDirection.OUT); // keys' lists, values offset by base
             csr = new CsrGraph(csr.offsets(), csr.targets(), null, null, direction);
             NegativeSampler sampler = new NegativeSampler(new TypedAdjacency(type, out ? "u" : "i", out ? "i" : "u",
                     csr, base), users, items, index -> 100L + index);
@@ -168,24 +169,5 @@ class NegativeSamplerTest {
         for (int k = 0; k < 30; k++) {
             assertThat(binaries[0][0][k] + "->" + binaries[0][1][k]).isIn("0->7", "0->33", "1->20");
         }
-    }
-
-    /** A CSR over {@code n} nodes of the edges {@code src[i] -> dst[i]}, listed by source (OUT) or destination (IN). */
-    private static CsrGraph csr(int n, int[] src, int[] dst, EdgeDirection direction) {
-        int[] from = direction == EdgeDirection.OUT ? src : dst;
-        int[] to = direction == EdgeDirection.OUT ? dst : src;
-        int[] offsets = new int[n + 1];
-        for (int v : from) {
-            offsets[v + 1]++;
-        }
-        for (int v = 0; v < n; v++) {
-            offsets[v + 1] += offsets[v];
-        }
-        int[] next = java.util.Arrays.copyOf(offsets, n);
-        int[] targets = new int[from.length];
-        for (int i = 0; i < from.length; i++) {
-            targets[next[from[i]]++] = to[i];
-        }
-        return new CsrGraph(offsets, targets, null, null, direction);
     }
 }
