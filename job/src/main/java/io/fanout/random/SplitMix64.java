@@ -36,6 +36,23 @@ public final class SplitMix64 {
     }
 
     /**
+     * A uniform long in {@code [0, bound)} for {@code bound > 0}: the generator's top 63 bits modulo {@code bound},
+     * drawing again where the last, partial range would bias it (as {@code java.util.Random.nextLong(bound)}).
+     */
+    public long nextLong(long bound) {
+        if (bound <= 0) {
+            throw new IllegalArgumentException("bound must be positive: " + bound);
+        }
+        long u = nextLong() >>> 1;
+        long r = u % bound;
+        while (u - r + (bound - 1) < 0) {
+            u = nextLong() >>> 1;
+            r = u % bound;
+        }
+        return r;
+    }
+
+    /**
      * The mapping {@link #nextInt} applies to one output of the generator: the top 32 bits of
      * {@code random} scaled to {@code [0, bound)}. For hot loops that keep a stream's state in a local.
      */

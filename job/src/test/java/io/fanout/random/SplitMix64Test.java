@@ -1,10 +1,11 @@
 package io.fanout.random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** Unit tests of {@link SplitMix64}'s bounded mapping, which the samplers inline in their hot loops. */
+/** Unit tests of {@link SplitMix64}'s bounded mappings (the int one the samplers inline in their hot loops). */
 class SplitMix64Test {
     @Test
     void nextIntIsBoundedAppliedToTheNextOutput() {
@@ -25,5 +26,24 @@ class SplitMix64Test {
         assertThat(SplitMix64.bounded(-1L, 10)).isEqualTo(9);
         assertThat(SplitMix64.bounded(0x8000000000000000L, 10)).isEqualTo(5);
         assertThat(SplitMix64.bounded(-1L, Integer.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE - 1);
+    }
+
+    @Test
+    void nextLongOfABoundIsTheTop63BitsModuloItAndCoversTheRange() {
+        SplitMix64 bounded = new SplitMix64(7);
+        SplitMix64 raw = new SplitMix64(7);
+        long bound = 6_000_000_000L; // past int: counts of non-edge pairs can be
+        for (int i = 0; i < 1000; i++) {
+            // The chance of a redraw is bound / 2^63, below 1e-9 here: every draw is one output.
+            assertThat(bounded.nextLong(bound)).isEqualTo((raw.nextLong() >>> 1) % bound).isBetween(0L, bound - 1);
+        }
+        SplitMix64 small = new SplitMix64(1);
+        boolean[] seen = new boolean[3];
+        for (int i = 0; i < 100; i++) {
+            seen[(int) small.nextLong(3)] = true;
+        }
+        assertThat(seen).containsOnly(true);
+        assertThatThrownBy(() -> small.nextLong(0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

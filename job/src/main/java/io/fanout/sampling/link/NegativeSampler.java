@@ -158,7 +158,7 @@ public final class NegativeSampler {
             throw new IllegalStateException("every pair of " + what + "'s " + numSrc + " sources and " + numDst
                     + " destinations is an edge: there is no strict negative (drop --neg-sampling)");
         }
-        long r = nextLong(total);
+        long r = rng.nextLong(total);
         int s = Arrays.binarySearch(freeBefore, r);
         s = s >= 0 ? s : -s - 2; // the last source whose non-edges start at or before r
         while (freeBefore[s + 1] == freeBefore[s]) {
@@ -229,16 +229,5 @@ public final class NegativeSampler {
             d++; // every linked index at or below the candidate pushes it one further
         }
         return d;
-    }
-
-    /** Uniform in {@code [0, bound)}, {@code bound > 0}, by rejection of the top range that would bias the modulus. */
-    private long nextLong(long bound) {
-        long u = rng.nextLong() >>> 1;
-        long r = u % bound;
-        while (u - r + (bound - 1) < 0) {
-            u = rng.nextLong() >>> 1;
-            r = u % bound;
-        }
-        return r;
     }
 }
