@@ -75,7 +75,7 @@ class RandomGraphsITCase {
                 with(options, "--state-backend", "rocksdb")));
 
         int[] fanouts = Arrays.stream(fanout.split(",")).mapToInt(Integer::parseInt).toArray();
-        Map<Long, List<Long>> neighbours = neighbours(graph, edgeDir.equals("out"));
+        Map<Long, List<long[]>> neighbours = neighbours(graph.edges(), graph.directed(), edgeDir.equals("out"));
         long batchesPerEpoch = (graph.nodes().size() + batchSize - 1) / batchSize;
         assertThat(memory1).hasSize((int) (2 * batchesPerEpoch));
         for (long epoch = 0; epoch < 2; epoch++) {
@@ -93,7 +93,7 @@ class RandomGraphsITCase {
     }
 
     /** ids distinct and seeds first; each hop expands exactly its frontier, min(f, degree) distinct positions each. */
-    private static void checkMessage(TensorMessage m, int[] fanouts, Map<Long, List<Long>> neighbours) {
+    private static void checkMessage(TensorMessage m, int[] fanouts, Map<Long, List<long[]>> neighbours) {
         long[] ids = m.get(MessageKeys.IDS).asLongArray();
         long[] rows = m.get(MessageKeys.ROWS).asLongArray();
         long[] cols = m.get(MessageKeys.COLS).asLongArray();
@@ -117,11 +117,11 @@ class RandomGraphsITCase {
                 picked.computeIfAbsent((int) rows[e], k -> new ArrayList<>()).add(ids[(int) cols[e]]);
             }
             for (int v = frontierStart; v < frontierEnd; v++) {
-                List<Long> all = neighbours.getOrDefault(ids[v], List.of());
+                List<Long> left = new ArrayList<>();
+                neighbours.getOrDefault(ids[v], List.of()).forEach(n -> left.add(n[0]));
                 List<Long> got = picked.getOrDefault(v, List.of());
-                int want = fanouts[hop] < 0 ? all.size() : Math.min(fanouts[hop], all.size());
+                int want = fanouts[hop] < 0 ? left.size() : Math.min(fanouts[hop], left.size());
                 assertThat(got).as("hop %d of node %d", hop + 1, ids[v]).hasSize(want);
-                List<Long> left = new ArrayList<>(all);
                 for (Long u : got) {
                     // Each pick is a distinct position of the list: a neighbour at most as often as it is listed.
                     assertThat(left.remove(u)).as("node %d drew %d, not a neighbour left", ids[v], u).isTrue();
@@ -169,7 +169,8 @@ class RandomGraphsITCase {
             for (int i = 0, m = 1 + random.nextInt(4 * nodes.get(t[0])); i < m; i++) {
                 long a = random.nextInt(3) == 0 ? 0 : random.nextInt(nodes.get(t[0]));
                 long b = random.nextInt(nodes.get(t[2]));
-                long[] row = directed || a <= b ? new long[] {a, b, random.nextInt(20)} : new long[] {b, a, random.nextInt(20)};
+                long time = random.nextInt(20);
+                long[] row = directed || a <= b ? new long[] {a, b, time} : new long[] {b, a, time};
                 rows.add(row);
                 text.append(row[0]).append('\t').append(row[1]).append(timed ? "\t" + row[2] : "").append('\n');
             }
@@ -235,13 +236,7 @@ class RandomGraphsITCase {
         long[] seedTimes = timed ? m.get(MessageKeys.META_SEED_TIME).asLongArray() : null;
         long[] expandedTree = timed ? m.get("#META." + expandedType + ".batch").asLongArray() : null;
         long[] neighbourTree = timed ? m.get("#META." + neighbourType + ".batch").asLongArray() : null;
-        Map<Long, List<long[]>> lists = new HashMap<>(); // node -> (neighbour, time), one entry per edge
-        for (long[] e : edges.rows()) {
-            lists.computeIfAbsent(out ? e[0] : e[1], k -> new ArrayList<>()).add(new long[] {out ? e[1] : e[0], e[2]});
-            if (!edges.directed() && e[0] != e[1]) {
-                lists.computeIfAbsent(out ? e[1] : e[0], k -> new ArrayList<>()).add(new long[] {out ? e[0] : e[1], e[2]});
-            }
-        }
+        Map<Long, List<long[]>> lists = neighbours(edges.rows(), edges.directed(), out);
         int edge = 0;
         int frontierStart = 0;
         for (int hop = 0; hop < fanouts.length; hop++) {
@@ -263,7 +258,8 @@ class RandomGraphsITCase {
             }
             for (int v = frontierStart; v < frontierEnd; v++) {
                 long limit = timed ? seedTimes[(int) expandedTree[v]] : Long.MAX_VALUE;
-                long eligible = lists.getOrDefault(expandedIds[v], List.of()).stream().filter(n -> n[1] <= limit).count();
+                long eligible = lists.getOrDefault(expandedIds[v], List.of()).stream().filter(n -> n[1] <= limit)
+                        .count();
                 long want = fanouts[hop] < 0 ? eligible : Math.min(fanouts[hop], eligible);
                 assertThat((long) picks.getOrDefault(v, 0)).as("%s hop %d of %d", reported, hop + 1, expandedIds[v])
                         .isEqualTo(want);
@@ -310,15 +306,19 @@ class RandomGraphsITCase {
         return new Graph(file, rows, directed, seeded);
     }
 
-    /** Each node's neighbour list in the sampling direction, one entry per edge (parallel edges and loops kept). */
-    private static Map<Long, List<Long>> neighbours(Graph graph, boolean out) {
-        Map<Long, List<Long>> lists = new HashMap<>();
-        for (long[] e : graph.edges()) {
+    /**
+     * Each node's neighbour list in the sampling direction, one {@code {neighbour, time}} per edge (parallel edges and
+     * loops kept; time 0 for rows without one).
+     */
+    private static Map<Long, List<long[]>> neighbours(List<long[]> rows, boolean directed, boolean out) {
+        Map<Long, List<long[]>> lists = new HashMap<>();
+        for (long[] e : rows) {
             long from = out ? e[0] : e[1];
             long to = out ? e[1] : e[0];
-            lists.computeIfAbsent(from, k -> new ArrayList<>()).add(to);
-            if (!graph.directed() && e[0] != e[1]) {
-                lists.computeIfAbsent(to, k -> new ArrayList<>()).add(from);
+            long time = e.length > 2 ? e[2] : 0;
+            lists.computeIfAbsent(from, k -> new ArrayList<>()).add(new long[] {to, time});
+            if (!directed && e[0] != e[1]) {
+                lists.computeIfAbsent(to, k -> new ArrayList<>()).add(new long[] {from, time});
             }
         }
         return lists;

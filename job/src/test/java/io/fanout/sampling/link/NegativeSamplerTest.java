@@ -52,7 +52,8 @@ class NegativeSamplerTest {
         Map<Integer, Integer> counts = new TreeMap<>();
         int[][] byDirection = new int[2][];
         for (EdgeDirection direction : EdgeDirection.values()) {
-            NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            NegativeSampler sampler = new NegativeSampler(
+                    Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
             IntArrayList all = new IntArrayList();
             for (int batch = 0; batch < 200; batch++) {
                 for (int d : sampler.triplet(new int[] {0, 5, 0}, 2, 42, 0, batch)) {
@@ -90,7 +91,8 @@ class NegativeSamplerTest {
         Map<String, Integer> counts = new TreeMap<>();
         int[][][] byDirection = new int[2][][];
         for (EdgeDirection direction : EdgeDirection.values()) {
-            NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            NegativeSampler sampler = new NegativeSampler(
+                    Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
             int[][] pairs = sampler.binary(600, 9, 1, 3);
             byDirection[direction.ordinal()] = pairs;
             assertThat(sampler.binary(600, 9, 1, 3)[1]).as("the batch's stream only").containsExactly(pairs[1]);
@@ -101,7 +103,8 @@ class NegativeSamplerTest {
             counts.merge(byDirection[0][0][i] + "->" + byDirection[0][1][i], 1, Integer::sum);
         }
         assertThat(counts.keySet()).containsExactly("3->11", "3->7", "99->0");
-        assertThat(counts.values()).as("uniform among the three: %s", counts).allSatisfy(c -> assertThat(c).isBetween(150, 250));
+        assertThat(counts.values()).as("uniform among the three: %s", counts)
+                .allSatisfy(c -> assertThat(c).isBetween(150, 250));
     }
 
     @Test
@@ -116,8 +119,8 @@ class NegativeSamplerTest {
             }
         }
         // Ids 1000 + index: the error names the node as the files do.
-        NegativeSampler sampler = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n,
-                index -> 1000L + index);
+        NegativeSampler sampler = new NegativeSampler(
+                Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), EdgeDirection.IN), n, index -> 1000L + index);
         assertThatThrownBy(() -> sampler.binary(1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("every pair of the graph's 6 sources and 6 destinations is an edge");
         assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 1, 0, 0)).isInstanceOf(IllegalStateException.class)
@@ -126,7 +129,8 @@ class NegativeSamplerTest {
 
     @Test
     void betweenTwoNodeTypesTheExactDrawsAreTheSameInEitherStoredDirection() {
-        // u__buys__i: 3 users, 2,000 items (3 non-edges in 6,000 pairs: most binary draws end in the exact one). User 0 bought every item but 7 and 33; user 1 all but 20; user 2 every one.
+        // u__buys__i: 3 users, 2,000 items (3 non-edges in 6,000 pairs: most binary draws end in the exact one).
+        // User 0 bought every item but 7 and 33; user 1 all but 20; user 2 every one.
         int users = 3;
         int items = 2_000;
         IntArrayList src = new IntArrayList();
@@ -144,21 +148,25 @@ class NegativeSamplerTest {
         int[][][] binaries = new int[2][][];
         for (EdgeDirection direction : EdgeDirection.values()) {
             boolean out = direction == EdgeDirection.OUT;
-            int keys = out ? users : items;
-            int base = keys; // values after the keys' index space
-            int[] from = out ? src.toIntArray() : dst.toIntArray();
-            int[] to = (out ? dst : src).toIntArray();
-            for (int e = 0; e < to.length; e++) {
-                to[e] += base;
+            // The key type's lists hold the other type's indices after the keys' index space (TypedAdjacency).
+            int base = out ? users : items;
+            int[] sources = src.toIntArray();
+            int[] destinations = dst.toIntArray();
+            for (int e = 0; e < sources.length; e++) {
+                if (out) {
+                    destinations[e] += base;
+                } else {
+                    sources[e] += base;
+                }
             }
-            CsrGraph csr = Graphs.fromEdges(users + items, from, to, EdgeDirection.OUT); // keys' lists, values offset by base
-            csr = new CsrGraph(csr.offsets(), csr.targets(), null, null, direction);
+            CsrGraph csr = Graphs.fromEdges(users + items, sources, destinations, direction);
             NegativeSampler sampler = new NegativeSampler(new TypedAdjacency(type, out ? "u" : "i", out ? "i" : "u",
                     csr, base), users, items, index -> 100L + index);
             triplets[direction.ordinal()] = sampler.triplet(new int[] {0, 1, 0}, 3, 5, 0, 1);
             binaries[direction.ordinal()] = sampler.binary(30, 5, 0, 1);
             assertThatThrownBy(() -> sampler.triplet(new int[] {2}, 1, 5, 0, 1))
-                    .hasMessageContaining("source node 102 of u__buys__i has an edge to every one of the 2000 destinations");
+                    .hasMessageContaining(
+                            "source node 102 of u__buys__i has an edge to every one of the 2000 destinations");
         }
         assertThat(triplets[0]).containsExactly(triplets[1]);
         assertThat(binaries[0][0]).containsExactly(binaries[1][0]);
