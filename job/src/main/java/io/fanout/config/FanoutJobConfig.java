@@ -265,6 +265,12 @@ public final class FanoutJobConfig {
                     + ": induced subgraphs of a typed graph are not implemented (PyG's typed sampler, pyg-lib, has"
                     + " none either); bidirectional and directional are");
         }
+        if (subgraphType == SubgraphType.INDUCED && store == StoreType.PARTITIONED) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + " with "
+                    + name(FanoutOptions.STORE) + " partitioned: an induced subgraph needs every sampled node's whole"
+                    + " neighbour list, and the partitioned store's hops read only the picked neighbours; directional and"
+                    + " bidirectional work there, induced on " + name(FanoutOptions.STORE) + " memory");
+        }
         if (subgraphType != SubgraphType.DIRECTIONAL && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
                     + ": subgraph types are k-hop only");

@@ -104,12 +104,14 @@ public final class SamplingMatrix {
                 + " partitioned store: " + NOT_YET + ")", "DisjointKHopSamplerTest",
                 "TypedOptionsITCase#disjointTreesPerSeed", "PlainLinkJobITCase#disjointTripletTreesPerPairWithTheirNegatives",
                 "HeteroLinkJobITCase#disjointTripletTreesAcrossTwoNodeTypes");
-        row(FanoutOptions.SUBGRAPH_TYPE, KHOP.and(MEMORY), "k-hop on the memory store (the partitioned store: "
-                + NOT_YET + "; induced on a typed graph is refused, as PyG's typed sampler has none)",
+        row(FanoutOptions.SUBGRAPH_TYPE, KHOP, "k-hop (induced: plain graphs on the memory store, refused elsewhere;"
+                + " PyG's typed sampler has none, and the partitioned store reads no whole lists)",
                 "SubgraphInducerTest", "PygSamplingJobITCase",
                 "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample",
                 "PlainLinkJobITCase#subgraphTypesOfLinkBatchesAsPyg",
-                "HeteroLinkJobITCase#bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric");
+                "HeteroLinkJobITCase#bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric",
+                "PartitionedStoreITCase#bidirectionalSubgraphsAsTheMemoryStore",
+                "PartitionedTypedITCase#bidirectionalTypedSubgraphsAsTheMemoryStore");
         row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"

@@ -92,10 +92,10 @@ public final class TypedSample implements Sample {
         return nodes(type, new Nodes(Tensor.ofInt64(ids), Tensor.ofInt64(numSampledNodes), data, null));
     }
 
-    /** Adds (or replaces) edge type {@code type}'s local edges and per-hop counts; no edge data. */
+    /** Adds (or replaces) edge type {@code type}'s local edges and per-hop counts (null: none); no edge data. */
     public TypedSample edges(String type, int[] rows, int[] cols, int[] numSampledEdges) {
-        return edges(type, new Edges(Tensor.ofInt64(rows), Tensor.ofInt64(cols), Tensor.ofInt64(numSampledEdges),
-                null));
+        return edges(type, new Edges(Tensor.ofInt64(rows), Tensor.ofInt64(cols),
+                numSampledEdges == null ? null : Tensor.ofInt64(numSampledEdges), null));
     }
 
     TypedSample nodes(String type, Nodes part) {

@@ -73,20 +73,44 @@ public final class SubgraphInducer {
 
     /** The sampled edges and their reverses, without duplicates, sorted by (row, col). */
     public SampledSubgraph bidirectional(SampledSubgraph sub) {
-        int m = sub.numEdges();
-        int[] r = sub.rowsBuffer();
-        int[] c = sub.colsBuffer();
-        int[] pos = sub.edgePositionsBuffer();
+        Edges e = bidirectional(sub.rowsBuffer(), sub.colsBuffer(), sub.edgePositionsBuffer(), sub.numEdges());
+        return sub.withEdges(e.rows(), e.cols(), e.positions(), e.count());
+    }
+
+    /**
+     * Edges as local index pairs: the first {@code count} entries of each array hold them.
+     *
+     * @param positions each edge's CSR position (edge id, weight, time), or null when not tracked
+     */
+    public record Edges(int[] rows, int[] cols, int[] positions, int count) {}
+
+    /**
+     * PyG's {@code to_bidirectional} of the edges {@code (r[e], c[e])}, {@code e < m}: each edge and its reverse,
+     * duplicates dropped, sorted by (row, col); a reversed edge keeps the sampled one's position. Needs no graph,
+     * so a store that answers per node (the partitioned one) makes the same edges from its sample.
+     */
+    public static Edges bidirectional(int[] r, int[] c, int[] pos, int m) {
         long[] keys = new long[2 * m];
         for (int e = 0; e < m; e++) {
             keys[e] = (long) r[e] << 32 | c[e];
             keys[m + e] = (long) c[e] << 32 | r[e];
         }
+        int[] rows = new int[2 * m];
+        int[] cols = new int[2 * m];
+        if (pos == null) { // equal pairs are equal edges: a plain sort
+            Arrays.sort(keys);
+            int out = 0;
+            for (int k = 0; k < keys.length; k++) {
+                if (k == 0 || keys[k] != keys[k - 1]) {
+                    rows[out] = (int) (keys[k] >>> 32);
+                    cols[out++] = (int) keys[k];
+                }
+            }
+            return new Edges(rows, cols, null, out);
+        }
         // Stable by key, so of two equal pairs the sampled one (lower index) comes first and is kept.
         int[] order = IntStream.range(0, 2 * m).boxed().sorted((a, b) -> Long.compare(keys[a], keys[b]))
                 .mapToInt(Integer::intValue).toArray();
-        int[] rows = new int[2 * m];
-        int[] cols = new int[2 * m];
         int[] positions = new int[2 * m];
         int out = 0;
         for (int k = 0; k < order.length; k++) {
@@ -96,8 +120,8 @@ public final class SubgraphInducer {
             }
             rows[out] = (int) (keys[e] >>> 32);
             cols[out] = (int) keys[e];
-            positions[out++] = pos == null ? 0 : pos[e % m];
+            positions[out++] = pos[e % m];
         }
-        return sub.withEdges(rows, cols, pos == null ? null : positions, out);
+        return new Edges(rows, cols, positions, out);
     }
 }

@@ -97,6 +97,23 @@ class PartitionedStoreITCase {
         assertSameMessages(memory, run("partitioned", 2, dir, split));
     }
 
+    @ParameterizedTest(name = "{0} edge-dir {1} p={2}")
+    @CsvSource({"rocksdb, out, 2", "hashmap, in, 1"})
+    void bidirectionalSubgraphsAsTheMemoryStore(String backend, String edgeDir, int parallelism) throws Exception {
+        Path graph = SharedData.graph("cora");
+        String[] options = {"--fanout", "10,5", "--batch-size", "300", "--shuffle", "--edge-dir", edgeDir,
+            "--subgraph-type", "bidirectional"};
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options);
+        String[] partitioned = java.util.Arrays.copyOf(options, options.length + 2);
+        partitioned[options.length] = "--state-backend";
+        partitioned[options.length + 1] = backend;
+        assertSameMessages(memory, run("partitioned", parallelism, graph, partitioned));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("PyG: bidirectional edges carry no per-hop counts")
+                .contains("rows").doesNotContain("num_sampled_edges");
+    }
+
     @Test
     void sparseInt64IdsAsTheMemoryStore() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("sparse"));
@@ -348,6 +365,12 @@ class PartitionedStoreITCase {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.partitioned.load-only (--partitioned.load-only)")
                 .hasMessageContaining("not implemented yet for a typed graph");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--subgraph-type",
+                "induced"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Invalid value 'induced' for option fanout.subgraph-type (--subgraph-type) with"
+                        + " fanout.store (--store) partitioned")
+                .hasMessageContaining("directional and bidirectional work there");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

@@ -73,6 +73,18 @@ class PartitionedTypedITCase {
                 : "paper__cites__paper.rows").numElements()).isPositive();
     }
 
+    @ParameterizedTest(name = "cora_hetero bidirectional edge-dir {0}")
+    @CsvSource({"out", "in"})
+    void bidirectionalTypedSubgraphsAsTheMemoryStore(String edgeDir) throws Exception {
+        // Within paper (made symmetric), paper->word with its GLT-reported rev_ partner (each the union reversed).
+        TreeMap<Long, byte[]> memory = sameAsMemory(SharedData.graph("cora_hetero"), "--seed-type", "paper",
+                "--fanout", "paper__cites__paper:6,3;paper__has_word__word:2,2", "--edge-dir", edgeDir,
+                "--batch-size", "500", "--shuffle", "--subgraph-type", "bidirectional");
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("PyG: no per-hop edge counts for the types it made bidirectional")
+                .doesNotContain("paper__cites__paper.num_sampled_edges").contains("paper__cites__paper.rows");
+    }
+
     @Test
     void bitcoinAlphaTypedWithReplacementAndInEdges() throws Exception {
         sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), "--fanout",

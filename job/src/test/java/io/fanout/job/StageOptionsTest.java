@@ -29,6 +29,7 @@ class StageOptionsTest {
         assertEquals((long) FanoutOptions.PARTITIONED_CACHE_MB.defaultValue(), o.cacheBytes()); // -1: automatic
         assertEquals(FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD.defaultValue(), o.compactAfterLoad());
         assertEquals(FanoutOptions.REPLACE.defaultValue(), o.replace());
+        assertEquals(FanoutOptions.SUBGRAPH_TYPE.defaultValue(), o.subgraphType());
         assertEquals(FanoutOptions.ALPHA.defaultValue(), o.alpha());
         assertEquals(FanoutOptions.EPS.defaultValue(), o.eps());
         assertEquals(FanoutOptions.MAX_PPR_NODES.defaultValue(), o.maxPprNodes());
@@ -51,6 +52,8 @@ class StageOptionsTest {
                 () -> StageOptions.builder().pprMaxNeighbors(0).build());
         assertMessage("fanout.partitioned.cache-mb must be >= 0 or -1 (automatic), got -2 bytes",
                 () -> StageOptions.builder().cacheBytes(-2).build());
+        assertMessage("fanout.subgraph-type must be directional or bidirectional in the partitioned store, got induced",
+                () -> StageOptions.builder().subgraphType(io.fanout.sampling.SubgraphType.INDUCED).build());
     }
 
     @Test
@@ -69,10 +72,12 @@ class StageOptionsTest {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         long[] ids = {3, 1, 2};
         FanoutJobConfig khop = JobConfigs.parse("--graph", cora, "--store", "partitioned", "--fanout", "5,3",
-                "--replace", "--seed", "7", "--partitioned.bucket-size", "16", "--partitioned.cache-mb", "2");
+                "--replace", "--seed", "7", "--partitioned.bucket-size", "16", "--partitioned.cache-mb", "2",
+                "--subgraph-type", "bidirectional");
         StageOptions o = FanoutJob.stageOptions(env, khop, ids, "@tag", null);
         assertArrayEquals(new int[] {5, 3}, o.fanouts());
         assertTrue(o.replace());
+        assertEquals(io.fanout.sampling.SubgraphType.BIDIRECTIONAL, o.subgraphType());
         assertEquals(7, o.seed());
         assertEquals(16, o.bucketSize());
         assertEquals(2L << 20, o.cacheBytes());

@@ -73,6 +73,12 @@ class SubgraphInducerTest {
         }
         assertThat(actual).doesNotHaveDuplicates().isSorted();
         assertThat(new HashSet<>(actual)).isEqualTo(expected);
+        // Without positions (the partitioned store's form): the same edges, from the pairs alone.
+        SubgraphInducer.Edges pairsOnly = SubgraphInducer.bidirectional(sampled.rows(), sampled.cols(), null,
+                sampled.numEdges());
+        assertThat(pairsOnly.positions()).isNull();
+        assertThat(java.util.Arrays.copyOf(pairsOnly.rows(), pairsOnly.count())).isEqualTo(both.rows());
+        assertThat(java.util.Arrays.copyOf(pairsOnly.cols(), pairsOnly.count())).isEqualTo(both.cols());
     }
 
     /** (row, col) local pairs of a subgraph's edges. */

@@ -6,6 +6,8 @@ import io.fanout.features.FeatureDType;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.HomogeneousSample;
 import io.fanout.message.NodeData;
+import io.fanout.sampling.SubgraphInducer;
+import java.util.Arrays;
 
 /**
  * A batch after its last hop (or its PPR selection) as its message: the batch as a {@link HomogeneousSample},
@@ -24,6 +26,8 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
     private boolean graphVersions;
     /** The batches' trainer shares ({@code #META.trainers}, {@code #META.padded} with several trainers). */
     private TrainerShares shares = TrainerShares.ONE;
+    /** {@code --subgraph-type bidirectional}: the sampled edges and their reverses, no per-hop edge counts. */
+    private boolean bidirectional;
 
     /**
      * @param dtype the node features' dtype, or null without a node file
@@ -47,6 +51,12 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         return this;
     }
 
+    /** Messages carry the sampled edges and their reverses, as the memory store's bidirectional subgraphs. */
+    public MessageFunction bidirectional() {
+        this.bidirectional = true;
+        return this;
+    }
+
     @Override
     public EncodedMessage map(PartialBatch batch) {
         HomogeneousSample sample;
@@ -54,6 +64,11 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         if (batch.pprEdgeIndex != null) {
             sample = HomogeneousSample.ppr(batch.ids, batch.pprEdgeIndex, batch.pprEdgeAttr);
             numEdges = batch.pprEdgeIndex.length / 2;
+        } else if (bidirectional) {
+            SubgraphInducer.Edges e = SubgraphInducer.bidirectional(batch.rows, batch.cols, null, batch.rows.length);
+            sample = HomogeneousSample.kHop(batch.ids, Arrays.copyOf(e.rows(), e.count()),
+                    Arrays.copyOf(e.cols(), e.count()), batch.numSampledNodes, null);
+            numEdges = e.count();
         } else {
             sample = HomogeneousSample.kHop(batch.ids, batch.rows, batch.cols, batch.numSampledNodes,
                     batch.numSampledEdges);

@@ -1,7 +1,6 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
-import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
@@ -9,6 +8,7 @@ import io.fanout.features.NodeFileReader;
 import io.fanout.flink.updates.UpdateLine;
 import io.fanout.graph.EdgeUpdateParser;
 import io.fanout.graph.GraphLoader;
+import io.fanout.sampling.SubgraphType;
 import io.fanout.store.GraphSpec;
 import java.io.IOException;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -99,7 +99,7 @@ public final class PartitionedKHop {
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
-        return withNodeData(env, spec, stage, updateLines != null, o.shares(), runTag, o.cacheBytes(), cacheLookups);
+        return withNodeData(env, spec, stage, updateLines != null, o, runTag, cacheLookups);
     }
 
     /**
@@ -177,14 +177,14 @@ public final class PartitionedKHop {
     /**
      * The messages of sampled batches: with a node file, each batch's node rows (asked for on
      * {@link HopStageFunction#NODE_DATA_REQUESTS} by {@code stage}) are gathered first. {@code graphVersions}:
-     * messages carry {@code #META.graph_version}; {@code shares}: their trainer share with several trainers. The
-     * node-data lookup caches the rows it read last ({@code --partitioned.cache-mb} in bytes as {@code cacheBytes}, -1
+     * messages carry {@code #META.graph_version}; from {@code o}: their trainer share with several trainers and the
+     * subgraph type. The node-data lookup caches the rows it read last ({@code --partitioned.cache-mb}, -1
      * automatic), its automatic share one of the job's {@code cacheLookups} cached lookups (a hit saves a RocksDB read
      * of the row: pubmed with its labels, p=2, 1.9 M sampled edges/s without the cache, 5.2 M with it).
      */
     static DataStream<EncodedMessage> withNodeData(StreamExecutionEnvironment env, GraphSpec spec,
-            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, TrainerShares shares, String runTag,
-            long cacheBytes, int cacheLookups) throws IOException {
+            SingleOutputStreamOperator<PartialBatch> stage, boolean graphVersions, StageOptions o, String runTag,
+            int cacheLookups) throws IOException {
         boolean nodeData = spec.nodeFeatures() != null;
         float[] scale = null;
         float[] offset = null;
@@ -207,7 +207,7 @@ public final class PartitionedKHop {
             DataStream<NodeDataAnswer> nodeAnswers = rows.keyBy(new RowNode(), Types.LONG)
                     .connect(stage.getSideOutput(HopStageFunction.NODE_DATA_REQUESTS).keyBy(new NodeRequestNode(), Types.LONG))
                     .transform("node-data", TypeInformation.of(NodeDataAnswer.class),
-                            KeyedLookups.nodeData().cached(cacheBytes, cacheLookups))
+                            KeyedLookups.nodeData().cached(o.cacheBytes(), cacheLookups))
                     .uid("node-data");
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(nodeAnswers.keyBy(new NodeAnswerKey(), Types.LONG))
@@ -216,7 +216,10 @@ public final class PartitionedKHop {
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
-                .withTrainers(shares);
+                .withTrainers(o.shares());
+        if (o.subgraphType() == SubgraphType.BIDIRECTIONAL) {
+            messages.bidirectional();
+        }
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .name("khop-messages").uid("khop-messages" + runTag);
     }

@@ -155,8 +155,8 @@ public final class PartitionedPpr {
                 .process(new PprFinishFunction(o.maxPprNodes(), o.residualTopUp(), spec.nodeFeatures() != null))
                 .returns(TypeInformation.of(PartialBatch.class))
                 .name("ppr-select").uid("ppr-select" + runTag);
-        return PartitionedKHop.withNodeData(env, spec, selected, o.graphUpdates() != null, o.shares(), runTag,
-                o.cacheBytes(), cacheLookups(spec, o.pprRounds()));
+        return PartitionedKHop.withNodeData(env, spec, selected, o.graphUpdates() != null, o, runTag,
+                cacheLookups(spec, o.pprRounds()));
     }
 
     /** A load group's edges one by one, each with its group and place in it (its list order), without a degree. */

@@ -9,6 +9,7 @@ import io.fanout.features.NodeFileReader;
 import io.fanout.graph.GraphFiles;
 import io.fanout.graph.typed.NodeIdFile;
 import io.fanout.graph.typed.TypedGraphFiles;
+import io.fanout.sampling.SubgraphType;
 import io.fanout.store.GraphSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -132,7 +133,7 @@ public final class PartitionedTypedKHop {
         }
         return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
-                        .withTrainers(shares), "khop-messages", o.cacheBytes(), cacheLookups);
+                        .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL), "khop-messages", o.cacheBytes(), cacheLookups);
     }
 
     /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */

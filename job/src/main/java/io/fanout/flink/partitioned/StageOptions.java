@@ -2,6 +2,7 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.TrainerShares;
 import io.fanout.flink.updates.UpdateLine;
+import io.fanout.sampling.SubgraphType;
 import io.fanout.sampling.ppr.PprChannels;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -105,6 +106,14 @@ public final class StageOptions {
         return values.replace;
     }
 
+    /**
+     * {@code fanout.subgraph-type}: directional (the sampled edges) or bidirectional (and their reverses); induced
+     * needs every sampled node's whole list, which no stage reads, and is refused by {@link Builder#build}.
+     */
+    public SubgraphType subgraphType() {
+        return values.subgraphType;
+    }
+
     /** {@code fanout.alpha}: the PPR restart probability. */
     public double alpha() {
         return values.alpha;
@@ -162,6 +171,7 @@ public final class StageOptions {
         private int[] fanouts;
         private Map<String, int[]> typedFanouts;
         private boolean replace;
+        private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -233,6 +243,11 @@ public final class StageOptions {
             return this;
         }
 
+        public Builder subgraphType(SubgraphType subgraphType) {
+            this.subgraphType = subgraphType;
+            return this;
+        }
+
         public Builder alpha(double alpha) {
             this.alpha = alpha;
             return this;
@@ -285,6 +300,10 @@ public final class StageOptions {
             if (cacheBytes < -1) {
                 throw new IllegalArgumentException("fanout.partitioned.cache-mb must be >= 0 or -1 (automatic), got "
                         + cacheBytes + " bytes");
+            }
+            if (subgraphType == null || subgraphType == SubgraphType.INDUCED) {
+                throw new IllegalArgumentException("fanout.subgraph-type must be directional or bidirectional in the"
+                        + " partitioned store, got " + subgraphType);
             }
             if (runTag == null) {
                 throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");

@@ -3,9 +3,13 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
 import io.fanout.features.FeatureDType;
+import io.fanout.graph.typed.EdgeType;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.NodeData;
 import io.fanout.message.TypedSample;
+import io.fanout.sampling.hetero.HeteroBidirectional;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A typed batch after its last hop as its message: the batch as a {@link TypedSample}, node features and the seed
@@ -24,6 +28,8 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
     /** [node type] the feature width of its node file (0 without features or without a file). */
     private final int[] dims;
     private TrainerShares shares = TrainerShares.ONE;
+    /** {@code --subgraph-type bidirectional}: edges as {@link HeteroBidirectional} makes them. */
+    private boolean bidirectional;
 
     TypedMessageFunction(TypedLayout layout, FeatureDType dtype, float[][] scale, float[][] offset, int[] dims) {
         this.layout = layout;
@@ -39,6 +45,12 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
         return this;
     }
 
+    /** Messages carry bidirectional edges, as the memory store's typed k-hop makes them. */
+    TypedMessageFunction bidirectional(boolean bidirectional) {
+        this.bidirectional = bidirectional;
+        return this;
+    }
+
     @Override
     public EncodedMessage map(TypedPartialBatch batch) {
         TypedSample sample = new TypedSample(layout.nodeTypes.get(layout.seedType));
@@ -48,10 +60,25 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
             sample.nodes(layout.nodeTypes.get(t), batch.ids[t], batch.numSampledNodes[t],
                     nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType));
         }
+        Map<EdgeType, HeteroBidirectional.Pairs> changed = Map.of();
+        if (bidirectional) {
+            Map<EdgeType, HeteroBidirectional.Pairs> sampled = new TreeMap<>();
+            for (int r = 0; r < layout.reported.size(); r++) {
+                sampled.put(layout.reported.get(r), new HeteroBidirectional.Pairs(batch.rows[r], batch.cols[r]));
+            }
+            changed = HeteroBidirectional.changed(sampled);
+        }
         int numEdges = 0;
         for (int r = 0; r < layout.reported.size(); r++) {
-            numEdges += batch.rows[r].length;
-            sample.edges(layout.reported.get(r).toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
+            EdgeType type = layout.reported.get(r);
+            HeteroBidirectional.Pairs made = changed.get(type);
+            if (made == null) {
+                numEdges += batch.rows[r].length;
+                sample.edges(type.toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
+            } else { // PyG: no per-hop counts for the edge types it made bidirectional
+                numEdges += made.rows().length;
+                sample.edges(type.toString(), made.rows(), made.cols(), null);
+            }
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, numNodes, numEdges);

@@ -20,22 +20,38 @@ import java.util.TreeMap;
 public final class HeteroBidirectional {
     private HeteroBidirectional() {}
 
+    /** One edge type's edges as local index pairs: {@code rows} into its source type, {@code cols} its destination. */
+    public record Pairs(int[] rows, int[] cols) {}
+
     /** {@code sub} with bidirectional edges; nodes unchanged. */
     public static HeteroSubgraph of(HeteroSubgraph sub) {
-        Map<EdgeType, HeteroSubgraph.Edges> in = sub.edges;
-        Map<EdgeType, HeteroSubgraph.Edges> out = new TreeMap<>(in);
+        Map<EdgeType, Pairs> in = new TreeMap<>();
+        sub.edges.forEach((type, e) -> in.put(type, new Pairs(e.rows, e.cols)));
+        Map<EdgeType, HeteroSubgraph.Edges> out = new TreeMap<>(sub.edges);
+        changed(in).forEach((type, p) -> out.put(type,
+                new HeteroSubgraph.Edges(sub.edges.get(type).adjacency, p.rows(), p.cols(), null, null)));
+        return new HeteroSubgraph(sub.seedTypes, sub.nodes, out);
+    }
+
+    /**
+     * The edge types that {@code to_bidirectional} changes among {@code in} (every reported edge type of a sample,
+     * sampled edges or none), each with its new pairs; the others stay as sampled. Needs no graph, so a store that
+     * answers per node (the partitioned one) makes the same edges from its sample.
+     */
+    public static Map<EdgeType, Pairs> changed(Map<EdgeType, Pairs> in) {
+        Map<EdgeType, Pairs> out = new TreeMap<>();
         for (EdgeType type : in.keySet()) {
             if (type.rel().startsWith("rev_")) {
                 continue;
             }
-            HeteroSubgraph.Edges edges = in.get(type);
+            Pairs edges = in.get(type);
             EdgeType rev = new EdgeType(type.dst(), "rev_" + type.rel(), type.src());
             if (type.src().equals(type.dst()) && !in.containsKey(rev)) {
                 out.put(type, union(edges, edges));
             } else if (in.containsKey(rev)) {
-                HeteroSubgraph.Edges both = union(edges, in.get(rev));
+                Pairs both = union(edges, in.get(rev));
                 out.put(type, both);
-                out.put(rev, swapped(both, in.get(rev).adjacency));
+                out.put(rev, new Pairs(both.cols(), both.rows())); // PyG swaps the two arrays
             } else {
                 List<EdgeType> back = new ArrayList<>();
                 for (EdgeType other : in.keySet()) {
@@ -48,18 +64,19 @@ public final class HeteroBidirectional {
                 }
             }
         }
-        return new HeteroSubgraph(sub.seedTypes, sub.nodes, out);
+        return out;
     }
 
     /** {@code a}'s edges and {@code b}'s reversed, de-duplicated, sorted by (col, row) as PyG's coalesce. */
-    private static HeteroSubgraph.Edges union(HeteroSubgraph.Edges a, HeteroSubgraph.Edges b) {
-        int n = a.rows.length + b.rows.length;
+    private static Pairs union(Pairs a, Pairs b) {
+        int na = a.rows().length;
+        int n = na + b.rows().length;
         long[] keys = new long[n];
-        for (int i = 0; i < a.rows.length; i++) {
-            keys[i] = (long) a.cols[i] << 32 | a.rows[i];
+        for (int i = 0; i < na; i++) {
+            keys[i] = (long) a.cols()[i] << 32 | a.rows()[i];
         }
-        for (int i = 0; i < b.rows.length; i++) {
-            keys[a.rows.length + i] = (long) b.rows[i] << 32 | b.cols[i]; // reversed: its col is our row
+        for (int i = 0; i < b.rows().length; i++) {
+            keys[na + i] = (long) b.rows()[i] << 32 | b.cols()[i]; // reversed: its col is our row
         }
         Arrays.sort(keys);
         int[] rows = new int[n];
@@ -72,11 +89,6 @@ public final class HeteroBidirectional {
             cols[m] = (int) (keys[i] >>> 32);
             rows[m++] = (int) keys[i];
         }
-        return new HeteroSubgraph.Edges(a.adjacency, Arrays.copyOf(rows, m), Arrays.copyOf(cols, m), null, null);
-    }
-
-    /** The same edges the other way round, in the same order (PyG swaps the two arrays). */
-    private static HeteroSubgraph.Edges swapped(HeteroSubgraph.Edges e, io.fanout.graph.typed.TypedAdjacency of) {
-        return new HeteroSubgraph.Edges(of, e.cols, e.rows, null, null);
+        return new Pairs(Arrays.copyOf(rows, m), Arrays.copyOf(cols, m));
     }
 }
