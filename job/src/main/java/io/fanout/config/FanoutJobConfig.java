@@ -365,6 +365,11 @@ public final class FanoutJobConfig {
                     + " partitioned: graph updates change the partitioned store's keyed adjacency (the memory store's"
                     + " graph is fixed once loaded)");
         }
+        if ((updatesDir != null || updatesSocket != null) && disjoint) {
+            throw new ConfigException("Option " + name(FanoutOptions.DISJOINT) + " is not implemented with "
+                    + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES : FanoutOptions.GRAPH_UPDATES_SOCKET)
+                    + " (the versioned lookups draw per node, not per tree): drop one of them");
+        }
         if (updatesDir != null && updatesSocket != null) {
             throw new ConfigException("Options " + name(FanoutOptions.GRAPH_UPDATES) + " and "
                     + name(FanoutOptions.GRAPH_UPDATES_SOCKET) + " are both set: give one update source (versions"

@@ -114,6 +114,25 @@ class PartitionedStoreITCase {
                 .contains("rows").doesNotContain("num_sampled_edges");
     }
 
+    @ParameterizedTest(name = "{0} p={1} {2}")
+    @CsvSource({"rocksdb, 2, --fanout 10;5", "hashmap, 1, --fanout 6;-1 --replace --edge-dir in",
+        "rocksdb, 1, --fanout 8;4 --subgraph-type bidirectional --node-features NODES --feature-dtype float16",
+        "hashmap, 2, --fanout 5;5;3 --partitioned.bucket-size 3"})
+    void disjointTreesAsTheMemoryStore(String backend, int parallelism, String extra) throws Exception {
+        Path graph = SharedData.graph("cora");
+        List<String> options = new java.util.ArrayList<>(List.of("--disjoint", "--batch-size", "200", "--shuffle",
+                "--epochs", "2"));
+        for (String word : extra.split(" ")) {
+            options.add(word.equals("NODES") ? graph.resolve("nodes.tsv.gz").toString() : word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
+        options.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("disjoint messages carry each node's tree").contains("#META.batch");
+    }
+
     @Test
     void sparseInt64IdsAsTheMemoryStore() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("sparse"));
@@ -355,10 +374,18 @@ class PartitionedStoreITCase {
     @Test
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint"))
+        Path coraHetero = SharedData.graph("cora_hetero");
+        assertThatThrownBy(() -> runJob("--graph", coraHetero.toString(), "--store", "partitioned", "--seed-type",
+                "paper", "--disjoint"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.disjoint (--disjoint) 'true' is for k-hop on the memory store")
+                .hasMessageContaining("fanout.disjoint (--disjoint) 'true' is for k-hop on the memory store, and on"
+                        + " plain graphs in the partitioned store")
                 .hasMessageContaining("fanout.store (--store) partitioned");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint",
+                "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Option fanout.disjoint (--disjoint) is not implemented with"
+                        + " fanout.graph-updates-socket (--graph-updates-socket)");
         Path typed = SharedData.graph("cora_hetero");
         assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--sampler", "ppr",
                 "--seed-type", "paper", "--partitioned.load-only"))

@@ -30,6 +30,7 @@ class StageOptionsTest {
         assertEquals(FanoutOptions.PARTITIONED_COMPACT_AFTER_LOAD.defaultValue(), o.compactAfterLoad());
         assertEquals(FanoutOptions.REPLACE.defaultValue(), o.replace());
         assertEquals(FanoutOptions.SUBGRAPH_TYPE.defaultValue(), o.subgraphType());
+        assertEquals(FanoutOptions.DISJOINT.defaultValue(), o.disjoint());
         assertEquals(FanoutOptions.ALPHA.defaultValue(), o.alpha());
         assertEquals(FanoutOptions.EPS.defaultValue(), o.eps());
         assertEquals(FanoutOptions.MAX_PPR_NODES.defaultValue(), o.maxPprNodes());
@@ -73,11 +74,12 @@ class StageOptionsTest {
         long[] ids = {3, 1, 2};
         FanoutJobConfig khop = JobConfigs.parse("--graph", cora, "--store", "partitioned", "--fanout", "5,3",
                 "--replace", "--seed", "7", "--partitioned.bucket-size", "16", "--partitioned.cache-mb", "2",
-                "--subgraph-type", "bidirectional");
+                "--subgraph-type", "bidirectional", "--disjoint");
         StageOptions o = FanoutJob.stageOptions(env, khop, ids, "@tag", null);
         assertArrayEquals(new int[] {5, 3}, o.fanouts());
         assertTrue(o.replace());
         assertEquals(io.fanout.sampling.SubgraphType.BIDIRECTIONAL, o.subgraphType());
+        assertTrue(o.disjoint());
         assertEquals(7, o.seed());
         assertEquals(16, o.bucketSize());
         assertEquals(2L << 20, o.cacheBytes());

@@ -2,6 +2,7 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.sampling.partitioned.BatchAssembly;
+import io.fanout.sampling.partitioned.DisjointBatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -16,14 +17,37 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     /** The seed list's node ids by index (the client's id map), or null when ids equal indices. */
     private final long[] nodeIds;
 
-    public BatchStartFunction(long[] nodeIds) {
+    /** {@code --disjoint}: every seed grows its own tree. */
+    private final boolean disjoint;
+
+    public BatchStartFunction(long[] nodeIds, boolean disjoint) {
         this.nodeIds = nodeIds;
+        this.disjoint = disjoint;
     }
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
-        out.collect(start(batch, nodeIds, 0, getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
+        java.util.function.Consumer<RequestGroup> requests = r -> ctx.output(tag, r);
+        if (!disjoint) {
+            out.collect(start(batch, nodeIds, 0, getRuntimeContext().getTaskInfo(), requests));
+            return;
+        }
+        DisjointBatchAssembly assembly = new DisjointBatchAssembly(seedIds(batch, nodeIds));
+        PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
+                assembly);
+        RequestRouting.groups(start, 1, assembly.frontier(), assembly.frontierTrees(), getRuntimeContext().getTaskInfo(),
+                requests);
+        out.collect(start);
+    }
+
+    /** The batch's seeds as node ids. */
+    private static long[] seedIds(SeedBatch batch, long[] nodeIds) {
+        long[] seeds = new long[batch.size()];
+        for (int i = 0; i < seeds.length; i++) {
+            seeds[i] = batch.seedId(i, nodeIds);
+        }
+        return seeds;
     }
 
     /**
@@ -32,15 +56,11 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
      */
     static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, org.apache.flink.api.common.TaskInfo task,
             java.util.function.Consumer<RequestGroup> requests) {
-        long[] seeds = new long[batch.size()];
-        for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = batch.seedId(i, nodeIds);
-        }
-        BatchAssembly assembly = new BatchAssembly(seeds);
+        BatchAssembly assembly = new BatchAssembly(seedIds(batch, nodeIds));
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);
         start.graphVersion = version;
-        RequestRouting.groups(start, 1, assembly.frontier(), task, requests);
+        RequestRouting.groups(start, 1, assembly.frontier(), null, task, requests);
         return start;
     }
 }

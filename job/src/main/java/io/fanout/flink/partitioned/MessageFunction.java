@@ -74,6 +74,9 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
                     batch.numSampledEdges);
             numEdges = batch.rows.length;
         }
+        if (batch.trees != null) {
+            sample.nodeBatch(batch.trees);
+        }
         sample.nodeData(nodeData(batch));
         if (graphVersions) {
             sample.metadata().graphVersion(batch.graphVersion);

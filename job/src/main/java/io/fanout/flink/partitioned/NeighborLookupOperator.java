@@ -278,8 +278,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         int[] ends = new int[n];
         long[] neighbors;
         try {
-            neighbors = gather.gather(nodes, heads, n, seed, group.epoch, group.batchId, group.hop, fanout, replace,
-                    ends, (index, bucket) -> {
+            neighbors = gather.gather(nodes, group.trees, heads, n, seed, group.epoch, group.batchId, group.hop,
+                    fanout, replace, ends, (index, bucket) -> {
                         long node = nodes[index];
                         long[] values = cache.bucket(node, bucket);
                         if (values == null) {

@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.BatchAssembly;
+import io.fanout.sampling.partitioned.DisjointBatchAssembly;
 
 /** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link BatchAssembly}'s state. */
 public class PartialBatch {
@@ -17,6 +18,8 @@ public class PartialBatch {
     public int[] cols;
     public int[] numSampledNodes;
     public int[] numSampledEdges;
+    /** Disjoint trees ({@code --disjoint}): each node's tree, the index of its seed (PyG's {@code batch}); else null. */
+    public int[] trees;
     /** With a node file, after the node-data stage: the {@code nfeats} body ({@code ids} order) and labels; else null. */
     public byte[] nfeats;
     public long[] nlabels;
@@ -53,6 +56,37 @@ public class PartialBatch {
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
     PartialBatch next(BatchAssembly assembly) {
+        PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        next.graphVersion = graphVersion;
+        return next;
+    }
+
+    /** The disjoint batch's state after {@code assembly}'s hops. */
+    static PartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds,
+            DisjointBatchAssembly assembly) {
+        PartialBatch p = new PartialBatch();
+        p.batchKey = batchKey;
+        p.epoch = epoch;
+        p.batchId = batchId;
+        p.numBatches = numBatches;
+        p.inputIds = inputIds;
+        p.seeds = assembly.batch();
+        p.ids = assembly.ids();
+        p.trees = assembly.trees();
+        p.rows = assembly.rows();
+        p.cols = assembly.cols();
+        p.numSampledNodes = assembly.numSampledNodes();
+        p.numSampledEdges = assembly.numSampledEdges();
+        return p;
+    }
+
+    /** The disjoint assembly to continue from ({@link #trees} set), with room for {@code drawn} more neighbours. */
+    DisjointBatchAssembly disjointAssembly(int drawn) {
+        return new DisjointBatchAssembly(seeds, ids, trees, rows, cols, numSampledNodes, numSampledEdges, drawn);
+    }
+
+    /** Where this disjoint batch goes next. */
+    PartialBatch next(DisjointBatchAssembly assembly) {
         PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.graphVersion = graphVersion;
         return next;

@@ -48,6 +48,10 @@ public final class PartitionedKHop {
         boolean compactAfterLoad = o.compactAfterLoad();
         String runTag = o.runTag();
         DataStream<UpdateLine> updateLines = o.graphUpdates();
+        if (o.disjoint() && updateLines != null) {
+            throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
+                    + " store (its versioned lookups draw per node, not per tree)");
+        }
         // A fixed graph loads grouped per node, the groups each lookup subtask owns in one record per split
         // (EdgeGroupBatchFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroupBatch> edgeGroups = updateLines == null ? edgeGroupBatches(env, spec, "") : null;
@@ -66,7 +70,7 @@ public final class PartitionedKHop {
         DataStream<EdgeUpdate> adjacency = null;
         if (updateLines == null) {
             stage = checked
-                    .process(new BatchStartFunction(seedIds)).returns(TypeInformation.of(PartialBatch.class))
+                    .process(new BatchStartFunction(seedIds, o.disjoint())).returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {
             VersionedGraph graph = versionedGraph(env, spec, updateLines);

@@ -57,6 +57,10 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
+        if (o.disjoint()) {
+            throw new IllegalArgumentException("fanout.disjoint is not implemented for typed graphs in the partitioned"
+                    + " store");
+        }
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();
         TrainerShares shares = o.shares();

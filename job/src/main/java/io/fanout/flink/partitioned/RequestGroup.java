@@ -18,6 +18,8 @@ public class RequestGroup {
     public long[] nodes;
     /** Each node's position in the batch's frontier for this hop: where its answer goes. */
     public int[] positions;
+    /** Disjoint trees ({@code --disjoint}): each node's tree, whose stream it draws from; else null. */
+    public int[] trees;
 
     public RequestGroup() {}
 

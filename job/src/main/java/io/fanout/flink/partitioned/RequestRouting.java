@@ -26,8 +26,23 @@ final class RequestRouting {
      */
     static void groups(PartialBatch batch, int hop, long[] frontier, int maxParallelism, int parallelism,
             Consumer<RequestGroup> out) {
-        split(frontier, maxParallelism, parallelism, (nodes, positions) -> out.accept(new RequestGroup(batch.batchKey,
-                batch.epoch, batch.batchId, hop, batch.graphVersion, nodes, positions)));
+        groups(batch, hop, frontier, null, maxParallelism, parallelism, out);
+    }
+
+    /** As above, each frontier node in disjoint tree {@code frontierTrees[i]} (null: not disjoint). */
+    static void groups(PartialBatch batch, int hop, long[] frontier, int[] frontierTrees, int maxParallelism,
+            int parallelism, Consumer<RequestGroup> out) {
+        split(frontier, maxParallelism, parallelism, (nodes, positions) -> {
+            RequestGroup group = new RequestGroup(batch.batchKey, batch.epoch, batch.batchId, hop, batch.graphVersion,
+                    nodes, positions);
+            if (frontierTrees != null) {
+                group.trees = new int[positions.length];
+                for (int i = 0; i < positions.length; i++) {
+                    group.trees[i] = frontierTrees[positions[i]];
+                }
+            }
+            out.accept(group);
+        });
     }
 
     /** Receives one subtask's share of a node list ({@link #split}): the nodes and their positions in the list. */
@@ -80,8 +95,10 @@ final class RequestRouting {
     }
 
     /** As above, for lookups at the parallelism and max parallelism of the sending task {@code task}. */
-    static void groups(PartialBatch batch, int hop, long[] frontier, TaskInfo task, Consumer<RequestGroup> out) {
-        groups(batch, hop, frontier, task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), out);
+    static void groups(PartialBatch batch, int hop, long[] frontier, int[] frontierTrees, TaskInfo task,
+            Consumer<RequestGroup> out) {
+        groups(batch, hop, frontier, frontierTrees, task.getMaxNumberOfParallelSubtasks(),
+                task.getNumberOfParallelSubtasks(), out);
     }
 
     /** Fails unless the lookup subtask {@code task} owns {@code node}: senders and lookups disagree on routing. */

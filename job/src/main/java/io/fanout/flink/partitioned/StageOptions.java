@@ -114,6 +114,11 @@ public final class StageOptions {
         return values.subgraphType;
     }
 
+    /** {@code fanout.disjoint}: one k-hop tree per seed (plain graphs over a fixed graph). */
+    public boolean disjoint() {
+        return values.disjoint;
+    }
+
     /** {@code fanout.alpha}: the PPR restart probability. */
     public double alpha() {
         return values.alpha;
@@ -172,6 +177,7 @@ public final class StageOptions {
         private Map<String, int[]> typedFanouts;
         private boolean replace;
         private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
+        private boolean disjoint;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -245,6 +251,11 @@ public final class StageOptions {
 
         public Builder subgraphType(SubgraphType subgraphType) {
             this.subgraphType = subgraphType;
+            return this;
+        }
+
+        public Builder disjoint(boolean disjoint) {
+            this.disjoint = disjoint;
             return this;
         }
 

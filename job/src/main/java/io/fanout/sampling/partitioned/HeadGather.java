@@ -46,6 +46,15 @@ public final class HeadGather {
      */
     public long[] gather(long[] nodes, long[][] heads, int n, long seed, int epoch, int batchId, int hop, int fanout,
             boolean replace, int[] ends, LaterBuckets later) throws Exception {
+        return gather(nodes, null, heads, n, seed, epoch, batchId, hop, fanout, replace, ends, later);
+    }
+
+    /**
+     * As above, node {@code i} drawing in disjoint tree {@code trees[i]} ({@link NeighborPicks#state}); {@code trees}
+     * null: one de-duplicated subgraph per batch.
+     */
+    public long[] gather(long[] nodes, int[] trees, long[][] heads, int n, long seed, int epoch, int batchId, int hop,
+            int fanout, boolean replace, int[] ends, LaterBuckets later) throws Exception {
         if (degrees.length < n) {
             degrees = new int[Math.max(n, degrees.length * 2)];
         }
@@ -77,7 +86,8 @@ public final class HeadGather {
             if (draw.length < k) {
                 draw = new int[k];
             }
-            NeighborPicks.draw(seed, epoch, batchId, hop, nodes[i], d, fanout, replace, draw, set);
+            NeighborPicks.draw(seed, epoch, batchId, hop, trees == null ? -1 : trees[i], nodes[i], d, fanout, replace,
+                    draw, set);
             System.arraycopy(draw, 0, picks, from, k);
         }
         // Pass 3: the picks' neighbours.

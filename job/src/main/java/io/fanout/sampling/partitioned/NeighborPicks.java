@@ -56,17 +56,34 @@ public final class NeighborPicks {
      */
     public static void draw(long seed, int epoch, int batchId, int hop, long nodeId, int d, int f, boolean replace,
             int[] out, int[] set) {
-        int k = count(d, f, replace);
-        if (k == 0) {
-            return;
-        }
-        if (takesAll(d, f, replace)) {
-            for (int i = 0; i < k; i++) {
+        draw(seed, epoch, batchId, hop, -1, nodeId, d, f, replace, out, set);
+    }
+
+    /** {@link #draw} for node {@code nodeId} of disjoint tree {@code tree} ({@code -1}: not disjoint; {@link #state}). */
+    public static void draw(long seed, int epoch, int batchId, int hop, int tree, long nodeId, int d, int f,
+            boolean replace, int[] out, int[] set) {
+        if (!takesAll(d, f, replace)) {
+            drawFrom(state(seed, epoch, batchId, hop, tree, nodeId), d, f, replace, out, set);
+        } else {
+            for (int i = 0, k = count(d, f, replace); i < k; i++) {
                 out[i] = i;
             }
-            return;
         }
-        long state = SplitMix64.seed(seed, epoch, batchId, hop, nodeId);
+    }
+
+    /**
+     * The stream node {@code nodeId} draws from at {@code hop} of a batch: {@code SplitMix64.seed(seed, epoch,
+     * batchId, hop, nodeId)}, or in disjoint tree {@code tree >= 0} {@code SplitMix64.seed(seed, epoch, batchId, hop,
+     * tree, nodeId)} ({@link io.fanout.sampling.DisjointKHopSampler}'s: two trees through one node draw apart).
+     */
+    public static long state(long seed, int epoch, int batchId, int hop, int tree, long nodeId) {
+        return tree < 0 ? SplitMix64.seed(seed, epoch, batchId, hop, nodeId)
+                : SplitMix64.seed(seed, epoch, batchId, hop, tree, nodeId);
+    }
+
+    /** {@link #draw}'s positions from the stream {@code state}, for a node that does not take its whole list. */
+    private static void drawFrom(long state, int d, int f, boolean replace, int[] out, int[] set) {
+        int k = count(d, f, replace);
         if (replace) {
             SplitMix64 rng = new SplitMix64(state);
             for (int i = 0; i < k; i++) {
