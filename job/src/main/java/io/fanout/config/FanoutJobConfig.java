@@ -265,12 +265,6 @@ public final class FanoutJobConfig {
                     + ": induced subgraphs of a typed graph are not implemented (PyG's typed sampler, pyg-lib, has"
                     + " none either); bidirectional and directional are");
         }
-        if (subgraphType == SubgraphType.INDUCED && store == StoreType.PARTITIONED) {
-            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE) + " with "
-                    + name(FanoutOptions.STORE) + " partitioned: an induced subgraph needs every sampled node's whole"
-                    + " neighbour list, and the partitioned store's hops read only the picked neighbours; directional and"
-                    + " bidirectional work there, induced on " + name(FanoutOptions.STORE) + " memory");
-        }
         if (subgraphType != SubgraphType.DIRECTIONAL && sampler != SamplerType.KHOP) {
             throw new ConfigException("Invalid value '" + subgraphType + "' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
                     + ": subgraph types are k-hop only");
@@ -364,6 +358,12 @@ public final class FanoutJobConfig {
                     : FanoutOptions.GRAPH_UPDATES_SOCKET) + " needs " + name(FanoutOptions.STORE)
                     + " partitioned: graph updates change the partitioned store's keyed adjacency (the memory store's"
                     + " graph is fixed once loaded)");
+        }
+        if ((updatesDir != null || updatesSocket != null) && subgraphType == SubgraphType.INDUCED) {
+            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
+                    + ": not implemented with " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
+                    : FanoutOptions.GRAPH_UPDATES_SOCKET) + " (its whole-list lookup reads the loaded graph only);"
+                    + " directional and bidirectional are");
         }
         if ((updatesDir != null || updatesSocket != null) && disjoint) {
             throw new ConfigException("Option " + name(FanoutOptions.DISJOINT) + " is not implemented with "

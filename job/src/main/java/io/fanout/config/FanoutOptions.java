@@ -312,7 +312,7 @@ public final class FanoutOptions {
             .defaultValue(io.fanout.sampling.SubgraphType.DIRECTIONAL)
             .withDescription("k-hop (PyG subgraph_type): directional (the sampled edges), bidirectional (the sampled"
                     + " edges and their reverses, duplicates dropped) or induced (every edge among the sampled nodes;"
-                    + " plain graphs on the memory store, not with --disjoint, as in PyG). The last two carry no"
+                    + " plain graphs, not with --disjoint, as in PyG). The last two carry no"
                     + " num_sampled_edges.");
 
     public static final ConfigOption<String> TIME_COLUMN = ConfigOptions.key("fanout.time-column")

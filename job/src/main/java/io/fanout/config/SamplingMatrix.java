@@ -106,13 +106,14 @@ public final class SamplingMatrix {
                 "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
                 "TypedOptionsITCase#disjointTreesPerSeed", "PlainLinkJobITCase#disjointTripletTreesPerPairWithTheirNegatives",
                 "HeteroLinkJobITCase#disjointTripletTreesAcrossTwoNodeTypes");
-        row(FanoutOptions.SUBGRAPH_TYPE, KHOP, "k-hop (induced: plain graphs on the memory store, refused elsewhere;"
-                + " PyG's typed sampler has none, and the partitioned store reads no whole lists)",
+        row(FanoutOptions.SUBGRAPH_TYPE, KHOP, "k-hop (induced: plain graphs, refused on typed ones as PyG's typed"
+                + " sampler has none)",
                 "SubgraphInducerTest", "PygSamplingJobITCase",
                 "test_layouts_pyg#test_typed_bidirectional_is_what_pyg_makes_of_the_directional_sample",
                 "PlainLinkJobITCase#subgraphTypesOfLinkBatchesAsPyg",
                 "HeteroLinkJobITCase#bidirectionalLinkBatchesAreTheDirectionalOnesMadeSymmetric",
-                "PartitionedStoreITCase#bidirectionalSubgraphsAsTheMemoryStore",
+                "PartitionedStoreITCase#bidirectionalSubgraphsAsTheMemoryStore", "InducedEdgesTest",
+                "PartitionedStoreITCase#inducedSubgraphsAsTheMemoryStore",
                 "PartitionedTypedITCase#bidirectionalTypedSubgraphsAsTheMemoryStore");
         row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY), "k-hop on the memory store (PPR sends its score edges; the"
                 + " partitioned store keeps no edge ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase");

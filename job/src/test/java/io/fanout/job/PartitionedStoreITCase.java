@@ -114,6 +114,46 @@ class PartitionedStoreITCase {
                 .contains("rows").doesNotContain("num_sampled_edges");
     }
 
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"cora, rocksdb, 2, --fanout 10;5", "cora, hashmap, 1, --fanout 6;3 --edge-dir in --replace",
+        "college_msg, hashmap, 2, --fanout 5;5 --node-features NODES --partitioned.bucket-size 3",
+        "cora, rocksdb, 1, --fanout 4;4 --node-features NODES --feature-dtype uint8"})
+    void inducedSubgraphsAsTheMemoryStore(String dataset, String backend, int parallelism, String extra)
+            throws Exception {
+        Path graph = SharedData.graph(dataset);
+        List<String> options = new java.util.ArrayList<>(List.of("--subgraph-type", "induced", "--batch-size", "150",
+                "--shuffle"));
+        Path nodes = tmp.resolve("nodes.tsv");
+        for (String word : extra.split(" ")) {
+            options.add(word.equals("NODES") ? nodeFile(graph, nodes).toString() : word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
+        options.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("PyG: induced edges carry no per-hop counts").doesNotContain("num_sampled_edges");
+        assertThat(first.get("rows").numElements()).as("more edges than were sampled")
+                .isGreaterThan(java.util.Arrays.stream(first.get("num_sampled_nodes").asLongArray()).sum() - 1
+                        - first.get("num_sampled_nodes").asLongArray()[0]);
+    }
+
+    /** The graph's node file (cora's own), or one of a label and two features per node 0..num_nodes-1 (header). */
+    private static Path nodeFile(Path graph, Path fallback) throws Exception {
+        Path own = graph.resolve("nodes.tsv.gz");
+        if (Files.exists(own)) {
+            return own;
+        }
+        String header = Files.readAllLines(graph.resolve("edges.tsv")).get(0);
+        int n = Integer.parseInt(header.replaceAll(".*num_nodes=(\\d+).*", "$1"));
+        StringBuilder text = new StringBuilder();
+        for (int id = 0; id < n; id++) {
+            text.append(id).append('\t').append(id % 3).append('\t').append(id % 7).append("\t0.5\n");
+        }
+        Files.writeString(fallback, text);
+        return fallback;
+    }
+
     @ParameterizedTest(name = "{0} p={1} {2}")
     @CsvSource({"rocksdb, 2, --fanout 10;5", "hashmap, 1, --fanout 6;-1 --replace --edge-dir in",
         "rocksdb, 1, --fanout 8;4 --subgraph-type bidirectional --node-features NODES --feature-dtype float16",
@@ -393,11 +433,10 @@ class PartitionedStoreITCase {
                 .hasMessageContaining("fanout.partitioned.load-only (--partitioned.load-only)")
                 .hasMessageContaining("not implemented yet for a typed graph");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--subgraph-type",
-                "induced"))
+                "induced", "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Invalid value 'induced' for option fanout.subgraph-type (--subgraph-type) with"
-                        + " fanout.store (--store) partitioned")
-                .hasMessageContaining("directional and bidirectional work there");
+                .hasMessageStartingWith("Invalid value 'induced' for option fanout.subgraph-type (--subgraph-type): not"
+                        + " implemented with fanout.graph-updates-socket (--graph-updates-socket)");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

@@ -53,8 +53,8 @@ class StageOptionsTest {
                 () -> StageOptions.builder().pprMaxNeighbors(0).build());
         assertMessage("fanout.partitioned.cache-mb must be >= 0 or -1 (automatic), got -2 bytes",
                 () -> StageOptions.builder().cacheBytes(-2).build());
-        assertMessage("fanout.subgraph-type must be directional or bidirectional in the partitioned store, got induced",
-                () -> StageOptions.builder().subgraphType(io.fanout.sampling.SubgraphType.INDUCED).build());
+        assertMessage("fanout.subgraph-type must be set (directional by default)",
+                () -> StageOptions.builder().subgraphType(null).build());
     }
 
     @Test

@@ -30,17 +30,21 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
     private final int hop;
     private final boolean last;
     private final boolean nodeData;
+    private final boolean induced;
 
     /**
      * @param hop the hop this stage applies (1 = the hop from the seeds)
      * @param last whether it is the last hop (no requests after it)
      * @param nodeData whether the last hop asks for its nodes' features and labels ({@link #NODE_DATA_REQUESTS})
+     * @param induced whether the last hop asks for its nodes' neighbours among them instead
+     *     ({@link InduceStageFunction#REQUESTS}, which then asks for the node data)
      */
-    public HopStageFunction(int hop, boolean last, boolean nodeData) {
+    public HopStageFunction(int hop, boolean last, boolean nodeData, boolean induced) {
         super("batch", PartialBatch.class, "answer-groups", AnswerGroup.class);
         this.hop = hop;
         this.last = last;
         this.nodeData = nodeData;
+        this.induced = induced;
     }
 
     @Override
@@ -89,6 +93,9 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
             OutputTag<RequestGroup> tag = requests(hop + 1);
             RequestRouting.groups(next, hop + 1, frontier, frontierTrees, getRuntimeContext().getTaskInfo(),
                     r -> ctx.output(tag, r));
+        } else if (induced) {
+            InduceStageFunction.send(next, getRuntimeContext().getTaskInfo(),
+                    r -> ctx.output(InduceStageFunction.REQUESTS, r));
         } else if (nodeData) {
             NodeDataRequest.sendAll(next.ids, next.batchKey, getRuntimeContext().getTaskInfo(),
                     r -> ctx.output(NODE_DATA_REQUESTS, r));

@@ -2,6 +2,7 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.HeadCache;
 import io.fanout.sampling.partitioned.HeadGather;
+import io.fanout.sampling.partitioned.InducedEdges;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
 import java.util.Arrays;
@@ -292,6 +293,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                     });
         } finally {
             Arrays.fill(heads, 0, n, null); // the scratch must not keep heads the cache has dropped
+        }
+        if (group.members != null) { // an induced subgraph's lookup (fanout -1): the neighbours in the batch
+            neighbors = InducedEdges.keepMembers(neighbors, ends, n, group.members);
         }
         output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
         cacheHits.add(cache.hits() - hits);

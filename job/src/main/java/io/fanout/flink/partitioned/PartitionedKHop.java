@@ -52,16 +52,22 @@ public final class PartitionedKHop {
             throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
                     + " store (its versioned lookups draw per node, not per tree)");
         }
+        boolean induced = o.subgraphType() == SubgraphType.INDUCED;
+        if (induced && (updateLines != null || o.disjoint())) {
+            throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented with "
+                    + (o.disjoint() ? "fanout.disjoint" : "graph updates") + " in the partitioned store");
+        }
         // A fixed graph loads grouped per node, the groups each lookup subtask owns in one record per split
         // (EdgeGroupBatchFunction); with updates every edge is an update of version 0.
         DataStream<EdgeGroupBatch> edgeGroups = updateLines == null ? edgeGroupBatches(env, spec, "") : null;
 
         boolean nodeData = spec.nodeFeatures() != null;
         // The automatic cache size is shared by the cached lookups: one per hop, and the node-data lookup.
-        int cacheLookups = fanouts.length + (nodeData ? 1 : 0);
+        int cacheLookups = fanouts.length + (nodeData ? 1 : 0) + (induced ? 1 : 0);
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
         // state layout), so a savepoint of one kind never restores into the other.
-        String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize) + (updateLines == null ? ""
+        String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize)
+                + (induced ? ", a whole-list copy for induced subgraphs" : "") + (updateLines == null ? ""
                 : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved))
@@ -99,9 +105,23 @@ public final class PartitionedKHop {
                     .uid("neighbors-hop-" + hop);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new HopStageFunction(hop, hop == fanouts.length, nodeData))
+                    .process(new HopStageFunction(hop, hop == fanouts.length, nodeData, induced))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
+        }
+        if (induced) {
+            // One more adjacency copy, read whole: each batch node's neighbours among the batch's nodes.
+            DataStream<AnswerGroup> answers = edgeGroups.keyBy(new BatchNode(), Types.LONG)
+                    .connect(stage.getSideOutput(InduceStageFunction.REQUESTS).keyBy(new RequestNode(), Types.LONG))
+                    .transform("neighbors-induced", TypeInformation.of(AnswerGroup.class),
+                            new NeighborLookupOperator(-1, false, seed, bucketSize, o.cacheBytes(), cacheLookups,
+                                    compactAfterLoad))
+                    .uid("neighbors-induced");
+            stage = stage.keyBy(new PartialKey(), Types.LONG)
+                    .connect(answers.keyBy(new AnswerKey(), Types.LONG))
+                    .process(new InduceStageFunction(nodeData))
+                    .returns(TypeInformation.of(PartialBatch.class))
+                    .name("induce").uid("induce" + runTag);
         }
         return withNodeData(env, spec, stage, updateLines != null, o, runTag, cacheLookups);
     }

@@ -57,9 +57,9 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
-        if (o.disjoint()) {
-            throw new IllegalArgumentException("fanout.disjoint is not implemented for typed graphs in the partitioned"
-                    + " store");
+        if (o.disjoint() || o.subgraphType() == SubgraphType.INDUCED) {
+            throw new IllegalArgumentException((o.disjoint() ? "fanout.disjoint" : "fanout.subgraph-type induced")
+                    + " is not implemented for typed graphs in the partitioned store");
         }
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();
@@ -137,7 +137,8 @@ public final class PartitionedTypedKHop {
         }
         return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
-                        .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL), "khop-messages", o.cacheBytes(), cacheLookups);
+                        .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL),
+                "khop-messages", o.cacheBytes(), cacheLookups);
     }
 
     /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */

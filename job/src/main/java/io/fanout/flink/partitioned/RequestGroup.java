@@ -20,6 +20,11 @@ public class RequestGroup {
     public int[] positions;
     /** Disjoint trees ({@code --disjoint}): each node's tree, whose stream it draws from; else null. */
     public int[] trees;
+    /**
+     * Induced subgraphs ({@link InduceStageFunction}): the batch's node ids, sorted; the lookup answers each node's
+     * whole list kept to these. Else null.
+     */
+    public long[] members;
 
     public RequestGroup() {}
 

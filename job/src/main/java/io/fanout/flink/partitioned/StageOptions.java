@@ -107,8 +107,8 @@ public final class StageOptions {
     }
 
     /**
-     * {@code fanout.subgraph-type}: directional (the sampled edges) or bidirectional (and their reverses); induced
-     * needs every sampled node's whole list, which no stage reads, and is refused by {@link Builder#build}.
+     * {@code fanout.subgraph-type}: directional (the sampled edges), bidirectional (and their reverses) or induced
+     * (every edge among the sampled nodes: plain graphs over a fixed graph, not disjoint).
      */
     public SubgraphType subgraphType() {
         return values.subgraphType;
@@ -312,9 +312,8 @@ public final class StageOptions {
                 throw new IllegalArgumentException("fanout.partitioned.cache-mb must be >= 0 or -1 (automatic), got "
                         + cacheBytes + " bytes");
             }
-            if (subgraphType == null || subgraphType == SubgraphType.INDUCED) {
-                throw new IllegalArgumentException("fanout.subgraph-type must be directional or bidirectional in the"
-                        + " partitioned store, got " + subgraphType);
+            if (subgraphType == null) {
+                throw new IllegalArgumentException("fanout.subgraph-type must be set (directional by default)");
             }
             if (runTag == null) {
                 throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");
