@@ -92,6 +92,55 @@ class RandomGraphsITCase {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"sparse-ids, --disjoint", "sparse-ids, --subgraph-type bidirectional",
+        "sparse-ids, --subgraph-type induced", "hub-in, --disjoint --replace", "hub-in, --subgraph-type induced"})
+    void disjointTreesAndSubgraphTypesAgreeAcrossStores(String name, String mode) throws Exception {
+        boolean sparse = name.equals("sparse-ids");
+        Graph graph = generate(name, !sparse, 300, 1200, sparse ? 4000000007L : 1, !sparse,
+                new Random(name.hashCode()));
+        String edgeDir = sparse ? "out" : "in";
+        String[] options = with(new String[] {"--fanout", "3,2", "--edge-dir", edgeDir, "--batch-size", "64",
+            "--shuffle", "--seed", "5"}, mode.split(" "));
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), options);
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap", "--partitioned.bucket-size", "3")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
+                with(options, "--state-backend", "rocksdb", "--partitioned.bucket-size", "3")));
+        Map<Long, List<long[]>> neighbours = neighbours(graph.edges(), graph.directed(), edgeDir.equals("out"));
+        for (byte[] bytes : memory1.values()) {
+            TensorMessage m = SafetensorsCodec.decode(bytes);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] cols = m.get(MessageKeys.COLS).asLongArray();
+            if (mode.contains("induced")) { // every listed edge among the batch's nodes, from the edge list itself
+                Set<Long> in = new TreeSet<>();
+                Arrays.stream(ids).forEach(in::add);
+                long expected = 0;
+                for (long v : ids) {
+                    expected += neighbours.getOrDefault(v, List.of()).stream().filter(n -> in.contains(n[0])).count();
+                }
+                assertThat(rows.length).isEqualTo(expected);
+            }
+            if (mode.contains("--disjoint")) { // each tree holds a node once; seed i roots tree i
+                long[] trees = m.get("#META.batch").asLongArray();
+                long[] batch = m.get(MessageKeys.BATCH).asLongArray();
+                Set<String> perTree = new TreeSet<>();
+                for (int i = 0; i < ids.length; i++) {
+                    assertThat(perTree.add(trees[i] + ":" + ids[i])).as("node %d twice in tree %d", ids[i], trees[i])
+                            .isTrue();
+                }
+                for (int i = 0; i < batch.length; i++) {
+                    assertThat(ids[i]).isEqualTo(batch[i]);
+                    assertThat(trees[i]).isEqualTo(i);
+                }
+                for (int e = 0; e < rows.length; e++) {
+                    assertThat(trees[(int) rows[e]]).as("an edge within one tree").isEqualTo(trees[(int) cols[e]]);
+                }
+            }
+        }
+    }
+
     /** ids distinct and seeds first; each hop expands exactly its frontier, min(f, degree) distinct positions each. */
     private static void checkMessage(TensorMessage m, int[] fanouts, Map<Long, List<long[]>> neighbours) {
         long[] ids = m.get(MessageKeys.IDS).asLongArray();
