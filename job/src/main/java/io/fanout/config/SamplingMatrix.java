@@ -100,10 +100,9 @@ public final class SamplingMatrix {
                 "TypedOptionsITCase#temporalLastTakesTheMostRecent");
         row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP).and(MEMORY), "temporal k-hop on a typed graph, memory"
                 + " store (it names edge types)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
-        row(FanoutOptions.DISJOINT, KHOP.and(MEMORY.or(TYPED.negate())), "k-hop on the memory store, and on plain"
-                + " graphs in the partitioned store (disjoint PPR has no meaning; typed graphs in the partitioned store: "
-                + NOT_YET + ")", "DisjointKHopSamplerTest", "DisjointBatchAssemblyTest",
-                "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
+        row(FanoutOptions.DISJOINT, KHOP, "k-hop (disjoint PPR has no meaning)", "DisjointKHopSamplerTest",
+                "DisjointBatchAssemblyTest", "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
+                "PartitionedTypedITCase#disjointTypedTreesAsTheMemoryStore",
                 "TypedOptionsITCase#disjointTreesPerSeed", "PlainLinkJobITCase#disjointTripletTreesPerPairWithTheirNegatives",
                 "HeteroLinkJobITCase#disjointTripletTreesAcrossTwoNodeTypes");
         row(FanoutOptions.SUBGRAPH_TYPE, KHOP, "k-hop (induced: plain graphs, refused on typed ones as PyG's typed"

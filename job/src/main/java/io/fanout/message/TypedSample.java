@@ -87,9 +87,13 @@ public final class TypedSample implements Sample {
         return sample;
     }
 
-    /** Adds (or replaces) node type {@code type}'s part, its ids known (the partitioned store's); no trees. */
-    public TypedSample nodes(String type, long[] ids, int[] numSampledNodes, NodeData data) {
-        return nodes(type, new Nodes(Tensor.ofInt64(ids), Tensor.ofInt64(numSampledNodes), data, null));
+    /**
+     * Adds (or replaces) node type {@code type}'s part, its ids known (the partitioned store's), with each node's
+     * disjoint tree ({@code #META.<type>.batch}) or null.
+     */
+    public TypedSample nodes(String type, long[] ids, int[] numSampledNodes, NodeData data, int[] trees) {
+        return nodes(type, new Nodes(Tensor.ofInt64(ids), Tensor.ofInt64(numSampledNodes), data,
+                trees == null ? null : Tensor.ofInt64(trees)));
     }
 
     /** Adds (or replaces) edge type {@code type}'s local edges and per-hop counts (null: none); no edge data. */

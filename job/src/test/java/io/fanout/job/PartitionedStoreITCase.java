@@ -414,12 +414,11 @@ class PartitionedStoreITCase {
     @Test
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
-        Path coraHetero = SharedData.graph("cora_hetero");
-        assertThatThrownBy(() -> runJob("--graph", coraHetero.toString(), "--store", "partitioned", "--seed-type",
-                "paper", "--disjoint"))
+        Path college = SharedData.graph("college_msg");
+        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--weight-column",
+                "weight"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.disjoint (--disjoint) 'true' is for k-hop on the memory store, and on"
-                        + " plain graphs in the partitioned store")
+                .hasMessageContaining("fanout.weight-column (--weight-column) 'weight' is for k-hop on the memory store")
                 .hasMessageContaining("fanout.store (--store) partitioned");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint",
                 "--graph-updates-socket", "localhost:1"))

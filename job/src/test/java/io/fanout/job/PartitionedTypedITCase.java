@@ -85,6 +85,22 @@ class PartitionedTypedITCase {
                 .doesNotContain("paper__cites__paper.num_sampled_edges").contains("paper__cites__paper.rows");
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "cora_hetero | --seed-type paper --fanout paper__cites__paper:4,3;paper__has_word__word:2,2 --edge-dir in",
+        "cora_hetero | --seed-type paper --fanout paper__cites__paper:5,2;paper__has_word__word:3,1"
+            + " --subgraph-type bidirectional --state-backend hashmap",
+        "bitcoin_alpha_typed | --fanout user__distrusts__user:3,0,2;user__trusts__user:4,2,-1 --replace --seed-type user"
+            + " --partitioned.bucket-size 3"})
+    void disjointTypedTreesAsTheMemoryStore(String dataset, String options) throws Exception {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(options.split(" ")));
+        args.addAll(java.util.List.of("--disjoint", "--batch-size", "300", "--shuffle"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(SharedData.graph(dataset), args.toArray(String[]::new));
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        String seedType = args.get(args.indexOf("--seed-type") + 1);
+        assertThat(first.names()).as("each node type's trees").contains("#META." + seedType + ".batch");
+    }
+
     @Test
     void bitcoinAlphaTypedWithReplacementAndInEdges() throws Exception {
         sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), "--fanout",

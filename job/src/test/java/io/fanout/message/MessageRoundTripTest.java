@@ -214,7 +214,7 @@ class MessageRoundTripTest {
         assertThat(t.linkLabels().dstNegIndex().shape()).containsExactly(2, 2);
         assertThat(t.linkLabels().dstNegIndex().asLongArray()).containsExactly(6, 7, 8, 9);
 
-        TypedSample typed = new TypedSample(null).nodes("user", new long[] {3, 4}, new int[] {2}, null)
+        TypedSample typed = new TypedSample(null).nodes("user", new long[] {3, 4}, new int[] {2}, null, null)
                 .edges("user__follows__user", new int[] {0}, new int[] {1}, new int[] {1});
         typed.metadata().linkLabels(SampleMetadata.LinkLabels.of(NegativeSampling.NONE, 1, 0, new int[] {0},
                 new int[] {1})).inputType("user__follows__user").graphVersion(6);

@@ -57,9 +57,8 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
-        if (o.disjoint() || o.subgraphType() == SubgraphType.INDUCED) {
-            throw new IllegalArgumentException((o.disjoint() ? "fanout.disjoint" : "fanout.subgraph-type induced")
-                    + " is not implemented for typed graphs in the partitioned store");
+        if (o.subgraphType() == SubgraphType.INDUCED) {
+            throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
         }
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();
@@ -98,7 +97,7 @@ public final class PartitionedTypedKHop {
                 .map(new SavedGraphCheck(saved.toString()))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
         SingleOutputStreamOperator<TypedPartialBatch> stage = checked
-                .process(new TypedBatchStartFunction(layout, o.seedIds()))
+                .process(new TypedBatchStartFunction(layout, o.seedIds(), o.disjoint()))
                 .returns(TypeInformation.of(TypedPartialBatch.class))
                 .name("batch-start").uid("batch-start" + runTag);
         List<DataStream<EdgeGroupBatch>> edgeGroups = new ArrayList<>();

@@ -15,10 +15,13 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
     private final TypedLayout layout;
     /** The seed type's node ids by index (the client's id map), or null when ids equal indices. */
     private final long[] nodeIds;
+    /** {@code --disjoint}: every seed grows its own tree. */
+    private final boolean disjoint;
 
-    TypedBatchStartFunction(TypedLayout layout, long[] nodeIds) {
+    TypedBatchStartFunction(TypedLayout layout, long[] nodeIds, boolean disjoint) {
         this.layout = layout;
         this.nodeIds = nodeIds;
+        this.disjoint = disjoint;
     }
 
     @Override
@@ -28,7 +31,7 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
             seeds[i] = batch.seedId(i, nodeIds);
         }
         HeteroBatchAssembly assembly = new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(),
-                layout.seedType, seeds);
+                layout.seedType, seeds, disjoint);
         TypedPartialBatch start = TypedPartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches,
                 batch.inputIds, assembly);
         layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),

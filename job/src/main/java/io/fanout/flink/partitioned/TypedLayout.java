@@ -98,8 +98,8 @@ final class TypedLayout implements Serializable {
 
     /** The assembly of {@code batch}'s state. */
     HeteroBatchAssembly assembly(TypedPartialBatch batch) {
-        return new HeteroBatchAssembly(nodeTypes.size(), relations(), batch.seeds, batch.ids, batch.numSampledNodes,
-                batch.rows, batch.cols, batch.numSampledEdges);
+        return new HeteroBatchAssembly(nodeTypes.size(), relations(), batch.seeds, batch.ids, batch.trees,
+                batch.numSampledNodes, batch.rows, batch.cols, batch.numSampledEdges);
     }
 
     /** Side output of the requests of edge type {@code t} at {@code hop}. */
@@ -130,7 +130,9 @@ final class TypedLayout implements Serializable {
     /**
      * Sends the requests of every edge type walked at {@code hop} for {@code assembly}'s frontier, grouped per lookup
      * subtask ({@link RequestRouting}); returns how many frontier nodes will answer. Each request is hop 1 of its
-     * (edge type, hop)'s stream, as the memory store's typed sampler runs each (edge type, hop) as one hop.
+     * (edge type, hop)'s stream, as the memory store's typed sampler runs each (edge type, hop) as one hop; a disjoint
+     * batch's request carries each node's tree and the hop itself, as the memory store's disjoint typed sampler
+     * draws ({@code seed(hopSeed, epoch, batch, hop, tree, id)}).
      */
     int sendRequests(TypedPartialBatch batch, int hop, HeteroBatchAssembly assembly,
             org.apache.flink.api.common.TaskInfo task, RequestSink out) {
@@ -142,8 +144,18 @@ final class TypedLayout implements Serializable {
             }
             expected += frontier.length;
             int edgeType = t;
-            RequestRouting.split(frontier, task, (nodes, positions) -> out.accept(edgeType, new RequestGroup(
-                    batch.batchKey, batch.epoch, batch.batchId, 1, 0L, nodes, positions)));
+            int[] trees = assembly.frontierTrees(keyType[t]);
+            RequestRouting.split(frontier, task, (nodes, positions) -> {
+                RequestGroup group = new RequestGroup(batch.batchKey, batch.epoch, batch.batchId,
+                        trees == null ? 1 : hop, 0L, nodes, positions);
+                if (trees != null) {
+                    group.trees = new int[positions.length];
+                    for (int i = 0; i < positions.length; i++) {
+                        group.trees[i] = trees[positions[i]];
+                    }
+                }
+                out.accept(edgeType, group);
+            });
         }
         return expected;
     }

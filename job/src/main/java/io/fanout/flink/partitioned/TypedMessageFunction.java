@@ -58,7 +58,8 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
         for (int t = 0; t < layout.nodeTypes.size(); t++) {
             numNodes += batch.ids[t].length;
             sample.nodes(layout.nodeTypes.get(t), batch.ids[t], batch.numSampledNodes[t],
-                    nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType));
+                    nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType),
+                    batch.trees == null ? null : batch.trees[t]);
         }
         Map<EdgeType, HeteroBidirectional.Pairs> changed = Map.of();
         if (bidirectional) {

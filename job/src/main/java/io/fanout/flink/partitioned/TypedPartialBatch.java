@@ -18,6 +18,8 @@ public class TypedPartialBatch {
     /** [node type]: node ids, seeds first, then each hop's new nodes. */
     public long[][] ids;
     public int[][] numSampledNodes;
+    /** Disjoint ({@code --disjoint}): [node type] each node's tree, the index of its seed; else null. */
+    public int[][] trees;
     /** [edge type]: local indices of the sampled neighbours / the expanded nodes, and edges per hop. */
     public int[][] rows;
     public int[][] cols;
@@ -48,6 +50,7 @@ public class TypedPartialBatch {
         p.seeds = assembly.batch();
         p.ids = assembly.ids();
         p.numSampledNodes = assembly.numSampledNodes();
+        p.trees = assembly.trees();
         p.rows = assembly.rows();
         p.cols = assembly.cols();
         p.numSampledEdges = assembly.numSampledEdges();

@@ -47,7 +47,7 @@ public class TypedPprMessageFunction extends MessageStageFunction<TypedPartialBa
             numNodes += ids.length;
             numEdges += batch.pprEdgeIndex[t].length / 2;
             sample.nodes(type, ids, new int[] {ids.length},
-                    TypedMessageFunction.nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType));
+                    TypedMessageFunction.nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType), null);
             sample.pprEdges(TypedPprSubgraph.pprEdgeType(seedType, type), batch.pprEdgeIndex[t], batch.pprWeights[t],
                     batch.pprColumns);
         }

@@ -10,6 +10,8 @@ import java.util.List;
  * per (edge type, node). Hop {@code h} applies the edge types in name order, each over the nodes of its key type
  * first found at hop {@code h-1}; a neighbour new to its node type joins that type's list and next frontier. Fed
  * each hop's answers in frontier order, it builds exactly the sampler's node lists, edges and per-hop counts.
+ * Disjoint ({@code --disjoint}): every seed is its own tree, nodes are keyed by (tree, id) per node type and a
+ * frontier node's neighbours join its tree: {@link io.fanout.sampling.hetero.HeteroDisjointKHopSampler}'s layout.
  *
  * <p>Not thread-safe; one per batch.
  */
@@ -19,8 +21,10 @@ public final class HeteroBatchAssembly {
 
     private final List<Relation> relations;
     private final long[] batch;
-    /** Per node type: its ids in discovery order, indexed by id ({@link LocalIds}). */
+    /** Per node type: its ids in discovery order, indexed by id ({@link LocalIds}); null when disjoint. */
     private final LocalIds[] ids;
+    /** Disjoint: per node type its (tree, id) nodes in discovery order ({@link TreeLocalIds}); else null. */
+    private final TreeLocalIds[] treeIds;
     private final IntArrayList[] nodesPerHop;
     private final IntArrayList[] rows;
     private final IntArrayList[] cols;
@@ -35,13 +39,23 @@ public final class HeteroBatchAssembly {
      * @param relations every edge type walked, in name order
      */
     public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int seedType, long[] seeds) {
-        this(numNodeTypes, relations, seeds, null, null, null, null, null);
-        for (long s : seeds) {
-            ids[seedType].add(s);
+        this(numNodeTypes, relations, seedType, seeds, false);
+    }
+
+    /** As above; {@code disjoint}: seed {@code i} roots tree {@code i} (a seed given twice is two trees). */
+    public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int seedType, long[] seeds,
+            boolean disjoint) {
+        this(numNodeTypes, relations, seeds, null, disjoint ? new int[numNodeTypes][] : null, null, null, null, null);
+        for (int i = 0; i < seeds.length; i++) {
+            if (disjoint) {
+                treeIds[seedType].add(i, seeds[i]);
+            } else {
+                ids[seedType].add(seeds[i]);
+            }
         }
         for (int t = 0; t < numNodeTypes; t++) {
-            nodesPerHop[t].add(ids[t].size());
-            frontierEnd[t] = ids[t].size();
+            nodesPerHop[t].add(size(t));
+            frontierEnd[t] = size(t);
         }
     }
 
@@ -51,15 +65,29 @@ public final class HeteroBatchAssembly {
      */
     public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, long[] seeds, long[][] ids,
             int[][] numSampledNodes, int[][] rows, int[][] cols, int[][] numSampledEdges) {
+        this(numNodeTypes, relations, seeds, ids, null, numSampledNodes, rows, cols, numSampledEdges);
+    }
+
+    /**
+     * As above, for a disjoint batch when {@code trees} (per node type, each node's tree: {@link #trees}) is not null.
+     */
+    public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, long[] seeds, long[][] ids, int[][] trees,
+            int[][] numSampledNodes, int[][] rows, int[][] cols, int[][] numSampledEdges) {
         this.relations = List.copyOf(relations);
         this.batch = seeds.clone();
-        this.ids = new LocalIds[numNodeTypes];
+        this.ids = trees == null ? new LocalIds[numNodeTypes] : null;
+        this.treeIds = trees == null ? null : new TreeLocalIds[numNodeTypes];
         this.nodesPerHop = new IntArrayList[numNodeTypes];
         this.frontierStart = new int[numNodeTypes];
         this.frontierEnd = new int[numNodeTypes];
         for (int t = 0; t < numNodeTypes; t++) {
-            // Resumed: the exported ids taken as they are (distinct, in order), indexed at the next hop's first add.
-            this.ids[t] = ids == null ? new LocalIds(16) : LocalIds.adopt(ids[t], ids[t].length, 16);
+            if (trees != null) {
+                treeIds[t] = ids == null ? new TreeLocalIds(16) : TreeLocalIds.of(ids[t], trees[t], 16);
+            } else {
+                // Resumed: the exported ids taken as they are (distinct, in order), indexed at the next hop's
+                // first add.
+                this.ids[t] = ids == null ? new LocalIds(16) : LocalIds.adopt(ids[t], ids[t].length, 16);
+            }
             nodesPerHop[t] = new IntArrayList();
             if (ids != null) {
                 nodesPerHop[t].addElements(0, numSampledNodes[t]);
@@ -81,7 +109,18 @@ public final class HeteroBatchAssembly {
 
     /** The ids of node type {@code type} to expand at the next hop (first found at the previous hop), in order. */
     public long[] frontier(int type) {
-        return ids[type].range(frontierStart[type], frontierEnd[type]);
+        return treeIds != null ? treeIds[type].ids(frontierStart[type], frontierEnd[type])
+                : ids[type].range(frontierStart[type], frontierEnd[type]);
+    }
+
+    /** Disjoint: the tree of each {@link #frontier} node of {@code type} (the stream it draws from); else null. */
+    public int[] frontierTrees(int type) {
+        return treeIds == null ? null : treeIds[type].trees(frontierStart[type], frontierEnd[type]);
+    }
+
+    /** Nodes of {@code type} so far. */
+    private int size(int type) {
+        return treeIds != null ? treeIds[type].size() : ids[type].size();
     }
 
     /** The number of nodes {@link #frontier} would give. */
@@ -148,26 +187,40 @@ public final class HeteroBatchAssembly {
             int before = rows[r].size();
             for (int i = 0; i < frontier; i++) {
                 long[] list = answers[r].list(i);
+                int tree = treeIds == null ? -1 : treeIds[rel.keyType()].tree(start + i);
                 for (int j = answers[r].from(i), to = answers[r].to(i); j < to; j++) {
                     // As GLT reports them: rows the sampled neighbours, cols the nodes expanded.
-                    rows[r].add(ids[rel.valueType()].add(list[j]));
+                    rows[r].add(tree < 0 ? ids[rel.valueType()].add(list[j])
+                            : treeIds[rel.valueType()].add(tree, list[j]));
                     cols[r].add(start + i);
                 }
             }
             edgesPerHop[r].add(rows[r].size() - before);
         }
-        for (int t = 0; t < ids.length; t++) {
-            nodesPerHop[t].add(ids[t].size() - frontierEnd[t]);
+        for (int t = 0; t < nodesPerHop.length; t++) {
+            nodesPerHop[t].add(size(t) - frontierEnd[t]);
             frontierStart[t] = frontierEnd[t];
-            frontierEnd[t] = ids[t].size();
+            frontierEnd[t] = size(t);
         }
     }
 
     /** Node ids of each node type, the unique seeds first, then each hop's new nodes in discovery order. */
     public long[][] ids() {
-        long[][] out = new long[ids.length][];
-        for (int t = 0; t < ids.length; t++) {
-            out[t] = ids[t].toArray();
+        long[][] out = new long[nodesPerHop.length][];
+        for (int t = 0; t < out.length; t++) {
+            out[t] = treeIds != null ? treeIds[t].ids(0, treeIds[t].size()) : ids[t].toArray();
+        }
+        return out;
+    }
+
+    /** Disjoint: per node type each node's tree, the index of its seed (PyG's per-type {@code batch}); else null. */
+    public int[][] trees() {
+        if (treeIds == null) {
+            return null;
+        }
+        int[][] out = new int[treeIds.length][];
+        for (int t = 0; t < out.length; t++) {
+            out[t] = treeIds[t].trees(0, treeIds[t].size());
         }
         return out;
     }
