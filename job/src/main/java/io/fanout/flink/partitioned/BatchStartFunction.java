@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.sampling.partitioned.BatchAssembly;
 import io.fanout.sampling.partitioned.DisjointBatchAssembly;
+import io.fanout.sampling.partitioned.HopAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -28,17 +29,9 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
-        java.util.function.Consumer<RequestGroup> requests = r -> ctx.output(tag, r);
-        if (!disjoint) {
-            out.collect(start(batch, nodeIds, 0, getRuntimeContext().getTaskInfo(), requests));
-            return;
-        }
-        DisjointBatchAssembly assembly = new DisjointBatchAssembly(seedIds(batch, nodeIds));
-        PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
-                assembly);
-        RequestRouting.groups(start, 1, assembly.frontier(), assembly.frontierTrees(), getRuntimeContext().getTaskInfo(),
-                requests);
-        out.collect(start);
+        long[] seeds = seedIds(batch, nodeIds);
+        out.collect(start(batch, disjoint ? new DisjointBatchAssembly(seeds) : new BatchAssembly(seeds), 0,
+                getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
     }
 
     /** The batch's seeds as node ids. */
@@ -56,11 +49,16 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
      */
     static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, org.apache.flink.api.common.TaskInfo task,
             java.util.function.Consumer<RequestGroup> requests) {
-        BatchAssembly assembly = new BatchAssembly(seedIds(batch, nodeIds));
+        return start(batch, new BatchAssembly(seedIds(batch, nodeIds)), version, task, requests);
+    }
+
+    /** The batch's hop-0 state from {@code assembly} (its seeds), its hop-1 requests to {@code requests}. */
+    private static PartialBatch start(SeedBatch batch, HopAssembly assembly, long version,
+            org.apache.flink.api.common.TaskInfo task, java.util.function.Consumer<RequestGroup> requests) {
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);
         start.graphVersion = version;
-        RequestRouting.groups(start, 1, assembly.frontier(), null, task, requests);
+        RequestRouting.groups(start, 1, assembly.frontier(), assembly.frontierTrees(), task, requests);
         return start;
     }
 }

@@ -1,7 +1,6 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.sampling.partitioned.BatchAssembly;
-import io.fanout.sampling.partitioned.DisjointBatchAssembly;
+import io.fanout.sampling.partitioned.HopAssembly;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
@@ -74,25 +73,13 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
             neighbors[g] = a.neighbors;
             drawn = Math.addExact(drawn, a.neighbors.length);
         }
-        PartialBatch next;
-        long[] frontier;
-        int[] frontierTrees = null;
-        if (partial.trees == null) {
-            BatchAssembly assembly = partial.assembly(drawn);
-            assembly.addHop(positions, ends, neighbors);
-            next = partial.next(assembly);
-            frontier = last ? null : assembly.frontier();
-        } else {
-            DisjointBatchAssembly assembly = partial.disjointAssembly(drawn);
-            assembly.addHop(positions, ends, neighbors);
-            next = partial.next(assembly);
-            frontier = last ? null : assembly.frontier();
-            frontierTrees = last ? null : assembly.frontierTrees();
-        }
+        HopAssembly assembly = partial.assembly(drawn);
+        assembly.addHop(positions, ends, neighbors);
+        PartialBatch next = partial.next(assembly);
         if (!last) {
             OutputTag<RequestGroup> tag = requests(hop + 1);
-            RequestRouting.groups(next, hop + 1, frontier, frontierTrees, getRuntimeContext().getTaskInfo(),
-                    r -> ctx.output(tag, r));
+            RequestRouting.groups(next, hop + 1, assembly.frontier(), assembly.frontierTrees(),
+                    getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r));
         } else if (induced) {
             InduceStageFunction.send(next, getRuntimeContext().getTaskInfo(),
                     r -> ctx.output(InduceStageFunction.REQUESTS, r));

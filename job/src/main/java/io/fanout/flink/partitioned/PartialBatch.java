@@ -2,8 +2,9 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.BatchAssembly;
 import io.fanout.sampling.partitioned.DisjointBatchAssembly;
+import io.fanout.sampling.partitioned.HopAssembly;
 
-/** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link BatchAssembly}'s state. */
+/** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link HopAssembly}'s state. */
 public class PartialBatch {
     public long batchKey;
     public int epoch;
@@ -18,7 +19,7 @@ public class PartialBatch {
     public int[] cols;
     public int[] numSampledNodes;
     public int[] numSampledEdges;
-    /** Disjoint trees ({@code --disjoint}): each node's tree, the index of its seed (PyG's {@code batch}); else null. */
+    /** {@code --disjoint}: each node's tree, the index of its seed (PyG's {@code batch}); else null. */
     public int[] trees;
     /** With a node file, after the node-data stage: the {@code nfeats} body ({@code ids} order) and labels; else null. */
     public byte[] nfeats;
@@ -32,38 +33,9 @@ public class PartialBatch {
 
     public PartialBatch() {}
 
-    /** The batch's state after {@code assembly}'s hops. */
-    static PartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds, BatchAssembly assembly) {
-        PartialBatch p = new PartialBatch();
-        p.batchKey = batchKey;
-        p.epoch = epoch;
-        p.batchId = batchId;
-        p.numBatches = numBatches;
-        p.inputIds = inputIds;
-        p.seeds = assembly.batch();
-        p.ids = assembly.ids();
-        p.rows = assembly.rows();
-        p.cols = assembly.cols();
-        p.numSampledNodes = assembly.numSampledNodes();
-        p.numSampledEdges = assembly.numSampledEdges();
-        return p;
-    }
-
-    /** The assembly to continue from, with room for a next hop of {@code drawn} sampled neighbours. */
-    BatchAssembly assembly(int drawn) {
-        return new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges, drawn);
-    }
-
-    /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
-    PartialBatch next(BatchAssembly assembly) {
-        PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
-        next.graphVersion = graphVersion;
-        return next;
-    }
-
-    /** The disjoint batch's state after {@code assembly}'s hops. */
+    /** The batch's state after {@code assembly}'s hops (with its trees when disjoint). */
     static PartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds,
-            DisjointBatchAssembly assembly) {
+            HopAssembly assembly) {
         PartialBatch p = new PartialBatch();
         p.batchKey = batchKey;
         p.epoch = epoch;
@@ -80,13 +52,14 @@ public class PartialBatch {
         return p;
     }
 
-    /** The disjoint assembly to continue from ({@link #trees} set), with room for {@code drawn} more neighbours. */
-    DisjointBatchAssembly disjointAssembly(int drawn) {
-        return new DisjointBatchAssembly(seeds, ids, trees, rows, cols, numSampledNodes, numSampledEdges, drawn);
+    /** The assembly to continue from (disjoint when {@link #trees} is set), with room for {@code drawn} more. */
+    HopAssembly assembly(int drawn) {
+        return trees == null ? new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges, drawn)
+                : new DisjointBatchAssembly(seeds, ids, trees, rows, cols, numSampledNodes, numSampledEdges, drawn);
     }
 
-    /** Where this disjoint batch goes next. */
-    PartialBatch next(DisjointBatchAssembly assembly) {
+    /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
+    PartialBatch next(HopAssembly assembly) {
         PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.graphVersion = graphVersion;
         return next;

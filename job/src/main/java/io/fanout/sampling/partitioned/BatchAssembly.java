@@ -11,7 +11,7 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  *
  * <p>Not thread-safe; one per batch.
  */
-public final class BatchAssembly {
+public final class BatchAssembly implements HopAssembly {
     private final long[] batch;
     private final LocalIds ids;
     private final IntArrayList rows;
@@ -65,8 +65,21 @@ public final class BatchAssembly {
     }
 
     /** The ids of the nodes to expand at the next hop (those first found at the previous hop), in order. */
+    @Override
     public long[] frontier() {
         return ids.range(frontierStart, frontierEnd);
+    }
+
+    /** Not disjoint: null. */
+    @Override
+    public int[] frontierTrees() {
+        return null;
+    }
+
+    /** Not disjoint: null. */
+    @Override
+    public int[] trees() {
+        return null;
     }
 
     /**
@@ -87,6 +100,7 @@ public final class BatchAssembly {
      * = 0), in draw order. Every frontier position is answered exactly once; the result is {@link #addHop(long[][])}'s
      * with each position's neighbours in its slot, read in place rather than copied out per node first.
      */
+    @Override
     public void addHop(int[][] positions, int[][] ends, long[][] neighbors) {
         addHop(new FrontierAnswers(frontierEnd - frontierStart, positions, ends, neighbors));
     }
@@ -115,16 +129,19 @@ public final class BatchAssembly {
     }
 
     /** Node ids, the unique seeds first, then each hop's new nodes in discovery order. */
+    @Override
     public long[] ids() {
         return ids.toArray();
     }
 
     /** Edge sources (local indices), in edge order. */
+    @Override
     public int[] rows() {
         return exact(rows);
     }
 
     /** Edge targets (local indices), in edge order. */
+    @Override
     public int[] cols() {
         return exact(cols);
     }
@@ -138,16 +155,19 @@ public final class BatchAssembly {
     }
 
     /** The seeds as given (duplicates kept). */
+    @Override
     public long[] batch() {
         return batch.clone();
     }
 
     /** Per hop, hops+1 entries: [0] = unique seeds. */
+    @Override
     public int[] numSampledNodes() {
         return nodesPerHop.toIntArray();
     }
 
     /** Per hop, one entry per hop applied (GLT/PyG). */
+    @Override
     public int[] numSampledEdges() {
         return edgesPerHop.toIntArray();
     }

@@ -12,7 +12,7 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  *
  * <p>Not thread-safe; one per batch.
  */
-public final class DisjointBatchAssembly {
+public final class DisjointBatchAssembly implements HopAssembly {
     private final long[] batch;
     private final TreeLocalIds nodes;
     private final IntArrayList rows;
@@ -55,11 +55,13 @@ public final class DisjointBatchAssembly {
     }
 
     /** The node ids to expand at the next hop (those first found in their tree at the previous hop), in order. */
+    @Override
     public long[] frontier() {
         return nodes.ids(frontierStart, frontierEnd);
     }
 
     /** The tree of each {@link #frontier()} node: the stream it draws from. */
+    @Override
     public int[] frontierTrees() {
         return nodes.trees(frontierStart, frontierEnd);
     }
@@ -68,6 +70,7 @@ public final class DisjointBatchAssembly {
      * Applies one hop given as answer groups (as {@link BatchAssembly#addHop(int[][], int[][], long[][])}): every
      * pair becomes an edge within the frontier node's tree; a neighbour new to that tree joins the next frontier.
      */
+    @Override
     public void addHop(int[][] positions, int[][] ends, long[][] neighbors) {
         FrontierAnswers answers = new FrontierAnswers(frontierEnd - frontierStart, positions, ends, neighbors);
         int frontier = frontierEnd - frontierStart;
@@ -92,36 +95,43 @@ public final class DisjointBatchAssembly {
     }
 
     /** Node ids, one per (tree, node): the seeds first (one per tree), then each hop's new nodes in order. */
+    @Override
     public long[] ids() {
         return nodes.ids(0, nodes.size());
     }
 
     /** Each node's tree: the index in {@link #batch()} of its seed (PyG's disjoint {@code batch} vector). */
+    @Override
     public int[] trees() {
         return nodes.trees(0, nodes.size());
     }
 
     /** Edge sources (local indices), in edge order. */
+    @Override
     public int[] rows() {
         return rows.toIntArray();
     }
 
     /** Edge targets (local indices), in edge order. */
+    @Override
     public int[] cols() {
         return cols.toIntArray();
     }
 
     /** The seeds as given (duplicates kept, each its own tree). */
+    @Override
     public long[] batch() {
         return batch.clone();
     }
 
     /** Per hop, hops+1 entries: [0] = the seeds. */
+    @Override
     public int[] numSampledNodes() {
         return nodesPerHop.toIntArray();
     }
 
     /** Per hop, one entry per hop applied (GLT/PyG). */
+    @Override
     public int[] numSampledEdges() {
         return edgesPerHop.toIntArray();
     }
