@@ -113,8 +113,9 @@ public final class FanoutOptions {
                     + " fast path) or partitioned (the adjacency in Flink keyed state by node, in RocksDB or the heap"
                     + " per --state-backend, loaded by the TaskManagers in parallel; k-hop runs as one keyed lookup per"
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned supports"
-                    + " uniform k-hop and PPR on plain and typed graphs, with node features and labels"
-                    + " (graph updates: plain graphs), without edge ids for now.");
+                    + " uniform k-hop (disjoint trees and subgraph types too) and PPR on plain and typed graphs, with"
+                    + " node features and labels (graph updates: plain graphs); weights, times, edge ids and link seeds"
+                    + " are refused there for now (see the sampling matrix).");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)
