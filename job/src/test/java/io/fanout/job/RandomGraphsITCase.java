@@ -253,6 +253,14 @@ class RandomGraphsITCase {
         if (!timed) { // the partitioned store refuses temporal sampling by name (SamplingMatrixTest)
             assertSameMessages(memory1, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
             assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+            // Disjoint trees and bidirectional edges through four edge types (a rev_ one, a 0 and a -1 fanout).
+            for (String[] mode : new String[][] {{"--disjoint"}, {"--subgraph-type", "bidirectional"},
+                {"--disjoint", "--subgraph-type", "bidirectional", "--replace"}}) {
+                String[] more = with(args, mode);
+                TreeMap<Long, byte[]> expected = runs.run("memory", 1, dir, more);
+                assertSameMessages(expected, runs.run("partitioned", 2, dir, with(more, "--state-backend", "hashmap")));
+                assertSameMessages(expected, runs.run("partitioned", 1, dir, with(more, "--state-backend", "rocksdb")));
+            }
         }
         assertThat(memory1).hasSize(6);
         for (byte[] blob : memory1.values()) {
