@@ -365,6 +365,11 @@ public final class FanoutJobConfig {
                     : FanoutOptions.GRAPH_UPDATES_SOCKET) + " (its whole-list lookup reads the loaded graph only);"
                     + " directional and bidirectional are");
         }
+        if ((updatesDir != null || updatesSocket != null) && weightColumn != null) {
+            throw new ConfigException("Option " + name(FanoutOptions.WEIGHT_COLUMN) + " is not implemented with "
+                    + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES : FanoutOptions.GRAPH_UPDATES_SOCKET)
+                    + " (the versioned lookups draw uniformly): drop one of them");
+        }
         if ((updatesDir != null || updatesSocket != null) && disjoint) {
             throw new ConfigException("Option " + name(FanoutOptions.DISJOINT) + " is not implemented with "
                     + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES : FanoutOptions.GRAPH_UPDATES_SOCKET)

@@ -114,8 +114,8 @@ public final class FanoutOptions {
                     + " per --state-backend, loaded by the TaskManagers in parallel; k-hop runs as one keyed lookup per"
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned supports"
                     + " uniform k-hop (disjoint trees and subgraph types too) and PPR on plain and typed graphs, with"
-                    + " node features and labels (graph updates: plain graphs); weights, times, edge ids and link seeds"
-                    + " are refused there for now (see the sampling matrix).");
+                    + " node features and labels (graph updates: plain graphs; weights: plain graphs); times, edge ids"
+                    + " and link seeds are refused there for now (see the sampling matrix).");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)
@@ -299,7 +299,8 @@ public final class FanoutOptions {
                     + " columns= header, usually weight; PyG weight_attr). With --replace each draw is proportional to"
                     + " the weights (alias tables built at load), without it successive sampling (PyG's"
                     + " Efraimidis-Spirakis). Weights must be finite and >= 0 with a positive sum per neighbourhood;"
-                    + " anything else fails the load naming the file and line. Default: uniform.");
+                    + " anything else fails the load naming the file and line (--store partitioned: an all-zero"
+                    + " neighbourhood fails the job when first drawn from, naming the node). Default: uniform.");
 
     public static final ConfigOption<Boolean> DISJOINT = ConfigOptions.key("fanout.disjoint")
             .booleanType()

@@ -46,54 +46,74 @@ public final class AliasTable {
         int[] small = new int[maxDegree];
         int[] large = new int[maxDegree];
         for (int v = 0; v < graph.numNodes(); v++) {
-            int start = graph.start(v);
             int d = graph.degree(v);
-            if (d == 0) {
-                continue;
-            }
-            double sum = 0;
-            for (int c = 0; c < d; c++) {
-                float w = weights[start + c];
-                if (!(w >= 0) || Float.isInfinite(w)) {
-                    throw new IllegalArgumentException("node index " + v + ": weight " + w + " is not finite and >= 0");
-                }
-                sum += w;
-            }
-            if (!(sum > 0)) {
-                throw new IllegalArgumentException("node index " + v + ": every weight of its " + d + " edges is 0");
-            }
-            int ns = 0;
-            int nl = 0;
-            for (int c = 0; c < d; c++) {
-                q[c] = weights[start + c] * (d / sum);
-                if (q[c] < 1) {
-                    small[ns++] = c;
-                } else {
-                    large[nl++] = c;
-                }
-            }
-            // Vose: pair each under-full column with an over-full one, which gives it the missing mass.
-            while (ns > 0 && nl > 0) {
-                int s = small[--ns];
-                int l = large[nl - 1];
-                set(threshold, alias, start, s, q[s], l);
-                q[l] = (q[l] + q[s]) - 1;
-                if (q[l] < 1) {
-                    nl--;
-                    small[ns++] = l;
-                }
-            }
-            // What is left is full up to rounding: such a column always keeps itself.
-            while (nl > 0) {
-                int l = large[--nl];
-                set(threshold, alias, start, l, 1.0, l);
-            }
-            while (ns > 0) {
-                int s = small[--ns];
-                set(threshold, alias, start, s, 1.0, s);
+            if (d > 0) {
+                buildNode(weights, graph.start(v), d, threshold, alias, q, small, large, "node index ", v);
             }
         }
         return new AliasTable(threshold, alias);
+    }
+
+    /**
+     * The tables of one neighbour list alone, its weights {@code weights[0..d)} at positions {@code 0..d-1}: the same
+     * thresholds and aliases as {@link #build} gives that node, for a store that holds lists per node.
+     *
+     * @param node the list's node id, named in an error
+     * @throws IllegalArgumentException for a negative or non-finite weight, or when every weight is 0
+     */
+    public static AliasTable ofList(float[] weights, int d, long node) {
+        int[] threshold = new int[d];
+        int[] alias = new int[d];
+        if (d > 0) {
+            buildNode(weights, 0, d, threshold, alias, new double[d], new int[d], new int[d], "node ", node);
+        }
+        return new AliasTable(threshold, alias);
+    }
+
+    /** Vose's construction for the list at {@code start} of {@code d > 0} weights, into the tables. */
+    private static void buildNode(float[] weights, int start, int d, int[] threshold, int[] alias, double[] q,
+            int[] small, int[] large, String nodeWord, long node) {
+        double sum = 0;
+        for (int c = 0; c < d; c++) {
+            float w = weights[start + c];
+            if (!(w >= 0) || Float.isInfinite(w)) {
+                throw new IllegalArgumentException(nodeWord + node + ": weight " + w + " is not finite and >= 0");
+            }
+            sum += w;
+        }
+        if (!(sum > 0)) {
+            throw new IllegalArgumentException(nodeWord + node + ": every weight of its " + d + " edges is 0");
+        }
+        int ns = 0;
+        int nl = 0;
+        for (int c = 0; c < d; c++) {
+            q[c] = weights[start + c] * (d / sum);
+            if (q[c] < 1) {
+                small[ns++] = c;
+            } else {
+                large[nl++] = c;
+            }
+        }
+        // Vose: pair each under-full column with an over-full one, which gives it the missing mass.
+        while (ns > 0 && nl > 0) {
+            int s = small[--ns];
+            int l = large[nl - 1];
+            set(threshold, alias, start, s, q[s], l);
+            q[l] = (q[l] + q[s]) - 1;
+            if (q[l] < 1) {
+                nl--;
+                small[ns++] = l;
+            }
+        }
+        // What is left is full up to rounding: such a column always keeps itself.
+        while (nl > 0) {
+            int l = large[--nl];
+            set(threshold, alias, start, l, 1.0, l);
+        }
+        while (ns > 0) {
+            int s = small[--ns];
+            set(threshold, alias, start, s, 1.0, s);
+        }
     }
 
     private static void set(int[] threshold, int[] alias, int start, int column, double q, int other) {

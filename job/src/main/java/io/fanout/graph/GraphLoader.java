@@ -304,6 +304,12 @@ public final class GraphLoader {
         void accept(long node, long neighbor, long order) throws IOException;
     }
 
+    /** {@link EdgeConsumer} with the row's weight ({@code fanout.weight-column}, validated as a load does). */
+    @FunctionalInterface
+    public interface WeightedEdgeConsumer {
+        void accept(long node, long neighbor, long order, float weight) throws IOException;
+    }
+
     /**
      * A byte range of edge part {@code file} (an index into {@link #edgeFiles}): the rows whose lines start at an
      * offset in {@code [start, end)}. The ranges of {@link #edgeSplits} tile each part, so a large part loads in
@@ -368,10 +374,21 @@ public final class GraphLoader {
     /** As above; {@code typedPart}: {@code graph} is one edge type's file of a typed graph ({@link #edgeFiles(Path, boolean)}). */
     public static long streamEdges(Path graph, boolean typedPart, Boolean directed, EdgeSplit split,
             EdgeDirection direction, EdgeConsumer out) throws IOException {
+        return streamEdges(graph, typedPart, directed, split, direction, null,
+                (node, neighbor, order, weight) -> out.accept(node, neighbor, order));
+    }
+
+    /**
+     * As above, with each row's weight from column {@code weightColumn} (required in the header, every weight
+     * {@code >= 0}, as {@link #readEdges(Path, Boolean, String, String)} checks), or null for none (weight 1).
+     */
+    public static long streamEdges(Path graph, boolean typedPart, Boolean directed, EdgeSplit split,
+            EdgeDirection direction, String weightColumn, WeightedEdgeConsumer out) throws IOException {
         List<Path> files = edgeFiles(graph, typedPart);
         Path file = files.get(split.file());
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
+        settings.weightColumn = weightColumn;
         // Earlier parts are read for their headers only; with a row sink set nothing is staged (no sink would
         // allocate staging arrays of a header's num_edges: gigabytes for a big part, on a TaskManager's heap).
         settings.rows = (src, dst, weight, timestamp, row) -> { };
@@ -387,9 +404,9 @@ public final class GraphLoader {
             boolean undirected = !settings.directed;
             long from = direction == EdgeDirection.OUT ? src : dst;
             long to = direction == EdgeDirection.OUT ? dst : src;
-            out.accept(from, to, base | offset);
+            out.accept(from, to, base | offset, weight);
             if (undirected && src != dst) {
-                out.accept(to, from, base | offset);
+                out.accept(to, from, base | offset, weight);
             }
         };
         return new EdgeFileReader(file, settings).readRange(split.start(), split.end());

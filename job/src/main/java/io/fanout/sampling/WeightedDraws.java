@@ -133,6 +133,14 @@ public final class WeightedDraws {
         return f;
     }
 
+    /**
+     * {@link KHopSampler}'s weighted draw for a node whose {@code d} neighbours start at {@code start} and that does
+     * not take them all: {@code f} positions (relative to {@code start}) in the returned buffer's {@code [0, f)}.
+     */
+    public int[] draw(long state, int start, int d, int f, boolean replace) {
+        return replace ? withReplacement(state, start, d, f) : withoutReplacement(state, start, d, f);
+    }
+
     /** The pick buffer of the last draw. */
     int[] picks() {
         return pick;

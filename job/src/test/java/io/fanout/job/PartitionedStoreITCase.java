@@ -114,6 +114,28 @@ class PartitionedStoreITCase {
                 .contains("rows").doesNotContain("num_sampled_edges");
     }
 
+    @ParameterizedTest(name = "{0} p={1} {2}")
+    @CsvSource({"rocksdb, 2, --fanout 5;3", "hashmap, 1, --fanout 40;2 --edge-dir in",
+        "rocksdb, 1, --fanout 4;4 --replace --partitioned.bucket-size 3",
+        "hashmap, 2, --fanout 6;-1 --disjoint --partitioned.bucket-size 5"})
+    void weightedDrawsAsTheMemoryStore(String backend, int parallelism, String extra) throws Exception {
+        // bitcoin_alpha's ratings shifted to 1..21; hubs over buckets of 3 and 5; fanout 40: the exponential races.
+        Path graph = io.fanout.testing.ShiftedWeights.bitcoinAlpha(Files.createDirectories(tmp.resolve("weighted")));
+        List<String> options = new java.util.ArrayList<>(List.of("--weight-column", "weight", "--batch-size", "300",
+                "--shuffle", "--epochs", "2"));
+        for (String word : extra.split(" ")) {
+            options.add(word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
+        options.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        List<String> uniform = new java.util.ArrayList<>(options);
+        uniform.subList(0, 2).clear();
+        TreeMap<Long, byte[]> unweighted = run("partitioned", parallelism, graph, uniform.toArray(String[]::new));
+        assertThat(java.util.Arrays.equals(unweighted.firstEntry().getValue(), memory.firstEntry().getValue()))
+                .as("the weights change the draws").isFalse();
+    }
+
     @ParameterizedTest(name = "{0} {1} p={2} {3}")
     @CsvSource({"cora, rocksdb, 2, --fanout 10;5", "cora, hashmap, 1, --fanout 6;3 --edge-dir in --replace",
         "college_msg, hashmap, 2, --fanout 5;5 --node-features NODES --partitioned.bucket-size 3",
@@ -380,6 +402,22 @@ class PartitionedStoreITCase {
                 "node 2 is in the graph but has no row in the node file")).isPresent();
     }
 
+    @Test
+    void aNodeWhoseWeightsAreAllZeroFailsWhenDrawnFromNamingItWithoutRestarts() throws Exception {
+        Path graph = Files.createDirectories(tmp.resolve("zero-weights"));
+        Files.writeString(graph.resolve("edges.tsv"), "# directed=true columns=src,dst,weight\n0\t1\t2.5\n1\t2\t0\n"
+                + "1\t3\t0\n1\t0\t0\n");
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
+                "--store", "partitioned", "--weight-column", "weight", "--seeds", "0", "--fanout", "1,1",
+                "--output", tmp.resolve("o").toString(), "--checkpoint-interval", "1s",
+                "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=1000",
+                "-D", "restart-strategy.fixed-delay.delay=1s"));
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(failure,
+                org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure,
+                "node 1: every weight of its 3 edges is 0")).isPresent();
+    }
+
     /** A bad line deep in a large part, loaded as many ranges: the error names the line as the memory store does. */
     @Test
     void aBadLineInALaterRangeIsNamedByItsLine() throws Exception {
@@ -415,11 +453,16 @@ class PartitionedStoreITCase {
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
         Path college = SharedData.graph("college_msg");
-        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--weight-column",
-                "weight"))
+        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--time-column",
+                "timestamp"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.weight-column (--weight-column) 'weight' is for k-hop on the memory store")
+                .hasMessageContaining("fanout.time-column (--time-column) 'timestamp' is for k-hop on the memory store")
                 .hasMessageContaining("fanout.store (--store) partitioned");
+        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--weight-column",
+                "weight", "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Option fanout.weight-column (--weight-column) is not implemented with"
+                        + " fanout.graph-updates-socket (--graph-updates-socket)");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint",
                 "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

@@ -11,6 +11,8 @@ public class EdgeGroupBatch {
     public long[] orders;
     public int[] ends;
     public long[] neighbors;
+    /** Weighted ({@code fanout.weight-column}): each neighbour's edge weight, parallel to {@link #neighbors}; else null. */
+    public float[] weights;
 
     public EdgeGroupBatch() {}
 

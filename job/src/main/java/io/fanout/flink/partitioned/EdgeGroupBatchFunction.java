@@ -47,10 +47,10 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
 
     @Override
     public void flatMap(Long splitIndex, Collector<EdgeGroupBatch> out) throws Exception {
-        groups.read(spec, splits, splitIndex, (node, order, neighbors, from, to) -> {
+        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, from, to) -> {
             Builder b = builders[builders.length == 1 ? 0
                     : RequestRouting.subtaskOf(node, maxParallelism, builders.length)];
-            b.add(node, order, neighbors, from, to);
+            b.add(node, order, neighbors, weights, from, to);
             if (b.neighbors.size() >= MAX_EDGES) {
                 out.collect(b.take());
             }
@@ -68,21 +68,31 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
         final LongArrayList orders = new LongArrayList();
         final IntArrayList ends = new IntArrayList();
         final LongArrayList neighbors = new LongArrayList();
+        final it.unimi.dsi.fastutil.floats.FloatArrayList weights = new it.unimi.dsi.fastutil.floats.FloatArrayList();
+        boolean weighted;
 
-        void add(long node, long order, long[] from, int start, int end) {
+        void add(long node, long order, long[] from, float[] fromWeights, int start, int end) {
             nodes.add(node);
             orders.add(order);
             neighbors.addElements(neighbors.size(), from, start, end - start);
             ends.add(neighbors.size());
+            if (fromWeights != null) {
+                weighted = true;
+                weights.addElements(weights.size(), fromWeights, start, end - start);
+            }
         }
 
         EdgeGroupBatch take() {
             EdgeGroupBatch batch = new EdgeGroupBatch(nodes.toLongArray(), orders.toLongArray(), ends.toIntArray(),
                     neighbors.toLongArray());
+            if (weighted) {
+                batch.weights = weights.toFloatArray();
+            }
             nodes.clear();
             orders.clear();
             ends.clear();
             neighbors.clear();
+            weights.clear();
             return batch;
         }
     }

@@ -5,7 +5,9 @@ import io.fanout.sampling.partitioned.HeadGather;
 import io.fanout.sampling.partitioned.InducedEdges;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
+import io.fanout.sampling.partitioned.WeightedPicks;
 import java.util.Arrays;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -68,6 +70,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private static final String WAITING = "waiting-request-groups";
     static final String EDGE_GROUPS = "edge-groups";
     static final String GROUP_INDEX = "edge-group-index";
+    static final String EDGE_WEIGHTS = "edge-group-weights";
     /**
      * Largest group kept in the node's index with its neighbours: on a graph whose edge files are in random order
      * (R-MAT) nearly every group is one or two edges, and reading them by key was most of a first request's cost.
@@ -89,6 +92,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final long cacheBytes;
     private final int cachedLookups;
     private final boolean compactAfterLoad;
+    /** {@code fanout.weight-column}: draws in proportion to the edges' weights ({@link WeightedPicks}). */
+    private boolean weighted;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
@@ -96,6 +101,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     /** Loading: the node's groups in arrival order ({@link NeighborBuckets.GroupIndex}); removed by a cut. */
     private transient ListState<long[]> groupIndex;
     private transient ListStateDescriptor<long[]> groupIndexDescriptor;
+    /** Weighted: the node's groups' weights ({@link WeightedPicks#entry}), never cut. */
+    private transient ListState<long[]> weights;
+    private transient ListStateDescriptor<long[]> weightsDescriptor;
     private transient ListState<RequestGroup> waiting;
     private transient ListStateDescriptor<RequestGroup> waitingDescriptor;
     /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
@@ -135,6 +143,20 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         if (cacheBytes != -1) {
             new HeadCache(cacheBytes);
         }
+    }
+
+    /**
+     * Draws in proportion to the loaded edges' weights ({@code fanout.weight-column}): each group's weights are kept
+     * under the node's key with the group's order key ({@link WeightedPicks#entry}), a blind append as the index.
+     */
+    public NeighborLookupOperator weighted() {
+        this.weighted = true;
+        return this;
+    }
+
+    /** A node's loaded groups' weights, one entry per group (compacted after the load). */
+    static ListStateDescriptor<long[]> weightsDescriptor() {
+        return new ListStateDescriptor<>(EDGE_WEIGHTS, CompactLongArraySerializer.INSTANCE);
     }
 
     /** The loaded groups too big for the index, by order key (compacted after the load: {@link LoadCompaction}). */
@@ -198,6 +220,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                 CompactLongArraySerializer.INSTANCE));
         layout = new NeighborBuckets(bucketSize);
         gather = new HeadGather(layout);
+        if (weighted) {
+            weightsDescriptor = weightsDescriptor();
+            weights = getRuntimeContext().getListState(weightsDescriptor);
+        }
         headScratch = new long[0][];
         cache = new HeadCache(cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups"));
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
@@ -219,7 +245,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         edgesDone = true;
         if (compactAfterLoad) {
             // Before the waiting requests: they are the first reads of the loaded groups.
-            LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor);
+            if (weighted) {
+                LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor,
+                        weightsDescriptor);
+            } else {
+                LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor);
+            }
         }
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, group -> group.batchKey, this::answer);
@@ -239,6 +270,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             RequestRouting.toKey(this, batch.nodes[i]);
             long order = batch.orders[i];
             int size = batch.ends[i] - from;
+            if (weighted) {
+                if (batch.weights == null) {
+                    throw new IllegalStateException("a weighted lookup received edges without weights");
+                }
+                weights.add(WeightedPicks.entry(order, batch.weights, from, batch.ends[i]));
+            }
             if (size <= INLINE_GROUP) {
                 groupIndex.add(NeighborBuckets.GroupIndex.inline(order, neighbors, from, size));
             } else {
@@ -262,6 +299,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * node's own key), then the draws and neighbours of all of them in passes ({@link HeadGather}).
      */
     private void answer(RequestGroup group) throws Exception {
+        if (weighted) {
+            answerWeighted(group);
+            return;
+        }
         long hits = cache.hits();
         long misses = cache.misses();
         long[] nodes = group.nodes;
@@ -300,6 +341,58 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
         cacheHits.add(cache.hits() - hits);
         cacheMisses.add(cache.misses() - misses);
+    }
+
+    /**
+     * Weighted draws, node by node: a node that takes its whole list is answered from its buckets as unweighted; any
+     * other reads its whole list and its weights and draws as the in-memory store does ({@link WeightedPicks}): a
+     * node's alias table is built per request, so a weighted draw costs the node's degree.
+     */
+    private void answerWeighted(RequestGroup group) throws Exception {
+        long[] nodes = group.nodes;
+        int n = nodes.length;
+        int[] ends = new int[n];
+        long[][] sampled = new long[n][];
+        int total = 0;
+        for (int i = 0; i < n; i++) {
+            long node = nodes[i];
+            RequestRouting.toKey(this, node);
+            long[] first = cutBuckets();
+            int d = NeighborBuckets.degreeOf(first);
+            int k = NeighborPicks.count(d, fanout, replace);
+            int[] all = new int[d];
+            for (int p = 0; p < d; p++) {
+                all[p] = p;
+            }
+            long[] list = k == 0 ? new long[0] : layout.gatherFromHead(all, first, buckets::get);
+            if (k == 0 || NeighborPicks.takesAll(d, fanout, replace)) {
+                sampled[i] = list;
+            } else {
+                float[] w = WeightedPicks.inListOrder(weights.get(), d, node);
+                long state = NeighborPicks.state(seed, group.epoch, group.batchId, group.hop,
+                        group.trees == null ? -1 : group.trees[i], node);
+                int[] picks;
+                try {
+                    picks = WeightedPicks.positions(state, w, d, fanout, replace, node);
+                } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
+                    throw new SuppressRestartsException(e);
+                }
+                sampled[i] = new long[k];
+                for (int c = 0; c < k; c++) {
+                    sampled[i][c] = list[picks[c]];
+                }
+            }
+            total = Math.addExact(total, sampled[i].length);
+            ends[i] = total;
+        }
+        long[] neighbors = new long[total];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(sampled[i], 0, neighbors, ends[i] - sampled[i].length, sampled[i].length);
+        }
+        if (group.members != null) {
+            neighbors = InducedEdges.keepMembers(neighbors, ends, n, group.members);
+        }
+        output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
     }
 
     /**

@@ -52,6 +52,11 @@ public final class PartitionedKHop {
             throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
                     + " store (its versioned lookups draw per node, not per tree)");
         }
+        boolean weighted = spec.weightColumn() != null;
+        if (weighted && updateLines != null) {
+            throw new IllegalArgumentException("fanout.weight-column is not implemented with graph updates in the"
+                    + " partitioned store");
+        }
         boolean induced = o.subgraphType() == SubgraphType.INDUCED;
         if (induced && (updateLines != null || o.disjoint())) {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented with "
@@ -67,7 +72,8 @@ public final class PartitionedKHop {
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
         // state layout), so a savepoint of one kind never restores into the other.
         String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize)
-                + (induced ? ", a whole-list copy for induced subgraphs" : "") + (updateLines == null ? ""
+                + (induced ? ", a whole-list copy for induced subgraphs" : "")
+                + (weighted ? ", weights of column " + spec.weightColumn() : "") + (updateLines == null ? ""
                 : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved))
@@ -94,8 +100,10 @@ public final class PartitionedKHop {
                     ? edgeGroups.keyBy(new BatchNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
-                                    cacheLookups, compactAfterLoad))
+                            weighted ? new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize,
+                                    o.cacheBytes(), cacheLookups, compactAfterLoad).weighted()
+                                    : new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize,
+                                    o.cacheBytes(), cacheLookups, compactAfterLoad))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))

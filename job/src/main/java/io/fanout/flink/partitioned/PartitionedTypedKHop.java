@@ -57,8 +57,9 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
-        if (o.subgraphType() == SubgraphType.INDUCED) {
-            throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
+        if (o.subgraphType() == SubgraphType.INDUCED || spec.weightColumn() != null) {
+            throw new IllegalArgumentException((spec.weightColumn() != null ? "fanout.weight-column"
+                    : "fanout.subgraph-type induced") + " is not implemented for typed graphs in the partitioned store");
         }
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();

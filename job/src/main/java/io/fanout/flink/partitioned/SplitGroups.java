@@ -27,10 +27,13 @@ final class SplitGroups {
     /** Most edges in one group. */
     static final int MAX_GROUP = 1024;
 
-    /** Receives one group: node {@code node}'s edges {@code neighbors[from, to)}, the first with order key {@code order}. */
+    /**
+     * Receives one group: node {@code node}'s edges {@code neighbors[from, to)}, the first with order key
+     * {@code order}, and their weights {@code weights[from, to)} (null unless {@code fanout.weight-column}).
+     */
     @FunctionalInterface
     interface Sink {
-        void group(long node, long order, long[] neighbors, int from, int to);
+        void group(long node, long order, long[] neighbors, float[] weights, int from, int to);
     }
 
     private final StableKeySort.Scratch sortScratch = new StableKeySort.Scratch();
@@ -43,6 +46,9 @@ final class SplitGroups {
     private long[] nodes = new long[1024];
     private long[] neighbors = new long[1024];
     private long[] orders = new long[1024];
+    /** Weighted ({@code fanout.weight-column}): each buffered edge's weight, and in node order after the sort. */
+    private float[] weights;
+    private float[] sortedWeights;
     private int size;
     private Sink sink;
 
@@ -53,9 +59,13 @@ final class SplitGroups {
     void read(GraphSpec spec, List<GraphLoader.EdgeSplit> splits, long splitIndex, Sink sink) throws IOException {
         this.sink = sink;
         size = 0;
+        if (spec.weightColumn() != null && weights == null) {
+            weights = new float[nodes.length];
+            sortedWeights = new float[nodes.length];
+        }
         try {
             GraphLoader.streamEdges(spec.edges(), spec.typedPart(), spec.directed(),
-                    splits.get(Math.toIntExact(splitIndex)), spec.direction(), this::add);
+                    splits.get(Math.toIntExact(splitIndex)), spec.direction(), spec.weightColumn(), this::add);
             flush();
         } catch (GraphFormatException e) {
             throw LoadFailure.badInput(e);
@@ -64,16 +74,23 @@ final class SplitGroups {
         }
     }
 
-    private void add(long node, long neighbor, long order) {
+    private void add(long node, long neighbor, long order, float weight) {
         if (size == nodes.length) {
             int grown = Math.min(BUFFERED_EDGES, nodes.length * 2);
             nodes = Arrays.copyOf(nodes, grown);
             neighbors = Arrays.copyOf(neighbors, grown);
             orders = Arrays.copyOf(orders, grown);
+            if (weights != null) {
+                weights = Arrays.copyOf(weights, grown);
+                sortedWeights = new float[grown];
+            }
         }
         nodes[size] = node;
         neighbors[size] = neighbor;
         orders[size] = order;
+        if (weights != null) {
+            weights[size] = weight;
+        }
         if (++size == BUFFERED_EDGES) {
             flush();
         }
@@ -86,13 +103,18 @@ final class SplitGroups {
         }
         // In place, neighbours with their nodes (read in order below): the buffer is refilled from 0 after.
         int[] arrival = StableKeySort.sort(nodes, neighbors, size, sortScratch);
+        if (weights != null) {
+            for (int i = 0; i < size; i++) {
+                sortedWeights[i] = weights[arrival[i]];
+            }
+        }
         for (int run = 0; run < size; ) {
             long node = nodes[run];
             int end = run + 1;
             while (end < size && end - run < MAX_GROUP && nodes[end] == node) {
                 end++;
             }
-            sink.group(node, orders[arrival[run]], neighbors, run, end);
+            sink.group(node, orders[arrival[run]], neighbors, weights == null ? null : sortedWeights, run, end);
             run = end;
         }
         size = 0;

@@ -1,0 +1,73 @@
+package io.fanout.sampling.partitioned;
+
+import io.fanout.graph.AliasTable;
+import io.fanout.sampling.WeightedDraws;
+import java.util.Arrays;
+import java.util.Comparator;
+
+/**
+ * The weighted draws ({@code fanout.weight-column}) of one node from its own list, for a store that holds lists per
+ * node: the weights kept per loaded group under the group's order key ({@link #entry}), put in list order
+ * ({@link #inListOrder}), and {@link io.fanout.sampling.KHopSampler}'s weighted draws over them (the node's alias
+ * table built alone: {@link AliasTable#ofList}), from the stream {@link NeighborPicks#state} gives: the same positions
+ * as the in-memory store's. A node that takes its whole list ({@link NeighborPicks#takesAll}) needs no weights.
+ */
+public final class WeightedPicks {
+    private WeightedPicks() {}
+
+    /** One loaded group's stored weights: {@code [order, bits(w0), bits(w1), ...]}, the bits unsigned. */
+    public static long[] entry(long order, float[] weights, int from, int to) {
+        long[] entry = new long[1 + to - from];
+        entry[0] = order;
+        for (int i = from; i < to; i++) {
+            entry[1 + i - from] = Float.floatToRawIntBits(weights[i]) & 0xffffffffL;
+        }
+        return entry;
+    }
+
+    /**
+     * A node's weights in list order from its groups' {@link #entry}s (any order): sorted by order key, as the
+     * group index orders the groups.
+     *
+     * @throws IllegalStateException when they do not hold {@code degree} weights
+     */
+    public static float[] inListOrder(Iterable<long[]> entries, int degree, long node) {
+        java.util.List<long[]> sorted = new java.util.ArrayList<>();
+        entries.forEach(sorted::add);
+        sorted.sort(Comparator.comparingLong(e -> e[0]));
+        float[] weights = new float[degree];
+        int at = 0;
+        for (long[] e : sorted) {
+            if (at + e.length - 1 > degree) {
+                break;
+            }
+            for (int i = 1; i < e.length; i++) {
+                weights[at++] = Float.intBitsToFloat((int) e[i]);
+            }
+        }
+        if (at != degree || weightCount(sorted) != degree) {
+            throw new IllegalStateException("node " + node + ": " + weightCount(sorted) + " stored weights for "
+                    + degree + " neighbours");
+        }
+        return weights;
+    }
+
+    private static long weightCount(java.util.List<long[]> entries) {
+        long n = 0;
+        for (long[] e : entries) {
+            n += e.length - 1;
+        }
+        return n;
+    }
+
+    /**
+     * The {@code f} positions drawn for a node of degree {@code d > 0} with {@code weights} (list order) that does not
+     * take its whole list, from the stream {@code state}.
+     *
+     * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
+     */
+    public static int[] positions(long state, float[] weights, int d, int f, boolean replace, long node) {
+        WeightedDraws draws = new WeightedDraws(weights, AliasTable.ofList(weights, d, node));
+        return Arrays.copyOf(draws.draw(state, 0, d, f, replace), f);
+    }
+}
