@@ -114,8 +114,8 @@ public final class FanoutOptions {
                     + " per --state-backend, loaded by the TaskManagers in parallel; k-hop runs as one keyed lookup per"
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned supports"
                     + " uniform k-hop (disjoint trees and subgraph types too) and PPR on plain and typed graphs, with"
-                    + " node features and labels (graph updates: plain graphs; weights: plain graphs); times, edge ids"
-                    + " and link seeds are refused there for now (see the sampling matrix).");
+                    + " node features and labels and weights (graph updates: plain graphs); times, edge ids and link"
+                    + " seeds are refused there for now (see the sampling matrix).");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)

@@ -85,10 +85,10 @@ public final class SamplingMatrix {
                 "PartitionedTypedITCase");
         row(FanoutOptions.EDGE_DIR, EVERYWHERE, "every sampler and store", "KHopSamplerTest",
                 "HeteroKHopSamplerTest", "PprSamplerTest", "PartitionedStoreITCase", "PartitionedTypedITCase");
-        row(FanoutOptions.WEIGHT_COLUMN, KHOP.and(MEMORY.or(TYPED.negate())), "k-hop on the memory store, and on"
-                + " plain graphs in the partitioned store (PPR does not draw; typed graphs in the partitioned store: "
-                + NOT_YET + ")", "WeightedSamplerTest", "TypedOptionsITCase#weightedPerEdgeType", "WeightedPicksTest",
-                "PartitionedStoreITCase#weightedDrawsAsTheMemoryStore");
+        row(FanoutOptions.WEIGHT_COLUMN, KHOP, "k-hop (PPR does not draw)", "WeightedSamplerTest",
+                "TypedOptionsITCase#weightedPerEdgeType", "WeightedPicksTest",
+                "PartitionedStoreITCase#weightedDrawsAsTheMemoryStore",
+                "PartitionedTypedITCase#weightedTypedDrawsAsTheMemoryStore");
         String temporal = "k-hop on the memory store (temporal PPR, and temporal sampling in the partitioned store: "
                 + NOT_YET + ")";
         row(FanoutOptions.TIME_COLUMN, KHOP.and(MEMORY), temporal, "TemporalSamplerTest",

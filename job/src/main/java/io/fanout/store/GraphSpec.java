@@ -97,7 +97,7 @@ public final class GraphSpec implements Serializable {
 
     /** This spec with the directedness of edge files that have no directed= header (null: they must have one). */
     public GraphSpec withDirected(Boolean directed) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes);
+        return keepPart(new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, splitBytes));
     }
 
     /**
@@ -105,12 +105,12 @@ public final class GraphSpec implements Serializable {
      * load, alias tables built), or uniformly when null.
      */
     public GraphSpec withWeightColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn, timelessTypes, splitBytes);
+        return keepPart(new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, column, timeColumn, timelessTypes, splitBytes));
     }
 
     /** This spec for temporal sampling by {@code column} (a {@code columns=} name; edges sorted by it), or none when null. */
     public GraphSpec withTimeColumn(String column) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column, timelessTypes, splitBytes);
+        return keepPart(new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, column, timelessTypes, splitBytes));
     }
 
     /**
@@ -118,7 +118,7 @@ public final class GraphSpec implements Serializable {
      * ({@link io.fanout.graph.GraphLoader#edgeSplits}); the in-memory load reads whole files either way.
      */
     public GraphSpec withSplitBytes(long bytes) {
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, bytes);
+        return keepPart(new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn, timelessTypes, bytes));
     }
 
     /**
@@ -127,8 +127,14 @@ public final class GraphSpec implements Serializable {
      */
     public GraphSpec withTimelessTypes(java.util.Collection<String> types) {
         String joined = types == null || types.isEmpty() ? null : String.join(",", new java.util.TreeSet<>(types));
-        return new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn,
-                joined, splitBytes);
+        return keepPart(new GraphSpec(edges, direction, nodeFeatures, featureDType, withEdgeIds, directed, weightColumn, timeColumn,
+                joined, splitBytes));
+    }
+
+    /** {@code copy} keeping this spec's {@link #typedPart} flag: every {@code with} keeps it, in any order. */
+    private GraphSpec keepPart(GraphSpec copy) {
+        copy.typedPart = typedPart;
+        return copy;
     }
 
     /** This spec naming one edge type's file of a typed graph, to be read as a plain graph's one part. */

@@ -101,6 +101,19 @@ class PartitionedTypedITCase {
         assertThat(first.names()).as("each node type's trees").contains("#META." + seedType + ".batch");
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--fanout user__distrusts__user:3,2;user__trusts__user:5,3",
+        "--fanout user__distrusts__user:2,0;user__trusts__user:40,-1 --edge-dir in --partitioned.bucket-size 3",
+        "--fanout user__distrusts__user:2,2;user__trusts__user:4,2 --replace --disjoint --state-backend hashmap"})
+    void weightedTypedDrawsAsTheMemoryStore(String options) throws Exception {
+        // bitcoin_alpha_typed's weights are |rating|, 1..10; fanout 40: the exponential races.
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(options.split(" ")));
+        args.addAll(java.util.List.of("--seed-type", "user", "--weight-column", "weight", "--batch-size", "400",
+                "--shuffle"));
+        sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), args.toArray(String[]::new));
+    }
+
     @Test
     void bitcoinAlphaTypedWithReplacementAndInEdges() throws Exception {
         sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), "--fanout",

@@ -57,10 +57,10 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
-        if (o.subgraphType() == SubgraphType.INDUCED || spec.weightColumn() != null) {
-            throw new IllegalArgumentException((spec.weightColumn() != null ? "fanout.weight-column"
-                    : "fanout.subgraph-type induced") + " is not implemented for typed graphs in the partitioned store");
+        if (o.subgraphType() == SubgraphType.INDUCED) {
+            throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
         }
+        String weightColumn = spec.weightColumn(); // every edge type's file must have it, as in the memory store
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();
         TrainerShares shares = o.shares();
@@ -74,10 +74,11 @@ public final class PartitionedTypedKHop {
         for (int t = 0; t < types; t++) {
             Path file = files.edges().get(layout.edgeTypes.get(t));
             GraphSpec typeSpec = new GraphSpec(file.toString(), spec.direction(), null, FeatureDType.FLOAT32, false)
-                    .withSplitBytes(spec.splitBytes()).withTypedPart();
+                    .withSplitBytes(spec.splitBytes()).withTypedPart().withWeightColumn(weightColumn);
             typeSpecs.add(typeSpec);
             saved.append("; ").append(layout.edgeTypes.get(t)).append(": ")
-                    .append(SavedGraphCheck.describe(typeSpec, layout.hops, bucketSize));
+                    .append(SavedGraphCheck.describe(typeSpec, layout.hops, bucketSize))
+                    .append(weightColumn == null ? "" : ", weights of column " + weightColumn);
             for (int h = 1; h <= layout.hops; h++) {
                 lookups += layout.walks(t, h) ? 1 : 0;
             }
@@ -117,9 +118,8 @@ public final class PartitionedTypedKHop {
                         .connect(stage.getSideOutput(TypedLayout.requests(hop, t))
                                 .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
                         .transform(name, TypeInformation.of(AnswerGroup.class),
-                                new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
-                                        layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), cacheLookups,
-                                        o.compactAfterLoad()))
+                                lookup(layout.fanouts[t][hop - 1], o, layout.hopSeed(t, hop), bucketSize, cacheLookups,
+                                        weightColumn != null))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
                         .name(name + "-answers").uid(name + "-answers");
@@ -139,6 +139,14 @@ public final class PartitionedTypedKHop {
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
                         .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL),
                 "khop-messages", o.cacheBytes(), cacheLookups);
+    }
+
+    /** One (edge type, hop)'s lookup, drawing in proportion to the weights when {@code weighted}. */
+    private static NeighborLookupOperator lookup(int fanout, StageOptions o, long hopSeed, int bucketSize,
+            int cacheLookups, boolean weighted) {
+        NeighborLookupOperator lookup = new NeighborLookupOperator(fanout, o.replace(), hopSeed, bucketSize,
+                o.cacheBytes(), cacheLookups, o.compactAfterLoad());
+        return weighted ? lookup.weighted() : lookup;
     }
 
     /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */
