@@ -102,7 +102,7 @@ public final class SamplingMatrix {
         row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP).and(MEMORY), "temporal k-hop on a typed graph, memory"
                 + " store (it names edge types)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
         row(FanoutOptions.DISJOINT, KHOP, "k-hop (disjoint PPR has no meaning)", "DisjointKHopSamplerTest",
-                "DisjointBatchAssemblyTest", "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
+                "DisjointBatchTreesTest", "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
                 "PartitionedTypedITCase#disjointTypedTreesAsTheMemoryStore",
                 "TypedOptionsITCase#disjointTreesPerSeed", "PlainLinkJobITCase#disjointTripletTreesPerPairWithTheirNegatives",
                 "HeteroLinkJobITCase#disjointTripletTreesAcrossTwoNodeTypes");

@@ -391,15 +391,20 @@ class PartitionedStoreITCase {
         Path graph = Files.createDirectories(tmp.resolve("path-graph"));
         Files.writeString(graph.resolve("edges.tsv"), "# directed=false\n0\t1\n1\t2\n2\t3\n");
         Path nodes = Files.writeString(tmp.resolve("nodes.tsv"), "0\t1\t0.5\n1\t0\t0.25\n3\t1\t1.0\n");
-        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
-                "--store", "partitioned", "--node-features", nodes.toString(), "--seeds", "1", "--fanout", "5",
-                "--output", tmp.resolve("o").toString(), "--checkpoint-interval", "1s",
-                "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=1000",
+        assertFailsWithoutRestarts("node 2 is in the graph but has no row in the node file", "--graph",
+                graph.toString(), "--node-features", nodes.toString(), "--seeds", "1", "--fanout", "5");
+    }
+
+    /** A partitioned job allowed 1,000 restarts fails at once, with {@code message} somewhere in its cause chain. */
+    private void assertFailsWithoutRestarts(String message, String... args) {
+        java.util.List<String> all = new java.util.ArrayList<>(List.of(args));
+        all.addAll(List.of("--store", "partitioned", "--output", tmp.resolve("o").toString(), "--checkpoint-interval",
+                "1s", "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=1000",
                 "-D", "restart-strategy.fixed-delay.delay=1s"));
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> runJob(all.toArray(String[]::new)));
         assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(failure,
                 org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
-        assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure,
-                "node 2 is in the graph but has no row in the node file")).isPresent();
+        assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure, message)).isPresent();
     }
 
     @Test
@@ -407,15 +412,8 @@ class PartitionedStoreITCase {
         Path graph = Files.createDirectories(tmp.resolve("zero-weights"));
         Files.writeString(graph.resolve("edges.tsv"), "# directed=true columns=src,dst,weight\n0\t1\t2.5\n1\t2\t0\n"
                 + "1\t3\t0\n1\t0\t0\n");
-        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> runJob("--graph", graph.toString(),
-                "--store", "partitioned", "--weight-column", "weight", "--seeds", "0", "--fanout", "1,1",
-                "--output", tmp.resolve("o").toString(), "--checkpoint-interval", "1s",
-                "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=1000",
-                "-D", "restart-strategy.fixed-delay.delay=1s"));
-        assertThat(org.apache.flink.util.ExceptionUtils.findThrowable(failure,
-                org.apache.flink.runtime.execution.SuppressRestartsException.class)).isPresent();
-        assertThat(org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(failure,
-                "node 1: every weight of its 3 edges is 0")).isPresent();
+        assertFailsWithoutRestarts("node 1: every weight of its 3 edges is 0", "--graph", graph.toString(),
+                "--weight-column", "weight", "--seeds", "0", "--fanout", "1,1");
     }
 
     /** A bad line deep in a large part, loaded as many ranges: the error names the line as the memory store does. */

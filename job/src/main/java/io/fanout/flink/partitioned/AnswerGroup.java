@@ -20,6 +20,28 @@ public class AnswerGroup {
         this.neighbors = neighbors;
     }
 
+    /**
+     * A batch's received groups side by side, as the assemblies take them ({@code positions[g]}, {@code ends[g]},
+     * {@code neighbors[g]} of group {@code g}): applied where they arrived, no array per frontier node.
+     */
+    record Received(int[][] positions, int[][] ends, long[][] neighbors, int drawn) {
+        static Received of(java.util.List<AnswerGroup> received) {
+            int groups = received.size();
+            int[][] positions = new int[groups][];
+            int[][] ends = new int[groups][];
+            long[][] neighbors = new long[groups][];
+            int drawn = 0;
+            for (int g = 0; g < groups; g++) {
+                AnswerGroup a = received.get(g);
+                positions[g] = a.positions;
+                ends[g] = a.ends;
+                neighbors[g] = a.neighbors;
+                drawn = Math.addExact(drawn, a.neighbors.length);
+            }
+            return new Received(positions, ends, neighbors, drawn);
+        }
+    }
+
     /** Number of frontier nodes answered. */
     public int size() {
         return positions.length;

@@ -2,8 +2,6 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.sampling.partitioned.BatchAssembly;
-import io.fanout.sampling.partitioned.DisjointBatchAssembly;
-import io.fanout.sampling.partitioned.HopAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -30,7 +28,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         long[] seeds = seedIds(batch, nodeIds);
-        out.collect(start(batch, disjoint ? new DisjointBatchAssembly(seeds) : new BatchAssembly(seeds), 0,
+        out.collect(start(batch, disjoint ? BatchAssembly.disjoint(seeds) : new BatchAssembly(seeds), 0,
                 getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
     }
 
@@ -53,7 +51,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     }
 
     /** The batch's hop-0 state from {@code assembly} (its seeds), its hop-1 requests to {@code requests}. */
-    private static PartialBatch start(SeedBatch batch, HopAssembly assembly, long version,
+    private static PartialBatch start(SeedBatch batch, BatchAssembly assembly, long version,
             org.apache.flink.api.common.TaskInfo task, java.util.function.Consumer<RequestGroup> requests) {
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);

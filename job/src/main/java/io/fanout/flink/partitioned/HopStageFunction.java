@@ -1,6 +1,6 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.sampling.partitioned.HopAssembly;
+import io.fanout.sampling.partitioned.BatchAssembly;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
@@ -60,21 +60,9 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
     @Override
     protected void complete(PartialBatch partial, List<AnswerGroup> received, Context ctx,
             Collector<PartialBatch> out) {
-        // The answers are applied where they arrived: no array per frontier node.
-        int groups = received.size();
-        int[][] positions = new int[groups][];
-        int[][] ends = new int[groups][];
-        long[][] neighbors = new long[groups][];
-        int drawn = 0;
-        for (int g = 0; g < groups; g++) {
-            AnswerGroup a = received.get(g);
-            positions[g] = a.positions;
-            ends[g] = a.ends;
-            neighbors[g] = a.neighbors;
-            drawn = Math.addExact(drawn, a.neighbors.length);
-        }
-        HopAssembly assembly = partial.assembly(drawn);
-        assembly.addHop(positions, ends, neighbors);
+        AnswerGroup.Received answers = AnswerGroup.Received.of(received);
+        BatchAssembly assembly = partial.assembly(answers.drawn());
+        assembly.addHop(answers.positions(), answers.ends(), answers.neighbors());
         PartialBatch next = partial.next(assembly);
         if (!last) {
             OutputTag<RequestGroup> tag = requests(hop + 1);

@@ -56,17 +56,8 @@ public class InduceStageFunction extends GatherStageFunction<PartialBatch, Answe
     @Override
     protected void complete(PartialBatch partial, List<AnswerGroup> received, Context ctx,
             Collector<PartialBatch> out) {
-        int groups = received.size();
-        int[][] positions = new int[groups][];
-        int[][] ends = new int[groups][];
-        long[][] neighbors = new long[groups][];
-        for (int g = 0; g < groups; g++) {
-            AnswerGroup a = received.get(g);
-            positions[g] = a.positions;
-            ends[g] = a.ends;
-            neighbors[g] = a.neighbors;
-        }
-        InducedEdges.Edges edges = InducedEdges.of(partial.ids, positions, ends, neighbors);
+        AnswerGroup.Received answers = AnswerGroup.Received.of(received);
+        InducedEdges.Edges edges = InducedEdges.of(partial.ids, answers.positions(), answers.ends(), answers.neighbors());
         partial.rows = edges.rows();
         partial.cols = edges.cols();
         partial.numSampledEdges = null; // PyG: None once the edges are not grouped by hop

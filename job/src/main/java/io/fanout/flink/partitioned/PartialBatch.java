@@ -1,10 +1,8 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.BatchAssembly;
-import io.fanout.sampling.partitioned.DisjointBatchAssembly;
-import io.fanout.sampling.partitioned.HopAssembly;
 
-/** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link HopAssembly}'s state. */
+/** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link BatchAssembly}'s state. */
 public class PartialBatch {
     public long batchKey;
     public int epoch;
@@ -35,7 +33,7 @@ public class PartialBatch {
 
     /** The batch's state after {@code assembly}'s hops (with its trees when disjoint). */
     static PartialBatch of(long batchKey, int epoch, int batchId, int numBatches, int[] inputIds,
-            HopAssembly assembly) {
+            BatchAssembly assembly) {
         PartialBatch p = new PartialBatch();
         p.batchKey = batchKey;
         p.epoch = epoch;
@@ -53,13 +51,12 @@ public class PartialBatch {
     }
 
     /** The assembly to continue from (disjoint when {@link #trees} is set), with room for {@code drawn} more. */
-    HopAssembly assembly(int drawn) {
-        return trees == null ? new BatchAssembly(seeds, ids, rows, cols, numSampledNodes, numSampledEdges, drawn)
-                : new DisjointBatchAssembly(seeds, ids, trees, rows, cols, numSampledNodes, numSampledEdges, drawn);
+    BatchAssembly assembly(int drawn) {
+        return new BatchAssembly(seeds, ids, trees, rows, cols, numSampledNodes, numSampledEdges, drawn);
     }
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
-    PartialBatch next(HopAssembly assembly) {
+    PartialBatch next(BatchAssembly assembly) {
         PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.graphVersion = graphVersion;
         return next;

@@ -8,12 +8,18 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
  * id (no store-wide index): the GLT inducer of {@link io.fanout.sampling.KHopSampler} for a store that answers
  * per node. Fed each hop's answers in frontier order, it builds exactly the sampler's {@code ids}, {@code rows},
  * {@code cols} and per-hop counts, so the answers may arrive in any order as long as they are applied in order.
+ * Disjoint ({@link #disjoint}, PyG {@code disjoint=True}): every seed is its own tree (a seed given twice is two
+ * trees), nodes are keyed by (tree, id) ({@link TreeLocalIds}) and a frontier node's neighbours join its tree, as
+ * {@link io.fanout.sampling.DisjointKHopSampler} lays them out; the lookups draw each node in its tree's stream.
  *
  * <p>Not thread-safe; one per batch.
  */
-public final class BatchAssembly implements HopAssembly {
+public final class BatchAssembly {
     private final long[] batch;
+    /** The batch's ids, indexed by id ({@link LocalIds}); null when disjoint. */
     private final LocalIds ids;
+    /** Disjoint: the (tree, id) nodes in discovery order; else null. */
+    private final TreeLocalIds treeIds;
     private final IntArrayList rows;
     private final IntArrayList cols;
     private final IntArrayList nodesPerHop = new IntArrayList();
@@ -25,6 +31,7 @@ public final class BatchAssembly implements HopAssembly {
     public BatchAssembly(long[] seeds) {
         this.batch = seeds.clone();
         ids = new LocalIds(seeds.length);
+        treeIds = null;
         rows = new IntArrayList();
         cols = new IntArrayList();
         for (long s : seeds) {
@@ -48,12 +55,19 @@ public final class BatchAssembly implements HopAssembly {
      */
     public BatchAssembly(long[] seeds, long[] ids, int[] rows, int[] cols, int[] numSampledNodes, int[] numSampledEdges,
             int drawn) {
+        this(seeds, ids, null, rows, cols, numSampledNodes, numSampledEdges, drawn);
+    }
+
+    /** As above, for a disjoint batch when {@code trees} (each node's tree: {@link #trees}) is not null. */
+    public BatchAssembly(long[] seeds, long[] ids, int[] trees, int[] rows, int[] cols, int[] numSampledNodes,
+            int[] numSampledEdges, int drawn) {
         this.batch = seeds.clone();
         // The exported ids taken as they are (distinct, in order), the index built once at the next hop with room for
         // it (rebuilding the index by rehashing dominated resuming a big batch; adding them one by one compared each
         // with its bucket's).
         int room = Math.max(drawn, 0);
-        this.ids = LocalIds.adopt(ids, ids.length, room);
+        this.ids = trees == null ? LocalIds.adopt(ids, ids.length, room) : null;
+        this.treeIds = trees == null ? null : TreeLocalIds.of(ids, trees, room);
         this.rows = new IntArrayList(rows.length + room);
         this.cols = new IntArrayList(cols.length + room);
         this.rows.addElements(0, rows);
@@ -64,22 +78,33 @@ public final class BatchAssembly implements HopAssembly {
         frontierStart = frontierEnd - numSampledNodes[numSampledNodes.length - 1];
     }
 
+    /** Starts a disjoint batch: seed {@code i} is node {@code i}, the root of tree {@code i}. */
+    public static BatchAssembly disjoint(long[] seeds) {
+        int[] trees = new int[seeds.length];
+        for (int t = 0; t < trees.length; t++) {
+            trees[t] = t;
+        }
+        return new BatchAssembly(seeds, seeds, trees, new int[0], new int[0], new int[] {seeds.length}, new int[0], 0);
+    }
+
     /** The ids of the nodes to expand at the next hop (those first found at the previous hop), in order. */
-    @Override
     public long[] frontier() {
-        return ids.range(frontierStart, frontierEnd);
+        return treeIds != null ? treeIds.ids(frontierStart, frontierEnd) : ids.range(frontierStart, frontierEnd);
     }
 
-    /** Not disjoint: null. */
-    @Override
+    /** Disjoint: the tree of each {@link #frontier()} node, the stream it draws from; else null. */
     public int[] frontierTrees() {
-        return null;
+        return treeIds == null ? null : treeIds.trees(frontierStart, frontierEnd);
     }
 
-    /** Not disjoint: null. */
-    @Override
+    /** Disjoint: each node's tree, the index of its seed (PyG's {@code batch} vector); else null. */
     public int[] trees() {
-        return null;
+        return treeIds == null ? null : treeIds.trees(0, treeIds.size());
+    }
+
+    /** Nodes so far. */
+    private int size() {
+        return treeIds != null ? treeIds.size() : ids.size();
     }
 
     /**
@@ -100,7 +125,6 @@ public final class BatchAssembly implements HopAssembly {
      * = 0), in draw order. Every frontier position is answered exactly once; the result is {@link #addHop(long[][])}'s
      * with each position's neighbours in its slot, read in place rather than copied out per node first.
      */
-    @Override
     public void addHop(int[][] positions, int[][] ends, long[][] neighbors) {
         addHop(new FrontierAnswers(frontierEnd - frontierStart, positions, ends, neighbors));
     }
@@ -111,37 +135,47 @@ public final class BatchAssembly implements HopAssembly {
         int room = answers.drawn();
         // At most this many new ids: growing the index step by step rehashed it several times per hop (about a
         // sixth of the hop stage's profile samples in R-MAT 2^20's first epoch).
-        ids.ensureCapacity(ids.size() + room);
         rows.ensureCapacity(edgesBefore + room);
         cols.ensureCapacity(edgesBefore + room);
-        for (int p = 0; p < frontier; p++) {
-            int row = frontierStart + p;
-            long[] list = answers.list(p);
-            for (int j = answers.from(p), to = answers.to(p); j < to; j++) {
-                rows.add(row);
-                cols.add(ids.add(list[j]));
+        if (treeIds == null) {
+            ids.ensureCapacity(ids.size() + room);
+            for (int p = 0; p < frontier; p++) {
+                int row = frontierStart + p;
+                long[] list = answers.list(p);
+                for (int j = answers.from(p), to = answers.to(p); j < to; j++) {
+                    rows.add(row);
+                    cols.add(ids.add(list[j]));
+                }
+            }
+        } else { // each edge within its frontier node's tree
+            treeIds.ensureCapacity(treeIds.size() + room);
+            for (int p = 0; p < frontier; p++) {
+                int row = frontierStart + p;
+                int tree = treeIds.tree(row);
+                long[] list = answers.list(p);
+                for (int j = answers.from(p), to = answers.to(p); j < to; j++) {
+                    rows.add(row);
+                    cols.add(treeIds.add(tree, list[j]));
+                }
             }
         }
-        nodesPerHop.add(ids.size() - frontierEnd);
+        nodesPerHop.add(size() - frontierEnd);
         edgesPerHop.add(rows.size() - edgesBefore);
         frontierStart = frontierEnd;
-        frontierEnd = ids.size();
+        frontierEnd = size();
     }
 
-    /** Node ids, the unique seeds first, then each hop's new nodes in discovery order. */
-    @Override
+    /** Node ids, the unique seeds first (disjoint: one per seed), then each hop's new nodes in discovery order. */
     public long[] ids() {
-        return ids.toArray();
+        return treeIds != null ? treeIds.ids(0, treeIds.size()) : ids.toArray();
     }
 
     /** Edge sources (local indices), in edge order. */
-    @Override
     public int[] rows() {
         return exact(rows);
     }
 
     /** Edge targets (local indices), in edge order. */
-    @Override
     public int[] cols() {
         return exact(cols);
     }
@@ -155,19 +189,16 @@ public final class BatchAssembly implements HopAssembly {
     }
 
     /** The seeds as given (duplicates kept). */
-    @Override
     public long[] batch() {
         return batch.clone();
     }
 
     /** Per hop, hops+1 entries: [0] = unique seeds. */
-    @Override
     public int[] numSampledNodes() {
         return nodesPerHop.toIntArray();
     }
 
     /** Per hop, one entry per hop applied (GLT/PyG). */
-    @Override
     public int[] numSampledEdges() {
         return edgesPerHop.toIntArray();
     }

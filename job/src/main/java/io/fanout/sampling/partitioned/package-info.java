@@ -1,10 +1,10 @@
 /**
  * k-hop sampling for a graph partitioned by node (no Flink): {@link io.fanout.sampling.partitioned.NeighborPicks}
- * is what the owner of one node's neighbour list draws for a request (in a disjoint tree's stream when asked),
- * {@link io.fanout.sampling.partitioned.HopAssembly} one batch's subgraph growing hop by hop from those answers
- * ({@link io.fanout.sampling.partitioned.BatchAssembly} de-duplicated, {@link
- * io.fanout.sampling.partitioned.DisjointBatchAssembly} one tree per seed over {@link
- * io.fanout.sampling.partitioned.TreeLocalIds}), {@link io.fanout.sampling.partitioned.InducedEdges} its induced
+ * is what the owner of one node's neighbour list draws for a request (in a disjoint tree's stream when asked;
+ * {@link io.fanout.sampling.partitioned.WeightedPicks} in proportion to the weights),
+ * {@link io.fanout.sampling.partitioned.BatchAssembly} one batch's subgraph growing hop by hop from those answers
+ * (de-duplicated, or one tree per seed over {@link io.fanout.sampling.partitioned.TreeLocalIds}),
+ * {@link io.fanout.sampling.partitioned.InducedEdges} its induced
  * edges from each node's list kept to the batch, {@link io.fanout.sampling.partitioned.NeighborBuckets} where a
  * node's list positions live when it is stored in fixed-size buckets, {@link
  * io.fanout.sampling.partitioned.HeteroBatchAssembly} a typed batch's subgraph (per node type and edge type,

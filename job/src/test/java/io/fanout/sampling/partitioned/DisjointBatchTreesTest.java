@@ -20,11 +20,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Per-node draws in each node's tree ({@link NeighborPicks#draw} with a tree) plus {@link DisjointBatchAssembly}, the
+ * Per-node draws in each node's tree ({@link NeighborPicks#draw} with a tree) plus {@link BatchAssembly#disjoint}, the
  * answers grouped and shuffled as lookups send them and the batch resumed from its exported state at every hop, give
  * exactly {@link DisjointKHopSampler}'s trees on real graphs, seeds given twice included.
  */
-class DisjointBatchAssemblyTest {
+class DisjointBatchTreesTest {
 
     @ParameterizedTest(name = "{0} {1} replace={2}")
     @CsvSource({"cora, '15,10', false", "cora, '-1,3', false", "ego_twitter_u, '10,5', false",
@@ -45,7 +45,7 @@ class DisjointBatchAssemblyTest {
             }
             SampledSubgraph expected = sampler.sample(seeds, seed, epoch, batchId);
 
-            DisjointBatchAssembly batch = new DisjointBatchAssembly(Arrays.stream(seeds).asLongStream().toArray());
+            BatchAssembly batch = BatchAssembly.disjoint(Arrays.stream(seeds).asLongStream().toArray());
             for (int hop = 1; hop <= fanouts.length; hop++) {
                 long[] frontier = batch.frontier();
                 int[] trees = batch.frontierTrees();
@@ -56,7 +56,7 @@ class DisjointBatchAssemblyTest {
                             replace);
                     drawn += answers[i].length;
                 }
-                batch = new DisjointBatchAssembly(batch.batch(), batch.ids(), batch.trees(), batch.rows(), batch.cols(),
+                batch = new BatchAssembly(batch.batch(), batch.ids(), batch.trees(), batch.rows(), batch.cols(),
                         batch.numSampledNodes(), batch.numSampledEdges(), random.nextBoolean() ? drawn : 0);
                 applyGrouped(batch, answers, random);
             }
@@ -87,7 +87,7 @@ class DisjointBatchAssemblyTest {
     }
 
     /** Applies one hop's answers split into up to three groups, each in shuffled order, as lookups send them. */
-    private static void applyGrouped(DisjointBatchAssembly batch, long[][] answers, Random random) {
+    private static void applyGrouped(BatchAssembly batch, long[][] answers, Random random) {
         int groups = 1 + random.nextInt(3);
         List<List<Integer>> members = new ArrayList<>();
         for (int g = 0; g < groups; g++) {
