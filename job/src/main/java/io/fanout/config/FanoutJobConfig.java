@@ -12,6 +12,7 @@ import io.fanout.store.GraphSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -359,21 +360,24 @@ public final class FanoutJobConfig {
                     + " partitioned: graph updates change the partitioned store's keyed adjacency (the memory store's"
                     + " graph is fixed once loaded)");
         }
-        if ((updatesDir != null || updatesSocket != null) && subgraphType == SubgraphType.INDUCED) {
-            throw new ConfigException("Invalid value 'induced' for option " + name(FanoutOptions.SUBGRAPH_TYPE)
-                    + ": not implemented with " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
-                    : FanoutOptions.GRAPH_UPDATES_SOCKET) + " (its whole-list lookup reads the loaded graph only);"
-                    + " directional and bidirectional are");
-        }
-        if ((updatesDir != null || updatesSocket != null) && weightColumn != null) {
-            throw new ConfigException("Option " + name(FanoutOptions.WEIGHT_COLUMN) + " is not implemented with "
-                    + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES : FanoutOptions.GRAPH_UPDATES_SOCKET)
-                    + " (the versioned lookups draw uniformly): drop one of them");
-        }
-        if ((updatesDir != null || updatesSocket != null) && disjoint) {
-            throw new ConfigException("Option " + name(FanoutOptions.DISJOINT) + " is not implemented with "
-                    + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES : FanoutOptions.GRAPH_UPDATES_SOCKET)
-                    + " (the versioned lookups draw per node, not per tree): drop one of them");
+        if (updatesDir != null || updatesSocket != null) {
+            // The versioned lookups draw uniformly, per node, from the lists they keep per version.
+            List<String> notWithUpdates = new ArrayList<>();
+            if (weightColumn != null) {
+                notWithUpdates.add(name(FanoutOptions.WEIGHT_COLUMN) + " (the versioned lookups draw uniformly)");
+            }
+            if (disjoint) {
+                notWithUpdates.add(name(FanoutOptions.DISJOINT) + " (they draw per node, not per tree)");
+            }
+            if (subgraphType == SubgraphType.INDUCED) {
+                notWithUpdates.add(name(FanoutOptions.SUBGRAPH_TYPE) + " induced (its whole-list lookup reads the loaded"
+                        + " graph only; directional and bidirectional work)");
+            }
+            if (!notWithUpdates.isEmpty()) {
+                throw new ConfigException("Not implemented with " + name(updatesDir != null ? FanoutOptions.GRAPH_UPDATES
+                        : FanoutOptions.GRAPH_UPDATES_SOCKET) + ": " + String.join("; ", notWithUpdates)
+                        + ". Drop them or the graph updates");
+            }
         }
         if (updatesDir != null && updatesSocket != null) {
             throw new ConfigException("Options " + name(FanoutOptions.GRAPH_UPDATES) + " and "

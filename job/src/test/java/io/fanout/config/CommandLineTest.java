@@ -103,8 +103,11 @@ class CommandLineTest {
         assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column", " "})
                 .configuration)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.weight-column (--weight-column)").hasMessageContaining("must name");
+        assertThat(FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column", "weight",
+                "--store", "partitioned"}).configuration).graphSpec().weightColumn()).as("the partitioned store too")
+                .isEqualTo("weight");
         assertThatThrownBy(() -> FanoutJobConfig.from(cli.parse(new String[] {"--graph", cora, "--weight-column",
-                "weight", "--store", "partitioned"}).configuration)).isInstanceOf(ConfigException.class)
+                "weight", "--sampler", "ppr"}).configuration)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("--weight-column");
     }
 

@@ -459,13 +459,14 @@ class PartitionedStoreITCase {
         assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--weight-column",
                 "weight", "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Option fanout.weight-column (--weight-column) is not implemented with"
-                        + " fanout.graph-updates-socket (--graph-updates-socket)");
+                .hasMessage("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.weight-column (--weight-column) (the versioned lookups draw uniformly). Drop them or"
+                        + " the graph updates");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--disjoint",
                 "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Option fanout.disjoint (--disjoint) is not implemented with"
-                        + " fanout.graph-updates-socket (--graph-updates-socket)");
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.disjoint (--disjoint)");
         Path typed = SharedData.graph("cora_hetero");
         assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--sampler", "ppr",
                 "--seed-type", "paper", "--partitioned.load-only"))
@@ -475,8 +476,8 @@ class PartitionedStoreITCase {
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--subgraph-type",
                 "induced", "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageStartingWith("Invalid value 'induced' for option fanout.subgraph-type (--subgraph-type): not"
-                        + " implemented with fanout.graph-updates-socket (--graph-updates-socket)");
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.subgraph-type (--subgraph-type) induced");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");
