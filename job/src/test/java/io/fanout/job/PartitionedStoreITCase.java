@@ -117,9 +117,10 @@ class PartitionedStoreITCase {
     @ParameterizedTest(name = "{0} p={1} {2}")
     @CsvSource({"rocksdb, 2, --fanout 5;3", "hashmap, 1, --fanout 40;2 --edge-dir in",
         "rocksdb, 1, --fanout 4;4 --replace --partitioned.bucket-size 3",
-        "hashmap, 2, --fanout 6;-1 --disjoint --partitioned.bucket-size 5"})
+        "hashmap, 2, --fanout 6;-1 --disjoint --partitioned.bucket-size 5 --partitioned.cache-mb 0"})
     void weightedDrawsAsTheMemoryStore(String backend, int parallelism, String extra) throws Exception {
-        // bitcoin_alpha's ratings shifted to 1..21; hubs over buckets of 3 and 5; fanout 40: the exponential races.
+        // bitcoin_alpha's ratings shifted to 1..21; hubs over buckets of 3 and 5; fanout 40: the exponential races;
+        // cached weighted nodes (two epochs) and none (cache-mb 0).
         Path graph = io.fanout.testing.ShiftedWeights.bitcoinAlpha(Files.createDirectories(tmp.resolve("weighted")));
         List<String> options = new java.util.ArrayList<>(List.of("--weight-column", "weight", "--batch-size", "300",
                 "--shuffle", "--epochs", "2"));

@@ -5,6 +5,7 @@ import io.fanout.sampling.partitioned.HeadGather;
 import io.fanout.sampling.partitioned.InducedEdges;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
+import io.fanout.sampling.partitioned.ValueCache;
 import io.fanout.sampling.partitioned.WeightedPicks;
 import java.util.Arrays;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -103,6 +104,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient ListStateDescriptor<long[]> groupIndexDescriptor;
     /** Weighted: the node's groups' weights ({@link WeightedPicks#entry}), never cut. */
     private transient ListState<long[]> weights;
+    /** Weighted: the nodes drawn from last, whole lists with their draws, in the head cache's budget. */
+    private transient ValueCache<WeightedPicks.Node> weightedNodes;
     private transient ListStateDescriptor<long[]> weightsDescriptor;
     private transient ListState<RequestGroup> waiting;
     private transient ListStateDescriptor<RequestGroup> waitingDescriptor;
@@ -225,7 +228,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             weights = getRuntimeContext().getListState(weightsDescriptor);
         }
         headScratch = new long[0][];
-        cache = new HeadCache(cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups"));
+        long cacheCapacity = cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups");
+        // Weighted lookups cache whole nodes instead of heads (a weighted draw needs the whole list): one budget.
+        cache = new HeadCache(weighted ? 0 : cacheCapacity);
+        weightedNodes = weighted ? new ValueCache<>(cacheCapacity) : null;
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");
@@ -354,29 +360,42 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         int[] ends = new int[n];
         long[][] sampled = new long[n][];
         int total = 0;
+        long hits = weightedNodes.hits();
+        long misses = weightedNodes.misses();
         for (int i = 0; i < n; i++) {
             long node = nodes[i];
-            RequestRouting.toKey(this, node);
-            long[] first = cutBuckets();
-            int d = NeighborBuckets.degreeOf(first);
-            int k = NeighborPicks.count(d, fanout, replace);
-            int[] all = new int[d];
-            for (int p = 0; p < d; p++) {
-                all[p] = p;
+            WeightedPicks.Node cached = weightedNodes.get(node);
+            long[] list = cached != null ? cached.list() : null;
+            if (list == null) {
+                RequestRouting.toKey(this, node);
+                long[] first = cutBuckets();
+                int d = NeighborBuckets.degreeOf(first);
+                int[] all = new int[d];
+                for (int p = 0; p < d; p++) {
+                    all[p] = p;
+                }
+                list = d == 0 ? new long[0] : layout.gatherFromHead(all, first, buckets::get);
             }
-            long[] list = k == 0 ? new long[0] : layout.gatherFromHead(all, first, buckets::get);
+            int d = list.length;
+            int k = NeighborPicks.count(d, fanout, replace);
             if (k == 0 || NeighborPicks.takesAll(d, fanout, replace)) {
-                sampled[i] = list;
+                sampled[i] = list; // no draws: the list as stored
+                if (cached == null) {
+                    cached = WeightedPicks.Node.listOnly(list);
+                    weightedNodes.put(node, cached, cached.bytes());
+                }
             } else {
-                float[] w = WeightedPicks.inListOrder(weights.get(), d, node);
+                if (cached == null || !cached.draws()) {
+                    try {
+                        cached = WeightedPicks.Node.of(list, WeightedPicks.inListOrder(weights.get(), d, node), node);
+                    } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
+                        throw new SuppressRestartsException(e);
+                    }
+                    weightedNodes.put(node, cached, cached.bytes());
+                }
                 long state = NeighborPicks.state(seed, group.epoch, group.batchId, group.hop,
                         group.trees == null ? -1 : group.trees[i], node);
-                int[] picks;
-                try {
-                    picks = WeightedPicks.positions(state, w, d, fanout, replace, node);
-                } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
-                    throw new SuppressRestartsException(e);
-                }
+                int[] picks = cached.positions(state, fanout, replace);
                 sampled[i] = new long[k];
                 for (int c = 0; c < k; c++) {
                     sampled[i][c] = list[picks[c]];
@@ -389,10 +408,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         for (int i = 0; i < n; i++) {
             System.arraycopy(sampled[i], 0, neighbors, ends[i] - sampled[i].length, sampled[i].length);
         }
-        if (group.members != null) {
-            neighbors = InducedEdges.keepMembers(neighbors, ends, n, group.members);
-        }
         output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
+        cacheHits.add(weightedNodes.hits() - hits);
+        cacheMisses.add(weightedNodes.misses() - misses);
     }
 
     /**

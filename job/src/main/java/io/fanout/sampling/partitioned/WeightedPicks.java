@@ -67,7 +67,52 @@ public final class WeightedPicks {
      * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
      */
     public static int[] positions(long state, float[] weights, int d, int f, boolean replace, long node) {
-        WeightedDraws draws = new WeightedDraws(weights, AliasTable.ofList(weights, d, node));
-        return Arrays.copyOf(draws.draw(state, 0, d, f, replace), f);
+        return Node.of(new long[d], weights, node).positions(state, f, replace);
+    }
+
+    /**
+     * One node's whole list with its draws (weights and alias table), what a lookup caches so a node drawn from again
+     * is not read and built again. Not thread-safe (the draws keep scratch); one lookup subtask's.
+     */
+    public static final class Node {
+        private final long[] list;
+        private final WeightedDraws draws;
+
+        private Node(long[] list, WeightedDraws draws) {
+            this.list = list;
+            this.draws = draws;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
+         */
+        public static Node of(long[] list, float[] weights, long node) {
+            return new Node(list, new WeightedDraws(weights, AliasTable.ofList(weights, list.length, node)));
+        }
+
+        /** A node that takes its whole list (no draws): the list alone. */
+        public static Node listOnly(long[] list) {
+            return new Node(list, null);
+        }
+
+        /** The neighbour list, in list order. */
+        public long[] list() {
+            return list;
+        }
+
+        /** Whether {@link #positions} can draw (not a {@link #listOnly} node). */
+        public boolean draws() {
+            return draws != null;
+        }
+
+        /** The {@code f} positions drawn from the stream {@code state} (the node does not take its whole list). */
+        public int[] positions(long state, int f, boolean replace) {
+            return Arrays.copyOf(draws.draw(state, 0, list.length, f, replace), f);
+        }
+
+        /** Heap bytes, about: the list, with draws its weights and alias table (20 bytes a neighbour), the objects. */
+        public long bytes() {
+            return (draws == null ? 8L : 20L) * list.length + 160;
+        }
     }
 }
