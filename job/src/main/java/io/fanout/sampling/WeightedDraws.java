@@ -33,12 +33,16 @@ public final class WeightedDraws {
 
     private final float[] weights;
     private final AliasTable alias;
+    /*
+     * Scratch, made and grown at first need: one of these per node the partitioned store caches
+     * (io.fanout.sampling.partitioned.WeightedPicks) must not hold kilobytes of it besides the node's tables.
+     */
     /** The picks (positions relative to the node's first neighbour), in draw or key order. */
-    private int[] pick = new int[64];
+    private int[] pick = new int[0];
     /** Cumulative weights of a range ({@link #inRange}). */
-    private double[] cumulative = new double[64];
-    /** The earliest arrivals of the exponential races (phase 2). */
-    private final TopK races = new TopK(64);
+    private double[] cumulative = new double[0];
+    /** The earliest arrivals of the exponential races (phase 2); null until the first race. */
+    private TopK races;
 
     /**
      * @param weights the CSR's per-edge weights (parallel to its targets), validated at load
@@ -164,6 +168,9 @@ public final class WeightedDraws {
     private int[] exponentialRaces(long state, int start, int d, int f, int k) {
         final int[] pick = this.pick;
         final float[] weights = this.weights;
+        if (races == null) {
+            races = new TopK(f - k);
+        }
         final TopK races = this.races;
         races.reset(f - k); // the best keys are the smallest E / w: TopK keeps the largest, so it gets -E / w
         for (int j = 0; j < d; j++) {

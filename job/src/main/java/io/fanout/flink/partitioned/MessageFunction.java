@@ -52,8 +52,8 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
     }
 
     /** Messages carry the sampled edges and their reverses, as the memory store's bidirectional subgraphs. */
-    public MessageFunction bidirectional() {
-        this.bidirectional = true;
+    public MessageFunction bidirectional(boolean bidirectional) {
+        this.bidirectional = bidirectional;
         return this;
     }
 

@@ -8,7 +8,6 @@ import io.fanout.sampling.partitioned.NeighborPicks;
 import io.fanout.sampling.partitioned.ValueCache;
 import io.fanout.sampling.partitioned.WeightedPicks;
 import java.util.Arrays;
-import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -20,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedMultiInput;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
@@ -104,9 +104,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient ListStateDescriptor<long[]> groupIndexDescriptor;
     /** Weighted: the node's groups' weights ({@link WeightedPicks#entry}), never cut. */
     private transient ListState<long[]> weights;
-    /** Weighted: the nodes drawn from last, whole lists with their draws, in the head cache's budget. */
-    private transient ValueCache<WeightedPicks.Node> weightedNodes;
     private transient ListStateDescriptor<long[]> weightsDescriptor;
+    /** Weighted: the nodes read last, whole lists with their weights and alias tables, in the head cache's budget. */
+    private transient ValueCache<WeightedPicks.Node> weightedNodes;
     private transient ListState<RequestGroup> waiting;
     private transient ListStateDescriptor<RequestGroup> waitingDescriptor;
     /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
@@ -152,8 +152,8 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * Draws in proportion to the loaded edges' weights ({@code fanout.weight-column}): each group's weights are kept
      * under the node's key with the group's order key ({@link WeightedPicks#entry}), a blind append as the index.
      */
-    public NeighborLookupOperator weighted() {
-        this.weighted = true;
+    public NeighborLookupOperator weighted(boolean weighted) {
+        this.weighted = weighted;
         return this;
     }
 
@@ -350,67 +350,56 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     }
 
     /**
-     * Weighted draws, node by node: a node that takes its whole list is answered from its buckets as unweighted; any
-     * other reads its whole list and its weights and draws as the in-memory store does ({@link WeightedPicks}): a
-     * node's alias table is built per request, so a weighted draw costs the node's degree.
+     * Weighted draws, node by node ({@link RequestRouting#answerEach}): a node that takes its whole list is answered
+     * with it; any other draws as the in-memory store does ({@link WeightedPicks}). A node read (its whole list, and
+     * to draw its weights and alias table) is cached whole, so a miss costs the node's degree and a hit a draw.
      */
     private void answerWeighted(RequestGroup group) throws Exception {
-        long[] nodes = group.nodes;
-        int n = nodes.length;
-        int[] ends = new int[n];
-        long[][] sampled = new long[n][];
-        int total = 0;
         long hits = weightedNodes.hits();
         long misses = weightedNodes.misses();
-        for (int i = 0; i < n; i++) {
-            long node = nodes[i];
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(group, (i, node) -> {
             WeightedPicks.Node cached = weightedNodes.get(node);
-            long[] list = cached != null ? cached.list() : null;
-            if (list == null) {
-                RequestRouting.toKey(this, node);
-                long[] first = cutBuckets();
-                int d = NeighborBuckets.degreeOf(first);
-                int[] all = new int[d];
-                for (int p = 0; p < d; p++) {
-                    all[p] = p;
-                }
-                list = d == 0 ? new long[0] : layout.gatherFromHead(all, first, buckets::get);
-            }
+            long[] list = cached != null ? cached.list() : wholeList(node);
             int d = list.length;
             int k = NeighborPicks.count(d, fanout, replace);
             if (k == 0 || NeighborPicks.takesAll(d, fanout, replace)) {
-                sampled[i] = list; // no draws: the list as stored
                 if (cached == null) {
                     cached = WeightedPicks.Node.listOnly(list);
                     weightedNodes.put(node, cached, cached.bytes());
                 }
-            } else {
-                if (cached == null || !cached.draws()) {
-                    try {
-                        cached = WeightedPicks.Node.of(list, WeightedPicks.inListOrder(weights.get(), d, node), node);
-                    } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
-                        throw new SuppressRestartsException(e);
-                    }
-                    weightedNodes.put(node, cached, cached.bytes());
-                }
-                long state = NeighborPicks.state(seed, group.epoch, group.batchId, group.hop,
-                        group.trees == null ? -1 : group.trees[i], node);
-                int[] picks = cached.positions(state, fanout, replace);
-                sampled[i] = new long[k];
-                for (int c = 0; c < k; c++) {
-                    sampled[i][c] = list[picks[c]];
-                }
+                return list; // no draws: the list as stored
             }
-            total = Math.addExact(total, sampled[i].length);
-            ends[i] = total;
-        }
-        long[] neighbors = new long[total];
-        for (int i = 0; i < n; i++) {
-            System.arraycopy(sampled[i], 0, neighbors, ends[i] - sampled[i].length, sampled[i].length);
-        }
-        output.collect(new StreamRecord<>(new AnswerGroup(group.batchKey, group.positions, ends, neighbors)));
+            if (cached == null || !cached.draws()) {
+                try {
+                    cached = WeightedPicks.Node.of(list, WeightedPicks.inListOrder(weights.get(), d, node), node);
+                } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
+                    throw new SuppressRestartsException(e);
+                }
+                weightedNodes.put(node, cached, cached.bytes());
+            }
+            long state = NeighborPicks.state(seed, group.epoch, group.batchId, group.hop,
+                    group.trees == null ? -1 : group.trees[i], node);
+            int[] picks = cached.positions(state, fanout, replace);
+            long[] sampled = new long[k];
+            for (int c = 0; c < k; c++) {
+                sampled[c] = list[picks[c]];
+            }
+            return sampled;
+        })));
         cacheHits.add(weightedNodes.hits() - hits);
         cacheMisses.add(weightedNodes.misses() - misses);
+    }
+
+    /** Node {@code node}'s whole list, in list order, read under its key (cut at its first request). */
+    private long[] wholeList(long node) throws Exception {
+        RequestRouting.toKey(this, node);
+        long[] first = cutBuckets();
+        int d = NeighborBuckets.degreeOf(first);
+        int[] all = new int[d];
+        for (int p = 0; p < d; p++) {
+            all[p] = p;
+        }
+        return d == 0 ? new long[0] : layout.gatherFromHead(all, first, buckets::get);
     }
 
     /**

@@ -100,10 +100,8 @@ public final class PartitionedKHop {
                     ? edgeGroups.keyBy(new BatchNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
-                            weighted ? new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize,
-                                    o.cacheBytes(), cacheLookups, compactAfterLoad).weighted()
-                                    : new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize,
-                                    o.cacheBytes(), cacheLookups, compactAfterLoad))
+                            new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
+                                    cacheLookups, compactAfterLoad).weighted(weighted))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
@@ -248,10 +246,7 @@ public final class PartitionedKHop {
                     .name("node-data-gather").uid("node-data-gather" + runTag);
         }
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
-                .withTrainers(o.shares());
-        if (o.subgraphType() == SubgraphType.BIDIRECTIONAL) {
-            messages.bidirectional();
-        }
+                .withTrainers(o.shares()).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL);
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .name("khop-messages").uid("khop-messages" + runTag);
     }

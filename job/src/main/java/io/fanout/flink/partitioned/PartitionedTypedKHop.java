@@ -118,8 +118,9 @@ public final class PartitionedTypedKHop {
                         .connect(stage.getSideOutput(TypedLayout.requests(hop, t))
                                 .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
                         .transform(name, TypeInformation.of(AnswerGroup.class),
-                                lookup(layout.fanouts[t][hop - 1], o, layout.hopSeed(t, hop), bucketSize, cacheLookups,
-                                        weightColumn != null))
+                                new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
+                                        layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), cacheLookups,
+                                        o.compactAfterLoad()).weighted(weightColumn != null))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
                         .name(name + "-answers").uid(name + "-answers");
@@ -139,14 +140,6 @@ public final class PartitionedTypedKHop {
                 (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
                         .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL),
                 "khop-messages", o.cacheBytes(), cacheLookups);
-    }
-
-    /** One (edge type, hop)'s lookup, drawing in proportion to the weights when {@code weighted}. */
-    private static NeighborLookupOperator lookup(int fanout, StageOptions o, long hopSeed, int bucketSize,
-            int cacheLookups, boolean weighted) {
-        NeighborLookupOperator lookup = new NeighborLookupOperator(fanout, o.replace(), hopSeed, bucketSize,
-                o.cacheBytes(), cacheLookups, o.compactAfterLoad());
-        return weighted ? lookup.weighted() : lookup;
     }
 
     /** Fails when {@code o} has graph updates: a typed graph's partitioned store is fixed. */

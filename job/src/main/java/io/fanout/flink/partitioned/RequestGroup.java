@@ -39,6 +39,20 @@ public class RequestGroup {
         this.positions = positions;
     }
 
+    /**
+     * Sets each node's tree from the frontier's ({@code frontierTrees[positions[i]]}) and returns this; null (not
+     * disjoint): none.
+     */
+    RequestGroup inTrees(int[] frontierTrees) {
+        if (frontierTrees != null) {
+            trees = new int[positions.length];
+            for (int i = 0; i < positions.length; i++) {
+                trees[i] = frontierTrees[positions[i]];
+            }
+        }
+        return this;
+    }
+
     /** Number of frontier nodes asked about. */
     public int size() {
         return nodes.length;

@@ -32,17 +32,8 @@ final class RequestRouting {
     /** As above, each frontier node in disjoint tree {@code frontierTrees[i]} (null: not disjoint). */
     static void groups(PartialBatch batch, int hop, long[] frontier, int[] frontierTrees, int maxParallelism,
             int parallelism, Consumer<RequestGroup> out) {
-        split(frontier, maxParallelism, parallelism, (nodes, positions) -> {
-            RequestGroup group = new RequestGroup(batch.batchKey, batch.epoch, batch.batchId, hop, batch.graphVersion,
-                    nodes, positions);
-            if (frontierTrees != null) {
-                group.trees = new int[positions.length];
-                for (int i = 0; i < positions.length; i++) {
-                    group.trees[i] = frontierTrees[positions[i]];
-                }
-            }
-            out.accept(group);
-        });
+        split(frontier, maxParallelism, parallelism, (nodes, positions) -> out.accept(new RequestGroup(batch.batchKey,
+                batch.epoch, batch.batchId, hop, batch.graphVersion, nodes, positions).inTrees(frontierTrees)));
     }
 
     /** Receives one subtask's share of a node list ({@link #split}): the nodes and their positions in the list. */
@@ -112,10 +103,10 @@ final class RequestRouting {
         }
     }
 
-    /** One node's answer; {@link #toKey} before it reads the node's keyed state. */
+    /** The answer of the group's node {@code index}, {@code node}; {@link #toKey} before it reads its keyed state. */
     @FunctionalInterface
     interface NodeAnswer {
-        long[] sampled(long node) throws Exception;
+        long[] sampled(int index, long node) throws Exception;
     }
 
     /**
@@ -135,7 +126,7 @@ final class RequestRouting {
         long[][] sampled = new long[group.nodes.length][];
         int total = 0;
         for (int i = 0; i < group.nodes.length; i++) {
-            sampled[i] = answer.sampled(group.nodes[i]);
+            sampled[i] = answer.sampled(i, group.nodes[i]);
             total = Math.addExact(total, sampled[i].length);
             ends[i] = total;
         }

@@ -145,17 +145,9 @@ final class TypedLayout implements Serializable {
             expected += frontier.length;
             int edgeType = t;
             int[] trees = assembly.frontierTrees(keyType[t]);
-            RequestRouting.split(frontier, task, (nodes, positions) -> {
-                RequestGroup group = new RequestGroup(batch.batchKey, batch.epoch, batch.batchId,
-                        trees == null ? 1 : hop, 0L, nodes, positions);
-                if (trees != null) {
-                    group.trees = new int[positions.length];
-                    for (int i = 0; i < positions.length; i++) {
-                        group.trees[i] = trees[positions[i]];
-                    }
-                }
-                out.accept(edgeType, group);
-            });
+            RequestRouting.split(frontier, task, (nodes, positions) -> out.accept(edgeType, new RequestGroup(
+                    batch.batchKey, batch.epoch, batch.batchId, trees == null ? 1 : hop, 0L, nodes, positions)
+                    .inTrees(trees)));
         }
         return expected;
     }

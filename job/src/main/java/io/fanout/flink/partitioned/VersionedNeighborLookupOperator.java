@@ -39,7 +39,7 @@ public class VersionedNeighborLookupOperator extends VersionedAdjacencyOperator<
     @Override
     protected void answer(RequestGroup request) throws Exception {
         output.collect(new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
-                RequestRouting.answerEach(request, node -> {
+                RequestRouting.answerEach(request, (index, node) -> {
                     ListAt list = listAt(node, request.version);
                     int[] picks = NeighborPicks.positions(seed, request.epoch, request.batchId, request.hop, node,
                             list.degree(), fanout, replace);

@@ -71,28 +71,32 @@ public final class WeightedPicks {
     }
 
     /**
-     * One node's whole list with its draws (weights and alias table), what a lookup caches so a node drawn from again
-     * is not read and built again. Not thread-safe (the draws keep scratch); one lookup subtask's.
+     * One node's whole list with its weights and alias table, what a lookup caches so a node drawn from again is not
+     * read and built again. Holds no draw scratch (each draw makes its own, sized to its fanout), so
+     * {@link #bytes} is what it keeps.
      */
     public static final class Node {
         private final long[] list;
-        private final WeightedDraws draws;
+        /** The weights and alias table, or null for a node that takes its whole list. */
+        private final float[] weights;
+        private final AliasTable alias;
 
-        private Node(long[] list, WeightedDraws draws) {
+        private Node(long[] list, float[] weights, AliasTable alias) {
             this.list = list;
-            this.draws = draws;
+            this.weights = weights;
+            this.alias = alias;
         }
 
         /**
          * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
          */
         public static Node of(long[] list, float[] weights, long node) {
-            return new Node(list, new WeightedDraws(weights, AliasTable.ofList(weights, list.length, node)));
+            return new Node(list, weights, AliasTable.ofList(weights, list.length, node));
         }
 
         /** A node that takes its whole list (no draws): the list alone. */
         public static Node listOnly(long[] list) {
-            return new Node(list, null);
+            return new Node(list, null, null);
         }
 
         /** The neighbour list, in list order. */
@@ -102,17 +106,17 @@ public final class WeightedPicks {
 
         /** Whether {@link #positions} can draw (not a {@link #listOnly} node). */
         public boolean draws() {
-            return draws != null;
+            return alias != null;
         }
 
         /** The {@code f} positions drawn from the stream {@code state} (the node does not take its whole list). */
         public int[] positions(long state, int f, boolean replace) {
-            return Arrays.copyOf(draws.draw(state, 0, list.length, f, replace), f);
+            return Arrays.copyOf(new WeightedDraws(weights, alias).draw(state, 0, list.length, f, replace), f);
         }
 
         /** Heap bytes, about: the list, with draws its weights and alias table (20 bytes a neighbour), the objects. */
         public long bytes() {
-            return (draws == null ? 8L : 20L) * list.length + 160;
+            return (alias == null ? 8L : 20L) * list.length + 160;
         }
     }
 }
