@@ -24,6 +24,8 @@ public class SeedBatch {
     public long[] seedIds;
     /** Position of each seed in the job's seed list (PyG {@code input_id}), parallel to {@link #seeds}. */
     public int[] inputIds;
+    /** Each seed's time (temporal sampling), in batch order; null when the seeds have no times. */
+    public long[] seedTimes;
 
     public SeedBatch() {}
 

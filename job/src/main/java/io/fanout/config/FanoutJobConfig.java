@@ -366,7 +366,9 @@ public final class FanoutJobConfig {
             if (weightColumn != null) {
                 notWithUpdates.add(name(FanoutOptions.WEIGHT_COLUMN) + " (the versioned lookups draw uniformly)");
             }
-            if (disjoint) {
+            if (timeColumn != null) {
+                notWithUpdates.add(name(FanoutOptions.TIME_COLUMN) + " (they keep no edge times)");
+            } else if (disjoint) {
                 notWithUpdates.add(name(FanoutOptions.DISJOINT) + " (they draw per node, not per tree)");
             }
             if (subgraphType == SubgraphType.INDUCED) {

@@ -304,10 +304,13 @@ public final class GraphLoader {
         void accept(long node, long neighbor, long order) throws IOException;
     }
 
-    /** {@link EdgeConsumer} with the row's weight ({@code fanout.weight-column}, validated as a load does). */
+    /**
+     * {@link EdgeConsumer} with the row's weight ({@code fanout.weight-column}; 1 without) and time
+     * ({@code fanout.time-column}; 0 without), validated as a load does.
+     */
     @FunctionalInterface
-    public interface WeightedEdgeConsumer {
-        void accept(long node, long neighbor, long order, float weight) throws IOException;
+    public interface EdgeRowConsumer {
+        void accept(long node, long neighbor, long order, float weight, long time) throws IOException;
     }
 
     /**
@@ -374,21 +377,23 @@ public final class GraphLoader {
     /** As above; {@code typedPart}: {@code graph} is one edge type's file of a typed graph ({@link #edgeFiles(Path, boolean)}). */
     public static long streamEdges(Path graph, boolean typedPart, Boolean directed, EdgeSplit split,
             EdgeDirection direction, EdgeConsumer out) throws IOException {
-        return streamEdges(graph, typedPart, directed, split, direction, null,
-                (node, neighbor, order, weight) -> out.accept(node, neighbor, order));
+        return streamEdges(graph, typedPart, directed, split, direction, null, null,
+                (node, neighbor, order, weight, time) -> out.accept(node, neighbor, order));
     }
 
     /**
      * As above, with each row's weight from column {@code weightColumn} (required in the header, every weight
-     * {@code >= 0}, as {@link #readEdges(Path, Boolean, String, String)} checks), or null for none (weight 1).
+     * {@code >= 0}, as {@link #readEdges(Path, Boolean, String, String)} checks), or null for none (weight 1), and its
+     * time from column {@code timeColumn} (required in the header), or null for none.
      */
     public static long streamEdges(Path graph, boolean typedPart, Boolean directed, EdgeSplit split,
-            EdgeDirection direction, String weightColumn, WeightedEdgeConsumer out) throws IOException {
+            EdgeDirection direction, String weightColumn, String timeColumn, EdgeRowConsumer out) throws IOException {
         List<Path> files = edgeFiles(graph, typedPart);
         Path file = files.get(split.file());
         EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
         settings.directedOption = directed;
         settings.weightColumn = weightColumn;
+        settings.timeColumn = timeColumn;
         // Earlier parts are read for their headers only; with a row sink set nothing is staged (no sink would
         // allocate staging arrays of a header's num_edges: gigabytes for a big part, on a TaskManager's heap).
         settings.rows = (src, dst, weight, timestamp, row) -> { };
@@ -404,9 +409,9 @@ public final class GraphLoader {
             boolean undirected = !settings.directed;
             long from = direction == EdgeDirection.OUT ? src : dst;
             long to = direction == EdgeDirection.OUT ? dst : src;
-            out.accept(from, to, base | offset, weight);
+            out.accept(from, to, base | offset, weight, timestamp);
             if (undirected && src != dst) {
-                out.accept(to, from, base | offset, weight);
+                out.accept(to, from, base | offset, weight, timestamp);
             }
         };
         return new EdgeFileReader(file, settings).readRange(split.start(), split.end());

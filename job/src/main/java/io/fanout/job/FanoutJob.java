@@ -337,6 +337,7 @@ public final class FanoutJob {
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
+                .temporal(config.seedTime, config.temporalLast)
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);

@@ -380,8 +380,8 @@ public final class KHopSampler {
      * {@link #lastPicks()}'s {@code [0, count)}, valid until the next draw.
      */
     public int drawPrefix(long state, int start, int d, int full, int f) {
-        if (weighted != null && d < full) {
-            int k = weighted.inRange(state, start, d, f, replace);
+        if (weighted != null) {
+            int k = weighted.drawPrefix(state, start, d, full, f, replace);
             lastPicks = weighted.picks();
             return k;
         }

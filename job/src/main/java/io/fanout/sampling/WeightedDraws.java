@@ -145,8 +145,22 @@ public final class WeightedDraws {
         return replace ? withReplacement(state, start, d, f) : withoutReplacement(state, start, d, f);
     }
 
+    /**
+     * The draws of a node whose neighbours start at {@code start}, among its first {@code d > 0} of {@code full}
+     * (a time prefix when {@code d < full}: {@link #inRange}, as the alias table covers the whole list), fanout
+     * {@code f >= 1}, when not all are taken. Returns the count drawn; the positions (relative to {@code start}) are
+     * {@link #picks()}'s {@code [0, count)}, valid until the next draw.
+     */
+    public int drawPrefix(long state, int start, int d, int full, int f, boolean replace) {
+        if (d < full) {
+            return inRange(state, start, d, f, replace);
+        }
+        draw(state, start, d, f, replace);
+        return f;
+    }
+
     /** The pick buffer of the last draw. */
-    int[] picks() {
+    public int[] picks() {
         return pick;
     }
 

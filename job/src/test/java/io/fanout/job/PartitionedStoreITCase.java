@@ -196,6 +196,46 @@ class PartitionedStoreITCase {
         assertThat(first.names()).as("disjoint messages carry each node's tree").contains("#META.batch");
     }
 
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"college_msg, rocksdb, 2, --fanout 5;3",
+        "college_msg, hashmap, 1, --fanout 4;4 --temporal-strategy last --edge-dir in",
+        "college_msg, rocksdb, 1, --fanout 6;-1 --replace --partitioned.bucket-size 3 --partitioned.cache-mb 0",
+        "bitcoin_alpha, hashmap, 2, --fanout 5;5 --weight-column weight --seed-time 1345435200",
+        "bitcoin_alpha, rocksdb, 1, --fanout 3;3 --weight-column weight --temporal-strategy last --replace"
+                + " --seed-time 1345435200"})
+    void temporalTreesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra) throws Exception {
+        // Every seed at a time inside the graph's span (college_msg's median), so most nodes have edges on both sides;
+        // college_msg: parallel edges and many equal times; bitcoin_alpha: weights (shifted to 1..21) over a prefix.
+        Path graph = dataset.equals("bitcoin_alpha")
+                ? io.fanout.testing.ShiftedWeights.bitcoinAlpha(Files.createDirectories(tmp.resolve("weighted")))
+                : SharedData.graph(dataset);
+        List<String> options = new java.util.ArrayList<>(List.of("--time-column", "timestamp", "--batch-size", "200",
+                "--shuffle", "--epochs", "2"));
+        if (!extra.contains("--seed-time")) {
+            options.addAll(List.of("--seed-time", "1085119706"));
+        }
+        for (String word : extra.split(" ")) {
+            options.add(word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
+        options.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("temporal messages carry the seeds' times and trees")
+                .contains("#META.seed_time", "#META.batch");
+        List<String> timeless = new java.util.ArrayList<>(options);
+        timeless.subList(0, 2).clear();
+        timeless.remove("--temporal-strategy");
+        timeless.remove("last");
+        int at = timeless.indexOf("--seed-time");
+        timeless.subList(at, at + 2).clear();
+        timeless.add("--disjoint");
+        TreeMap<Long, byte[]> untimed = run("partitioned", parallelism, graph, timeless.toArray(String[]::new));
+        assertThat(java.util.Arrays.equals(untimed.firstEntry().getValue(), memory.firstEntry().getValue()))
+                .as("the seed time changes the sample").isFalse();
+    }
+
     @Test
     void sparseInt64IdsAsTheMemoryStore() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("sparse"));
@@ -452,11 +492,18 @@ class PartitionedStoreITCase {
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
         Path college = SharedData.graph("college_msg");
-        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--time-column",
-                "timestamp"))
+        Path typedTimes = SharedData.graph("bitcoin_alpha_typed");
+        assertThatThrownBy(() -> runJob("--graph", typedTimes.toString(), "--store", "partitioned", "--seed-type",
+                "user", "--time-column", "timestamp", "--seed-time", "1"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.time-column (--time-column) 'timestamp' is for k-hop on the memory store")
+                .hasMessageContaining("fanout.time-column (--time-column) 'timestamp' is for k-hop on the memory store,"
+                        + " and on plain graphs in the partitioned store")
                 .hasMessageContaining("fanout.store (--store) partitioned");
+        assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--time-column",
+                "timestamp", "--seed-time", "1", "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.time-column (--time-column) (they keep no edge times)");
         assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--weight-column",
                 "weight", "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

@@ -19,17 +19,45 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     /** {@code --disjoint}: every seed grows its own tree. */
     private final boolean disjoint;
 
+    /** Temporal sampling: seeds take their times from their batch ({@link SeedBatch#seedTimes}) or this one. */
+    private boolean temporal;
+    private Long everySeedTime;
+
     public BatchStartFunction(long[] nodeIds, boolean disjoint) {
         this.nodeIds = nodeIds;
         this.disjoint = disjoint;
+    }
+
+    /**
+     * Temporal sampling ({@code fanout.time-column}, disjoint): every seed at {@code seedTime}
+     * ({@code fanout.seed-time}), or when null at its time from the seed file, which every batch must then carry.
+     */
+    public BatchStartFunction temporal(boolean temporal, Long seedTime) {
+        this.temporal = temporal;
+        this.everySeedTime = seedTime;
+        return this;
     }
 
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         long[] seeds = seedIds(batch, nodeIds);
-        out.collect(start(batch, disjoint ? BatchAssembly.disjoint(seeds) : new BatchAssembly(seeds), 0,
+        long[] times = temporal ? seedTimes(batch) : null;
+        out.collect(start(batch, disjoint ? BatchAssembly.disjoint(seeds) : new BatchAssembly(seeds), times, 0,
                 getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
+    }
+
+    /** The batch's seed times: {@link #everySeedTime} for each, or the batch's own. */
+    private long[] seedTimes(SeedBatch batch) {
+        if (everySeedTime != null) {
+            long[] times = new long[batch.size()];
+            java.util.Arrays.fill(times, everySeedTime);
+            return times;
+        }
+        if (batch.seedTimes == null || batch.seedTimes.length != batch.size()) {
+            throw new IllegalStateException(batch + " has no seed times, which temporal sampling needs");
+        }
+        return batch.seedTimes;
     }
 
     /** The batch's seeds as node ids. */
@@ -47,15 +75,19 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
      */
     static PartialBatch start(SeedBatch batch, long[] nodeIds, long version, org.apache.flink.api.common.TaskInfo task,
             java.util.function.Consumer<RequestGroup> requests) {
-        return start(batch, new BatchAssembly(seedIds(batch, nodeIds)), version, task, requests);
+        return start(batch, new BatchAssembly(seedIds(batch, nodeIds)), null, version, task, requests);
     }
 
-    /** The batch's hop-0 state from {@code assembly} (its seeds), its hop-1 requests to {@code requests}. */
-    private static PartialBatch start(SeedBatch batch, BatchAssembly assembly, long version,
+    /**
+     * The batch's hop-0 state from {@code assembly} (its seeds), at {@code seedTimes} (temporal; else null), its hop-1
+     * requests to {@code requests}.
+     */
+    private static PartialBatch start(SeedBatch batch, BatchAssembly assembly, long[] seedTimes, long version,
             org.apache.flink.api.common.TaskInfo task, java.util.function.Consumer<RequestGroup> requests) {
         PartialBatch start = PartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches, batch.inputIds,
                 assembly);
         start.graphVersion = version;
+        start.seedTimes = seedTimes;
         RequestRouting.groups(start, 1, assembly.frontier(), assembly.frontierTrees(), task, requests);
         return start;
     }

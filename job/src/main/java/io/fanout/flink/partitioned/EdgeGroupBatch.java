@@ -13,6 +13,8 @@ public class EdgeGroupBatch {
     public long[] neighbors;
     /** Weighted ({@code fanout.weight-column}): each neighbour's edge weight, parallel to {@link #neighbors}; else null. */
     public float[] weights;
+    /** Temporal ({@code fanout.time-column}): each neighbour's edge time, parallel to {@link #neighbors}; else null. */
+    public long[] times;
 
     public EdgeGroupBatch() {}
 

@@ -47,10 +47,10 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
 
     @Override
     public void flatMap(Long splitIndex, Collector<EdgeGroupBatch> out) throws Exception {
-        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, from, to) -> {
+        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, times, from, to) -> {
             Builder b = builders[builders.length == 1 ? 0
                     : RequestRouting.subtaskOf(node, maxParallelism, builders.length)];
-            b.add(node, order, neighbors, weights, from, to);
+            b.add(node, order, neighbors, weights, times, from, to);
             if (b.neighbors.size() >= MAX_EDGES) {
                 out.collect(b.take());
             }
@@ -69,9 +69,11 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
         final IntArrayList ends = new IntArrayList();
         final LongArrayList neighbors = new LongArrayList();
         final it.unimi.dsi.fastutil.floats.FloatArrayList weights = new it.unimi.dsi.fastutil.floats.FloatArrayList();
+        final LongArrayList times = new LongArrayList();
         boolean weighted;
+        boolean timed;
 
-        void add(long node, long order, long[] from, float[] fromWeights, int start, int end) {
+        void add(long node, long order, long[] from, float[] fromWeights, long[] fromTimes, int start, int end) {
             nodes.add(node);
             orders.add(order);
             neighbors.addElements(neighbors.size(), from, start, end - start);
@@ -79,6 +81,10 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
             if (fromWeights != null) {
                 weighted = true;
                 weights.addElements(weights.size(), fromWeights, start, end - start);
+            }
+            if (fromTimes != null) {
+                timed = true;
+                times.addElements(times.size(), fromTimes, start, end - start);
             }
         }
 
@@ -88,11 +94,15 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
             if (weighted) {
                 batch.weights = weights.toFloatArray();
             }
+            if (timed) {
+                batch.times = times.toLongArray();
+            }
             nodes.clear();
             orders.clear();
             ends.clear();
             neighbors.clear();
             weights.clear();
+            times.clear();
             return batch;
         }
     }

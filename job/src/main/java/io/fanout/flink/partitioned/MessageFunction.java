@@ -81,6 +81,9 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         if (graphVersions) {
             sample.metadata().graphVersion(batch.graphVersion);
         }
+        if (batch.seedTimes != null) {
+            sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
+        }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, batch.ids.length, numEdges);
     }

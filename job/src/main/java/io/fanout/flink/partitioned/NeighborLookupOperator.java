@@ -1,10 +1,12 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.partitioned.GroupValues;
 import io.fanout.sampling.partitioned.HeadCache;
 import io.fanout.sampling.partitioned.HeadGather;
 import io.fanout.sampling.partitioned.InducedEdges;
 import io.fanout.sampling.partitioned.NeighborBuckets;
 import io.fanout.sampling.partitioned.NeighborPicks;
+import io.fanout.sampling.partitioned.TemporalPicks;
 import io.fanout.sampling.partitioned.ValueCache;
 import io.fanout.sampling.partitioned.WeightedPicks;
 import java.util.Arrays;
@@ -72,6 +74,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     static final String EDGE_GROUPS = "edge-groups";
     static final String GROUP_INDEX = "edge-group-index";
     static final String EDGE_WEIGHTS = "edge-group-weights";
+    static final String EDGE_TIMES = "edge-group-times";
     /**
      * Largest group kept in the node's index with its neighbours: on a graph whose edge files are in random order
      * (R-MAT) nearly every group is one or two edges, and reading them by key was most of a first request's cost.
@@ -95,6 +98,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private final boolean compactAfterLoad;
     /** {@code fanout.weight-column}: draws in proportion to the edges' weights ({@link WeightedPicks}). */
     private boolean weighted;
+    /** {@code fanout.time-column}: each tree draws among the edges up to its seed's time ({@link TemporalPicks}). */
+    private boolean temporal;
+    /** {@code fanout.temporal-strategy last}: the most recent edges up to the time instead of draws. */
+    private boolean temporalLast;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
@@ -107,6 +114,11 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient ListStateDescriptor<long[]> weightsDescriptor;
     /** Weighted: the nodes read last, whole lists with their weights and alias tables, in the head cache's budget. */
     private transient ValueCache<WeightedPicks.Node> weightedNodes;
+    /** Temporal: the node's groups' times ({@link GroupValues#entry}), never cut. */
+    private transient ListState<long[]> times;
+    private transient ListStateDescriptor<long[]> timesDescriptor;
+    /** Temporal: the nodes read last, whole lists sorted by time (with weights), in the head cache's budget. */
+    private transient ValueCache<TemporalPicks.Node> temporalNodes;
     private transient ListState<RequestGroup> waiting;
     private transient ListStateDescriptor<RequestGroup> waitingDescriptor;
     /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
@@ -155,6 +167,22 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     public NeighborLookupOperator weighted(boolean weighted) {
         this.weighted = weighted;
         return this;
+    }
+
+    /**
+     * Samples temporally ({@code fanout.time-column}): each group's edge times are kept under the node's key with the
+     * group's order key ({@link GroupValues#entry}), and a request's node draws among its edges up to the time of its
+     * tree ({@link RequestGroup#times}); with {@code last}, takes the most recent of them ({@link TemporalPicks}).
+     */
+    public NeighborLookupOperator temporal(boolean temporal, boolean last) {
+        this.temporal = temporal;
+        this.temporalLast = last;
+        return this;
+    }
+
+    /** A node's loaded groups' edge times, one entry per group (compacted after the load). */
+    static ListStateDescriptor<long[]> timesDescriptor() {
+        return new ListStateDescriptor<>(EDGE_TIMES, CompactLongArraySerializer.INSTANCE);
     }
 
     /** A node's loaded groups' weights, one entry per group (compacted after the load). */
@@ -227,11 +255,17 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             weightsDescriptor = weightsDescriptor();
             weights = getRuntimeContext().getListState(weightsDescriptor);
         }
+        if (temporal) {
+            timesDescriptor = timesDescriptor();
+            times = getRuntimeContext().getListState(timesDescriptor);
+        }
         headScratch = new long[0][];
         long cacheCapacity = cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups");
-        // Weighted lookups cache whole nodes instead of heads (a weighted draw needs the whole list): one budget.
-        cache = new HeadCache(weighted ? 0 : cacheCapacity);
-        weightedNodes = weighted ? new ValueCache<>(cacheCapacity) : null;
+        // Weighted and temporal lookups cache whole nodes instead of heads (their draws need the whole list and its
+        // weights or times): one budget.
+        cache = new HeadCache(weighted || temporal ? 0 : cacheCapacity);
+        weightedNodes = weighted && !temporal ? new ValueCache<>(cacheCapacity) : null;
+        temporalNodes = temporal ? new ValueCache<>(cacheCapacity) : null;
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");
@@ -251,12 +285,16 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         edgesDone = true;
         if (compactAfterLoad) {
             // Before the waiting requests: they are the first reads of the loaded groups.
+            java.util.List<org.apache.flink.api.common.state.StateDescriptor<?, ?>> loaded = new java.util.ArrayList<>(
+                    java.util.List.of(groupIndexDescriptor, loadingDescriptor));
             if (weighted) {
-                LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor,
-                        weightsDescriptor);
-            } else {
-                LoadCompaction.compact(this, getOperatorName(), groupIndexDescriptor, loadingDescriptor);
+                loaded.add(weightsDescriptor);
             }
+            if (temporal) {
+                loaded.add(timesDescriptor);
+            }
+            LoadCompaction.compact(this, getOperatorName(),
+                    loaded.toArray(new org.apache.flink.api.common.state.StateDescriptor<?, ?>[0]));
         }
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, group -> group.batchKey, this::answer);
@@ -282,6 +320,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                 }
                 weights.add(WeightedPicks.entry(order, batch.weights, from, batch.ends[i]));
             }
+            if (temporal) {
+                if (batch.times == null) {
+                    throw new IllegalStateException("a temporal lookup received edges without times");
+                }
+                times.add(GroupValues.entry(order, batch.times, from, batch.ends[i]));
+            }
             if (size <= INLINE_GROUP) {
                 groupIndex.add(NeighborBuckets.GroupIndex.inline(order, neighbors, from, size));
             } else {
@@ -305,6 +349,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * node's own key), then the draws and neighbours of all of them in passes ({@link HeadGather}).
      */
     private void answer(RequestGroup group) throws Exception {
+        if (temporal) {
+            answerTemporal(group);
+            return;
+        }
         if (weighted) {
             answerWeighted(group);
             return;
@@ -388,6 +436,37 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         })));
         cacheHits.add(weightedNodes.hits() - hits);
         cacheMisses.add(weightedNodes.misses() - misses);
+    }
+
+    /**
+     * Temporal draws, node by node ({@link RequestRouting#answerEach}): each node's whole list, its times (and with
+     * weights, its weights) read once and sorted by time ({@link TemporalPicks.Node}, cached whole), then the edges
+     * up to the time of the node's tree drawn from its tree's stream.
+     */
+    private void answerTemporal(RequestGroup group) throws Exception {
+        if (group.times == null || group.trees == null) {
+            throw new IllegalStateException("a temporal lookup received requests without seed times or trees");
+        }
+        long hits = temporalNodes.hits();
+        long misses = temporalNodes.misses();
+        output.collect(new StreamRecord<>(RequestRouting.answerEach(group, (i, node) -> {
+            TemporalPicks.Node cached = temporalNodes.get(node);
+            if (cached == null) {
+                long[] list = wholeList(node);
+                int d = list.length;
+                try {
+                    cached = TemporalPicks.Node.of(list, GroupValues.inListOrder(times.get(), d, node, "times"),
+                            weighted ? WeightedPicks.inListOrder(weights.get(), d, node) : null, node);
+                } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
+                    throw new SuppressRestartsException(e);
+                }
+                temporalNodes.put(node, cached, cached.bytes());
+            }
+            return cached.sample(seed, group.epoch, group.batchId, group.hop, group.trees[i], node, group.times[i],
+                    temporalLast, fanout, replace);
+        })));
+        cacheHits.add(temporalNodes.hits() - hits);
+        cacheMisses.add(temporalNodes.misses() - misses);
     }
 
     /** Node {@code node}'s whole list, in list order, read under its key (cut at its first request). */

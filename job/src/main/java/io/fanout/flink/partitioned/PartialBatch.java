@@ -12,6 +12,8 @@ public class PartialBatch {
     public long[] seeds;
     /** Positions of the seeds in the job's seed list (PyG input_id). */
     public int[] inputIds;
+    /** Temporal sampling: each seed's time (tree {@code t}'s is {@code seedTimes[t]}); else null. */
+    public long[] seedTimes;
     public long[] ids;
     public int[] rows;
     public int[] cols;
@@ -59,6 +61,7 @@ public class PartialBatch {
     PartialBatch next(BatchAssembly assembly) {
         PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.graphVersion = graphVersion;
+        next.seedTimes = seedTimes;
         return next;
     }
 }

@@ -48,7 +48,13 @@ public final class PartitionedKHop {
         boolean compactAfterLoad = o.compactAfterLoad();
         String runTag = o.runTag();
         DataStream<UpdateLine> updateLines = o.graphUpdates();
-        if (o.disjoint() && updateLines != null) {
+        boolean temporal = spec.timeColumn() != null;
+        boolean disjoint = o.disjoint() || temporal; // temporal sampling is disjoint, as the memory store's (PyG's)
+        if (temporal && updateLines != null) {
+            throw new IllegalArgumentException("fanout.time-column is not implemented with graph updates in the"
+                    + " partitioned store");
+        }
+        if (disjoint && updateLines != null) {
             throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
                     + " store (its versioned lookups draw per node, not per tree)");
         }
@@ -58,9 +64,9 @@ public final class PartitionedKHop {
                     + " partitioned store");
         }
         boolean induced = o.subgraphType() == SubgraphType.INDUCED;
-        if (induced && (updateLines != null || o.disjoint())) {
+        if (induced && (updateLines != null || disjoint)) {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented with "
-                    + (o.disjoint() ? "fanout.disjoint" : "graph updates") + " in the partitioned store");
+                    + (disjoint ? "fanout.disjoint" : "graph updates") + " in the partitioned store");
         }
         // A fixed graph loads grouped per node, the groups each lookup subtask owns in one record per split
         // (EdgeGroupBatchFunction); with updates every edge is an update of version 0.
@@ -73,7 +79,8 @@ public final class PartitionedKHop {
         // state layout), so a savepoint of one kind never restores into the other.
         String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize)
                 + (induced ? ", a whole-list copy for induced subgraphs" : "")
-                + (weighted ? ", weights of column " + spec.weightColumn() : "") + (updateLines == null ? ""
+                + (weighted ? ", weights of column " + spec.weightColumn() : "")
+                + (temporal ? ", times of column " + spec.timeColumn() : "") + (updateLines == null ? ""
                 : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved))
@@ -82,7 +89,8 @@ public final class PartitionedKHop {
         DataStream<EdgeUpdate> adjacency = null;
         if (updateLines == null) {
             stage = checked
-                    .process(new BatchStartFunction(seedIds, o.disjoint())).returns(TypeInformation.of(PartialBatch.class))
+                    .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTime()))
+                    .returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {
             VersionedGraph graph = versionedGraph(env, spec, updateLines);
@@ -101,7 +109,8 @@ public final class PartitionedKHop {
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
-                                    cacheLookups, compactAfterLoad).weighted(weighted))
+                                    cacheLookups, compactAfterLoad).weighted(weighted)
+                                    .temporal(temporal, o.temporalLast()))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))

@@ -20,6 +20,8 @@ public class RequestGroup {
     public int[] positions;
     /** Disjoint trees ({@code --disjoint}): each node's tree, whose stream it draws from; else null. */
     public int[] trees;
+    /** Temporal sampling: the seed time of each node's tree (edges up to it are drawn from); else null. */
+    public long[] times;
     /**
      * Induced subgraphs ({@link InduceStageFunction}): the batch's node ids, sorted; the lookup answers each node's
      * whole list kept to these. Else null.
@@ -44,10 +46,21 @@ public class RequestGroup {
      * disjoint): none.
      */
     RequestGroup inTrees(int[] frontierTrees) {
+        return inTrees(frontierTrees, null);
+    }
+
+    /** As above, and each node's time its tree's ({@code seedTimes[trees[i]]}); null seed times: none. */
+    RequestGroup inTrees(int[] frontierTrees, long[] seedTimes) {
         if (frontierTrees != null) {
             trees = new int[positions.length];
             for (int i = 0; i < positions.length; i++) {
                 trees[i] = frontierTrees[positions[i]];
+            }
+            if (seedTimes != null) {
+                times = new long[positions.length];
+                for (int i = 0; i < positions.length; i++) {
+                    times[i] = seedTimes[trees[i]];
+                }
             }
         }
         return this;

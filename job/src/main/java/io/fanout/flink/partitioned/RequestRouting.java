@@ -29,11 +29,15 @@ final class RequestRouting {
         groups(batch, hop, frontier, null, maxParallelism, parallelism, out);
     }
 
-    /** As above, each frontier node in disjoint tree {@code frontierTrees[i]} (null: not disjoint). */
+    /**
+     * As above, each frontier node in disjoint tree {@code frontierTrees[i]} (null: not disjoint), at its tree's
+     * seed time when the batch has seed times.
+     */
     static void groups(PartialBatch batch, int hop, long[] frontier, int[] frontierTrees, int maxParallelism,
             int parallelism, Consumer<RequestGroup> out) {
         split(frontier, maxParallelism, parallelism, (nodes, positions) -> out.accept(new RequestGroup(batch.batchKey,
-                batch.epoch, batch.batchId, hop, batch.graphVersion, nodes, positions).inTrees(frontierTrees)));
+                batch.epoch, batch.batchId, hop, batch.graphVersion, nodes, positions)
+                .inTrees(frontierTrees, batch.seedTimes)));
     }
 
     /** Receives one subtask's share of a node list ({@link #split}): the nodes and their positions in the list. */

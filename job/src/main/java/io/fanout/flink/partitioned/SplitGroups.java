@@ -29,11 +29,12 @@ final class SplitGroups {
 
     /**
      * Receives one group: node {@code node}'s edges {@code neighbors[from, to)}, the first with order key
-     * {@code order}, and their weights {@code weights[from, to)} (null unless {@code fanout.weight-column}).
+     * {@code order}, their weights {@code weights[from, to)} (null unless {@code fanout.weight-column}) and times
+     * {@code times[from, to)} (null unless {@code fanout.time-column}).
      */
     @FunctionalInterface
     interface Sink {
-        void group(long node, long order, long[] neighbors, float[] weights, int from, int to);
+        void group(long node, long order, long[] neighbors, float[] weights, long[] times, int from, int to);
     }
 
     private final StableKeySort.Scratch sortScratch = new StableKeySort.Scratch();
@@ -49,6 +50,9 @@ final class SplitGroups {
     /** Weighted ({@code fanout.weight-column}): each buffered edge's weight, and in node order after the sort. */
     private float[] weights;
     private float[] sortedWeights;
+    /** Temporal ({@code fanout.time-column}): each buffered edge's time, and in node order after the sort. */
+    private long[] times;
+    private long[] sortedTimes;
     private int size;
     private Sink sink;
 
@@ -63,9 +67,14 @@ final class SplitGroups {
             weights = new float[nodes.length];
             sortedWeights = new float[nodes.length];
         }
+        if (spec.timeColumn() != null && times == null) {
+            times = new long[nodes.length];
+            sortedTimes = new long[nodes.length];
+        }
         try {
             GraphLoader.streamEdges(spec.edges(), spec.typedPart(), spec.directed(),
-                    splits.get(Math.toIntExact(splitIndex)), spec.direction(), spec.weightColumn(), this::add);
+                    splits.get(Math.toIntExact(splitIndex)), spec.direction(), spec.weightColumn(), spec.timeColumn(),
+                    this::add);
             flush();
         } catch (GraphFormatException e) {
             throw LoadFailure.badInput(e);
@@ -74,7 +83,7 @@ final class SplitGroups {
         }
     }
 
-    private void add(long node, long neighbor, long order, float weight) {
+    private void add(long node, long neighbor, long order, float weight, long time) {
         if (size == nodes.length) {
             int grown = Math.min(BUFFERED_EDGES, nodes.length * 2);
             nodes = Arrays.copyOf(nodes, grown);
@@ -84,12 +93,19 @@ final class SplitGroups {
                 weights = Arrays.copyOf(weights, grown);
                 sortedWeights = new float[grown];
             }
+            if (times != null) {
+                times = Arrays.copyOf(times, grown);
+                sortedTimes = new long[grown];
+            }
         }
         nodes[size] = node;
         neighbors[size] = neighbor;
         orders[size] = order;
         if (weights != null) {
             weights[size] = weight;
+        }
+        if (times != null) {
+            times[size] = time;
         }
         if (++size == BUFFERED_EDGES) {
             flush();
@@ -108,13 +124,19 @@ final class SplitGroups {
                 sortedWeights[i] = weights[arrival[i]];
             }
         }
+        if (times != null) {
+            for (int i = 0; i < size; i++) {
+                sortedTimes[i] = times[arrival[i]];
+            }
+        }
         for (int run = 0; run < size; ) {
             long node = nodes[run];
             int end = run + 1;
             while (end < size && end - run < MAX_GROUP && nodes[end] == node) {
                 end++;
             }
-            sink.group(node, orders[arrival[run]], neighbors, weights == null ? null : sortedWeights, run, end);
+            sink.group(node, orders[arrival[run]], neighbors, weights == null ? null : sortedWeights,
+                    times == null ? null : sortedTimes, run, end);
             run = end;
         }
         size = 0;

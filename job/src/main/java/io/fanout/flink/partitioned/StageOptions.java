@@ -119,6 +119,19 @@ public final class StageOptions {
         return values.disjoint;
     }
 
+    /**
+     * {@code fanout.seed-time}: every seed's time for temporal sampling (the graph spec's time column), or null:
+     * each seed's time from the seed file ({@link io.fanout.batch.SeedBatch#seedTimes}).
+     */
+    public Long seedTime() {
+        return values.seedTime;
+    }
+
+    /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
+    public boolean temporalLast() {
+        return values.temporalLast;
+    }
+
     /** {@code fanout.alpha}: the PPR restart probability. */
     public double alpha() {
         return values.alpha;
@@ -178,6 +191,8 @@ public final class StageOptions {
         private boolean replace;
         private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
         private boolean disjoint;
+        private Long seedTime;
+        private boolean temporalLast;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -256,6 +271,13 @@ public final class StageOptions {
 
         public Builder disjoint(boolean disjoint) {
             this.disjoint = disjoint;
+            return this;
+        }
+
+        /** Temporal sampling's seed time for every seed (null: the seed file's) and strategy. */
+        public Builder temporal(Long seedTime, boolean last) {
+            this.seedTime = seedTime;
+            this.temporalLast = last;
             return this;
         }
 

@@ -3,7 +3,6 @@ package io.fanout.sampling.partitioned;
 import io.fanout.graph.AliasTable;
 import io.fanout.sampling.WeightedDraws;
 import java.util.Arrays;
-import java.util.Comparator;
 
 /**
  * The weighted draws ({@code fanout.weight-column}) of one node from its own list, for a store that holds lists per
@@ -15,7 +14,7 @@ import java.util.Comparator;
 public final class WeightedPicks {
     private WeightedPicks() {}
 
-    /** One loaded group's stored weights: {@code [order, bits(w0), bits(w1), ...]}, the bits unsigned. */
+    /** One loaded group's stored weights: {@code [order, bits(w0), bits(w1), ...]} ({@link GroupValues#entry}). */
     public static long[] entry(long order, float[] weights, int from, int to) {
         long[] entry = new long[1 + to - from];
         entry[0] = order;
@@ -26,38 +25,17 @@ public final class WeightedPicks {
     }
 
     /**
-     * A node's weights in list order from its groups' {@link #entry}s (any order): sorted by order key, as the
-     * group index orders the groups.
+     * A node's weights in list order from its groups' {@link #entry}s (any order) ({@link GroupValues#inListOrder}).
      *
      * @throws IllegalStateException when they do not hold {@code degree} weights
      */
     public static float[] inListOrder(Iterable<long[]> entries, int degree, long node) {
-        java.util.List<long[]> sorted = new java.util.ArrayList<>();
-        entries.forEach(sorted::add);
-        sorted.sort(Comparator.comparingLong(e -> e[0]));
+        long[] bits = GroupValues.inListOrder(entries, degree, node, "weights");
         float[] weights = new float[degree];
-        int at = 0;
-        for (long[] e : sorted) {
-            if (at + e.length - 1 > degree) {
-                break;
-            }
-            for (int i = 1; i < e.length; i++) {
-                weights[at++] = Float.intBitsToFloat((int) e[i]);
-            }
-        }
-        if (at != degree || weightCount(sorted) != degree) {
-            throw new IllegalStateException("node " + node + ": " + weightCount(sorted) + " stored weights for "
-                    + degree + " neighbours");
+        for (int i = 0; i < degree; i++) {
+            weights[i] = Float.intBitsToFloat((int) bits[i]);
         }
         return weights;
-    }
-
-    private static long weightCount(java.util.List<long[]> entries) {
-        long n = 0;
-        for (long[] e : entries) {
-            n += e.length - 1;
-        }
-        return n;
     }
 
     /**

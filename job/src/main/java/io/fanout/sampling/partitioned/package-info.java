@@ -1,7 +1,9 @@
 /**
  * k-hop sampling for a graph partitioned by node (no Flink): {@link io.fanout.sampling.partitioned.NeighborPicks}
  * is what the owner of one node's neighbour list draws for a request (in a disjoint tree's stream when asked;
- * {@link io.fanout.sampling.partitioned.WeightedPicks} in proportion to the weights),
+ * {@link io.fanout.sampling.partitioned.WeightedPicks} in proportion to the weights,
+ * {@link io.fanout.sampling.partitioned.TemporalPicks} among the edges up to its tree's seed time; per-edge values
+ * kept per loaded group: {@link io.fanout.sampling.partitioned.GroupValues}),
  * {@link io.fanout.sampling.partitioned.BatchAssembly} one batch's subgraph growing hop by hop from those answers
  * (de-duplicated, or one tree per seed over {@link io.fanout.sampling.partitioned.TreeLocalIds}),
  * {@link io.fanout.sampling.partitioned.InducedEdges} its induced

@@ -1,0 +1,131 @@
+package io.fanout.sampling.partitioned;
+
+import io.fanout.graph.AliasTable;
+import io.fanout.sampling.FloydDraws;
+import io.fanout.sampling.WeightedDraws;
+import it.unimi.dsi.fastutil.ints.IntArrays;
+import java.util.Arrays;
+
+/**
+ * The temporal draws ({@code fanout.time-column}) of one node from its own list, for a store that holds lists per
+ * node: the list and its edges' times (kept per loaded group, {@link GroupValues}) sorted by time, stably (the
+ * in-memory store's {@link io.fanout.graph.CsrGraph#sortedByTime()} order); a tree at seed time {@code T} draws among
+ * the edges up to {@code T}, or with strategy {@code last} takes its {@code f} most recent, as
+ * {@link io.fanout.sampling.DisjointKHopSampler} does, from the stream {@link NeighborPicks#state} gives (uniform, or
+ * with weights {@link WeightedDraws#drawPrefix}): the same neighbours as the in-memory store's.
+ */
+public final class TemporalPicks {
+    private static final long[] NONE = {};
+
+    private TemporalPicks() {}
+
+    /**
+     * One node's whole list sorted by time, with its times (and weights and alias table, when weighted): what a
+     * lookup caches so a node drawn from again is not read and sorted again. Holds no draw scratch.
+     */
+    public static final class Node {
+        /** Neighbours, times and weights (or null) in time order, ties in list order. */
+        private final long[] list;
+        private final long[] times;
+        private final float[] weights;
+        private final AliasTable alias;
+
+        private Node(long[] list, long[] times, float[] weights, AliasTable alias) {
+            this.list = list;
+            this.times = times;
+            this.weights = weights;
+            this.alias = alias;
+        }
+
+        /**
+         * The node of {@code list} with its edges' {@code times} and {@code weights} (or null: unweighted), all in
+         * list order.
+         *
+         * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
+         */
+        public static Node of(long[] list, long[] times, float[] weights, long node) {
+            int d = list.length;
+            if (times.length != d || (weights != null && weights.length != d)) {
+                throw new IllegalArgumentException("node " + node + ": " + times.length + " times for " + d
+                        + " neighbours");
+            }
+            int[] order = new int[d];
+            for (int i = 0; i < d; i++) {
+                order[i] = i;
+            }
+            IntArrays.mergeSort(order, (a, b) -> Long.compare(times[a], times[b])); // stable: ties keep list order
+            long[] sortedList = new long[d];
+            long[] sortedTimes = new long[d];
+            float[] sortedWeights = weights == null ? null : new float[d];
+            for (int i = 0; i < d; i++) {
+                sortedList[i] = list[order[i]];
+                sortedTimes[i] = times[order[i]];
+                if (weights != null) {
+                    sortedWeights[i] = weights[order[i]];
+                }
+            }
+            AliasTable alias = weights == null || d == 0 ? null : AliasTable.ofList(sortedWeights, d, node);
+            return new Node(sortedList, sortedTimes, sortedWeights, alias);
+        }
+
+        /** How many of the node's edges have a time {@code <= time}: those first in time order. */
+        public int countUpTo(long time) {
+            int lo = 0;
+            int hi = times.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (times[mid] <= time) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+
+        /**
+         * The neighbours node {@code nodeId} of tree {@code tree} samples at {@code hop} of a batch whose tree has
+         * seed time {@code time}, fanout {@code f} ({@code -1} = all), in draw order (taken whole: time order).
+         *
+         * @param last strategy {@code last}: the {@code f} most recent edges up to the time, instead of draws
+         */
+        public long[] sample(long seed, int epoch, int batchId, int hop, int tree, long nodeId, long time, boolean last,
+                int f, boolean replace) {
+            int d = countUpTo(time);
+            int start = 0;
+            if (last && f >= 0 && d > f) {
+                start = d - f; // the f most recent, then taken whole (or drawn with replacement) as a range
+                d = f;
+            }
+            if (d == 0) {
+                return NONE;
+            }
+            if (NeighborPicks.takesAll(d, f, replace)) {
+                return Arrays.copyOfRange(list, start, start + d);
+            }
+            long state = NeighborPicks.state(seed, epoch, batchId, hop, tree, nodeId);
+            int[] picks;
+            int k;
+            if (alias != null) {
+                WeightedDraws draws = new WeightedDraws(weights, alias);
+                k = draws.drawPrefix(state, start, d, list.length, f, replace);
+                picks = draws.picks();
+            } else {
+                k = NeighborPicks.count(d, f, replace);
+                picks = new int[k];
+                NeighborPicks.draw(seed, epoch, batchId, hop, tree, nodeId, d, f, replace, picks,
+                        !replace && FloydDraws.needsSet(d, f) ? new int[FloydDraws.setSize(f)] : null);
+            }
+            long[] sampled = new long[k];
+            for (int c = 0; c < k; c++) {
+                sampled[c] = list[start + picks[c]];
+            }
+            return sampled;
+        }
+
+        /** Heap bytes, about: the list and times (16 bytes a neighbour), weights and alias table (12 more), objects. */
+        public long bytes() {
+            return (alias == null ? 16L : 28L) * list.length + 200;
+        }
+    }
+}
