@@ -24,6 +24,8 @@ public class SeedBatch {
     public long[] seedIds;
     /** Position of each seed in the job's seed list (PyG {@code input_id}), parallel to {@link #seeds}. */
     public int[] inputIds;
+    /** The seeds' times in batch order, from a timed seed file the workers read ({@link #seedIds}); null otherwise. */
+    public long[] seedTimes;
 
     public SeedBatch() {}
 
@@ -64,7 +66,8 @@ public class SeedBatch {
         }
         SeedBatch b = (SeedBatch) o;
         return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds)
-                && Arrays.equals(seedIds, b.seedIds) && Arrays.equals(inputIds, b.inputIds);
+                && Arrays.equals(seedIds, b.seedIds) && Arrays.equals(inputIds, b.inputIds)
+                && Arrays.equals(seedTimes, b.seedTimes);
     }
 
     @Override
