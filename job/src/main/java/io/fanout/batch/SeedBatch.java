@@ -24,7 +24,7 @@ public class SeedBatch {
     public long[] seedIds;
     /** Position of each seed in the job's seed list (PyG {@code input_id}), parallel to {@link #seeds}. */
     public int[] inputIds;
-    /** Each seed's time (temporal sampling), in batch order; null when the seeds have no times. */
+    /** Each seed's time (temporal sampling) in batch order, from a timed seed file the workers read; else null. */
     public long[] seedTimes;
 
     public SeedBatch() {}
@@ -66,7 +66,8 @@ public class SeedBatch {
         }
         SeedBatch b = (SeedBatch) o;
         return epoch == b.epoch && batchId == b.batchId && numBatches == b.numBatches && Arrays.equals(seeds, b.seeds)
-                && Arrays.equals(seedIds, b.seedIds) && Arrays.equals(inputIds, b.inputIds);
+                && Arrays.equals(seedIds, b.seedIds) && Arrays.equals(inputIds, b.inputIds)
+                && Arrays.equals(seedTimes, b.seedTimes);
     }
 
     @Override

@@ -19,11 +19,11 @@ import java.util.zip.GZIPInputStream;
  * {@code c * seedsPerChunk ...}) without anyone holding the seeds.
  *
  * <p>{@link #index} makes one streaming pass that checks every line as {@link SeedSet#parse} does (one id per
- * line, blank and {@code #} lines skipped, {@code .gz} decompressed, a UTF-8 byte-order mark skipped) and keeps 16 bytes per chunk (its offset and
- * line number), never per seed.
+ * line, or {@code id<TAB>time} on every line or none; blank and {@code #} lines skipped, {@code .gz} decompressed, a
+ * UTF-8 byte-order mark skipped) and keeps 16 bytes per chunk (its offset and line number), never per seed.
  * A {@code .gz} file's offsets are into its decompressed bytes, so a worker reaches a chunk by decompressing up to
- * it: read such a file as one sequential range per epoch. Seed times (a second column) are refused here: they are
- * for temporal sampling, which reads its seeds with {@link SeedSet}.
+ * it: read such a file as one sequential range per epoch. A timed file's cursor gives each chunk's times with its ids
+ * ({@link Cursor#lastTimes}), for temporal sampling.
  */
 public final class SeedFile implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -34,6 +34,8 @@ public final class SeedFile implements Serializable {
     private final long modified;
     private final int seedsPerChunk;
     private final long numSeeds;
+    /** Every seed line gives the seed's time (a second column). */
+    private final boolean timed;
     /** Byte offset (decompressed for .gz) of the line of each chunk's first seed. */
     private final long[] chunkOffsets;
     /** 1-based line number of each chunk's first seed, for error messages. */
@@ -41,13 +43,14 @@ public final class SeedFile implements Serializable {
     private final long contentHash;
 
     private SeedFile(String path, boolean gzip, long size, long modified, int seedsPerChunk, long numSeeds,
-            long[] chunkOffsets, long[] chunkLines, long contentHash) {
+            boolean timed, long[] chunkOffsets, long[] chunkLines, long contentHash) {
         this.path = path;
         this.gzip = gzip;
         this.size = size;
         this.modified = modified;
         this.seedsPerChunk = seedsPerChunk;
         this.numSeeds = numSeeds;
+        this.timed = timed;
         this.chunkOffsets = chunkOffsets;
         this.chunkLines = chunkLines;
         this.contentHash = contentHash;
@@ -56,8 +59,9 @@ public final class SeedFile implements Serializable {
     /**
      * Indexes {@code file} in one pass.
      *
-     * @throws IllegalArgumentException naming the file and line of a malformed, negative or timed seed line, or
-     *     when the file holds no seed
+     * @throws IllegalArgumentException naming the file and line of a malformed or negative seed id, a seed time that
+     *     is not a whole number, or a line with a time where another has none (or the reverse), or when the file holds
+     *     no seed
      */
     public static SeedFile index(Path file, int seedsPerChunk) throws IOException {
         if (seedsPerChunk < 1) {
@@ -70,6 +74,7 @@ public final class SeedFile implements Serializable {
         long[] lines = new long[16];
         int chunks = 0;
         long seeds = 0;
+        boolean timed;
         java.io.PushbackInputStream text = new java.io.PushbackInputStream(open(file, gzip), ByteOrderMark.LENGTH);
         // Offsets count a byte-order mark's bytes: a chunk is reached by seeking (or skipping) in the file itself.
         long mark = ByteOrderMark.skip(text);
@@ -94,14 +99,15 @@ public final class SeedFile implements Serializable {
                 }
                 seeds++;
             }
+            timed = in.timedLine > 0;
         }
         if (seeds == 0) {
             throw new IllegalArgumentException(file + ": no seed ids in the file (only blank or # lines)");
         }
         long hash = java.nio.ByteBuffer.wrap(sha.digest()).getLong();
         return new SeedFile(file.toAbsolutePath().toString(), gzip, attributes.size(),
-                attributes.lastModifiedTime().toMillis(), seedsPerChunk, seeds, Arrays.copyOf(offsets, chunks),
-                Arrays.copyOf(lines, chunks), hash);
+                attributes.lastModifiedTime().toMillis(), seedsPerChunk, seeds, timed,
+                Arrays.copyOf(offsets, chunks), Arrays.copyOf(lines, chunks), hash);
     }
 
     public String path() {
@@ -122,6 +128,11 @@ public final class SeedFile implements Serializable {
 
     public int seedsPerChunk() {
         return seedsPerChunk;
+    }
+
+    /** True when every seed line gives the seed's time ({@code id<TAB>time}); false when none does. */
+    public boolean timed() {
+        return timed;
     }
 
     /** A 64-bit digest of the file's lines: two files with the same digest hold the same seeds. */
@@ -171,7 +182,9 @@ public final class SeedFile implements Serializable {
             channel.position(offset);
             in = java.nio.channels.Channels.newInputStream(channel);
         }
-        return new Cursor(new LineStream(in, path, chunkLines[chunk], null), chunk);
+        LineStream lines = new LineStream(in, path, chunkLines[chunk], null);
+        lines.expect(timed, chunkLines[chunk]); // as the index found: a line that differs fails naming both
+        return new Cursor(lines, chunk);
     }
 
     private static String host() {
@@ -190,13 +203,15 @@ public final class SeedFile implements Serializable {
 
     @Override
     public String toString() {
-        return "SeedFile{" + path + ", " + numSeeds + " seeds in " + numChunks() + " chunks of " + seedsPerChunk + "}";
+        return "SeedFile{" + path + ", " + numSeeds + (timed ? " timed" : "") + " seeds in " + numChunks()
+                + " chunks of " + seedsPerChunk + "}";
     }
 
     /** Reads a {@link SeedFile}'s chunks in order from the one it was opened at. */
     public final class Cursor implements Closeable {
         private final LineStream in;
         private int next;
+        private long[] times;
 
         private Cursor(LineStream in, int chunk) {
             this.in = in;
@@ -208,12 +223,13 @@ public final class SeedFile implements Serializable {
             return next;
         }
 
-        /** The seed ids of the next chunk, in file order. */
+        /** The seed ids of the next chunk, in file order; a timed file's times then come from {@link #lastTimes}. */
         public long[] nextChunk() throws IOException {
             if (next >= numChunks()) {
                 throw new IllegalStateException("no chunk after " + (next - 1));
             }
             long[] ids = new long[chunkLength(next)];
+            long[] chunkTimes = timed ? new long[ids.length] : null;
             int filled = 0;
             while (filled < ids.length) {
                 if (!in.next()) {
@@ -222,11 +238,23 @@ public final class SeedFile implements Serializable {
                 }
                 long id = in.parse();
                 if (id >= 0) {
+                    if (chunkTimes != null) {
+                        chunkTimes[filled] = in.time;
+                    }
                     ids[filled++] = id;
                 }
             }
+            times = chunkTimes;
             next++;
             return ids;
+        }
+
+        /**
+         * The times of the seeds the last {@link #nextChunk} read, parallel to its ids (a fresh array per chunk); null
+         * for an untimed file or before the first chunk.
+         */
+        public long[] lastTimes() {
+            return times;
         }
 
         @Override
@@ -245,9 +273,10 @@ public final class SeedFile implements Serializable {
     }
 
     /**
-     * Lines of a seed file with their byte offsets and line numbers; parses one id per line. Reads through its own
-     * buffer and parses plain digits in place (no String per line): a seed file can hold billions of lines. Anything
-     * else goes to the general rule ({@link #parseText}), which accepts or names what is wrong.
+     * Lines of a seed file with their byte offsets and line numbers; parses one id, or an id and its time, per line.
+     * Reads through its own buffer and parses plain digits ({@code id}, or {@code id time} apart by tabs or spaces, the
+     * time maybe negative) in place (no String per line): a seed file can hold billions of lines. Anything else goes
+     * to the general rule ({@link #parseText}), which accepts or names what is wrong.
      */
     private static final class LineStream implements Closeable {
         private final InputStream in;
@@ -261,12 +290,26 @@ public final class SeedFile implements Serializable {
         private int length;
         private long offset;
         private long lineNumber;
+        /** The time of the line {@link #parse} read last when it gave one. */
+        long time;
+        /** The first line (so far) that gave a time, and the first that did not; 0 for none: all lines or none. */
+        long timedLine;
+        long untimedLine;
 
         LineStream(InputStream in, String name, long firstLine, MessageDigest digest) {
             this.in = in;
             this.name = name;
             this.lineNumber = firstLine - 1;
             this.digest = digest;
+        }
+
+        /** Takes the lines to be timed or not as line {@code line} is (a chunk of a file indexed before). */
+        void expect(boolean timed, long line) {
+            if (timed) {
+                timedLine = line;
+            } else {
+                untimedLine = line;
+            }
         }
 
         /** Byte offset of the next line. */
@@ -331,7 +374,10 @@ public final class SeedFile implements Serializable {
             length += count;
         }
 
-        /** The line's seed id, or -1 for a blank or # line; a bad line fails naming the file and line. */
+        /**
+         * The line's seed id (its time, if it gives one, in {@link #time}), or -1 for a blank or # line; a bad line
+         * fails naming the file and line.
+         */
         long parse() {
             int from = 0;
             int to = length;
@@ -345,36 +391,92 @@ public final class SeedFile implements Serializable {
                 return -1;
             }
             long id = 0;
-            for (int i = from; i < to; i++) {
+            int i = from;
+            for (; i < to; i++) {
                 int digit = line[i] - '0';
-                if (digit < 0 || digit > 9 || id > (Long.MAX_VALUE - digit) / 10) {
-                    return parseText(new String(line, 0, length, StandardCharsets.ISO_8859_1));
+                if (digit < 0 || digit > 9) {
+                    break;
+                }
+                if (id > (Long.MAX_VALUE - digit) / 10) {
+                    return parseText();
                 }
                 id = id * 10 + digit;
             }
+            if (i == to) {
+                record(false, 0);
+                return id;
+            }
+            if (i == from || (line[i] != ' ' && line[i] != '\t')) {
+                return parseText();
+            }
+            while (line[i] == ' ' || line[i] == '\t') {
+                i++; // stops before to: the line's last byte is no blank
+            }
+            boolean negative = line[i] == '-';
+            if (negative) {
+                i++;
+            }
+            if (i == to) {
+                return parseText();
+            }
+            long t = 0;
+            for (; i < to; i++) {
+                int digit = line[i] - '0';
+                if (digit < 0 || digit > 9 || t > (Long.MAX_VALUE - digit) / 10) {
+                    return parseText(); // Long.MIN_VALUE too: rare enough for the general rule
+                }
+                t = t * 10 + digit;
+            }
+            record(true, negative ? -t : t);
             return id;
         }
 
-        /** The general rule for one line (bytes as Latin-1: ids are ASCII, anything else fails the id check). */
-        private long parseText(String raw) {
-            String token = raw.strip();
+        /**
+         * The general rule for one line, {@link SeedSet#parse}'s: the line as UTF-8, stripped, split at tabs and
+         * spaces into an id and an optional time; the same checks in the same order, with the same messages.
+         */
+        private long parseText() {
+            String token = new String(line, 0, length, StandardCharsets.UTF_8).strip();
             if (token.isEmpty() || token.startsWith("#")) {
                 return -1;
             }
             String where = name + ":" + lineNumber;
             String[] fields = token.split("[\\t ]+");
-            if (fields.length == 2) {
-                throw new IllegalArgumentException(where + ": a seed time (second column) is for temporal sampling, "
-                        + "which --store partitioned does not run; give one id per line");
-            }
             if (fields.length > 2) {
-                throw new IllegalArgumentException(where + ": expected 'id', got " + fields.length + " fields");
+                throw new IllegalArgumentException(where + ": expected 'id' or 'id<TAB>time', got " + fields.length
+                        + " fields");
             }
+            long t = 0;
+            if (fields.length == 2) {
+                try {
+                    t = Long.parseLong(fields[1]);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(where + ": seed time '" + fields[1] + "' is not a whole number");
+                }
+            }
+            record(fields.length == 2, t);
             long id = SeedSet.parseId(fields[0], where);
             if (id == Long.MAX_VALUE && !fields[0].equals(Long.toString(Long.MAX_VALUE))) {
                 throw new IllegalArgumentException(where + ": seed id '" + fields[0] + "' is beyond int64");
             }
             return id;
+        }
+
+        /** Records the line's time, if it gives one; fails unless every line gives one or none does. */
+        private void record(boolean timed, long t) {
+            time = t;
+            if (timed ? timedLine == 0 : untimedLine == 0) {
+                if (timed) {
+                    timedLine = lineNumber;
+                } else {
+                    untimedLine = lineNumber;
+                }
+                if (timedLine > 0 && untimedLine > 0) {
+                    throw new IllegalArgumentException(name + ":" + Math.max(timedLine, untimedLine) + ": line "
+                            + timedLine + " gives a seed time and line " + untimedLine
+                            + " does not (all lines or none)");
+                }
+            }
         }
 
         @Override

@@ -13,15 +13,18 @@ public class SeedSlot {
     public int position;
     /** The seed's node id. */
     public long id;
+    /** The seed's time (the seed file's second column); 0 when the file gives none. */
+    public long time;
 
     public SeedSlot() {}
 
-    public SeedSlot(int epoch, int batchId, int index, int position, long id) {
+    public SeedSlot(int epoch, int batchId, int index, int position, long id, long time) {
         this.epoch = epoch;
         this.batchId = batchId;
         this.index = index;
         this.position = position;
         this.id = id;
+        this.time = time;
     }
 
     /** The key of its batch: {@link SeedBatch#key()}. */
@@ -32,6 +35,6 @@ public class SeedSlot {
     @Override
     public String toString() {
         return "SeedSlot{epoch " + epoch + ", batch " + batchId + "[" + index + "], position " + position + ", id " + id
-                + "}";
+                + ", time " + time + "}";
     }
 }

@@ -250,7 +250,7 @@ public final class FanoutJob {
                 ? env.fromSource(new SeedFileSource(seedFile, plan), EpochWatermarks.forSlots(), "seed-file")
                         .uid("seed-file" + runTag)
                         .keyBy(SeedSlot::batchKey, Types.LONG)
-                        .process(new SeedBatchAssembler(plan)).returns(SeedBatchSource.TYPE)
+                        .process(new SeedBatchAssembler(plan, seedFile.timed())).returns(SeedBatchSource.TYPE)
                         .name("seed-batches").uid("seed-assembler" + runTag)
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);

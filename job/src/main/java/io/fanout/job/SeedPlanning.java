@@ -227,8 +227,12 @@ final class SeedPlanning {
         return NodeIdMap.identity((int) ids.numNodes());
     }
 
-    /** The batch plan over a seed file the TaskManagers read; bad batch options fail naming the option. */
+    /**
+     * The batch plan over a seed file the TaskManagers read; its seed times are checked against the options as a
+     * client-read seed file's are; bad batch options fail naming the option.
+     */
     static BatchPlan seedFilePlan(FanoutJobConfig config, SeedFile file) {
+        checkSeedTimes(config, file.timed());
         return planOver(config, SeedSet.counted(file));
     }
 
@@ -252,7 +256,7 @@ final class SeedPlanning {
         } catch (IllegalArgumentException | java.io.IOException e) {
             throw invalidSeeds(config, e);
         }
-        checkSeedTimes(config, seeds);
+        checkSeedTimes(config, seeds.times() != null);
         return planOver(config, seeds);
     }
 
@@ -284,9 +288,11 @@ final class SeedPlanning {
                 + FanoutJobConfig.name(FanoutOptions.SEEDS) + ": " + why, e);
     }
 
-    /** Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file. */
-    private static void checkSeedTimes(FanoutJobConfig config, SeedSet seeds) {
-        boolean fileTimes = seeds.times() != null;
+    /**
+     * Temporal sampling needs one seed time source: --seed-time, or a second column in the seed file ({@code
+     * fileTimes}: the seed file gives times, whether the client or the TaskManagers read it).
+     */
+    private static void checkSeedTimes(FanoutJobConfig config, boolean fileTimes) {
         if (config.linkSeeds != null) {
             return; // link batches take their times from the link-seed file (checked when it is read)
         }

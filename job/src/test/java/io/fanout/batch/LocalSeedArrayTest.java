@@ -23,11 +23,22 @@ class LocalSeedArrayTest {
 
     /** 20,000 int64 seeds (sparse, duplicated) between comments and blank lines; their ids in order into {@code ids}. */
     private Path seedFile(String name, List<Long> ids) throws IOException {
+        return seedFile(name, ids, null);
+    }
+
+    /** As above; with {@code times} given, each line gives a time (int64, negative too), in order into it. */
+    private Path seedFile(String name, List<Long> ids, List<Long> times) throws IOException {
         StringBuilder text = new StringBuilder("# seeds\n");
         for (int i = 0; i < 20_000; i++) {
             long id = i % 7 == 0 ? Long.MAX_VALUE - i : i % 11 == 0 ? 42 : (1L << 40) + 3L * i;
             ids.add(id);
-            text.append(id).append(i % 1000 == 0 ? "\n\n# more\n" : "\n");
+            text.append(id);
+            if (times != null) {
+                long time = i % 3 == 0 ? -1_000_000_007L * i : i % 5 == 0 ? Long.MIN_VALUE + i : 13L * i;
+                times.add(time);
+                text.append('\t').append(time);
+            }
+            text.append(i % 1000 == 0 ? "\n\n# more\n" : "\n");
         }
         Path file = tmp.resolve(name);
         try (OutputStream out = name.endsWith(".gz") ? new GZIPOutputStream(Files.newOutputStream(file))
@@ -65,6 +76,52 @@ class LocalSeedArrayTest {
                             ids.get(19_999));
             assertThatThrownBy(() -> array.read(new int[] {19_999, 20_000}))
                     .isInstanceOf(IndexOutOfBoundsException.class).hasMessageContaining("20000");
+            assertThat(array.timed()).isFalse();
+            assertThatThrownBy(() -> array.read(new int[] {0}, new long[1])).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("no times");
+        }
+        try (var left = Files.list(dir)) {
+            assertThat(left.toList()).as("closing deletes the copy").isEmpty();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"seeds.tsv", "seeds.tsv.gz"})
+    void aTimedFilesTimesAreReadWithItsIdsAtShuffledPositions(String name) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        List<Long> times = new ArrayList<>();
+        SeedFile file = SeedFile.index(seedFile(name, ids, times), 333);
+        assertThat(file.timed()).isTrue();
+        Path dir = tmp.resolve("local");
+        try (LocalSeedArray array = LocalSeedArray.write(file, dir)) {
+            assertThat(array.timed()).isTrue();
+            assertThat(Files.size(array.file())).as("an id and a time per seed").isEqualTo(16L * 20_000)
+                    .isEqualTo(array.bytes());
+            // Every position once in a random order, in batches of 9,000 (over one read's 8,192 records), and the
+            // shuffled and unshuffled plans' batches.
+            List<int[]> batches = new ArrayList<>();
+            List<Integer> all = new ArrayList<>(java.util.stream.IntStream.range(0, 20_000).boxed().toList());
+            java.util.Collections.shuffle(all, new java.util.Random(5));
+            for (int from = 0; from < all.size(); from += 9000) {
+                batches.add(all.subList(from, Math.min(from + 9000, all.size())).stream().mapToInt(Integer::intValue)
+                        .toArray());
+            }
+            for (boolean shuffle : new boolean[] {false, true}) {
+                BatchPlan plan = new BatchPlan(SeedSet.counted(file), 9000, shuffle, false, 1, 3L);
+                for (int batch = 0; batch < plan.numBatches(); batch++) {
+                    batches.add(plan.order(0).inputIdsOf(batch));
+                }
+            }
+            batches.add(new int[] {19_999, 0, 1, 2, 19_998, 19_999, 5});
+            for (int[] positions : batches) {
+                long[] readTimes = new long[positions.length];
+                long[] readIds = array.read(positions, readTimes);
+                for (int i = 0; i < positions.length; i++) {
+                    assertThat(readIds[i]).isEqualTo(ids.get(positions[i]));
+                    assertThat(readTimes[i]).isEqualTo(times.get(positions[i]));
+                }
+                assertThat(array.read(positions)).as("the ids alone").isEqualTo(readIds);
+            }
         }
         try (var left = Files.list(dir)) {
             assertThat(left.toList()).as("closing deletes the copy").isEmpty();

@@ -49,6 +49,49 @@ class OptionMessagesTest {
                         + " and not a comma list of node ids such as 1,5,9");
     }
 
+    /**
+     * Seed times from a seed file the TaskManagers read ({@code --store partitioned}) are checked as the client's
+     * reading of the same file checks them, with the same messages: a timed file needs --time-column and excludes
+     * --seed-time; --time-column without --seed-time needs a timed file.
+     */
+    @Test
+    void aSeedFileTheWorkersReadHasItsTimesCheckedAsTheClientsSeedFile() throws java.io.IOException {
+        Path timed = java.nio.file.Files.writeString(tmp.resolve("timed.tsv"), "1\t100\n2\t-5\n3\t7\n");
+        Path plain = java.nio.file.Files.writeString(tmp.resolve("plain.txt"), "1\n2\n3\n");
+        String needsColumn = "Invalid value '" + timed + "' for option fanout.seeds (--seeds): the seed file gives seed"
+                + " times, which need fanout.time-column (--time-column) and exclude fanout.seed-time (--seed-time)";
+        String needsTimes = "Option fanout.time-column (--time-column) needs seed times: fanout.seed-time (--seed-time)"
+                + " for every seed, or a seed file of id<TAB>time lines (fanout.seeds (--seeds))";
+        assertSamePlanOrMessage(timed, needsColumn);
+        assertSamePlanOrMessage(timed, needsColumn, "--time-column", "time", "--seed-time", "9");
+        assertSamePlanOrMessage(timed, null, "--time-column", "time");
+        assertSamePlanOrMessage(plain, needsTimes, "--time-column", "time");
+        assertSamePlanOrMessage(plain, null, "--time-column", "time", "--seed-time", "9");
+        assertSamePlanOrMessage(plain, null);
+    }
+
+    /**
+     * {@code file} as --seeds with {@code options}: the client's plan ({@link SeedPlanning#batchPlan}) and the plan
+     * over the file the TaskManagers read ({@link SeedPlanning#seedFilePlan}) both fail with {@code message}, or
+     * (null) both plan its seeds.
+     */
+    private void assertSamePlanOrMessage(Path file, String message, String... options) throws java.io.IOException {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--graph", cora, "--seeds",
+                file.toString(), "--batch-size", "2"));
+        args.addAll(java.util.List.of(options));
+        FanoutJobConfig config = JobConfigs.parse(args.toArray(new String[0]));
+        io.fanout.batch.SeedFile index = io.fanout.batch.SeedFile.index(file, 2);
+        if (message == null) {
+            assertThat(SeedPlanning.batchPlan(config, NodeIdMap.identity(2708)).seeds().size()).isEqualTo(3);
+            assertThat(SeedPlanning.seedFilePlan(config, index).seeds().size()).isEqualTo(3);
+            return;
+        }
+        assertThatThrownBy(() -> SeedPlanning.batchPlan(config, NodeIdMap.identity(2708)))
+                .isInstanceOf(ConfigException.class).hasMessage(message);
+        assertThatThrownBy(() -> SeedPlanning.seedFilePlan(config, index))
+                .isInstanceOf(ConfigException.class).hasMessage(message);
+    }
+
     @Test
     void aMissingOrUnreadableConfigFileSaysWhy() {
         String missing = tmp.resolve("job.yaml").toString();

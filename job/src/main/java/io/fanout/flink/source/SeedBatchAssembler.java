@@ -14,8 +14,8 @@ import org.apache.flink.util.Collector;
 
 /**
  * Assembles the batches of a {@link SeedFileSource}, keyed by batch: keeps each arriving {@link SeedSlot} in keyed
- * state (RocksDB, not the heap) and emits the {@link SeedBatch}, its seeds by node id in batch order, once the last
- * of its {@link BatchPlan#batchLength} seeds is in.
+ * state (RocksDB, not the heap) and emits the {@link SeedBatch}, its seeds by node id in batch order (with their times
+ * for a timed seed file), once the last of its {@link BatchPlan#batchLength} seeds is in.
  *
  * <p>Emitting on completion keeps epoch order: every seed of epoch {@code e} reaches this stage before the readers'
  * watermark passes {@code e}, so every batch of {@code e} is out before it too.
@@ -24,12 +24,18 @@ public final class SeedBatchAssembler extends KeyedProcessFunction<Long, SeedSlo
     private static final long serialVersionUID = 1L;
 
     private final BatchPlan plan;
+    private final boolean timed;
 
     private transient ListState<SeedSlot> slots;
     private transient ValueState<Integer> arrived;
 
-    public SeedBatchAssembler(BatchPlan plan) {
+    /**
+     * The batches of {@code plan}; {@code timed}: the seed file gives times ({@link io.fanout.batch.SeedFile#timed}),
+     * which the batches then carry in {@link SeedBatch#seedTimes}.
+     */
+    public SeedBatchAssembler(BatchPlan plan, boolean timed) {
         this.plan = plan;
+        this.timed = timed;
     }
 
     @Override
@@ -50,17 +56,20 @@ public final class SeedBatchAssembler extends KeyedProcessFunction<Long, SeedSlo
         }
         long[] ids = new long[expected];
         int[] inputIds = new int[expected];
+        long[] times = timed ? new long[expected] : null;
         boolean[] filled = new boolean[expected];
-        place(slot, ids, inputIds, filled);
+        place(slot, ids, inputIds, times, filled);
         for (SeedSlot s : slots.get()) {
-            place(s, ids, inputIds, filled);
+            place(s, ids, inputIds, times, filled);
         }
         slots.clear();
         arrived.clear();
-        out.collect(SeedBatch.ofIds(slot.epoch, slot.batchId, plan.numBatches(), ids, inputIds));
+        SeedBatch batch = SeedBatch.ofIds(slot.epoch, slot.batchId, plan.numBatches(), ids, inputIds);
+        batch.seedTimes = times;
+        out.collect(batch);
     }
 
-    private static void place(SeedSlot s, long[] ids, int[] inputIds, boolean[] filled) {
+    private static void place(SeedSlot s, long[] ids, int[] inputIds, long[] times, boolean[] filled) {
         if (filled[s.index]) {
             throw new IllegalStateException("two seeds for place " + s.index + " of epoch " + s.epoch + " batch "
                     + s.batchId + " (the second: " + s + ")");
@@ -68,5 +77,8 @@ public final class SeedBatchAssembler extends KeyedProcessFunction<Long, SeedSlo
         filled[s.index] = true;
         ids[s.index] = s.id;
         inputIds[s.index] = s.position;
+        if (times != null) {
+            times[s.index] = s.time;
+        }
     }
 }

@@ -66,14 +66,26 @@ class SeedFileSourceMiniClusterTest {
 
     /** 2,000 seed lines: node id = 7 x line + 1 (so an id names its line), every tenth line twice. */
     private SeedFile seeds(int seedsPerChunk) throws Exception {
+        return seeds(seedsPerChunk, false);
+    }
+
+    /** As above; {@code timed}: each line gives its seed's time, {@link #timeAt} its position in the file. */
+    private SeedFile seeds(int seedsPerChunk, boolean timed) throws Exception {
         StringBuilder text = new StringBuilder();
+        int position = 0;
         for (int line = 0; line < 2000; line++) {
-            text.append(7L * line + 1).append('\n');
+            text.append(7L * line + 1).append(timed ? "\t" + timeAt(position++) : "").append('\n');
             if (line % 10 == 0) {
-                text.append("# again\n").append(7L * line + 1).append('\n');
+                text.append("# again\n").append(7L * line + 1).append(timed ? "\t" + timeAt(position++) : "")
+                        .append('\n');
             }
         }
         return SeedFile.index(Files.writeString(tmp.resolve("seeds.txt"), text), seedsPerChunk);
+    }
+
+    /** The time a timed seed file gives the seed at {@code position}: distinct, negative for the first 1,100. */
+    private static long timeAt(int position) {
+        return (position - 1100) * 1_000_003L;
     }
 
     /** The ids of the file in order, as the memory store's seed set would hold them. */
@@ -100,7 +112,7 @@ class SeedFileSourceMiniClusterTest {
     private static DataStream<SeedBatch> batches(StreamExecutionEnvironment env, SeedFile file, BatchPlan plan) {
         return env.fromSource(new SeedFileSource(file, plan), EpochWatermarks.forSlots(), "seed-file")
                 .keyBy(SeedSlot::batchKey, Types.LONG)
-                .process(new SeedBatchAssembler(plan)).returns(SeedBatchSource.TYPE);
+                .process(new SeedBatchAssembler(plan, file.timed())).returns(SeedBatchSource.TYPE);
     }
 
     @SuppressWarnings("try")
@@ -112,8 +124,13 @@ class SeedFileSourceMiniClusterTest {
         return out;
     }
 
-    /** Every (epoch, batch) exactly once, with the plan's seed positions and the ids at those lines. */
+    /** Every (epoch, batch) exactly once, with the plan's seed positions and the ids at those lines, without times. */
     private static void assertExactlyThePlan(List<SeedBatch> batches, BatchPlan plan) {
+        assertExactlyThePlan(batches, plan, false);
+    }
+
+    /** As above; {@code timed}: each seed with the time its line gives. */
+    private static void assertExactlyThePlan(List<SeedBatch> batches, BatchPlan plan, boolean timed) {
         long[] ids = idsInOrder();
         Map<Long, SeedBatch> byKey = new HashMap<>();
         for (SeedBatch b : batches) {
@@ -123,6 +140,14 @@ class SeedFileSourceMiniClusterTest {
             assertThat(b.inputIds).isEqualTo(positions);
             for (int i = 0; i < positions.length; i++) {
                 assertThat(b.seedIds[i]).isEqualTo(ids[positions[i]]);
+            }
+            if (timed) {
+                assertThat(b.seedTimes).hasSameSizeAs(positions);
+                for (int i = 0; i < positions.length; i++) {
+                    assertThat(b.seedTimes[i]).isEqualTo(timeAt(positions[i]));
+                }
+            } else {
+                assertThat(b.seedTimes).as("an untimed file's batch has no times").isNull();
             }
         }
         assertThat(byKey).hasSize((int) plan.totalBatches());
@@ -181,6 +206,31 @@ class SeedFileSourceMiniClusterTest {
         assertThat(localSeedCopies()).isEmpty();
     }
 
+    /**
+     * A timed seed file: every batch carries each seed's time from its line (the seed's input position), through the
+     * seed file's readers and the assembler's keyed state, and through a paced job's local copy; trainers' padding
+     * batches take their seeds' times again.
+     */
+    @ParameterizedTest(name = "paced {0}")
+    @ValueSource(booleans = {false, true})
+    void aTimedSeedFileGivesEveryBatchItsSeedsTimes(boolean paced) throws Exception {
+        assertThat(((org.apache.flink.api.java.typeutils.PojoTypeInfo<SeedSlot>) SeedFileSource.TYPE)
+                .getFieldIndex("time")).as("the slot's time is a POJO field").isNotNegative();
+        assertThat(((org.apache.flink.api.java.typeutils.PojoTypeInfo<SeedBatch>) SeedBatchSource.TYPE)
+                .getFieldIndex("seedTimes")).isNotNegative();
+        SeedFile file = seeds(37, true);
+        assertThat(file.timed()).isTrue();
+        // 2200 seeds in batches of 64: 35 batches (the last of 24), padded to 36 for 3 trainers.
+        BatchPlan plan = new BatchPlan(SeedSet.counted(file), 64, true, false, 2, 77L, 3, 0);
+        assertThat(plan.paddedBatches()).isEqualTo(1);
+        StreamExecutionEnvironment env = env(2, new Configuration());
+        DataStream<SeedBatch> batches = paced
+                ? env.fromSource(new SeedBatchSource(plan, 0, file), EpochWatermarks.strategy(), "paced")
+                : batches(env, file, plan);
+        assertExactlyThePlan(collect(batches, "timed"), plan, true);
+        assertThat(localSeedCopies()).isEmpty();
+    }
+
     /** The seed file's readers, and a paced job's readers copying it, alike. */
     @ParameterizedTest(name = "paced {0}")
     @ValueSource(booleans = {false, true})
@@ -212,7 +262,7 @@ class SeedFileSourceMiniClusterTest {
     @ValueSource(booleans = {false, true})
     void failoverAfterACheckpointRestoresEveryBatchExactlyOnce(boolean paced) throws Exception {
         FailOnceAfterCheckpoint.reset();
-        SeedFile file = seeds(50);
+        SeedFile file = seeds(50, true); // timed: the assembler's checkpointed slots keep their times
         // Batches of 10, 12 epochs: 2,640 batches at 5 ms each, over 6 s per subtask, so a checkpoint completes
         // mid-stream even on a busy machine; chunks of 50 (44 per epoch) spread over both readers.
         BatchPlan plan = new BatchPlan(SeedSet.counted(file), 10, true, false, 12, 5L);
@@ -225,7 +275,7 @@ class SeedFileSourceMiniClusterTest {
                 .returns(SeedBatchSource.TYPE), "failover");
         assertThat(FailOnceAfterCheckpoint.FAILED).as("the injected failure happened").isTrue();
         assertThat(FailOnceAfterCheckpoint.SEEN_AFTER_RESTART.get()).isPositive();
-        assertExactlyThePlan(collected, plan);
+        assertExactlyThePlan(collected, plan, true);
         assertThat(localSeedCopies()).isEmpty();
     }
 }

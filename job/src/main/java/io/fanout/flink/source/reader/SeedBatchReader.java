@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * checkpointed state is each unfinished split with its next batch id ({@link EpochSplitReader}), so a
  * restored reader resumes at exactly the batch after the last one emitted before the checkpoint. A plan whose seeds
  * only the workers read ({@code SeedSet.counted}) takes them from its {@link SeedFile}: the reader copies the file
- * once into a {@link LocalSeedArray} in {@code localDir} and reads each batch's seeds from it by position.
+ * once into a {@link LocalSeedArray} in {@code localDir} and reads each batch's seeds (and a timed file's times) from
+ * it by position.
  */
 public final class SeedBatchReader extends EpochSplitReader<SeedBatch> {
     private static final Logger LOG = LoggerFactory.getLogger(SeedBatchReader.class);
@@ -55,7 +56,7 @@ public final class SeedBatchReader extends EpochSplitReader<SeedBatch> {
                 throw new SuppressRestartsException(e); // the same on every attempt: fail now, naming the file
             }
             LOG.info("Copied the {} seeds of {} to {} ({} bytes) in {} s", seeds.numSeeds(), seedFile.path(),
-                    seeds.file(), 8 * seeds.numSeeds(), String.format("%.2f", (System.nanoTime() - start) / 1e9));
+                    seeds.file(), seeds.bytes(), String.format("%.2f", (System.nanoTime() - start) / 1e9));
         }
         if (order == null || order.epoch() != split.epoch()) {
             order = plan.order(split.epoch());
@@ -69,7 +70,11 @@ public final class SeedBatchReader extends EpochSplitReader<SeedBatch> {
             return;
         }
         int[] positions = order.inputIdsOf(batchId);
-        output.collect(SeedBatch.ofIds(split.epoch(), batchId, plan.numBatches(), seeds.read(positions), positions));
+        long[] times = seeds.timed() ? new long[positions.length] : null;
+        SeedBatch batch = SeedBatch.ofIds(split.epoch(), batchId, plan.numBatches(), seeds.read(positions, times),
+                positions);
+        batch.seedTimes = times;
+        output.collect(batch);
     }
 
     @Override

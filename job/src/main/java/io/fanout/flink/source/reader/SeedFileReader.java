@@ -11,9 +11,9 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 
 /**
- * Reads chunks of a {@link SeedFile} for one epoch at a time and emits each seed as a {@link SeedSlot} per place it
- * fills: the batch and place the epoch's order ({@link EpochOrder#slotOf}) gives its position, and the places of
- * padding batches that take it again ({@link BatchPlan#forEachPlace}). One chunk per poll.
+ * Reads chunks of a {@link SeedFile} for one epoch at a time and emits each seed (with its time, from a timed file) as
+ * a {@link SeedSlot} per place it fills: the batch and place the epoch's order ({@link EpochOrder#slotOf}) gives its
+ * position, and the places of padding batches that take it again ({@link BatchPlan#forEachPlace}). One chunk per poll.
  *
  * <p>Its splits are {@link SeedBatchSplit}s whose "batches" are chunk indices of the file; the checkpointed state is
  * each unfinished split with its next chunk ({@link EpochSplitReader}), so a restored reader re-reads no chunk it
@@ -52,14 +52,16 @@ public final class SeedFileReader extends EpochSplitReader<SeedSlot> {
         } catch (SeedFile.SeedFileChangedException | IllegalArgumentException e) {
             throw new SuppressRestartsException(e);
         }
+        long[] times = cursor.lastTimes(); // null for an untimed file
         int epoch = split.epoch();
         long first = file.firstPosition(chunk);
         for (int i = 0; i < ids.length; i++) {
             int position = (int) (first + i);
             long id = ids[i];
+            long time = times == null ? 0 : times[i];
             // Its own batch unless drop-last dropped it, and each padding batch that takes it again.
             plan.forEachPlace(order.slotOf(position),
-                    (batch, index) -> output.collect(new SeedSlot(epoch, batch, index, position, id)));
+                    (batch, index) -> output.collect(new SeedSlot(epoch, batch, index, position, id, time)));
         }
     }
 

@@ -25,14 +25,17 @@ class SeedFileReaderCheckpointTest {
     /**
      * 1,001 seeds (node id = 10 x position + 3) in chunks of 50 (21 chunks), batches of 64 with drop-last (15 per
      * epoch, 41 seeds dropped each epoch), shuffled, 3 epochs: whatever the snapshot point, the slots before it and
-     * those of the restored run are every (epoch, batch, place) exactly once, holding the seed the plan puts there.
+     * those of the restored run are every (epoch, batch, place) exactly once, holding the seed the plan puts there
+     * (with its time, -7 x position, from a timed file; 0 from an untimed one).
      */
-    @ParameterizedTest(name = "parallelism {0}, snapshot after {1} chunks")
-    @CsvSource({"1, 0", "1, 1", "1, 20", "1, 21", "1, 40", "2, 3", "2, 22", "2, 62"})
-    void restoreFromSnapshotPlacesEverySeedExactlyOnce(int parallelism, int snapshotAfter) throws Exception {
+    @ParameterizedTest(name = "parallelism {0}, snapshot after {1} chunks, timed {2}")
+    @CsvSource({"1, 0, false", "1, 1, true", "1, 20, false", "1, 21, true", "1, 40, false", "2, 3, true",
+            "2, 22, false", "2, 62, true"})
+    void restoreFromSnapshotPlacesEverySeedExactlyOnce(int parallelism, int snapshotAfter, boolean timed)
+            throws Exception {
         StringBuilder text = new StringBuilder();
         for (int p = 0; p < 1001; p++) {
-            text.append(10L * p + 3).append('\n');
+            text.append(10L * p + 3).append(timed ? "\t" + (-7L * p) : "").append('\n');
         }
         Path file = Files.writeString(tmp.resolve("seeds.txt"), text);
         SeedFile seeds = SeedFile.index(file, 50);
@@ -55,6 +58,7 @@ class SeedFileReaderCheckpointTest {
             long place = ((long) slot.epoch * plan.numBatches() + slot.batchId) * 64 + slot.index;
             assertThat(byPlace.put(place, slot)).as("twice: %s", slot).isNull();
             assertThat(slot.id).isEqualTo(10L * slot.position + 3);
+            assertThat(slot.time).isEqualTo(timed ? -7L * slot.position : 0);
         }
         assertThat(byPlace).hasSize(3 * 15 * 64);
         for (int epoch = 0; epoch < 3; epoch++) {
