@@ -96,7 +96,8 @@ public final class SamplingMatrix {
                 "TypedOptionsITCase#temporalNeverSamplesTheFuture",
                 "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
-                "TemporalPicksTest", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore");
+                "TemporalPicksTest", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore",
+                "RandomGraphsITCase#temporalTreesAgreeAcrossStoresAndNeverSampleTheFuture");
         row(FanoutOptions.SEED_TIME, temporalCells, temporal, "TemporalSamplerTest",
                 "TypedOptionsITCase#temporalNeverSamplesTheFuture", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore");
         row(FanoutOptions.TEMPORAL_STRATEGY, temporalCells, temporal, "TemporalSamplerTest",

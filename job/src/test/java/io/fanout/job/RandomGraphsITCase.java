@@ -141,6 +141,65 @@ class RandomGraphsITCase {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"timed-sparse-ids, uniform, --replace", "timed-hub-in, last, --seed 9", "timed-hub-in, uniform, --seed 3"})
+    void temporalTreesAgreeAcrossStoresAndNeverSampleTheFuture(String name, String strategy, String extra)
+            throws Exception {
+        boolean sparse = name.equals("timed-sparse-ids");
+        Graph graph = generate(name, !sparse, 300, 1200, sparse ? 4000000007L : 1, !sparse, true,
+                new Random(name.hashCode()));
+        String edgeDir = sparse ? "out" : "in";
+        // A seed file of id<TAB>time lines (times 0..21 around the edges' 0..19), which the partitioned store's
+        // TaskManagers read; a node may be a seed twice, at two times.
+        Random random = new Random(name.hashCode() + 1L);
+        List<Long> nodes = new ArrayList<>(graph.nodes());
+        StringBuilder seedText = new StringBuilder();
+        Map<Integer, Long> seedTimeAt = new HashMap<>();
+        for (int i = 0; i < 150; i++) {
+            long time = random.nextInt(22);
+            seedTimeAt.put(i, time);
+            seedText.append(nodes.get(random.nextInt(nodes.size()))).append('\t').append(time).append('\n');
+        }
+        Path seeds = Files.writeString(tmp.resolve(name + "-" + strategy + ".seeds"), seedText);
+        String[] options = with(new String[] {"--fanout", "3,2", "--edge-dir", edgeDir, "--batch-size", "32",
+            "--shuffle", "--epochs", "2", "--time-column", "timestamp", "--temporal-strategy", strategy,
+            "--seeds", seeds.toString()}, extra.split(" "));
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), options);
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap", "--partitioned.bucket-size", "3")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
+                with(options, "--state-backend", "rocksdb", "--partitioned.bucket-size", "3")));
+        // Paced: the seeds read by position from the TaskManager's local copy of the file, times with them.
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap", "--max-batches-per-second", "1000")));
+        Map<Long, List<long[]>> neighbours = neighbours(graph.edges(), graph.directed(), edgeDir.equals("out"));
+        assertThat(memory1).hasSize(2 * 5);
+        int partial = 0;
+        for (byte[] bytes : memory1.values()) {
+            TensorMessage m = SafetensorsCodec.decode(bytes);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            long[] rows = m.get(MessageKeys.ROWS).asLongArray();
+            long[] cols = m.get(MessageKeys.COLS).asLongArray();
+            long[] trees = m.get("#META.batch").asLongArray();
+            long[] seedTimes = m.get(MessageKeys.META_SEED_TIME).asLongArray();
+            long[] inputIds = m.get(MessageKeys.META_INPUT_ID).asLongArray();
+            for (int i = 0; i < inputIds.length; i++) {
+                assertThat(seedTimes[i]).as("seed %d's time from the file", i).isEqualTo(seedTimeAt.get((int) inputIds[i]));
+            }
+            for (int e = 0; e < rows.length; e++) {
+                long time = seedTimes[(int) trees[(int) rows[e]]];
+                long from = ids[(int) rows[e]];
+                long to = ids[(int) cols[e]];
+                assertThat(neighbours.getOrDefault(from, List.of()).stream().anyMatch(n -> n[0] == to && n[1] <= time))
+                        .as("edge %d -> %d no newer than its tree's time %d", from, to, time).isTrue();
+                if (neighbours.get(from).stream().anyMatch(n -> n[1] > time)) {
+                    partial++;
+                }
+            }
+        }
+        assertThat(partial).as("nodes with edges after their tree's time").isGreaterThan(50);
+    }
+
     /** ids distinct and seeds first; each hop expands exactly its frontier, min(f, degree) distinct positions each. */
     private static void checkMessage(TensorMessage m, int[] fanouts, Map<Long, List<long[]>> neighbours) {
         long[] ids = m.get(MessageKeys.IDS).asLongArray();
@@ -328,6 +387,12 @@ class RandomGraphsITCase {
 
     private Graph generate(String name, boolean directed, int nodes, int edges, long idStep, boolean declareNodes,
             Random random) throws IOException {
+        return generate(name, directed, nodes, edges, idStep, declareNodes, false, random);
+    }
+
+    /** As above; {@code timed}: each row has a time 0..19 (a timestamp column), so many edges share a time. */
+    private Graph generate(String name, boolean directed, int nodes, int edges, long idStep, boolean declareNodes,
+            boolean timed, Random random) throws IOException {
         long[] ids = new long[nodes];
         for (int i = 0; i < nodes; i++) {
             ids[i] = i * idStep + (idStep == 1 ? 0 : 3);
@@ -340,6 +405,9 @@ class RandomGraphsITCase {
             long a = hubEnd == 0 ? hub : ids[random.nextInt(nodes)];
             long b = hubEnd == 1 ? hub : random.nextInt(10) == 0 ? a : ids[random.nextInt(nodes)];
             long[] row = directed || a <= b ? new long[] {a, b} : new long[] {b, a};
+            if (timed) {
+                row = new long[] {row[0], row[1], random.nextInt(20)};
+            }
             rows.add(row);
             if (random.nextInt(10) == 0 && rows.size() < edges) {
                 rows.add(row.clone()); // a parallel edge
@@ -347,9 +415,10 @@ class RandomGraphsITCase {
         }
         Set<Long> seeded = new TreeSet<>();
         StringBuilder text = new StringBuilder("# name=" + name + " directed=" + directed + " num_edges=" + edges
-                + (declareNodes ? " num_nodes=" + nodes : "") + " columns=src,dst id_base=0\n");
+                + (declareNodes ? " num_nodes=" + nodes : "") + " columns=src,dst" + (timed ? ",timestamp" : "")
+                + " id_base=0\n");
         for (long[] row : rows) {
-            text.append(row[0]).append('\t').append(row[1]).append('\n');
+            text.append(row[0]).append('\t').append(row[1]).append(timed ? "\t" + row[2] : "").append('\n');
             seeded.add(row[0]);
             seeded.add(row[1]);
         }
