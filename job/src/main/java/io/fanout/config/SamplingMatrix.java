@@ -89,22 +89,24 @@ public final class SamplingMatrix {
                 "TypedOptionsITCase#weightedPerEdgeType", "WeightedPicksTest",
                 "PartitionedStoreITCase#weightedDrawsAsTheMemoryStore",
                 "PartitionedTypedITCase#weightedTypedDrawsAsTheMemoryStore");
-        String temporal = "k-hop on the memory store, and on plain graphs in the partitioned store (temporal PPR,"
-                + " and typed temporal sampling in the partitioned store: " + NOT_YET + ")";
-        Predicate<Cell> temporalCells = KHOP.and(MEMORY.or(TYPED.negate()));
-        row(FanoutOptions.TIME_COLUMN, temporalCells, temporal, "TemporalSamplerTest",
+        String temporal = "k-hop (temporal PPR: " + NOT_YET + ")";
+        row(FanoutOptions.TIME_COLUMN, KHOP, temporal, "TemporalSamplerTest",
                 "TypedOptionsITCase#temporalNeverSamplesTheFuture",
                 "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "TemporalPicksTest", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore",
-                "RandomGraphsITCase#temporalTreesAgreeAcrossStoresAndNeverSampleTheFuture");
-        row(FanoutOptions.SEED_TIME, temporalCells, temporal, "TemporalSamplerTest",
-                "TypedOptionsITCase#temporalNeverSamplesTheFuture", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore");
-        row(FanoutOptions.TEMPORAL_STRATEGY, temporalCells, temporal, "TemporalSamplerTest",
+                "RandomGraphsITCase#temporalTreesAgreeAcrossStoresAndNeverSampleTheFuture",
+                "PartitionedTypedITCase#temporalTypedTreesAsTheMemoryStore",
+                "RandomGraphsITCase#typedGraphsAgreeAndNeverSampleTheFuture");
+        row(FanoutOptions.SEED_TIME, KHOP, temporal, "TemporalSamplerTest",
+                "TypedOptionsITCase#temporalNeverSamplesTheFuture", "PartitionedStoreITCase#temporalTreesAsTheMemoryStore",
+                "PartitionedTypedITCase#temporalTypedTreesAsTheMemoryStore");
+        row(FanoutOptions.TEMPORAL_STRATEGY, KHOP, temporal, "TemporalSamplerTest",
                 "TypedOptionsITCase#temporalLastTakesTheMostRecent", "TemporalPicksTest",
-                "PartitionedStoreITCase#temporalTreesAsTheMemoryStore");
-        row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP).and(MEMORY), "temporal k-hop on a typed graph, memory"
-                + " store (it names edge types)", "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
+                "PartitionedStoreITCase#temporalTreesAsTheMemoryStore",
+                "PartitionedTypedITCase#temporalTypedTreesAsTheMemoryStore");
+        row(FanoutOptions.TIMELESS_EDGE_TYPES, TYPED.and(KHOP), "temporal k-hop on a typed graph (it names edge types)",
+                "TypedOptionsITCase#timelessEdgeTypesAreDeclared");
         row(FanoutOptions.DISJOINT, KHOP, "k-hop (disjoint PPR has no meaning)", "DisjointKHopSamplerTest",
                 "DisjointBatchTreesTest", "PartitionedStoreITCase#disjointTreesAsTheMemoryStore",
                 "PartitionedTypedITCase#disjointTypedTreesAsTheMemoryStore",

@@ -255,7 +255,8 @@ public final class FanoutJob {
                 : env.fromSource(new SeedBatchSource(plan, config.maxBatchesPerSecond), EpochWatermarks.strategy(),
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
-        StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares()) : null;
+        StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
+                seedTimes(config, plan.seeds().times())) : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.sampler == SamplerType.PPR
@@ -318,6 +319,14 @@ public final class FanoutJob {
             config.typed.fanouts.forEach((type, f) -> fanouts.put(type, java.util.Arrays.toString(f)));
             run += "|typed " + config.typed.seedType + " " + fanouts;
         }
+        if (config.disjoint || config.subgraphType != io.fanout.sampling.SubgraphType.DIRECTIONAL
+                || config.weightColumn != null) {
+            // What a batch between its hops was started with (its trees, seed times, draws): a restored batch must
+            // go on with the options it started with. Only when set: other runs keep the uids they had.
+            run += "|" + config.disjoint + " " + config.subgraphType + " " + config.weightColumn + " "
+                    + config.timeColumn + " " + config.seedTime + " " + config.temporalLast
+                    + (plan.seeds().times() == null ? "" : " " + java.util.Arrays.hashCode(plan.seeds().times()));
+        }
         if (config.sampler == SamplerType.PPR) {
             // A batch restored mid-push must finish with the options it started with.
             run += "|ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
@@ -327,17 +336,28 @@ public final class FanoutJob {
     }
 
     /**
+     * Temporal sampling's seed times when the client knows them: {@code --seed-time} for every seed, or the client-read
+     * seed file's {@code times} by input position; null otherwise (none, or a seed file the TaskManagers read, whose
+     * batches carry their own).
+     */
+    static io.fanout.batch.SeedTimes seedTimes(FanoutJobConfig config, long[] times) {
+        return config.seedTime != null ? io.fanout.batch.SeedTimes.every(config.seedTime)
+                : times != null ? io.fanout.batch.SeedTimes.byInputPosition(times) : null;
+    }
+
+    /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
-     * list); the graph updates' source is added to {@code env} here (a typed graph has none: its stages refuse them).
+     * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}); the graph updates' source is added to
+     * {@code env} here (a typed graph has none: its stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
-            String runTag, io.fanout.batch.TrainerShares shares) {
+            String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes) {
         StageOptions.Builder o = StageOptions.builder()
                 .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
-                .temporal(config.seedTime, config.temporalLast)
+                .temporal(seedTimes, config.temporalLast)
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);

@@ -492,13 +492,6 @@ class PartitionedStoreITCase {
     void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
         Path cora = SharedData.graph("cora");
         Path college = SharedData.graph("college_msg");
-        Path typedTimes = SharedData.graph("bitcoin_alpha_typed");
-        assertThatThrownBy(() -> runJob("--graph", typedTimes.toString(), "--store", "partitioned", "--seed-type",
-                "user", "--time-column", "timestamp", "--seed-time", "1"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.time-column (--time-column) 'timestamp' is for k-hop on the memory store,"
-                        + " and on plain graphs in the partitioned store")
-                .hasMessageContaining("fanout.store (--store) partitioned");
         assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--time-column",
                 "timestamp", "--seed-time", "1", "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

@@ -114,6 +114,36 @@ class PartitionedTypedITCase {
         sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), args.toArray(String[]::new));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--fanout user__distrusts__user:3,2;user__trusts__user:5,3 --seed-time 1345435200",
+        "--fanout user__distrusts__user:2,0;user__trusts__user:4,-1 --edge-dir in --temporal-strategy last"
+            + " --seed-time 1345435200 --partitioned.bucket-size 3",
+        "--fanout user__distrusts__user:2,2;user__trusts__user:4,2 --replace --weight-column weight --seeds SEEDS"
+            + " --state-backend hashmap --partitioned.cache-mb 0"})
+    void temporalTypedTreesAsTheMemoryStore(String options) throws Exception {
+        // Seeds at a time inside the graph's span, or each at its own time (a seed file of id<TAB>time lines, which
+        // the client reads for a typed graph); the weights |rating| drawn over each tree's time prefix.
+        Path graph = SharedData.graph("bitcoin_alpha_typed");
+        java.util.Random random = new java.util.Random(options.length());
+        StringBuilder seeds = new StringBuilder();
+        for (int i = 0; i < 250; i++) {
+            seeds.append(random.nextInt(3783)).append('\t').append(1289192400L + random.nextInt(164246400))
+                    .append('\n');
+        }
+        Path seedFile = java.nio.file.Files.writeString(tmp.resolve("timed.seeds"), seeds);
+        java.util.List<String> args = new java.util.ArrayList<>();
+        for (String word : options.split(" ")) {
+            args.add(word.equals("SEEDS") ? seedFile.toString() : word);
+        }
+        args.addAll(java.util.List.of("--seed-type", "user", "--time-column", "timestamp", "--batch-size", "200",
+                "--shuffle"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, args.toArray(String[]::new));
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("temporal typed messages carry the seeds' times and trees")
+                .contains("#META.seed_time", "#META.user.batch");
+    }
+
     @Test
     void bitcoinAlphaTypedWithReplacementAndInEdges() throws Exception {
         sameAsMemory(SharedData.graph("bitcoin_alpha_typed"), "--fanout",

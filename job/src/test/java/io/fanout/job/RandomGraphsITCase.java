@@ -309,9 +309,9 @@ class RandomGraphsITCase {
         String[] args = options.toArray(new String[0]);
         TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, dir, args);
         assertSameMessages(memory1, runs.run("memory", 2, dir, args));
-        if (!timed) { // the partitioned store refuses temporal sampling by name (SamplingMatrixTest)
-            assertSameMessages(memory1, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
-            assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+        assertSameMessages(memory1, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+        if (!timed) { // temporal sampling is disjoint already
             // Disjoint trees and bidirectional edges through four edge types (a rev_ one, a 0 and a -1 fanout).
             for (String[] mode : new String[][] {{"--disjoint"}, {"--subgraph-type", "bidirectional"},
                 {"--disjoint", "--subgraph-type", "bidirectional", "--replace"}}) {

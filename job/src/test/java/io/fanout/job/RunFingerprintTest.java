@@ -19,7 +19,11 @@ import org.junit.jupiter.api.Test;
  */
 class RunFingerprintTest {
     private static String fingerprint(String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--graph", SharedData.graph("cora").toString(), "--store",
+        return fingerprintOn("cora", extra);
+    }
+
+    private static String fingerprintOn(String graph, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--graph", SharedData.graph(graph).toString(), "--store",
                 "partitioned", "--batch-size", "64"));
         args.addAll(List.of(extra));
         FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(args.toArray(String[]::new))
@@ -43,5 +47,28 @@ class RunFingerprintTest {
             assertThat(seen.add(fingerprint(v))).as(String.join(" ", v)).isTrue();
         }
         assertThat(fingerprint("--fanout", "5,5")).isNotEqualTo(fingerprint("--fanout", "5,4"));
+    }
+
+    @Test
+    void treesSubgraphTypesAndSeedTimesChangeTheFingerprintAndAPlainRunKeepsItsOwn() throws Exception {
+        String plain = fingerprint("--fanout", "5,5");
+        Set<String> seen = new HashSet<>(Set.of(plain));
+        for (String[] v : new String[][] {{"--disjoint"}, {"--subgraph-type", "bidirectional"},
+            {"--subgraph-type", "induced"}}) {
+            assertThat(seen.add(fingerprint(with(v, "--fanout", "5,5")))).as(String.join(" ", v)).isTrue();
+        }
+        String temporal = fingerprintOn("college_msg", "--time-column", "timestamp", "--seed-time", "1");
+        assertThat(fingerprintOn("college_msg", "--time-column", "timestamp", "--seed-time", "1")).isEqualTo(temporal);
+        assertThat(Set.of(temporal,
+                fingerprintOn("college_msg", "--time-column", "timestamp", "--seed-time", "2"),
+                fingerprintOn("college_msg", "--time-column", "timestamp", "--seed-time", "1", "--temporal-strategy",
+                        "last"),
+                fingerprintOn("college_msg", "--disjoint"))).as("each a run of its own").hasSize(4);
+    }
+
+    private static String[] with(String[] options, String... more) {
+        List<String> all = new ArrayList<>(List.of(options));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
     }
 }

@@ -3,6 +3,7 @@ package io.fanout.job;
 import static io.fanout.job.FanoutJobITCase.readMessages;
 import static io.fanout.job.FanoutJobITCase.runAtParallelismOneAndTwo;
 import static io.fanout.job.FanoutJobITCase.runJob;
+import static io.fanout.job.FanoutJobITCase.assertSameMessages;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -254,6 +255,13 @@ class TypedOptionsITCase {
             }
         }
         assertThat(newer).as("timeless edges newer than their seed's time, followed as declared").isGreaterThan(0);
+        // The partitioned store declares them as the memory store does (its lookups of the timeless type keep no
+        // times): the same bytes, without --with-edge (it keeps no edge ids).
+        StoreRuns runs = new StoreRuns(tmp.resolve("stores"));
+        String[] options = {"--seeds", seeds.toString(), "--time-column", "timestamp", "--timeless-edge-types",
+            DISTRUSTS, "--fanout", "-1,2", "--edge-dir", "in", "--batch-size", "5", "--temporal-strategy", "last"};
+        TreeMap<Long, byte[]> memory = runs.run("memory", 1, graph, options);
+        assertSameMessages(memory, runs.run("partitioned", 2, graph, options));
     }
 
     @Test

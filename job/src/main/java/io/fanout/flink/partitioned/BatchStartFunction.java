@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedTimes;
 import io.fanout.sampling.partitioned.BatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -19,9 +20,9 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     /** {@code --disjoint}: every seed grows its own tree. */
     private final boolean disjoint;
 
-    /** Temporal sampling: seeds take their times from their batch ({@link SeedBatch#seedTimes}) or this one. */
+    /** Temporal sampling: seeds take their times from their batch ({@link SeedBatch#seedTimes}) or these. */
     private boolean temporal;
-    private Long everySeedTime;
+    private SeedTimes seedTimes;
 
     public BatchStartFunction(long[] nodeIds, boolean disjoint) {
         this.nodeIds = nodeIds;
@@ -29,12 +30,12 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     }
 
     /**
-     * Temporal sampling ({@code fanout.time-column}, disjoint): every seed at {@code seedTime}
-     * ({@code fanout.seed-time}), or when null at its time from the seed file, which every batch must then carry.
+     * Temporal sampling ({@code fanout.time-column}, disjoint): each seed at its time in {@code seedTimes}, or when
+     * null at its time from the seed file, which every batch must then carry ({@link #seedTimes(SeedBatch, SeedTimes)}).
      */
-    public BatchStartFunction temporal(boolean temporal, Long seedTime) {
+    public BatchStartFunction temporal(boolean temporal, SeedTimes seedTimes) {
         this.temporal = temporal;
-        this.everySeedTime = seedTime;
+        this.seedTimes = seedTimes;
         return this;
     }
 
@@ -42,22 +43,20 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         long[] seeds = seedIds(batch, nodeIds);
-        long[] times = temporal ? seedTimes(batch) : null;
+        long[] times = temporal ? seedTimes(batch, seedTimes) : null;
         out.collect(start(batch, disjoint ? BatchAssembly.disjoint(seeds) : new BatchAssembly(seeds), times, 0,
                 getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
     }
 
-    /** The batch's seed times: {@link #everySeedTime} for each, or the batch's own. */
-    private long[] seedTimes(SeedBatch batch) {
-        if (everySeedTime != null) {
-            long[] times = new long[batch.size()];
-            java.util.Arrays.fill(times, everySeedTime);
-            return times;
+    /** The batch's seed times: its own (a seed file the TaskManagers read), else from {@code seedTimes}. */
+    static long[] seedTimes(SeedBatch batch, SeedTimes seedTimes) {
+        if (batch.seedTimes != null && batch.seedTimes.length == batch.size()) {
+            return batch.seedTimes;
         }
-        if (batch.seedTimes == null || batch.seedTimes.length != batch.size()) {
+        if (seedTimes == null) {
             throw new IllegalStateException(batch + " has no seed times, which temporal sampling needs");
         }
-        return batch.seedTimes;
+        return seedTimes.of(batch);
     }
 
     /** The batch's seeds as node ids. */

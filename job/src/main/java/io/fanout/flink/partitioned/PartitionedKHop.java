@@ -89,7 +89,7 @@ public final class PartitionedKHop {
         DataStream<EdgeUpdate> adjacency = null;
         if (updateLines == null) {
             stage = checked
-                    .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTime()))
+                    .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTimes()))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {

@@ -61,6 +61,10 @@ public final class PartitionedTypedKHop {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
         }
         String weightColumn = spec.weightColumn(); // every edge type's file must have it, as in the memory store
+        // Temporal: every edge type's file has the time column but the declared timeless ones, as in the memory store,
+        // whose typed temporal sampling is disjoint.
+        boolean temporal = spec.timeColumn() != null;
+        boolean disjoint = o.disjoint() || temporal;
         int bucketSize = o.bucketSize();
         String runTag = o.runTag();
         TrainerShares shares = o.shares();
@@ -71,14 +75,18 @@ public final class PartitionedTypedKHop {
         List<GraphSpec> typeSpecs = new ArrayList<>();
         StringBuilder saved = new StringBuilder("typed graph ").append(spec.edges().toAbsolutePath().normalize());
         int lookups = 0;
+        boolean[] timed = new boolean[types];
         for (int t = 0; t < types; t++) {
             Path file = files.edges().get(layout.edgeTypes.get(t));
+            timed[t] = temporal && !spec.timelessTypes().contains(layout.edgeTypes.get(t).toString());
             GraphSpec typeSpec = new GraphSpec(file.toString(), spec.direction(), null, FeatureDType.FLOAT32, false)
-                    .withSplitBytes(spec.splitBytes()).withTypedPart().withWeightColumn(weightColumn);
+                    .withSplitBytes(spec.splitBytes()).withTypedPart().withWeightColumn(weightColumn)
+                    .withTimeColumn(timed[t] ? spec.timeColumn() : null);
             typeSpecs.add(typeSpec);
             saved.append("; ").append(layout.edgeTypes.get(t)).append(": ")
                     .append(SavedGraphCheck.describe(typeSpec, layout.hops, bucketSize))
-                    .append(weightColumn == null ? "" : ", weights of column " + weightColumn);
+                    .append(weightColumn == null ? "" : ", weights of column " + weightColumn)
+                    .append(timed[t] ? ", times of column " + spec.timeColumn() : "");
             for (int h = 1; h <= layout.hops; h++) {
                 lookups += layout.walks(t, h) ? 1 : 0;
             }
@@ -99,7 +107,7 @@ public final class PartitionedTypedKHop {
                 .map(new SavedGraphCheck(saved.toString()))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
         SingleOutputStreamOperator<TypedPartialBatch> stage = checked
-                .process(new TypedBatchStartFunction(layout, o.seedIds(), o.disjoint()))
+                .process(new TypedBatchStartFunction(layout, o.seedIds(), disjoint).temporal(temporal, o.seedTimes()))
                 .returns(TypeInformation.of(TypedPartialBatch.class))
                 .name("batch-start").uid("batch-start" + runTag);
         List<DataStream<EdgeGroupBatch>> edgeGroups = new ArrayList<>();
@@ -120,7 +128,8 @@ public final class PartitionedTypedKHop {
                         .transform(name, TypeInformation.of(AnswerGroup.class),
                                 new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
                                         layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), cacheLookups,
-                                        o.compactAfterLoad()).weighted(weightColumn != null))
+                                        o.compactAfterLoad()).weighted(weightColumn != null)
+                                        .temporal(timed[t], o.temporalLast()))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
                         .name(name + "-answers").uid(name + "-answers");

@@ -1,5 +1,6 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.batch.SeedTimes;
 import io.fanout.batch.TrainerShares;
 import io.fanout.flink.updates.UpdateLine;
 import io.fanout.sampling.SubgraphType;
@@ -120,11 +121,12 @@ public final class StageOptions {
     }
 
     /**
-     * {@code fanout.seed-time}: every seed's time for temporal sampling (the graph spec's time column), or null:
-     * each seed's time from the seed file ({@link io.fanout.batch.SeedBatch#seedTimes}).
+     * Temporal sampling (the graph spec's time column): the seeds' times ({@code fanout.seed-time} for every seed, or
+     * by input position from a seed file the client read), or null when each batch carries its own (a seed file the
+     * TaskManagers read: {@link io.fanout.batch.SeedBatch#seedTimes}).
      */
-    public Long seedTime() {
-        return values.seedTime;
+    public SeedTimes seedTimes() {
+        return values.seedTimes;
     }
 
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
@@ -191,7 +193,7 @@ public final class StageOptions {
         private boolean replace;
         private SubgraphType subgraphType = SubgraphType.DIRECTIONAL;
         private boolean disjoint;
-        private Long seedTime;
+        private SeedTimes seedTimes;
         private boolean temporalLast;
         private double alpha = 0.5;
         private double eps = 1e-4;
@@ -274,9 +276,9 @@ public final class StageOptions {
             return this;
         }
 
-        /** Temporal sampling's seed time for every seed (null: the seed file's) and strategy. */
-        public Builder temporal(Long seedTime, boolean last) {
-            this.seedTime = seedTime;
+        /** Temporal sampling's seed times (null: each batch's own, from the seed file) and strategy. */
+        public Builder temporal(SeedTimes seedTimes, boolean last) {
+            this.seedTimes = seedTimes;
             this.temporalLast = last;
             return this;
         }

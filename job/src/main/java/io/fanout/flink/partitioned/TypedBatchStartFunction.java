@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
+import io.fanout.batch.SeedTimes;
 import io.fanout.sampling.partitioned.HeteroBatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -17,11 +18,21 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
     private final long[] nodeIds;
     /** {@code --disjoint}: every seed grows its own tree. */
     private final boolean disjoint;
+    /** Temporal sampling: the seeds' times ({@link BatchStartFunction#seedTimes(SeedBatch, SeedTimes)}); else null. */
+    private boolean temporal;
+    private SeedTimes seedTimes;
 
     TypedBatchStartFunction(TypedLayout layout, long[] nodeIds, boolean disjoint) {
         this.layout = layout;
         this.nodeIds = nodeIds;
         this.disjoint = disjoint;
+    }
+
+    /** Temporal sampling (disjoint): each seed at its time in {@code seedTimes} or its batch's own. */
+    TypedBatchStartFunction temporal(boolean temporal, SeedTimes seedTimes) {
+        this.temporal = temporal;
+        this.seedTimes = seedTimes;
+        return this;
     }
 
     @Override
@@ -34,6 +45,7 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
                 layout.seedType, seeds, disjoint);
         TypedPartialBatch start = TypedPartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches,
                 batch.inputIds, assembly);
+        start.seedTimes = temporal ? BatchStartFunction.seedTimes(batch, seedTimes) : null;
         layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),
                 (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
         out.collect(start);

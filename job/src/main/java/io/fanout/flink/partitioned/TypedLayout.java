@@ -132,7 +132,7 @@ final class TypedLayout implements Serializable {
      * subtask ({@link RequestRouting}); returns how many frontier nodes will answer. Each request is hop 1 of its
      * (edge type, hop)'s stream, as the memory store's typed sampler runs each (edge type, hop) as one hop; a disjoint
      * batch's request carries each node's tree and the hop itself, as the memory store's disjoint typed sampler
-     * draws ({@code seed(hopSeed, epoch, batch, hop, tree, id)}).
+     * draws ({@code seed(hopSeed, epoch, batch, hop, tree, id)}), and a temporal batch's each node's seed time.
      */
     int sendRequests(TypedPartialBatch batch, int hop, HeteroBatchAssembly assembly,
             org.apache.flink.api.common.TaskInfo task, RequestSink out) {
@@ -147,7 +147,7 @@ final class TypedLayout implements Serializable {
             int[] trees = assembly.frontierTrees(keyType[t]);
             RequestRouting.split(frontier, task, (nodes, positions) -> out.accept(edgeType, new RequestGroup(
                     batch.batchKey, batch.epoch, batch.batchId, trees == null ? 1 : hop, 0L, nodes, positions)
-                    .inTrees(trees)));
+                    .inTrees(trees, batch.seedTimes)));
         }
         return expected;
     }

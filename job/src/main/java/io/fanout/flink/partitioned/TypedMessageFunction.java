@@ -81,6 +81,9 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
                 sample.edges(type.toString(), made.rows(), made.cols(), null);
             }
         }
+        if (batch.seedTimes != null) {
+            sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
+        }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, numNodes, numEdges);
     }

@@ -15,6 +15,8 @@ public class TypedPartialBatch {
     public long[] seeds;
     /** Positions of the seeds in the job's seed list (PyG input_id). */
     public int[] inputIds;
+    /** Temporal sampling: each seed's time (tree {@code t}'s is {@code seedTimes[t]}); else null. */
+    public long[] seedTimes;
     /** [node type]: node ids, seeds first, then each hop's new nodes. */
     public long[][] ids;
     public int[][] numSampledNodes;
@@ -59,6 +61,8 @@ public class TypedPartialBatch {
 
     /** Where this batch goes next: {@link #of} with the assembly after one more hop. */
     TypedPartialBatch next(HeteroBatchAssembly assembly) {
-        return of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        TypedPartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
+        next.seedTimes = seedTimes;
+        return next;
     }
 }
