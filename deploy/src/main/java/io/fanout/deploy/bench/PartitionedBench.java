@@ -122,8 +122,9 @@ final class PartitionedBench {
         // sampling code is compiled before it is timed: the memory store's calibration jobs warm its code anyway, and
         // a partitioned store warmed by one k-hop seed measured its first PPR round before PPR's code had run at all.
         // A typed graph's options (--seed-type, --ppr-channels) are refused on a plain one, a node file's ids are the
-        // measured graph's, and the generated graph has no weight column: then it warms up on the graph itself.
-        boolean ownWarmup = typedGraph || jobArgs.contains("--node-features") || jobArgs.contains("--weight-column");
+        // measured graph's, and the generated graph has no weight or time column: then it warms up on the graph itself.
+        boolean ownWarmup = typedGraph || jobArgs.contains("--node-features") || jobArgs.contains("--weight-column")
+                || jobArgs.contains("--time-column");
         Path warmupGraph = ownWarmup ? graph : generated(workDir, 12, 8, -1);
         Path warmup = workDir.resolve("checkpoints-warmup");
         List<String> storeList = Stream.of(stores.split(",")).map(String::trim).toList();

@@ -9,12 +9,15 @@ import io.fanout.sampling.partitioned.NeighborPicks;
 import io.fanout.sampling.partitioned.TemporalPicks;
 import io.fanout.sampling.partitioned.ValueCache;
 import io.fanout.sampling.partitioned.WeightedPicks;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -285,16 +288,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         edgesDone = true;
         if (compactAfterLoad) {
             // Before the waiting requests: they are the first reads of the loaded groups.
-            java.util.List<org.apache.flink.api.common.state.StateDescriptor<?, ?>> loaded = new java.util.ArrayList<>(
-                    java.util.List.of(groupIndexDescriptor, loadingDescriptor));
+            List<StateDescriptor<?, ?>> loaded = new ArrayList<>(List.of(groupIndexDescriptor, loadingDescriptor));
             if (weighted) {
                 loaded.add(weightsDescriptor);
             }
             if (temporal) {
                 loaded.add(timesDescriptor);
             }
-            LoadCompaction.compact(this, getOperatorName(),
-                    loaded.toArray(new org.apache.flink.api.common.state.StateDescriptor<?, ?>[0]));
+            LoadCompaction.compact(this, getOperatorName(), loaded.toArray(new StateDescriptor<?, ?>[0]));
         }
         // Answer the requests that waited for the whole graph.
         KeyedDrain.drain(this, WAITING, waiting, group -> group.batchKey, this::answer);
