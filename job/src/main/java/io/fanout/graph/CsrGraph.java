@@ -183,17 +183,22 @@ public final class CsrGraph {
      * {@code <= time}: a binary search.
      */
     public int countUpTo(int v, long time) {
-        int lo = offsets[v];
-        int hi = offsets[v + 1];
+        return countUpTo(timestamps, offsets[v], offsets[v + 1], time);
+    }
+
+    /** How many of the ascending {@code times[from, to)} are {@code <= time}: a binary search. */
+    public static int countUpTo(long[] times, int from, int to, long time) {
+        int lo = from;
+        int hi = to;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (timestamps[mid] <= time) {
+            if (times[mid] <= time) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        return lo - offsets[v];
+        return lo - from;
     }
 
     /**

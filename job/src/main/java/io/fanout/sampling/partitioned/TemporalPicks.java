@@ -1,6 +1,7 @@
 package io.fanout.sampling.partitioned;
 
 import io.fanout.graph.AliasTable;
+import io.fanout.graph.CsrGraph;
 import io.fanout.sampling.FloydDraws;
 import io.fanout.sampling.WeightedDraws;
 import it.unimi.dsi.fastutil.ints.IntArrays;
@@ -70,17 +71,7 @@ public final class TemporalPicks {
 
         /** How many of the node's edges have a time {@code <= time}: those first in time order. */
         public int countUpTo(long time) {
-            int lo = 0;
-            int hi = times.length;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (times[mid] <= time) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            return CsrGraph.countUpTo(times, 0, times.length, time);
         }
 
         /**
