@@ -371,6 +371,10 @@ public final class FanoutJobConfig {
             } else if (disjoint) {
                 notWithUpdates.add(name(FanoutOptions.DISJOINT) + " (they draw per node, not per tree)");
             }
+            if (linkSeeds != null) {
+                notWithUpdates.add(name(FanoutOptions.LINK_SEEDS) + " (their batches start from the loaded graph's"
+                        + " ids only)");
+            }
             if (subgraphType == SubgraphType.INDUCED) {
                 notWithUpdates.add(name(FanoutOptions.SUBGRAPH_TYPE) + " induced (its whole-list lookup reads the loaded"
                         + " graph only; directional and bidirectional work)");

@@ -128,8 +128,9 @@ public final class SamplingMatrix {
         row(FanoutOptions.SEED_TYPE, TYPED, "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
                 "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase",
                 "PartitionedTypedPprITCase");
-        row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY), "k-hop on the memory store (PPR samples around seed nodes;"
-                + " link seeds in the partitioned store: " + NOT_YET + ")", "HeteroLinkJobITCase",
+        row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY.or(TYPED.negate())), "k-hop on the memory store, and on plain"
+                + " graphs in the partitioned store (PPR samples around seed nodes; typed link seeds in the partitioned"
+                + " store: " + NOT_YET + ")", "PartitionedStoreITCase#linkBatchesAsTheMemoryStore", "HeteroLinkJobITCase",
                 "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");

@@ -165,7 +165,9 @@ public final class FanoutJob {
         SupervisionEdges[] plainLabels = plainIds == null ? null : SeedPlanning.plainLabelEdges(config, plainIds);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = SeedPlanning.partitionedSeedFile(config);
-        NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null ? SeedPlanning.partitionedNodeIds(config) : null;
+        // A link job's seeds are its seed edges: no node-id file.
+        NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null && links == null
+                ? SeedPlanning.partitionedNodeIds(config) : null;
         if (allNodes != null && !allNodes.identity()) {
             seedFile = SeedPlanning.nodeIdSeedFile(config, allNodes.file());
         }
@@ -256,7 +258,8 @@ public final class FanoutJob {
                         "seed-batches").uid("seed-batches" + runTag);
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
         StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
-                seedTimes(config, plan.seeds().times())) : null;
+                seedTimes(config, links != null ? links.times() : plan.seeds().times()),
+                links != null && config.typed == null ? links.endpointIds() : null) : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.sampler == SamplerType.PPR
@@ -308,8 +311,9 @@ public final class FanoutJob {
     static final String PPR_STATE_LAYOUT = "ppr state 3";
 
     /**
-     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; for
-     * PPR its options and state layout): the uid suffix of every per-run operator.
+     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; trees,
+     * subgraph type, weights, times and the seed-edge file when set; for PPR its options and state layout): the uid
+     * suffix of every per-run operator.
      */
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
@@ -326,6 +330,16 @@ public final class FanoutJob {
             run += "|" + config.disjoint + " " + config.subgraphType + " " + config.weightColumn + " "
                     + config.timeColumn + " " + config.seedTime + " " + config.temporalLast
                     + (plan.seeds().times() == null ? "" : " " + java.util.Arrays.hashCode(plan.seeds().times()));
+        }
+        if (config.linkSeeds != null) {
+            // A link plan's seeds are positions into the seed-edge file: another file is another run.
+            java.nio.file.Path file = config.linkSeeds.toAbsolutePath().normalize();
+            try {
+                run += "|links " + file + " " + java.nio.file.Files.size(file) + " "
+                        + java.nio.file.Files.getLastModifiedTime(file).toMillis();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
         if (config.sampler == SamplerType.PPR) {
             // A batch restored mid-push must finish with the options it started with.
@@ -347,17 +361,19 @@ public final class FanoutJob {
 
     /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
-     * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}); the graph updates' source is added to
-     * {@code env} here (a typed graph has none: its stages refuse them).
+     * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a plain link job's seed edges' ends
+     * ({@code linkEnds}, or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
+     * stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
-            String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes) {
+            String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes,
+            long[][] linkEnds) {
         StageOptions.Builder o = StageOptions.builder()
                 .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
-                .temporal(seedTimes, config.temporalLast)
+                .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds)
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);

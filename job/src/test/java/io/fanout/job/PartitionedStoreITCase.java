@@ -236,6 +236,44 @@ class PartitionedStoreITCase {
                 .as("the seed time changes the sample").isFalse();
     }
 
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"cora, rocksdb, 2, --fanout 5;3",
+        "cora, hashmap, 1, --fanout 4;4 --disjoint --subgraph-type bidirectional --edge-dir in",
+        "cora, hashmap, 2, --fanout 6;2 --subgraph-type induced --node-features NODES --partitioned.bucket-size 3",
+        "college_msg, rocksdb, 2, --fanout 5;3 --time-column timestamp",
+        "college_msg, hashmap, 1, --fanout 3;-1 --time-column timestamp --temporal-strategy last --replace"})
+    void linkBatchesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra) throws Exception {
+        // Seed edges from the graph's own rows (with their times for college_msg, PyG's edge_label_time), a pair given
+        // twice; no negatives (the partitioned store refuses them by name).
+        Path graph = SharedData.graph(dataset);
+        boolean timed = extra.contains("--time-column");
+        StringBuilder links = new StringBuilder("# seed edges\n");
+        int row = 0;
+        for (String line : Files.readAllLines(graph.resolve("edges.tsv"))) {
+            if (!line.startsWith("#") && row++ % 97 == 0) {
+                String[] f = line.split("\t");
+                links.append(f[0]).append('\t').append(f[1]).append(timed ? "\t" + f[3] : "").append('\n');
+            }
+        }
+        links.append(links.substring(links.indexOf("\n") + 1, links.indexOf("\n", links.indexOf("\n") + 1) + 1));
+        Path seedEdges = Files.writeString(tmp.resolve("links.tsv"), links);
+        List<String> options = new java.util.ArrayList<>(List.of("--link-seeds", seedEdges.toString(), "--batch-size",
+                "40", "--shuffle", "--epochs", "2"));
+        Path nodes = tmp.resolve("nodes.tsv");
+        for (String word : extra.split(" ")) {
+            options.add(word.equals("NODES") ? nodeFile(graph, nodes).toString() : word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
+        options.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("a link batch's labels").contains("#META.edge_label_index");
+        if (timed) {
+            assertThat(first.names()).contains("#META.edge_label_time", "#META.batch");
+        }
+    }
+
     @Test
     void sparseInt64IdsAsTheMemoryStore() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("sparse"));
@@ -489,7 +527,7 @@ class PartitionedStoreITCase {
     }
 
     @Test
-    void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() {
+    void optionsThePartitionedStoreDoesNotTakeYetAreRefusedUpFront() throws Exception {
         Path cora = SharedData.graph("cora");
         Path college = SharedData.graph("college_msg");
         assertThatThrownBy(() -> runJob("--graph", college.toString(), "--store", "partitioned", "--time-column",
@@ -519,6 +557,18 @@ class PartitionedStoreITCase {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
                         + " fanout.subgraph-type (--subgraph-type) induced");
+        Path links = tmp.resolve("refused-links.tsv");
+        Files.writeString(links, "0\t1\n");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
+                links.toString(), "--neg-sampling", "binary"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("fanout.neg-sampling (--neg-sampling) 'binary'")
+                .hasMessageContaining("fanout.store (--store) partitioned");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
+                links.toString(), "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.link-seeds (--link-seeds)");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");

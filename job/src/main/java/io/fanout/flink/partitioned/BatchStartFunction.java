@@ -24,6 +24,9 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     private boolean temporal;
     private SeedTimes seedTimes;
 
+    /** Link seeds ({@code --link-seeds}): the seed edges' ends' ids by position; a batch's seeds are positions. */
+    private long[][] linkEnds;
+
     public BatchStartFunction(long[] nodeIds, boolean disjoint) {
         this.nodeIds = nodeIds;
         this.disjoint = disjoint;
@@ -39,13 +42,70 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         return this;
     }
 
+    /**
+     * Link prediction ({@code --link-seeds}, PyG's {@code LinkNeighborLoader} without negatives): a batch's seeds are
+     * positions of seed edges, {@code ends} their sources' and destinations' ids; each batch samples around its
+     * edges' sources then destinations, as the memory store's link batches do.
+     */
+    public BatchStartFunction links(long[][] ends) {
+        this.linkEnds = ends;
+        return this;
+    }
+
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
+        if (linkEnds != null) {
+            out.collect(startLinks(batch, r -> ctx.output(tag, r)));
+            return;
+        }
         long[] seeds = seedIds(batch, nodeIds);
         long[] times = temporal ? seedTimes(batch, seedTimes) : null;
         out.collect(start(batch, disjoint ? BatchAssembly.disjoint(seeds) : new BatchAssembly(seeds), times, 0,
                 getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
+    }
+
+    /**
+     * A link batch: the P seed edges' sources, then their destinations, are its seeds (de-duplicated; disjoint, each
+     * its own tree, tree {@code j}'s time its edge's, {@code j mod P}); its labels are each end's local index (the
+     * trees' roots when disjoint), as the memory store's {@code KHopSamplingFunction} lays a link batch out.
+     */
+    private PartialBatch startLinks(SeedBatch batch, java.util.function.Consumer<RequestGroup> requests) {
+        int p = batch.size();
+        long[] ends = new long[2 * p];
+        for (int i = 0; i < p; i++) {
+            ends[i] = linkEnds[0][batch.seeds[i]];
+            ends[p + i] = linkEnds[1][batch.seeds[i]];
+        }
+        int[] labels = new int[ends.length];
+        BatchAssembly assembly;
+        if (disjoint) {
+            assembly = BatchAssembly.disjoint(ends);
+            for (int j = 0; j < labels.length; j++) {
+                labels[j] = j;
+            }
+        } else {
+            assembly = new BatchAssembly(ends);
+            it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap local = new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
+            long[] unique = assembly.ids(); // the unique ends, in first-occurrence order
+            for (int i = 0; i < unique.length; i++) {
+                local.put(unique[i], i);
+            }
+            for (int j = 0; j < labels.length; j++) {
+                labels[j] = local.get(ends[j]);
+            }
+        }
+        long[] times = null;
+        if (temporal) {
+            long[] edgeTimes = seedTimes(batch, seedTimes); // by seed edge
+            times = new long[ends.length];
+            for (int j = 0; j < times.length; j++) {
+                times[j] = edgeTimes[j % p];
+            }
+        }
+        PartialBatch start = start(batch, assembly, times, 0, getRuntimeContext().getTaskInfo(), requests);
+        start.linkLabelIndex = labels;
+        return start;
     }
 
     /** The batch's seed times: its own (a seed file the TaskManagers read), else from {@code seedTimes}. */

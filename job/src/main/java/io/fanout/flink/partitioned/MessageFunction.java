@@ -6,7 +6,9 @@ import io.fanout.features.FeatureDType;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.HomogeneousSample;
 import io.fanout.message.NodeData;
+import io.fanout.message.SampleMetadata;
 import io.fanout.sampling.SubgraphInducer;
+import io.fanout.sampling.link.NegativeSampling;
 import java.util.Arrays;
 
 /**
@@ -74,18 +76,44 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
                     batch.numSampledEdges);
             numEdges = batch.rows.length;
         }
-        if (batch.trees != null) {
-            sample.nodeBatch(batch.trees);
-        }
         sample.nodeData(nodeData(batch));
         if (graphVersions) {
             sample.metadata().graphVersion(batch.graphVersion);
+        }
+        if (batch.linkLabelIndex != null) {
+            return write(linkBatch(batch, sample), new BatchHeader(null, batch.inputIds, batch.epoch, batch.batchId,
+                    batch.numBatches), shares, batch.inputIds.length, batch.ids.length, numEdges);
+        }
+        if (batch.trees != null) {
+            sample.nodeBatch(batch.trees);
         }
         if (batch.seedTimes != null) {
             sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, batch.ids.length, numEdges);
+    }
+
+    /**
+     * A link batch's labels as the memory store's: {@code edge_label_index} [2, P] of local indices; disjoint, each
+     * node's {@code batch} is its tree mod P (both ends of pair i share batch i) and temporal, the pairs' times as
+     * PyG's {@code edge_label_time}.
+     */
+    private static HomogeneousSample linkBatch(PartialBatch batch, HomogeneousSample sample) {
+        int p = batch.inputIds.length;
+        if (batch.trees != null) {
+            int[] pairOf = new int[batch.trees.length];
+            for (int i = 0; i < pairOf.length; i++) {
+                pairOf[i] = batch.trees[i] % p;
+            }
+            sample.nodeBatch(pairOf);
+        }
+        sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(NegativeSampling.NONE, p, 0,
+                Arrays.copyOf(batch.linkLabelIndex, p), Arrays.copyOfRange(batch.linkLabelIndex, p, 2 * p)));
+        if (batch.seedTimes != null) {
+            sample.metadata().edgeLabelTime(Arrays.copyOf(batch.seedTimes, p));
+        }
+        return sample;
     }
 
     /** The batch's gathered features and labels (with a node file), or null. */

@@ -14,6 +14,11 @@ public class PartialBatch {
     public int[] inputIds;
     /** Temporal sampling: each seed's time (tree {@code t}'s is {@code seedTimes[t]}); else null. */
     public long[] seedTimes;
+    /**
+     * A link batch ({@code --link-seeds}): its P seed edges' sources then destinations as local indices into
+     * {@link #ids} (PyG's {@code edge_label_index} [2, P]); its {@link #seeds} are those ends. Else null.
+     */
+    public int[] linkLabelIndex;
     public long[] ids;
     public int[] rows;
     public int[] cols;
@@ -62,6 +67,7 @@ public class PartialBatch {
         PartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.graphVersion = graphVersion;
         next.seedTimes = seedTimes;
+        next.linkLabelIndex = linkLabelIndex;
         return next;
     }
 }

@@ -54,6 +54,10 @@ public final class PartitionedKHop {
             throw new IllegalArgumentException("fanout.time-column is not implemented with graph updates in the"
                     + " partitioned store");
         }
+        if (o.linkEnds() != null && updateLines != null) {
+            throw new IllegalArgumentException("fanout.link-seeds is not implemented with graph updates in the"
+                    + " partitioned store");
+        }
         if (disjoint && updateLines != null) {
             throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
                     + " store (its versioned lookups draw per node, not per tree)");
@@ -89,7 +93,8 @@ public final class PartitionedKHop {
         DataStream<EdgeUpdate> adjacency = null;
         if (updateLines == null) {
             stage = checked
-                    .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTimes()))
+                    .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTimes())
+                            .links(o.linkEnds()))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {

@@ -129,6 +129,14 @@ public final class StageOptions {
         return values.seedTimes;
     }
 
+    /**
+     * {@code fanout.link-seeds} on a plain graph: the seed edges' ends as node ids, {@code [sources, destinations]} by
+     * position (a batch's seeds are positions), or null.
+     */
+    public long[][] linkEnds() {
+        return values.linkEnds;
+    }
+
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
     public boolean temporalLast() {
         return values.temporalLast;
@@ -195,6 +203,7 @@ public final class StageOptions {
         private boolean disjoint;
         private SeedTimes seedTimes;
         private boolean temporalLast;
+        private long[][] linkEnds;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -273,6 +282,12 @@ public final class StageOptions {
 
         public Builder disjoint(boolean disjoint) {
             this.disjoint = disjoint;
+            return this;
+        }
+
+        /** Link seeds: their ends' ids ({@link StageOptions#linkEnds()}), or null. */
+        public Builder linkEnds(long[][] linkEnds) {
+            this.linkEnds = linkEnds;
             return this;
         }
 

@@ -25,6 +25,11 @@ public final class LinkSeeds implements Serializable {
     private final int[] dst;
     /** Each seed edge's time (a third column, PyG's edge_label_time), or null when the file has none. */
     private final long[] times;
+    /**
+     * A plain graph's id map the file was read against (the client's; not sent with the job), for
+     * {@link #endpointIds()}; null otherwise.
+     */
+    private transient NodeIdMap plainIds;
 
     public LinkSeeds(EdgeType type, int[] src, int[] dst) {
         this(type, src, dst, null);
@@ -58,7 +63,30 @@ public final class LinkSeeds implements Serializable {
      * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of the graph
      */
     public static LinkSeeds readPlain(Path file, NodeIdMap ids) throws IOException {
-        return read(file, null, ids, ids, "a node of the graph", "a node of the graph");
+        LinkSeeds links = read(file, null, ids, ids, "a node of the graph", "a node of the graph");
+        links.plainIds = ids;
+        return links;
+    }
+
+    /**
+     * The seed edges' ends as node ids, {@code [sources, destinations]} by position, for a store that keys nodes by
+     * id (the partitioned store); only on the client that read a plain graph's file ({@link #readPlain}).
+     */
+    public long[][] endpointIds() {
+        if (plainIds == null) {
+            throw new IllegalStateException("the seed edges' ids are known where a plain graph's file was read");
+        }
+        long[][] ends = new long[2][src.length];
+        for (int i = 0; i < src.length; i++) {
+            ends[0][i] = plainIds.id(src[i]);
+            ends[1][i] = plainIds.id(dst[i]);
+        }
+        return ends;
+    }
+
+    /** The seed edges' times by position (the file's third column), or null; shared, not copied. */
+    public long[] times() {
+        return times;
     }
 
     private static LinkSeeds read(Path file, EdgeType type, NodeIdMap srcIds, NodeIdMap dstIds, String srcWhat,
