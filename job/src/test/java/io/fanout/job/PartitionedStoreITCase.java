@@ -146,19 +146,29 @@ class PartitionedStoreITCase {
         Path graph = SharedData.graph(dataset);
         List<String> options = new java.util.ArrayList<>(List.of("--subgraph-type", "induced", "--batch-size", "150",
                 "--shuffle"));
-        Path nodes = tmp.resolve("nodes.tsv");
-        for (String word : extra.split(" ")) {
-            options.add(word.equals("NODES") ? nodeFile(graph, nodes).toString() : word.replace(';', ','));
-        }
-        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
-        options.addAll(List.of("--state-backend", backend));
-        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options, extra);
         io.fanout.connectors.message.TensorMessage first =
                 io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
         assertThat(first.names()).as("PyG: induced edges carry no per-hop counts").doesNotContain("num_sampled_edges");
         assertThat(first.get("rows").numElements()).as("more edges than were sampled")
                 .isGreaterThan(java.util.Arrays.stream(first.get("num_sampled_nodes").asLongArray()).sum() - 1
                         - first.get("num_sampled_nodes").asLongArray()[0]);
+    }
+
+    /**
+     * The memory store's messages for {@code options} and {@code extra} (words apart by spaces, ';' for ',', NODES for
+     * {@link #nodeFile}), and the partitioned store's on {@code backend} at {@code parallelism} the same bytes.
+     */
+    private TreeMap<Long, byte[]> sameAsMemory(Path graph, String backend, int parallelism, List<String> options,
+            String extra) throws Exception {
+        List<String> all = new java.util.ArrayList<>(options);
+        for (String word : extra.split(" ")) {
+            all.add(word.equals("NODES") ? nodeFile(graph, tmp.resolve("nodes.tsv")).toString() : word.replace(';', ','));
+        }
+        TreeMap<Long, byte[]> memory = run("memory", 1, graph, all.toArray(String[]::new));
+        all.addAll(List.of("--state-backend", backend));
+        assertSameMessages(memory, run("partitioned", parallelism, graph, all.toArray(String[]::new)));
+        return memory;
     }
 
     /** The graph's node file (cora's own), or one of a label and two features per node 0..num_nodes-1 (header). */
@@ -259,13 +269,7 @@ class PartitionedStoreITCase {
         Path seedEdges = Files.writeString(tmp.resolve("links.tsv"), links);
         List<String> options = new java.util.ArrayList<>(List.of("--link-seeds", seedEdges.toString(), "--batch-size",
                 "40", "--shuffle", "--epochs", "2"));
-        Path nodes = tmp.resolve("nodes.tsv");
-        for (String word : extra.split(" ")) {
-            options.add(word.equals("NODES") ? nodeFile(graph, nodes).toString() : word.replace(';', ','));
-        }
-        TreeMap<Long, byte[]> memory = run("memory", 1, graph, options.toArray(String[]::new));
-        options.addAll(List.of("--state-backend", backend));
-        assertSameMessages(memory, run("partitioned", parallelism, graph, options.toArray(String[]::new)));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options, extra);
         io.fanout.connectors.message.TensorMessage first =
                 io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
         assertThat(first.names()).as("a link batch's labels").contains("#META.edge_label_index");
