@@ -77,24 +77,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
             ends[i] = linkEnds[0][batch.seeds[i]];
             ends[p + i] = linkEnds[1][batch.seeds[i]];
         }
-        int[] labels = new int[ends.length];
-        BatchAssembly assembly;
-        if (disjoint) {
-            assembly = BatchAssembly.disjoint(ends);
-            for (int j = 0; j < labels.length; j++) {
-                labels[j] = j;
-            }
-        } else {
-            assembly = new BatchAssembly(ends);
-            it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap local = new it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap();
-            long[] unique = assembly.ids(); // the unique ends, in first-occurrence order
-            for (int i = 0; i < unique.length; i++) {
-                local.put(unique[i], i);
-            }
-            for (int j = 0; j < labels.length; j++) {
-                labels[j] = local.get(ends[j]);
-            }
-        }
+        BatchAssembly assembly = disjoint ? BatchAssembly.disjoint(ends) : new BatchAssembly(ends);
         long[] times = null;
         if (temporal) {
             long[] edgeTimes = seedTimes(batch, seedTimes); // by seed edge
@@ -104,7 +87,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
             }
         }
         PartialBatch start = start(batch, assembly, times, 0, getRuntimeContext().getTaskInfo(), requests);
-        start.linkLabelIndex = labels;
+        start.linkLabelIndex = assembly.seedIndices();
         return start;
     }
 

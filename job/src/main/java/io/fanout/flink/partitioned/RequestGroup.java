@@ -42,14 +42,10 @@ public class RequestGroup {
     }
 
     /**
-     * Sets each node's tree from the frontier's ({@code frontierTrees[positions[i]]}) and returns this; null (not
-     * disjoint): none.
+     * Sets each node's tree from the frontier's ({@code frontierTrees[positions[i]]}) and, with {@code seedTimes},
+     * its time its tree's ({@code seedTimes[trees[i]]}); returns this. Null trees (not disjoint): none; null seed
+     * times (not temporal): no times.
      */
-    RequestGroup inTrees(int[] frontierTrees) {
-        return inTrees(frontierTrees, null);
-    }
-
-    /** As above, and each node's time its tree's ({@code seedTimes[trees[i]]}); null seed times: none. */
     RequestGroup inTrees(int[] frontierTrees, long[] seedTimes) {
         if (frontierTrees != null) {
             trees = new int[positions.length];

@@ -102,6 +102,18 @@ public final class BatchAssembly {
         return treeIds == null ? null : treeIds.trees(0, treeIds.size());
     }
 
+    /**
+     * Each given seed's local index: its first occurrence's, or disjoint {@code i}, the root of tree {@code i}
+     * (PyG's link labels: the seed edges' ends as indices into {@link #ids()}).
+     */
+    public int[] seedIndices() {
+        int[] local = new int[batch.length];
+        for (int i = 0; i < local.length; i++) {
+            local[i] = treeIds != null ? i : ids.add(batch[i]); // every seed is there: add only looks it up
+        }
+        return local;
+    }
+
     /** Nodes so far. */
     private int size() {
         return treeIds != null ? treeIds.size() : ids.size();

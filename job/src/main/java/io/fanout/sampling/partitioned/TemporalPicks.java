@@ -94,12 +94,12 @@ public final class TemporalPicks {
             if (NeighborPicks.takesAll(d, f, replace)) {
                 return Arrays.copyOfRange(list, start, start + d);
             }
-            long state = NeighborPicks.state(seed, epoch, batchId, hop, tree, nodeId);
             int[] picks;
             int k;
             if (alias != null) {
                 WeightedDraws draws = new WeightedDraws(weights, alias);
-                k = draws.drawPrefix(state, start, d, list.length, f, replace);
+                k = draws.drawPrefix(NeighborPicks.state(seed, epoch, batchId, hop, tree, nodeId), start, d,
+                        list.length, f, replace);
                 picks = draws.picks();
             } else {
                 k = NeighborPicks.count(d, f, replace);

@@ -84,4 +84,14 @@ class BatchAssemblyTest {
                 new long[][] {{7}, {}})).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("frontier position 1 answered twice");
     }
+
+    @Test
+    void seedIndicesAreFirstOccurrencesOrTreeRoots() {
+        long[] ends = {7, 3, 7, 9, 3, 1L << 40};
+        BatchAssembly shared = new BatchAssembly(ends);
+        assertThat(shared.seedIndices()).containsExactly(0, 1, 0, 2, 1, 3);
+        shared.addHop(new long[][] {{5, 7}, {9}, {}, {}});
+        assertThat(shared.seedIndices()).as("unchanged by a hop").containsExactly(0, 1, 0, 2, 1, 3);
+        assertThat(BatchAssembly.disjoint(ends).seedIndices()).containsExactly(0, 1, 2, 3, 4, 5);
+    }
 }
