@@ -21,7 +21,7 @@ public final class NegativeSampler {
     /** Draws per negative before the exact draw among the non-edges (a source linked to nearly every destination). */
     public static final int MAX_TRIES = 1000;
     /** Stream coordinate of negatives, apart from every k-hop stream ({@code "negatives"} in ASCII). */
-    private static final long NEGATIVES = 0x6e65676174697665L;
+    static final long NEGATIVES = 0x6e65676174697665L;
 
     private final CsrGraph csr;
     private final int base;

@@ -1,0 +1,85 @@
+package io.fanout.sampling.link;
+
+import io.fanout.random.SplitMix64;
+
+/**
+ * Strict binary negatives for a store that cannot ask "is this an edge?" pair by pair (the partitioned store, whose
+ * lists are spread over its lookups): the pairs {@link NegativeSampler#binary} would try, drawn ahead from the same
+ * stream, checked together, and the first non-edges kept, so the negatives are exactly the memory store's.
+ *
+ * <p>The pairs a batch tries do not depend on which of them are edges (each try takes two draws whatever its
+ * outcome), so the i-th negative is the i-th candidate that is not an edge, unless a negative needed
+ * {@link NegativeSampler#MAX_TRIES} tries, where the memory store draws exactly among every non-edge instead: a store
+ * that checks candidates reports that, and a batch whose candidates ran out, as a {@link TooDense} error.
+ */
+public final class NegativeCandidates {
+    private NegativeCandidates() {}
+
+    /**
+     * The candidates drawn ahead for {@code count} negatives: half again as many, and 64 more. A graph whose edges
+     * are a fraction f of all node pairs runs out only when more than {@code count / 2 + 64} of them are edges, which
+     * for f up to a quarter is many standard deviations away for every count (1,024 negatives: 8 at f = 0.25).
+     */
+    public static int candidates(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("negatives " + count + " < 0");
+        }
+        return Math.addExact(Math.addExact(count, count / 2 + (count & 1)), 64);
+    }
+
+    /**
+     * The first {@code n} pairs of the batch's negative stream, as {@code {src[], dst[]}} node indices: the pairs
+     * {@link NegativeSampler#binary} tries for the batch, in order, over a graph of {@code numSrc} sources and
+     * {@code numDst} destinations.
+     */
+    public static int[][] binary(int numSrc, int numDst, int n, long seed, int epoch, int batchId) {
+        SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, NegativeSampler.NEGATIVES));
+        int[] src = new int[n];
+        int[] dst = new int[n];
+        for (int i = 0; i < n; i++) {
+            src[i] = rng.nextInt(numSrc);
+            dst[i] = rng.nextInt(numDst);
+        }
+        return new int[][] {src, dst};
+    }
+
+    /**
+     * The positions of the {@code count} negatives among the candidates: the first {@code count} that are not edges
+     * ({@code isEdge[c]} false), in order.
+     *
+     * @throws TooDense when a negative would take {@link NegativeSampler#MAX_TRIES} tries, or the candidates run out
+     */
+    public static int[] pick(boolean[] isEdge, int count) {
+        int[] picked = new int[count];
+        int c = 0;
+        for (int i = 0; i < count; i++) {
+            int tries = 0;
+            while (true) {
+                if (tries == NegativeSampler.MAX_TRIES) {
+                    throw new TooDense("negative " + i + " met " + NegativeSampler.MAX_TRIES + " candidate pairs in a"
+                            + " row that are edges (the memory store then draws exactly among every pair that is not"
+                            + " an edge)");
+                }
+                if (c == isEdge.length) {
+                    throw new TooDense("only " + i + " of its " + count + " negatives were among its " + isEdge.length
+                            + " candidate pairs");
+                }
+                if (!isEdge[c++]) {
+                    picked[i] = c - 1;
+                    break;
+                }
+                tries++;
+            }
+        }
+        return picked;
+    }
+
+    /** A batch whose negatives its candidates cannot give: a graph nearly as dense as all its node pairs. */
+    public static final class TooDense extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        TooDense(String message) {
+            super(message);
+        }
+    }
+}
