@@ -136,10 +136,14 @@ public final class SamplingMatrix {
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
         row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
                 "HeteroLinkJobITCase");
-        row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
-                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
-        row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY), "link seeds (k-hop, memory store)",
-                "HeteroNegativeSamplerTest", "HeteroLinkJobITCase", "PlainLinkJobITCase");
+        String negatives = "link seeds (k-hop: the memory store, and binary negatives on plain graphs in the"
+                + " partitioned store; triplet there: " + NOT_YET + ")";
+        row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
+                "HeteroLinkJobITCase", "PlainLinkJobITCase", "NegativeCandidatesTest",
+                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");
+        row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
+                "HeteroLinkJobITCase", "PlainLinkJobITCase",
+                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");
         String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
                 + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
         row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");

@@ -259,7 +259,8 @@ public final class FanoutJob {
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
         StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
                 seedTimes(config, links != null ? links.times() : plan.seeds().times()),
-                links != null && config.typed == null ? links.endpointIds() : null) : null;
+                links != null && config.typed == null ? links.endpointIds() : null,
+                links != null && config.typed == null ? SeedPlanning.linkNegatives(config, links) : null) : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.sampler == SamplerType.PPR
@@ -336,7 +337,9 @@ public final class FanoutJob {
             java.nio.file.Path file = config.linkSeeds.toAbsolutePath().normalize();
             try {
                 run += "|links " + file + " " + java.nio.file.Files.size(file) + " "
-                        + java.nio.file.Files.getLastModifiedTime(file).toMillis();
+                        + java.nio.file.Files.getLastModifiedTime(file).toMillis()
+                        + (config.negSampling == io.fanout.sampling.link.NegativeSampling.NONE ? ""
+                        : " negatives " + config.negSampling + " " + config.negAmount);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -362,18 +365,18 @@ public final class FanoutJob {
     /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
      * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a plain link job's seed edges' ends
-     * ({@code linkEnds}, or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
+     * ({@code linkEnds}, or null) and their binary negatives ({@code linkNegatives}, or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
      * stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
             String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes,
-            long[][] linkEnds) {
+            long[][] linkEnds, StageOptions.LinkNegatives linkNegatives) {
         StageOptions.Builder o = StageOptions.builder()
                 .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
-                .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds)
+                .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds).linkNegatives(linkNegatives)
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);

@@ -205,10 +205,39 @@ final class SeedPlanning {
         if (config.store != StoreType.PARTITIONED || config.seeds != null) {
             return null;
         }
+        return NodeIdFile.write(config.graphSpec(), nodeIdsDir(config));
+    }
+
+    /** Where the client writes node-id files: {@code --partitioned.node-ids-dir}, else the JVM's temporary directory. */
+    private static java.nio.file.Path nodeIdsDir(FanoutJobConfig config) {
         java.nio.file.Path dir = config.partitionedNodeIdsDir != null
                 ? io.fanout.config.DirectoryChecks.localPath(config.partitionedNodeIdsDir)
                 : java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-        return NodeIdFile.write(config.graphSpec(), dir.toAbsolutePath());
+        return dir.toAbsolutePath();
+    }
+
+    /**
+     * A partitioned plain link job's binary negatives ({@code --neg-sampling binary}): drawn as node indices of the
+     * graph the seed edges were read against, as the memory store's; sparse ids reach the TaskManagers as the graph's
+     * node-id file ({@link NodeIdFile}, in index order), which each negatives subtask copies to read by index. Null
+     * without negatives.
+     */
+    static io.fanout.flink.partitioned.StageOptions.LinkNegatives linkNegatives(FanoutJobConfig config, LinkSeeds links)
+            throws java.io.IOException {
+        if (config.negSampling != io.fanout.sampling.link.NegativeSampling.BINARY) {
+            return null;
+        }
+        NodeIdMap ids = links.plainIds();
+        SeedFile file = null;
+        if (!ids.isIdentity()) {
+            NodeIdFile.NodeIds written = NodeIdFile.write(config.graphSpec(), nodeIdsDir(config));
+            if (written.numNodes() != ids.size() || written.identity()) {
+                throw new IllegalStateException("the graph's files changed while the job was planned: " + ids.size()
+                        + " nodes, then " + written.numNodes());
+            }
+            file = SeedFile.index(written.file(), config.partitionedSeedChunk);
+        }
+        return new io.fanout.flink.partitioned.StageOptions.LinkNegatives(config.negAmount, ids.size(), file);
     }
 
     /** The seed file of every node id the client wrote: its plan reads as a --seeds file's would. */

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -254,9 +255,78 @@ class PartitionedStoreITCase {
         "college_msg, hashmap, 1, --fanout 3;-1 --time-column timestamp --temporal-strategy last --replace"})
     void linkBatchesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra) throws Exception {
         // Seed edges from the graph's own rows (with their times for college_msg, PyG's edge_label_time), a pair given
-        // twice; no negatives (the partitioned store refuses them by name).
+        // twice; no negatives.
         Path graph = SharedData.graph(dataset);
         boolean timed = extra.contains("--time-column");
+        List<String> options = new java.util.ArrayList<>(List.of("--link-seeds", linkSeeds(graph, timed).toString(),
+                "--batch-size", "40", "--shuffle", "--epochs", "2"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options, extra);
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).as("a link batch's labels").contains("#META.edge_label_index");
+        if (timed) {
+            assertThat(first.names()).contains("#META.edge_label_time", "#META.batch");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"cora, rocksdb, 2, --fanout 5;3 --neg-sampling binary",
+        "cora, hashmap, 1, --fanout 4;4 --disjoint --neg-sampling binary --neg-amount 1.5 --edge-dir in",
+        "cora, hashmap, 2, --fanout 6;2 --subgraph-type induced --neg-sampling binary --neg-amount 0.3"
+            + " --node-features NODES",
+        "sparse-cora, rocksdb, 2, --fanout 6;2 --subgraph-type bidirectional --neg-sampling binary --neg-amount 2"
+            + " --partitioned.bucket-size 3",
+        "college_msg, hashmap, 2, --fanout 5;3 --time-column timestamp --neg-sampling binary --neg-amount 0.5",
+        "college_msg, rocksdb, 1, --fanout 3;2 --time-column timestamp --neg-sampling binary --partitioned.cache-mb 0"})
+    void linkBatchesWithNegativesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra)
+            throws Exception {
+        // Binary negatives, drawn ahead and checked against their own adjacency copy, are the memory store's; a
+        // graph with sparse 64-bit ids draws them by index through the client's node-id file.
+        Path graph = dataset.equals("sparse-cora") ? sparseCora() : SharedData.graph(dataset);
+        boolean timed = extra.contains("--time-column");
+        List<String> options = new java.util.ArrayList<>(List.of("--link-seeds", linkSeeds(graph, timed).toString(),
+                "--batch-size", "40", "--shuffle", "--epochs", "2", "--partitioned.node-ids-dir",
+                tmp.resolve("node-ids").toString()));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options, extra);
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        long positives = first.require("#META.input_id").shape()[0];
+        double amount = extra.contains("--neg-amount")
+                ? Double.parseDouble(extra.replaceAll(".*--neg-amount (\\S+).*", "$1")) : 1.0;
+        assertThat(first.require("#META.edge_label_index").shape()).as("positives, then ceil(P x amount) negatives")
+                .containsExactly(2, positives + (long) Math.ceil(positives * amount));
+        assertThat(first.names()).contains("#META.edge_label");
+    }
+
+    @Test
+    void negativesOfAGraphNearlyAsDenseAsAllItsPairsFailNamingTheOptionWithoutRestarts() throws Exception {
+        // 12 nodes, 138 of the 144 ordered pairs edges: the memory store draws such negatives exactly; the partitioned
+        // store's candidates run out, and the job fails at once saying so (a restart would fail the same way).
+        Path graph = Files.createDirectories(tmp.resolve("dense"));
+        StringBuilder text = new StringBuilder("# directed=true columns=src,dst\n");
+        for (int s = 0; s < 12; s++) {
+            for (int d = 0; d < 12; d++) {
+                if ((s * 12 + d) % 24 != 5) {
+                    text.append(s).append('\t').append(d).append('\n');
+                }
+            }
+        }
+        Files.writeString(graph.resolve("edges.tsv"), text);
+        Path links = Files.writeString(tmp.resolve("dense-links.tsv"), "0\t1\n1\t2\n2\t3\n");
+        String[] options = {"--graph", graph.toString(), "--link-seeds", links.toString(), "--neg-sampling", "binary",
+            "--neg-amount", "20", "--fanout", "2,2"};
+        assertThat(runJob(options).batches).as("the memory store's exact draws").isEqualTo(1);
+        String[] partitioned = java.util.Arrays.copyOf(options, options.length + 2);
+        partitioned[options.length] = "--store";
+        partitioned[options.length + 1] = "partitioned";
+        assertThatThrownBy(() -> runJob(partitioned))
+                .hasStackTraceContaining("fanout.neg-sampling binary with fanout.store partitioned")
+                .hasStackTraceContaining("use fanout.store memory")
+                .hasStackTraceContaining(SuppressRestartsException.class.getName());
+    }
+
+    /** Every 97th row of the graph's edge file (with its time) as seed edges, the first one given twice. */
+    private Path linkSeeds(Path graph, boolean timed) throws Exception {
         StringBuilder links = new StringBuilder("# seed edges\n");
         int row = 0;
         for (String line : Files.readAllLines(graph.resolve("edges.tsv"))) {
@@ -266,16 +336,18 @@ class PartitionedStoreITCase {
             }
         }
         links.append(links.substring(links.indexOf("\n") + 1, links.indexOf("\n", links.indexOf("\n") + 1) + 1));
-        Path seedEdges = Files.writeString(tmp.resolve("links.tsv"), links);
-        List<String> options = new java.util.ArrayList<>(List.of("--link-seeds", seedEdges.toString(), "--batch-size",
-                "40", "--shuffle", "--epochs", "2"));
-        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options, extra);
-        io.fanout.connectors.message.TensorMessage first =
-                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
-        assertThat(first.names()).as("a link batch's labels").contains("#META.edge_label_index");
-        if (timed) {
-            assertThat(first.names()).contains("#META.edge_label_time", "#META.batch");
+        return Files.writeString(Files.createTempFile(tmp, "links", ".tsv"), links);
+    }
+
+    /** cora with its ids spread over 64 bits ({@link #sparse}). */
+    private Path sparseCora() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("sparse-cora"));
+        StringBuilder text = new StringBuilder("# directed=false columns=src,dst\n");
+        for (String[] row : NodeFileReaderTest.referenceRows(SharedData.graph("cora").resolve("edges.tsv"))) {
+            text.append(sparse(row[0])).append('\t').append(sparse(row[1])).append('\n');
         }
+        Files.writeString(dir.resolve("edges.tsv"), text);
+        return dir;
     }
 
     @Test
@@ -564,10 +636,11 @@ class PartitionedStoreITCase {
         Path links = tmp.resolve("refused-links.tsv");
         Files.writeString(links, "0\t1\n");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
-                links.toString(), "--neg-sampling", "binary"))
+                links.toString(), "--neg-sampling", "triplet"))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.neg-sampling (--neg-sampling) 'binary'")
-                .hasMessageContaining("fanout.store (--store) partitioned");
+                .hasMessage("Invalid value 'triplet' for option fanout.neg-sampling (--neg-sampling) with fanout.store"
+                        + " (--store) partitioned: triplet negatives are not implemented yet in the partitioned store"
+                        + " (binary ones are); use binary, or fanout.store (--store) memory");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
                 links.toString(), "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

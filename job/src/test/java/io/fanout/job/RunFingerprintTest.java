@@ -66,6 +66,16 @@ class RunFingerprintTest {
                 fingerprintOn("college_msg", "--disjoint"))).as("each a run of its own").hasSize(4);
     }
 
+    @Test
+    void negativesChangeALinkRunsFingerprint(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        String links = java.nio.file.Files.writeString(tmp.resolve("links.tsv"), "0\t1\n2\t3\n").toString();
+        String none = fingerprint("--link-seeds", links);
+        assertThat(fingerprint("--link-seeds", links)).isEqualTo(none);
+        assertThat(Set.of(none, fingerprint("--link-seeds", links, "--neg-sampling", "binary"),
+                fingerprint("--link-seeds", links, "--neg-sampling", "binary", "--neg-amount", "2")))
+                .as("each a run of its own").hasSize(3);
+    }
+
     private static String[] with(String[] options, String... more) {
         List<String> all = new ArrayList<>(List.of(options));
         all.addAll(List.of(more));

@@ -56,7 +56,8 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         if (linkEnds != null) {
-            out.collect(startLinks(batch, r -> ctx.output(tag, r)));
+            out.collect(startLinks(batch, linkEnds, null, null, disjoint, temporal, seedTimes,
+                    getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
             return;
         }
         long[] seeds = seedIds(batch, nodeIds);
@@ -66,16 +67,26 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     }
 
     /**
-     * A link batch: the P seed edges' sources, then their destinations, are its seeds (de-duplicated; disjoint, each
-     * its own tree, tree {@code j}'s time its edge's, {@code j mod P}); its labels are each end's local index (the
-     * trees' roots when disjoint), as the memory store's {@code KHopSamplingFunction} lays a link batch out.
+     * A link batch: the P seed edges' sources and the N negatives' sources ({@code negativeSrc}, or none), then their
+     * destinations, are its seeds (de-duplicated; disjoint, each its own tree, every tree's time the time of its
+     * positive, {@code j mod P} within each half), as PyG's {@code edge_sample} and the memory store's
+     * {@code KHopSamplingFunction} lay a link batch out; its labels are each end's local index (the trees' roots when
+     * disjoint).
      */
-    private PartialBatch startLinks(SeedBatch batch, java.util.function.Consumer<RequestGroup> requests) {
+    static PartialBatch startLinks(SeedBatch batch, long[][] linkEnds, long[] negativeSrc, long[] negativeDst,
+            boolean disjoint, boolean temporal, SeedTimes seedTimes, org.apache.flink.api.common.TaskInfo task,
+            java.util.function.Consumer<RequestGroup> requests) {
         int p = batch.size();
-        long[] ends = new long[2 * p];
+        int n = negativeSrc == null ? 0 : negativeSrc.length;
+        int half = p + n;
+        long[] ends = new long[2 * half];
         for (int i = 0; i < p; i++) {
             ends[i] = linkEnds[0][batch.seeds[i]];
-            ends[p + i] = linkEnds[1][batch.seeds[i]];
+            ends[half + i] = linkEnds[1][batch.seeds[i]];
+        }
+        if (n > 0) {
+            System.arraycopy(negativeSrc, 0, ends, p, n);
+            System.arraycopy(negativeDst, 0, ends, half + p, n);
         }
         BatchAssembly assembly = disjoint ? BatchAssembly.disjoint(ends) : new BatchAssembly(ends);
         long[] times = null;
@@ -83,10 +94,10 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
             long[] edgeTimes = seedTimes(batch, seedTimes); // by seed edge
             times = new long[ends.length];
             for (int j = 0; j < times.length; j++) {
-                times[j] = edgeTimes[j % p];
+                times[j] = edgeTimes[(j % half) % p]; // negatives repeat their positives' times, as PyG's
             }
         }
-        PartialBatch start = start(batch, assembly, times, 0, getRuntimeContext().getTaskInfo(), requests);
+        PartialBatch start = start(batch, assembly, times, 0, task, requests);
         start.linkLabelIndex = assembly.seedIndices();
         return start;
     }

@@ -95,12 +95,14 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
     }
 
     /**
-     * A link batch's labels as the memory store's: {@code edge_label_index} [2, P] of local indices; disjoint, each
-     * node's {@code batch} is its tree mod P (both ends of pair i share batch i) and temporal, the pairs' times as
-     * PyG's {@code edge_label_time}.
+     * A link batch's labels as the memory store's: {@code edge_label_index} [2, P+N] of local indices (with N binary
+     * negatives, {@code edge_label} 1 for the P positives, then 0); disjoint, each node's {@code batch} is its tree
+     * mod P (both ends of pair i, and its negatives, share batch i) and temporal, the pairs' times as PyG's
+     * {@code edge_label_time}.
      */
     private static HomogeneousSample linkBatch(PartialBatch batch, HomogeneousSample sample) {
         int p = batch.inputIds.length;
+        int half = batch.linkLabelIndex.length / 2;
         if (batch.trees != null) {
             int[] pairOf = new int[batch.trees.length];
             for (int i = 0; i < pairOf.length; i++) {
@@ -108,10 +110,11 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
             }
             sample.nodeBatch(pairOf);
         }
-        sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(NegativeSampling.NONE, p, 0,
-                Arrays.copyOf(batch.linkLabelIndex, p), Arrays.copyOfRange(batch.linkLabelIndex, p, 2 * p)));
+        sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(half > p ? NegativeSampling.BINARY
+                : NegativeSampling.NONE, p, 0, Arrays.copyOf(batch.linkLabelIndex, half),
+                Arrays.copyOfRange(batch.linkLabelIndex, half, 2 * half)));
         if (batch.seedTimes != null) {
-            sample.metadata().edgeLabelTime(Arrays.copyOf(batch.seedTimes, p));
+            sample.metadata().edgeLabelTime(Arrays.copyOf(batch.seedTimes, half));
         }
         return sample;
     }

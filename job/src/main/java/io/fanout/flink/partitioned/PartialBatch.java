@@ -15,8 +15,9 @@ public class PartialBatch {
     /** Temporal sampling: each seed's time (tree {@code t}'s is {@code seedTimes[t]}); else null. */
     public long[] seedTimes;
     /**
-     * A link batch ({@code --link-seeds}): its P seed edges' sources then destinations as local indices into
-     * {@link #ids} (PyG's {@code edge_label_index} [2, P]); its {@link #seeds} are those ends. Else null.
+     * A link batch ({@code --link-seeds}): its P seed edges' and N binary negatives' sources, then their destinations,
+     * as local indices into {@link #ids} (PyG's {@code edge_label_index} [2, P+N]); its {@link #seeds} are those
+     * ends. Else null.
      */
     public int[] linkLabelIndex;
     public long[] ids;

@@ -77,12 +77,15 @@ public final class PartitionedKHop {
         DataStream<EdgeGroupBatch> edgeGroups = updateLines == null ? edgeGroupBatches(env, spec, "") : null;
 
         boolean nodeData = spec.nodeFeatures() != null;
-        // The automatic cache size is shared by the cached lookups: one per hop, and the node-data lookup.
-        int cacheLookups = fanouts.length + (nodeData ? 1 : 0) + (induced ? 1 : 0);
+        StageOptions.LinkNegatives negatives = o.linkNegatives();
+        // The automatic cache size is shared by the cached lookups: one per hop, the node-data lookup, and the
+        // whole-list copies of induced subgraphs and negatives.
+        int cacheLookups = fanouts.length + (nodeData ? 1 : 0) + (induced ? 1 : 0) + (negatives != null ? 1 : 0);
         // The description of the loaded graph a savepoint holds; with updates the adjacency is versioned (another
         // state layout), so a savepoint of one kind never restores into the other.
         String saved = SavedGraphCheck.describe(spec, fanouts.length, bucketSize)
                 + (induced ? ", a whole-list copy for induced subgraphs" : "")
+                + (negatives != null ? ", a whole-list copy for negatives" : "")
                 + (weighted ? ", weights of column " + spec.weightColumn() : "")
                 + (temporal ? ", times of column " + spec.timeColumn() : "") + (updateLines == null ? ""
                 : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
@@ -91,7 +94,9 @@ public final class PartitionedKHop {
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
         SingleOutputStreamOperator<PartialBatch> stage;
         DataStream<EdgeUpdate> adjacency = null;
-        if (updateLines == null) {
+        if (negatives != null) {
+            stage = withNegatives(checked, edgeGroups, spec, o, negatives, disjoint, temporal, cacheLookups);
+        } else if (updateLines == null) {
             stage = checked
                     .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTimes())
                             .links(o.linkEnds()))
@@ -144,6 +149,38 @@ public final class PartitionedKHop {
                     .name("induce").uid("induce" + runTag);
         }
         return withNodeData(env, spec, stage, updateLines != null, o, runTag, cacheLookups);
+    }
+
+    /**
+     * Link batches with binary negatives: each batch's candidate pairs ({@link NegativeProbeFunction}) are checked
+     * against one more adjacency copy, read whole (each candidate key's neighbours among the candidates), the first
+     * non-edges kept ({@link NegativeStageFunction}: the memory store's negatives), then the batch starts from its
+     * positives' and negatives' ends ({@link LinkStartFunction}). The copy cannot be a hop's: the batch start feeds
+     * every hop's lookup, and a DataStream job has no cycles.
+     */
+    private static SingleOutputStreamOperator<PartialBatch> withNegatives(DataStream<SeedBatch> batches,
+            DataStream<EdgeGroupBatch> edgeGroups, GraphSpec spec, StageOptions o, StageOptions.LinkNegatives negatives,
+            boolean disjoint, boolean temporal, int cacheLookups) {
+        String runTag = o.runTag();
+        SingleOutputStreamOperator<LinkDraw> draws = batches
+                .process(new NegativeProbeFunction(negatives.amount(), negatives.numNodes(),
+                        spec.direction() == io.fanout.graph.EdgeDirection.OUT, o.seed(), negatives.nodeIds()))
+                .returns(TypeInformation.of(LinkDraw.class))
+                .name("negative-candidates").uid("negative-candidates" + runTag);
+        DataStream<AnswerGroup> answers = edgeGroups.keyBy(new BatchNode(), Types.LONG)
+                .connect(draws.getSideOutput(NegativeProbeFunction.REQUESTS).keyBy(new RequestNode(), Types.LONG))
+                .transform("neighbors-negatives", TypeInformation.of(AnswerGroup.class),
+                        new NeighborLookupOperator(-1, false, o.seed(), o.bucketSize(), o.cacheBytes(), cacheLookups,
+                                o.compactAfterLoad()))
+                .uid("neighbors-negatives");
+        return draws.keyBy(new DrawKey(), Types.LONG)
+                .connect(answers.keyBy(new AnswerKey(), Types.LONG))
+                .process(new NegativeStageFunction())
+                .returns(TypeInformation.of(LinkDraw.class))
+                .name("negatives").uid("negatives" + runTag)
+                .process(new LinkStartFunction(o.linkEnds(), disjoint, temporal, o.seedTimes()))
+                .returns(TypeInformation.of(PartialBatch.class))
+                .name("batch-start").uid("batch-start" + runTag);
     }
 
     /**
@@ -352,6 +389,16 @@ public final class PartitionedKHop {
         @Override
         public Long getKey(PartialBatch batch) {
             return batch.batchKey;
+        }
+    }
+
+    /** Keys a link batch's negative draw by its batch. */
+    static final class DrawKey implements KeySelector<LinkDraw, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(LinkDraw draw) {
+            return draw.batchKey;
         }
     }
 

@@ -137,6 +137,20 @@ public final class StageOptions {
         return values.linkEnds;
     }
 
+    /** {@code fanout.neg-sampling binary} with plain link seeds: how the negatives are drawn, or null for none. */
+    public LinkNegatives linkNegatives() {
+        return values.linkNegatives;
+    }
+
+    /**
+     * Binary negatives of a plain graph's link seeds ({@link NegativeProbeFunction}).
+     *
+     * @param amount {@code fanout.neg-amount}: a batch of P positives draws {@code ceil(P x amount)}
+     * @param numNodes the graph's nodes, the range its candidates are drawn from (as the memory store's)
+     * @param nodeIds the graph's node ids in index order (the client's node-id file), or null when they equal indices
+     */
+    public record LinkNegatives(double amount, int numNodes, io.fanout.batch.SeedFile nodeIds) {}
+
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
     public boolean temporalLast() {
         return values.temporalLast;
@@ -204,6 +218,7 @@ public final class StageOptions {
         private SeedTimes seedTimes;
         private boolean temporalLast;
         private long[][] linkEnds;
+        private LinkNegatives linkNegatives;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -291,6 +306,12 @@ public final class StageOptions {
             return this;
         }
 
+        /** Binary negatives of the link seeds ({@link StageOptions#linkNegatives()}), or null. */
+        public Builder linkNegatives(LinkNegatives linkNegatives) {
+            this.linkNegatives = linkNegatives;
+            return this;
+        }
+
         /** Temporal sampling's seed times (null: each batch's own, from the seed file) and strategy. */
         public Builder temporal(SeedTimes seedTimes, boolean last) {
             this.seedTimes = seedTimes;
@@ -353,6 +374,12 @@ public final class StageOptions {
             }
             if (subgraphType == null) {
                 throw new IllegalArgumentException("fanout.subgraph-type must be set (directional by default)");
+            }
+            if (linkNegatives != null && (linkEnds == null || !(linkNegatives.amount() > 0)
+                    || linkNegatives.numNodes() < 1)) {
+                throw new IllegalArgumentException("fanout.neg-sampling needs fanout.link-seeds, a graph with nodes and"
+                        + " fanout.neg-amount > 0, got amount " + linkNegatives.amount() + " over "
+                        + linkNegatives.numNodes() + " nodes" + (linkEnds == null ? " without link seeds" : ""));
             }
             if (runTag == null) {
                 throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");

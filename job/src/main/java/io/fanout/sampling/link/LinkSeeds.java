@@ -84,6 +84,17 @@ public final class LinkSeeds implements Serializable {
         return ends;
     }
 
+    /**
+     * The plain graph's node ids the file was read against (its indices are the memory store's), for a store that
+     * draws negatives by index; only on the client that read the file ({@link #readPlain}).
+     */
+    public NodeIdMap plainIds() {
+        if (plainIds == null) {
+            throw new IllegalStateException("the graph's ids are known where a plain graph's file was read");
+        }
+        return plainIds;
+    }
+
     /** The seed edges' times by position (the file's third column), or null; shared, not copied. */
     public long[] times() {
         return times;
