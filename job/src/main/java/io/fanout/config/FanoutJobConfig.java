@@ -427,11 +427,6 @@ public final class FanoutJobConfig {
                     + (output != null ? name(FanoutOptions.OUTPUT) : name(FanoutOptions.SERVE))
                     + " (give it to the job started from the savepoint)");
         }
-        if (store == StoreType.PARTITIONED && negSampling == io.fanout.sampling.link.NegativeSampling.TRIPLET) {
-            throw new ConfigException("Invalid value 'triplet' for option " + name(FanoutOptions.NEG_SAMPLING) + " with "
-                    + name(FanoutOptions.STORE) + " partitioned: triplet negatives are not implemented yet in the"
-                    + " partitioned store (binary ones are); use binary, or " + name(FanoutOptions.STORE) + " memory");
-        }
         if (typed != null && store == StoreType.PARTITIONED) {
             refuseForTypedPartitioned(conf);
         }

@@ -136,8 +136,7 @@ public final class SamplingMatrix {
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
         row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
                 "HeteroLinkJobITCase");
-        String negatives = "link seeds (k-hop: the memory store, and binary negatives on plain graphs in the"
-                + " partitioned store; triplet there: " + NOT_YET + ")";
+        String negatives = "link seeds (k-hop: the memory store, and plain graphs in the partitioned store)";
         row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
                 "HeteroLinkJobITCase", "PlainLinkJobITCase", "NegativeCandidatesTest",
                 "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");

@@ -217,14 +217,14 @@ final class SeedPlanning {
     }
 
     /**
-     * A partitioned plain link job's binary negatives ({@code --neg-sampling binary}): drawn as node indices of the
+     * A partitioned plain link job's negatives ({@code --neg-sampling}): drawn as node indices of the
      * graph the seed edges were read against, as the memory store's; sparse ids reach the TaskManagers as the graph's
      * node-id file ({@link NodeIdFile}, in index order), which each negatives subtask copies to read by index. Null
      * without negatives.
      */
     static io.fanout.flink.partitioned.StageOptions.LinkNegatives linkNegatives(FanoutJobConfig config, LinkSeeds links)
             throws java.io.IOException {
-        if (config.negSampling != io.fanout.sampling.link.NegativeSampling.BINARY) {
+        if (config.negSampling == io.fanout.sampling.link.NegativeSampling.NONE) {
             return null;
         }
         NodeIdMap ids = links.plainIds();
@@ -237,7 +237,8 @@ final class SeedPlanning {
             }
             file = SeedFile.index(written.file(), config.partitionedSeedChunk);
         }
-        return new io.fanout.flink.partitioned.StageOptions.LinkNegatives(config.negAmount, ids.size(), file);
+        return new io.fanout.flink.partitioned.StageOptions.LinkNegatives(config.negSampling, config.negAmount, ids.size(),
+                file);
     }
 
     /** The seed file of every node id the client wrote: its plan reads as a --seeds file's would. */

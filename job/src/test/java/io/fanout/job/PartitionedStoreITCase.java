@@ -277,10 +277,15 @@ class PartitionedStoreITCase {
         "sparse-cora, rocksdb, 2, --fanout 6;2 --subgraph-type bidirectional --neg-sampling binary --neg-amount 2"
             + " --partitioned.bucket-size 3",
         "college_msg, hashmap, 2, --fanout 5;3 --time-column timestamp --neg-sampling binary --neg-amount 0.5",
-        "college_msg, rocksdb, 1, --fanout 3;2 --time-column timestamp --neg-sampling binary --partitioned.cache-mb 0"})
+        "college_msg, rocksdb, 1, --fanout 3;2 --time-column timestamp --neg-sampling binary --partitioned.cache-mb 0",
+        "cora, rocksdb, 2, --fanout 5;3 --neg-sampling triplet",
+        "cora, hashmap, 1, --fanout 4;4 --disjoint --neg-sampling triplet --neg-amount 3 --edge-dir in",
+        "sparse-cora, hashmap, 2, --fanout 6;2 --neg-sampling triplet --neg-amount 2 --subgraph-type induced",
+        "college_msg, rocksdb, 2, --fanout 5;3 --time-column timestamp --neg-sampling triplet --neg-amount 2",
+        "college_msg, hashmap, 1, --fanout 3;2 --time-column timestamp --neg-sampling triplet --edge-dir in"})
     void linkBatchesWithNegativesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra)
             throws Exception {
-        // Binary negatives, drawn ahead and checked against their own adjacency copy, are the memory store's; a
+        // Binary and triplet negatives, drawn ahead and checked against their own adjacency copy, are the memory store's; a
         // graph with sparse 64-bit ids draws them by index through the client's node-id file.
         Path graph = dataset.equals("sparse-cora") ? sparseCora() : SharedData.graph(dataset);
         boolean timed = extra.contains("--time-column");
@@ -293,9 +298,18 @@ class PartitionedStoreITCase {
         long positives = first.require("#META.input_id").shape()[0];
         double amount = extra.contains("--neg-amount")
                 ? Double.parseDouble(extra.replaceAll(".*--neg-amount (\\S+).*", "$1")) : 1.0;
-        assertThat(first.require("#META.edge_label_index").shape()).as("positives, then ceil(P x amount) negatives")
-                .containsExactly(2, positives + (long) Math.ceil(positives * amount));
-        assertThat(first.names()).contains("#META.edge_label");
+        if (extra.contains("triplet")) {
+            assertThat(first.require("#META.dst_neg_index").shape()).as("[P] or [P, k], as PyG squeezes it")
+                    .containsExactly(amount == 1 ? new long[] {positives} : new long[] {positives, (long) amount});
+            assertThat(first.names()).contains("#META.src_index", "#META.dst_pos_index");
+            if (timed) {
+                assertThat(first.names()).contains("#META.seed_time");
+            }
+        } else {
+            assertThat(first.require("#META.edge_label_index").shape()).as("positives, then ceil(P x amount) negatives")
+                    .containsExactly(2, positives + (long) Math.ceil(positives * amount));
+            assertThat(first.names()).contains("#META.edge_label");
+        }
     }
 
     @Test
@@ -635,12 +649,6 @@ class PartitionedStoreITCase {
                         + " fanout.subgraph-type (--subgraph-type) induced");
         Path links = tmp.resolve("refused-links.tsv");
         Files.writeString(links, "0\t1\n");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
-                links.toString(), "--neg-sampling", "triplet"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("Invalid value 'triplet' for option fanout.neg-sampling (--neg-sampling) with fanout.store"
-                        + " (--store) partitioned: triplet negatives are not implemented yet in the partitioned store"
-                        + " (binary ones are); use binary, or fanout.store (--store) memory");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
                 links.toString(), "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

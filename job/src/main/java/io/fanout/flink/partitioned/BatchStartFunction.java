@@ -56,7 +56,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         if (linkEnds != null) {
-            out.collect(startLinks(batch, linkEnds, null, null, disjoint, temporal, seedTimes,
+            out.collect(startLinks(batch, linkEnds, null, null, 0, disjoint, temporal, seedTimes,
                     getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
             return;
         }
@@ -67,24 +67,31 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
     }
 
     /**
-     * A link batch: the P seed edges' sources and the N negatives' sources ({@code negativeSrc}, or none), then their
-     * destinations, are its seeds (de-duplicated; disjoint, each its own tree, every tree's time the time of its
-     * positive, {@code j mod P} within each half), as PyG's {@code edge_sample} and the memory store's
-     * {@code KHopSamplingFunction} lay a link batch out; its labels are each end's local index (the trees' roots when
-     * disjoint).
+     * A link batch, laid out as PyG's {@code edge_sample} and the memory store's {@code KHopSamplingFunction} lay it
+     * out. Binary or no negatives ({@code tripletAmount} 0): the P seed edges' sources and the N negatives' sources
+     * ({@code negativeSrc}, or none), then their destinations, are its seeds, each tree's time its positive's ({@code j
+     * mod P} within each half). Triplet: the sources, the destinations, then the P x k negative destinations
+     * ({@code negativeDst} row-major [P, k]; disjoint, negative-major, so that tree mod P is the positive's index), tree
+     * {@code j}'s time positive {@code j mod P}'s. De-duplicated, or disjoint (each end its own tree); its labels are
+     * each end's local index (the trees' roots when disjoint), triplet negatives row-major.
      */
     static PartialBatch startLinks(SeedBatch batch, long[][] linkEnds, long[] negativeSrc, long[] negativeDst,
-            boolean disjoint, boolean temporal, SeedTimes seedTimes, org.apache.flink.api.common.TaskInfo task,
-            java.util.function.Consumer<RequestGroup> requests) {
+            int tripletAmount, boolean disjoint, boolean temporal, SeedTimes seedTimes,
+            org.apache.flink.api.common.TaskInfo task, java.util.function.Consumer<RequestGroup> requests) {
         int p = batch.size();
-        int n = negativeSrc == null ? 0 : negativeSrc.length;
-        int half = p + n;
-        long[] ends = new long[2 * half];
+        boolean triplet = tripletAmount > 0;
+        int n = negativeDst == null ? 0 : negativeDst.length;
+        int half = triplet ? p : p + n; // where the destinations start
+        long[] ends = new long[triplet ? 2 * p + n : 2 * half];
         for (int i = 0; i < p; i++) {
             ends[i] = linkEnds[0][batch.seeds[i]];
             ends[half + i] = linkEnds[1][batch.seeds[i]];
         }
-        if (n > 0) {
+        if (triplet) {
+            for (int j = 0; j < n; j++) { // row-major [P, k]; disjoint trees negative-major
+                ends[2 * p + (disjoint ? (j % tripletAmount) * p + j / tripletAmount : j)] = negativeDst[j];
+            }
+        } else if (n > 0) {
             System.arraycopy(negativeSrc, 0, ends, p, n);
             System.arraycopy(negativeDst, 0, ends, half + p, n);
         }
@@ -94,11 +101,20 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
             long[] edgeTimes = seedTimes(batch, seedTimes); // by seed edge
             times = new long[ends.length];
             for (int j = 0; j < times.length; j++) {
-                times[j] = edgeTimes[(j % half) % p]; // negatives repeat their positives' times, as PyG's
+                // Negatives repeat their positives' times, as PyG's.
+                times[j] = edgeTimes[triplet ? j % p : (j % half) % p];
             }
         }
         PartialBatch start = start(batch, assembly, times, 0, task, requests);
-        start.linkLabelIndex = assembly.seedIndices();
+        int[] labels = assembly.seedIndices();
+        if (triplet && disjoint) { // the negatives' labels back to row-major
+            int[] byTree = labels.clone();
+            for (int j = 0; j < n; j++) {
+                labels[2 * p + j] = byTree[2 * p + (j % tripletAmount) * p + j / tripletAmount];
+            }
+        }
+        start.linkLabelIndex = labels;
+        start.tripletAmount = tripletAmount;
         return start;
     }
 

@@ -96,13 +96,14 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
 
     /**
      * A link batch's labels as the memory store's: {@code edge_label_index} [2, P+N] of local indices (with N binary
-     * negatives, {@code edge_label} 1 for the P positives, then 0); disjoint, each node's {@code batch} is its tree
-     * mod P (both ends of pair i, and its negatives, share batch i) and temporal, the pairs' times as PyG's
-     * {@code edge_label_time}.
+     * negatives, {@code edge_label} 1 for the P positives, then 0), or with triplet negatives {@code src_index},
+     * {@code dst_pos_index} and {@code dst_neg_index}; disjoint, each node's {@code batch} is its tree mod P (both ends
+     * of pair i, and its negatives, share batch i) and temporal, the pairs' times as PyG's {@code edge_label_time}
+     * ({@code seed_time} with triplets).
      */
     private static HomogeneousSample linkBatch(PartialBatch batch, HomogeneousSample sample) {
         int p = batch.inputIds.length;
-        int half = batch.linkLabelIndex.length / 2;
+        int[] labels = batch.linkLabelIndex;
         if (batch.trees != null) {
             int[] pairOf = new int[batch.trees.length];
             for (int i = 0; i < pairOf.length; i++) {
@@ -110,9 +111,17 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
             }
             sample.nodeBatch(pairOf);
         }
+        if (batch.tripletAmount > 0) {
+            sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(NegativeSampling.TRIPLET, p, batch.tripletAmount,
+                    Arrays.copyOf(labels, p), Arrays.copyOfRange(labels, p, labels.length)));
+            if (batch.seedTimes != null) {
+                sample.metadata().seedTime(Arrays.copyOf(batch.seedTimes, p));
+            }
+            return sample;
+        }
+        int half = labels.length / 2;
         sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(half > p ? NegativeSampling.BINARY
-                : NegativeSampling.NONE, p, 0, Arrays.copyOf(batch.linkLabelIndex, half),
-                Arrays.copyOfRange(batch.linkLabelIndex, half, 2 * half)));
+                : NegativeSampling.NONE, p, 0, Arrays.copyOf(labels, half), Arrays.copyOfRange(labels, half, 2 * half)));
         if (batch.seedTimes != null) {
             sample.metadata().edgeLabelTime(Arrays.copyOf(batch.seedTimes, half));
         }

@@ -7,9 +7,9 @@ import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.util.Collector;
 
 /**
- * The negatives stage, keyed by batch: input 1 is a link batch with its candidate pairs ({@link NegativeProbeFunction}),
- * input 2 each candidate key's neighbours among the candidates' other ends; once every key answered, the batch's
- * negatives are the first candidates that are not edges ({@link NegativeCandidates#pick}), the memory store's.
+ * The negatives stage, keyed by batch: input 1 is a link batch with its candidates ({@link NegativeProbeFunction}),
+ * input 2 each key's neighbours among the other ends; once every key answered, each negative takes the next candidates
+ * until one is not an edge for it ({@link NegativeCandidates#pick}), as the memory store's draws do.
  */
 public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerGroup> {
     private static final long serialVersionUID = 1L;
@@ -40,30 +40,43 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
                 from = group.ends[i];
             }
         }
-        int n = draw.keyPositions.length;
-        long[] other = draw.keyedBySource ? draw.candidateDst : draw.candidateSrc;
-        boolean[] isEdge = new boolean[n];
-        for (int c = 0; c < n; c++) {
-            isEdge[c] = Arrays.binarySearch(neighbors[draw.keyPositions[c]], other[c]) >= 0;
-        }
+        long[] dst = draw.candidateDst;
+        int[] at = draw.keyPositions;
         int[] picked;
         try {
-            picked = NegativeCandidates.pick(isEdge, draw.count);
+            if (draw.tripletAmount == 0) {
+                long[] other = draw.keyedBySource ? dst : draw.candidateSrc;
+                boolean[] isEdge = new boolean[dst.length];
+                for (int c = 0; c < isEdge.length; c++) {
+                    isEdge[c] = Arrays.binarySearch(neighbors[at[c]], other[c]) >= 0;
+                }
+                picked = NegativeCandidates.pick(isEdge, draw.count);
+            } else {
+                // Slot j's pair: positive j / amount's source and the candidate destination.
+                int amount = draw.tripletAmount;
+                long[] sources = draw.sources;
+                picked = NegativeCandidates.pick(draw.count, dst.length, draw.keyedBySource
+                        ? (slot, c) -> Arrays.binarySearch(neighbors[at[slot / amount]], dst[c]) >= 0
+                        : (slot, c) -> Arrays.binarySearch(neighbors[at[c]], sources[slot / amount]) >= 0);
+            }
         } catch (NegativeCandidates.TooDense e) {
             // The same batch fails the same way after a restart.
-            throw new SuppressRestartsException(new IllegalStateException("fanout.neg-sampling binary with"
-                    + " fanout.store partitioned: " + draw.batch + ": " + e.getMessage() + ". The graph is too dense"
-                    + " for the partitioned store's strict negatives (a batch of P positives checks ceil(P x"
-                    + " amount) x 1.5 + 64 candidate pairs): use fanout.store memory", e));
+            throw new SuppressRestartsException(new IllegalStateException("fanout.neg-sampling "
+                    + (draw.tripletAmount == 0 ? "binary" : "triplet") + " with fanout.store partitioned: " + draw.batch
+                    + ": " + e.getMessage() + ". The graph is too dense for the partitioned store's strict negatives"
+                    + " (a batch checks 1.5 times its negatives + 64 candidates): use fanout.store memory", e));
         }
-        draw.negativeSrc = new long[picked.length];
+        draw.negativeSrc = draw.tripletAmount == 0 ? new long[picked.length] : null;
         draw.negativeDst = new long[picked.length];
         for (int i = 0; i < picked.length; i++) {
-            draw.negativeSrc[i] = draw.candidateSrc[picked[i]];
-            draw.negativeDst[i] = draw.candidateDst[picked[i]];
+            if (draw.negativeSrc != null) {
+                draw.negativeSrc[i] = draw.candidateSrc[picked[i]];
+            }
+            draw.negativeDst[i] = dst[picked[i]];
         }
         draw.candidateSrc = null;
         draw.candidateDst = null;
+        draw.sources = null;
         draw.keys = null;
         draw.keyPositions = null;
         out.collect(draw);

@@ -16,10 +16,12 @@ public class PartialBatch {
     public long[] seedTimes;
     /**
      * A link batch ({@code --link-seeds}): its P seed edges' and N binary negatives' sources, then their destinations,
-     * as local indices into {@link #ids} (PyG's {@code edge_label_index} [2, P+N]); its {@link #seeds} are those
-     * ends. Else null.
+     * as local indices into {@link #ids} (PyG's {@code edge_label_index} [2, P+N]); with triplet negatives, the P
+     * sources, the P destinations, then the P x k negative destinations row-major. Else null.
      */
     public int[] linkLabelIndex;
+    /** A link batch's triplet negatives per positive (k), or 0. */
+    public int tripletAmount;
     public long[] ids;
     public int[] rows;
     public int[] cols;
@@ -69,6 +71,7 @@ public class PartialBatch {
         next.graphVersion = graphVersion;
         next.seedTimes = seedTimes;
         next.linkLabelIndex = linkLabelIndex;
+        next.tripletAmount = tripletAmount;
         return next;
     }
 }

@@ -152,9 +152,9 @@ public final class PartitionedKHop {
     }
 
     /**
-     * Link batches with binary negatives: each batch's candidate pairs ({@link NegativeProbeFunction}) are checked
-     * against one more adjacency copy, read whole (each candidate key's neighbours among the candidates), the first
-     * non-edges kept ({@link NegativeStageFunction}: the memory store's negatives), then the batch starts from its
+     * Link batches with negatives: each batch's candidates ({@link NegativeProbeFunction}) are checked against one
+     * more adjacency copy, read whole (each key's neighbours among the other ends), each negative the next candidate
+     * that is not an edge for it ({@link NegativeStageFunction}: the memory store's negatives), then the batch starts from its
      * positives' and negatives' ends ({@link LinkStartFunction}). The copy cannot be a hop's: the batch start feeds
      * every hop's lookup, and a DataStream job has no cycles.
      */
@@ -163,8 +163,9 @@ public final class PartitionedKHop {
             boolean disjoint, boolean temporal, int cacheLookups) {
         String runTag = o.runTag();
         SingleOutputStreamOperator<LinkDraw> draws = batches
-                .process(new NegativeProbeFunction(negatives.amount(), negatives.numNodes(),
-                        spec.direction() == io.fanout.graph.EdgeDirection.OUT, o.seed(), negatives.nodeIds()))
+                .process(new NegativeProbeFunction(negatives.mode(), negatives.amount(), negatives.numNodes(),
+                        spec.direction() == io.fanout.graph.EdgeDirection.OUT, o.seed(), negatives.nodeIds(),
+                        o.linkEnds()[0]))
                 .returns(TypeInformation.of(LinkDraw.class))
                 .name("negative-candidates").uid("negative-candidates" + runTag);
         DataStream<AnswerGroup> answers = edgeGroups.keyBy(new BatchNode(), Types.LONG)

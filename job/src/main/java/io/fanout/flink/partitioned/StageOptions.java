@@ -137,19 +137,22 @@ public final class StageOptions {
         return values.linkEnds;
     }
 
-    /** {@code fanout.neg-sampling binary} with plain link seeds: how the negatives are drawn, or null for none. */
+    /** {@code fanout.neg-sampling} with plain link seeds: how the negatives are drawn, or null for none. */
     public LinkNegatives linkNegatives() {
         return values.linkNegatives;
     }
 
     /**
-     * Binary negatives of a plain graph's link seeds ({@link NegativeProbeFunction}).
+     * Negatives of a plain graph's link seeds ({@link NegativeProbeFunction}).
      *
-     * @param amount {@code fanout.neg-amount}: a batch of P positives draws {@code ceil(P x amount)}
+     * @param mode binary or triplet
+     * @param amount {@code fanout.neg-amount}: a batch of P positives draws {@code ceil(P x amount)} binary negatives,
+     *     or {@code amount} triplet ones per positive
      * @param numNodes the graph's nodes, the range its candidates are drawn from (as the memory store's)
      * @param nodeIds the graph's node ids in index order (the client's node-id file), or null when they equal indices
      */
-    public record LinkNegatives(double amount, int numNodes, io.fanout.batch.SeedFile nodeIds) {}
+    public record LinkNegatives(io.fanout.sampling.link.NegativeSampling mode, double amount, int numNodes,
+            io.fanout.batch.SeedFile nodeIds) {}
 
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
     public boolean temporalLast() {
@@ -376,9 +379,12 @@ public final class StageOptions {
                 throw new IllegalArgumentException("fanout.subgraph-type must be set (directional by default)");
             }
             if (linkNegatives != null && (linkEnds == null || !(linkNegatives.amount() > 0)
-                    || linkNegatives.numNodes() < 1)) {
+                    || linkNegatives.numNodes() < 1 || linkNegatives.mode() == io.fanout.sampling.link.NegativeSampling.NONE
+                    || linkNegatives.mode() == io.fanout.sampling.link.NegativeSampling.TRIPLET
+                    && linkNegatives.amount() != Math.floor(linkNegatives.amount()))) {
                 throw new IllegalArgumentException("fanout.neg-sampling needs fanout.link-seeds, a graph with nodes and"
-                        + " fanout.neg-amount > 0, got amount " + linkNegatives.amount() + " over "
+                        + " fanout.neg-amount > 0 (whole for triplets), got " + linkNegatives.mode() + " amount "
+                        + linkNegatives.amount() + " over "
                         + linkNegatives.numNodes() + " nodes" + (linkEnds == null ? " without link seeds" : ""));
             }
             if (runTag == null) {

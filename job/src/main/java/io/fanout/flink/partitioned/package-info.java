@@ -12,6 +12,8 @@
  * in a stage keyed by batch. A typed graph's k-hop ({@link io.fanout.flink.partitioned.PartitionedTypedKHop}) loads
  * each edge type's file as a plain graph into one lookup per (edge type, hop), keyed by node id under the memory
  * store's hop seed of that type and hop, so every lookup is a plain one and byte identity needs no new state layout;
- * its stages keyed by batch apply the edge types in name order.
+ * its stages keyed by batch apply the edge types in name order. Link batches with negatives first draw the candidates
+ * the memory store would try and ask one more whole-list lookup which are edges
+ * ({@link io.fanout.flink.partitioned.NegativeProbeFunction}, {@link io.fanout.flink.partitioned.NegativeStageFunction}).
  */
 package io.fanout.flink.partitioned;

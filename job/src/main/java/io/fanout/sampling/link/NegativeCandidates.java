@@ -3,12 +3,13 @@ package io.fanout.sampling.link;
 import io.fanout.random.SplitMix64;
 
 /**
- * Strict binary negatives for a store that cannot ask "is this an edge?" pair by pair (the partitioned store, whose
- * lists are spread over its lookups): the pairs {@link NegativeSampler#binary} would try, drawn ahead from the same
- * stream, checked together, and the first non-edges kept, so the negatives are exactly the memory store's.
+ * Strict negatives for a store that cannot ask "is this an edge?" pair by pair (the partitioned store, whose lists are
+ * spread over its lookups): the pairs {@link NegativeSampler#binary} (or the destinations
+ * {@link NegativeSampler#triplet}) would try, drawn ahead from the same stream, checked together, and taken in the
+ * same order, so the negatives are exactly the memory store's.
  *
- * <p>The pairs a batch tries do not depend on which of them are edges (each try takes two draws whatever its
- * outcome), so the i-th negative is the i-th candidate that is not an edge, unless a negative needed
+ * <p>The candidates a batch tries do not depend on which of them are edges (each try takes the same draws whatever its
+ * outcome), so each negative takes the next candidates until one is not an edge for it, unless a negative needed
  * {@link NegativeSampler#MAX_TRIES} tries, where the memory store draws exactly among every non-edge instead: a store
  * that checks candidates reports that, and a batch whose candidates ran out, as a {@link TooDense} error.
  */
@@ -44,15 +45,45 @@ public final class NegativeCandidates {
     }
 
     /**
-     * The positions of the {@code count} negatives among the candidates: the first {@code count} that are not edges
-     * ({@code isEdge[c]} false), in order.
+     * The first {@code n} destinations of the batch's negative stream: the destinations {@link NegativeSampler#triplet}
+     * tries for the batch, in order, over {@code numDst} destinations.
+     */
+    public static int[] triplet(int numDst, int n, long seed, int epoch, int batchId) {
+        SplitMix64 rng = new SplitMix64(SplitMix64.seed(seed, epoch, batchId, NegativeSampler.NEGATIVES));
+        int[] dst = new int[n];
+        for (int i = 0; i < n; i++) {
+            dst[i] = rng.nextInt(numDst);
+        }
+        return dst;
+    }
+
+    /** Whether candidate {@code candidate} is an edge for negative slot {@code slot}'s pair. */
+    @FunctionalInterface
+    public interface Edges {
+        boolean isEdge(int slot, int candidate);
+    }
+
+    /**
+     * The positions of the {@code count} binary negatives among the candidates: the first {@code count} that are not
+     * edges ({@code isEdge[c]} false), in order.
      *
      * @throws TooDense when a negative would take {@link NegativeSampler#MAX_TRIES} tries, or the candidates run out
      */
     public static int[] pick(boolean[] isEdge, int count) {
-        int[] picked = new int[count];
+        return pick(count, isEdge.length, (slot, c) -> isEdge[c]);
+    }
+
+    /**
+     * The candidates taken by {@code slots} negatives, in slot order (triplet: row-major [P, amount], slot
+     * {@code j}'s source positive {@code j / amount}): each slot tries the next candidates until one is not an edge
+     * for it, as the memory store's draws do.
+     *
+     * @throws TooDense when a negative would take {@link NegativeSampler#MAX_TRIES} tries, or the candidates run out
+     */
+    public static int[] pick(int slots, int candidates, Edges edges) {
+        int[] picked = new int[slots];
         int c = 0;
-        for (int i = 0; i < count; i++) {
+        for (int i = 0; i < slots; i++) {
             int tries = 0;
             while (true) {
                 if (tries == NegativeSampler.MAX_TRIES) {
@@ -60,11 +91,11 @@ public final class NegativeCandidates {
                             + " row that are edges (the memory store then draws exactly among every pair that is not"
                             + " an edge)");
                 }
-                if (c == isEdge.length) {
-                    throw new TooDense("only " + i + " of its " + count + " negatives were among its " + isEdge.length
+                if (c == candidates) {
+                    throw new TooDense("only " + i + " of its " + slots + " negatives were among its " + candidates
                             + " candidate pairs");
                 }
-                if (!isEdge[c++]) {
+                if (!edges.isEdge(i, c++)) {
                     picked[i] = c - 1;
                     break;
                 }

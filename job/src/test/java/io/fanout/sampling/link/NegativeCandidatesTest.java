@@ -35,6 +35,33 @@ class NegativeCandidatesTest {
     }
 
     @Test
+    void tripletNegativesAreTheMemoryStoresToo() throws Exception {
+        for (String name : new String[] {"cora", "college_msg"}) {
+            for (EdgeDirection direction : EdgeDirection.values()) {
+                CsrGraph graph = GraphLoader.load(SharedData.graph(name), direction);
+                int n = graph.numNodes();
+                NegativeSampler sampler = new NegativeSampler(graph, n);
+                java.util.Random random = new java.util.Random(7);
+                for (int amount : new int[] {1, 3}) {
+                    for (int batch = 0; batch < 20; batch++) {
+                        int[] sources = random.ints(1 + random.nextInt(300), 0, n).toArray();
+                        int[] expected = sampler.triplet(sources, amount, 42, 1, batch);
+                        int[] candidates = NegativeCandidates.triplet(n, NegativeCandidates.candidates(expected.length),
+                                42, 1, batch);
+                        int[] picked = NegativeCandidates.pick(expected.length, candidates.length,
+                                (slot, c) -> sampler.isEdge(sources[slot / amount], candidates[c]));
+                        int[] got = new int[picked.length];
+                        for (int j = 0; j < got.length; j++) {
+                            got[j] = candidates[picked[j]];
+                        }
+                        assertThat(got).as("%s %s amount %d", name, direction, amount).containsExactly(expected);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void aGraphOfEveryPairButAFewIsRefusedWhereTheMemoryStoreDrawsExactly() {
         int n = 40; // 1,597 of 1,600 ordered pairs are edges
         IntArrayList src = new IntArrayList();
