@@ -139,7 +139,8 @@ public final class SamplingMatrix {
         String negatives = "link seeds (k-hop: the memory store, and plain graphs in the partitioned store)";
         row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
                 "HeteroLinkJobITCase", "PlainLinkJobITCase", "NegativeCandidatesTest",
-                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");
+                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore",
+                "RandomGraphsITCase#linkNegativesAgreeAcrossStoresAndAreNeverEdges");
         row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
                 "HeteroLinkJobITCase", "PlainLinkJobITCase",
                 "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");

@@ -141,6 +141,65 @@ class RandomGraphsITCase {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvSource(delimiter = '|', value = {
+        // name        | directed | nodes | edges | id step    | negatives and layout
+        "sparse-ids    | false    | 300   | 1200  | 4000000007 | --neg-sampling binary --neg-amount 2",
+        "sparse-ids    | false    | 300   | 1200  | 4000000007 | --neg-sampling triplet --neg-amount 2 --disjoint",
+        "dense         | true     | 40    | 700   | 1          | --neg-sampling binary --edge-dir in",
+        "dense         | true     | 40    | 700   | 1          | --neg-sampling triplet --neg-amount 3",
+        "dense         | true     | 40    | 700   | 1          | --neg-sampling triplet --edge-dir in --disjoint",
+    })
+    void linkNegativesAgreeAcrossStoresAndAreNeverEdges(String name, boolean directed, int nodes, int edges,
+            long idStep, String mode) throws Exception {
+        // A sparse graph with ids past 2^32 (drawn by index through the node-id file), and a dense one: about two
+        // in five ordered pairs are edges (the hub's, parallel edges and loops included), so candidates often are.
+        Graph graph = generate(name, directed, nodes, edges, idStep, false, new Random(name.hashCode()));
+        StringBuilder seedEdges = new StringBuilder();
+        for (int r = 0; r < graph.edges().size(); r += 5) {
+            seedEdges.append(graph.edges().get(r)[0]).append('\t').append(graph.edges().get(r)[1]).append('\n');
+        }
+        Path links = Files.writeString(tmp.resolve("links-" + name + ".tsv"), seedEdges);
+        String[] options = with(new String[] {"--fanout", "3,2", "--link-seeds", links.toString(), "--batch-size", "16",
+            "--shuffle", "--seed", "5", "--partitioned.node-ids-dir", tmp.resolve("node-ids").toString()},
+                mode.split(" "));
+        TreeMap<Long, byte[]> memory1 = runs.run("memory", 1, graph.file(), options);
+        assertSameMessages(memory1, runs.run("partitioned", 2, graph.file(),
+                with(options, "--state-backend", "hashmap", "--partitioned.bucket-size", "3")));
+        assertSameMessages(memory1, runs.run("partitioned", 1, graph.file(),
+                with(options, "--state-backend", "rocksdb")));
+        Set<String> edgeSet = new TreeSet<>();
+        for (long[] row : graph.edges()) {
+            edgeSet.add(row[0] + ">" + row[1]);
+            if (!graph.directed()) {
+                edgeSet.add(row[1] + ">" + row[0]);
+            }
+        }
+        long negatives = 0;
+        for (byte[] bytes : memory1.values()) {
+            TensorMessage m = SafetensorsCodec.decode(bytes);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            int p = m.get("#META.input_id").asLongArray().length;
+            if (mode.contains("triplet")) {
+                long[] src = m.get("#META.src_index").asLongArray();
+                long[] neg = m.get("#META.dst_neg_index").asLongArray();
+                int k = neg.length / p;
+                for (int j = 0; j < neg.length; j++, negatives++) {
+                    String pair = ids[(int) src[j / k]] + ">" + ids[(int) neg[j]];
+                    assertThat(edgeSet).as("triplet negative %s", pair).doesNotContain(pair);
+                }
+            } else {
+                long[] index = m.get("#META.edge_label_index").asLongArray();
+                int n = index.length / 2;
+                for (int j = p; j < n; j++, negatives++) {
+                    String pair = ids[(int) index[j]] + ">" + ids[(int) index[n + j]];
+                    assertThat(edgeSet).as("binary negative %s", pair).doesNotContain(pair);
+                }
+            }
+        }
+        assertThat(negatives).isPositive();
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"timed-sparse-ids, uniform, --replace", "timed-hub-in, last, --seed 9", "timed-hub-in, uniform, --seed 3"})
     void temporalTreesAgreeAcrossStoresAndNeverSampleTheFuture(String name, String strategy, String extra)
