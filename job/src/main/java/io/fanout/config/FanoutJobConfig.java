@@ -375,6 +375,10 @@ public final class FanoutJobConfig {
                 notWithUpdates.add(name(FanoutOptions.LINK_SEEDS) + " (their batches start from the loaded graph's"
                         + " ids only)");
             }
+            if (ablpPositiveEdges != null) {
+                notWithUpdates.add(name(FanoutOptions.ABLP_POSITIVE_EDGES) + " (its batches start from the loaded"
+                        + " graph's ids only)");
+            }
             if (subgraphType == SubgraphType.INDUCED) {
                 notWithUpdates.add(name(FanoutOptions.SUBGRAPH_TYPE) + " induced (its whole-list lookup reads the loaded"
                         + " graph only; directional and bidirectional work)");

@@ -148,13 +148,14 @@ public final class SamplingMatrix {
                 + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
         row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
         row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
-        String plainAblp = "k-hop on a plain graph, memory store (GiGL's DistABLPLoader on a homogeneous graph; a"
+        String plainAblp = "k-hop on a plain graph, either store (GiGL's DistABLPLoader on a homogeneous graph; a"
                 + " typed graph names label edge types: --ablp-positive-type, --ablp-negative-type)";
-        row(FanoutOptions.ABLP_POSITIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
+        row(FanoutOptions.ABLP_POSITIVE_EDGES, TYPED.negate().and(KHOP), plainAblp,
                 "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles",
+                "PartitionedStoreITCase#plainAblpAsTheMemoryStore",
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
-        row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP).and(MEMORY), plainAblp,
-                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles");
+        row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP), plainAblp,
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles", "PartitionedStoreITCase#plainAblpAsTheMemoryStore");
         String ppr = "ppr (k-hop does not push scores)";
         row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
                 "PartitionedTypedPprITCase");

@@ -165,8 +165,8 @@ public final class FanoutJob {
         SupervisionEdges[] plainLabels = plainIds == null ? null : SeedPlanning.plainLabelEdges(config, plainIds);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = SeedPlanning.partitionedSeedFile(config);
-        // A link job's seeds are its seed edges: no node-id file.
-        NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null && links == null
+        // A link job's seeds are its seed edges, an ABLP job's its anchors, by the ids the client read: no node-id file.
+        NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null && links == null && plainIds == null
                 ? SeedPlanning.partitionedNodeIds(config) : null;
         if (allNodes != null && !allNodes.identity()) {
             seedFile = SeedPlanning.nodeIdSeedFile(config, allNodes.file());
@@ -260,7 +260,8 @@ public final class FanoutJob {
         StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
                 seedTimes(config, links != null ? links.times() : plan.seeds().times()),
                 links != null && config.typed == null ? links.endpointIds() : null,
-                links != null && config.typed == null ? SeedPlanning.linkNegatives(config, links) : null) : null;
+                links != null && config.typed == null ? SeedPlanning.linkNegatives(config, links) : null, plainLabels)
+                : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
                 : partitioned && config.sampler == SamplerType.PPR
@@ -313,9 +314,21 @@ public final class FanoutJob {
 
     /**
      * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; trees,
-     * subgraph type, weights, times and the seed-edge file when set; for PPR its options and state layout): the uid
+     * subgraph type, weights, times, the seed-edge file and negatives, the ABLP label files when set; for PPR its options
+     * and state layout): the uid
      * suffix of every per-run operator.
      */
+    /** A file's path, size and modification time, for a run fingerprint. */
+    private static String fileStamp(java.nio.file.Path file) {
+        java.nio.file.Path path = file.toAbsolutePath().normalize();
+        try {
+            return " " + path + " " + java.nio.file.Files.size(path) + " "
+                    + java.nio.file.Files.getLastModifiedTime(path).toMillis();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
                 + "|" + config.seed + "|" + config.partitionedLoadOnly;
@@ -334,15 +347,14 @@ public final class FanoutJob {
         }
         if (config.linkSeeds != null) {
             // A link plan's seeds are positions into the seed-edge file: another file is another run.
-            java.nio.file.Path file = config.linkSeeds.toAbsolutePath().normalize();
-            try {
-                run += "|links " + file + " " + java.nio.file.Files.size(file) + " "
-                        + java.nio.file.Files.getLastModifiedTime(file).toMillis()
-                        + (config.negSampling == io.fanout.sampling.link.NegativeSampling.NONE ? ""
-                        : " negatives " + config.negSampling + " " + config.negAmount);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            run += "|links" + fileStamp(config.linkSeeds)
+                    + (config.negSampling == io.fanout.sampling.link.NegativeSampling.NONE ? ""
+                    : " negatives " + config.negSampling + " " + config.negAmount);
+        }
+        if (config.ablpPositiveEdges != null) {
+            // An ABLP batch starts from its anchors' label nodes: other label files are another run.
+            run += "|ablp" + fileStamp(config.ablpPositiveEdges)
+                    + (config.ablpNegativeEdges == null ? "" : fileStamp(config.ablpNegativeEdges));
         }
         if (config.sampler == SamplerType.PPR) {
             // A batch restored mid-push must finish with the options it started with.
@@ -365,18 +377,20 @@ public final class FanoutJob {
     /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
      * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a plain link job's seed edges' ends
-     * ({@code linkEnds}, or null) and their binary negatives ({@code linkNegatives}, or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
+     * ({@code linkEnds}, or null) and their negatives ({@code linkNegatives}, or null), a plain graph's ABLP label
+     * edges ({@code plainLabels}: positive, then negative or null; or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
      * stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
             String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes,
-            long[][] linkEnds, StageOptions.LinkNegatives linkNegatives) {
+            long[][] linkEnds, StageOptions.LinkNegatives linkNegatives, SupervisionEdges[] plainLabels) {
         StageOptions.Builder o = StageOptions.builder()
                 .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
                 .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds).linkNegatives(linkNegatives)
+                .ablp(plainLabels == null ? null : plainLabels[0], plainLabels == null ? null : plainLabels[1])
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);

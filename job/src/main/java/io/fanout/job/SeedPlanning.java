@@ -174,8 +174,9 @@ final class SeedPlanning {
      */
     static boolean partitionedSeeds(FanoutJobConfig config) {
         // A typed graph's client has the seed type's ids from its scan and checks the seeds against them, as the
-        // memory store's client does.
-        return config.store == StoreType.PARTITIONED && config.seeds != null && config.typed == null;
+        // memory store's client does; so has a plain ABLP job's (its anchors' label edges are read against them).
+        return config.store == StoreType.PARTITIONED && config.seeds != null && config.typed == null
+                && config.ablpPositiveEdges == null;
     }
 
     /**

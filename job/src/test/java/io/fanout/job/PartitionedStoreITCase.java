@@ -339,6 +339,65 @@ class PartitionedStoreITCase {
                 .hasStackTraceContaining(SuppressRestartsException.class.getName());
     }
 
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"cora, rocksdb, 2, --fanout 5;3",
+        "cora, hashmap, 1, --fanout 4;-1 --subgraph-type bidirectional --node-features NODES --edge-dir in",
+        "cora, hashmap, 2, --fanout 6;2 --subgraph-type induced --seeds SEEDS",
+        "sparse-cora, rocksdb, 1, --fanout 3;3 --replace --partitioned.bucket-size 3",
+        "sparse-cora, hashmap, 2, --fanout 5;3 --seeds SEEDS"})
+    void plainAblpAsTheMemoryStore(String dataset, String backend, int parallelism, String extra) throws Exception {
+        // GiGL's ABLP on a plain graph: a fifth of the rows held out as positive label edges, a negative label for every
+        // third anchor; anchors and label nodes are sampled together, the batch is the anchors.
+        Path source = dataset.equals("sparse-cora") ? sparseCora() : SharedData.graph(dataset);
+        List<String> lines = Files.readAllLines(source.resolve("edges.tsv"));
+        Path graph = Files.createDirectories(tmp.resolve("held-out-" + dataset));
+        StringBuilder kept = new StringBuilder(lines.get(0)).append('\n');
+        java.util.Set<String> nodes = new java.util.HashSet<>();
+        List<String[]> heldOut = new java.util.ArrayList<>();
+        for (int i = 1; i < lines.size(); i++) {
+            String[] f = lines.get(i).split("\t");
+            if (i % 5 == 0) {
+                heldOut.add(f);
+            } else {
+                kept.append(lines.get(i)).append('\n');
+                nodes.add(f[0]);
+                nodes.add(f[1]);
+            }
+        }
+        // Label edges join nodes of the graph (a node whose every row was held out is none, without num_nodes).
+        TreeMap<String, java.util.Set<String>> labelled = new TreeMap<>();
+        StringBuilder positives = new StringBuilder();
+        for (String[] f : heldOut) {
+            if (nodes.contains(f[0]) && nodes.contains(f[1])) {
+                positives.append(f[0]).append('\t').append(f[1]).append('\n');
+                labelled.computeIfAbsent(f[0], a -> new java.util.HashSet<>()).add(f[1]);
+            }
+        }
+        StringBuilder negatives = new StringBuilder();
+        List<String> someNodes = new java.util.ArrayList<>(new java.util.TreeSet<>(nodes));
+        int k = 0;
+        for (java.util.Map.Entry<String, java.util.Set<String>> e : labelled.entrySet()) {
+            String negative = someNodes.get(k * 7 % someNodes.size());
+            if (k++ % 3 == 0 && !e.getValue().contains(negative)) {
+                negatives.append(e.getKey()).append('\t').append(negative).append('\n');
+            }
+        }
+        java.util.Set<String> anchors = labelled.keySet();
+        Files.writeString(graph.resolve("edges.tsv"), kept.toString().replaceAll(" num_edges=[0-9]+", ""));
+        Path positiveFile = Files.writeString(tmp.resolve("positive-" + dataset + ".tsv"), positives);
+        Path negativeFile = Files.writeString(tmp.resolve("negative-" + dataset + ".tsv"), negatives);
+        Path seeds = Files.writeString(tmp.resolve("anchors-" + dataset + ".txt"),
+                String.join("\n", anchors.stream().limit(300).toList()) + "\n");
+        List<String> options = new java.util.ArrayList<>(List.of("--ablp-positive-edges", positiveFile.toString(),
+                "--ablp-negative-edges", negativeFile.toString(), "--batch-size", "64", "--shuffle", "--epochs", "2"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options,
+                extra.replace("SEEDS", seeds.toString()));
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).anyMatch(n -> n.startsWith("#META.gigl_positive_labels."))
+                .anyMatch(n -> n.startsWith("#META.gigl_negative_labels."));
+    }
+
     /** Every 97th row of the graph's edge file (with its time) as seed edges, the first one given twice. */
     private Path linkSeeds(Path graph, boolean timed) throws Exception {
         StringBuilder links = new StringBuilder("# seed edges\n");
@@ -649,6 +708,11 @@ class PartitionedStoreITCase {
                         + " fanout.subgraph-type (--subgraph-type) induced");
         Path links = tmp.resolve("refused-links.tsv");
         Files.writeString(links, "0\t1\n");
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--ablp-positive-edges",
+                links.toString(), "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.ablp-positive-edges (--ablp-positive-edges)");
         assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--link-seeds",
                 links.toString(), "--graph-updates-socket", "localhost:1"))
                 .isInstanceOf(ConfigException.class)

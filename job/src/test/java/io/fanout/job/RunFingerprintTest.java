@@ -76,6 +76,19 @@ class RunFingerprintTest {
                 .as("each a run of its own").hasSize(3);
     }
 
+    @Test
+    void ablpLabelFilesChangeTheFingerprint(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        String positive = java.nio.file.Files.writeString(tmp.resolve("pos.tsv"), "0\t1\n2\t3\n").toString();
+        String negative = java.nio.file.Files.writeString(tmp.resolve("neg.tsv"), "0\t5\n").toString();
+        String other = java.nio.file.Files.writeString(tmp.resolve("other.tsv"), "0\t1\n2\t4\n").toString();
+        String withPositive = fingerprint("--ablp-positive-edges", positive, "--seeds", "0,2");
+        assertThat(fingerprint("--ablp-positive-edges", positive, "--seeds", "0,2")).isEqualTo(withPositive);
+        assertThat(Set.of(withPositive, fingerprint("--seeds", "0,2"),
+                fingerprint("--ablp-positive-edges", other, "--seeds", "0,2"),
+                fingerprint("--ablp-positive-edges", positive, "--ablp-negative-edges", negative, "--seeds", "0,2")))
+                .as("each a run of its own").hasSize(4);
+    }
+
     private static String[] with(String[] options, String... more) {
         List<String> all = new ArrayList<>(List.of(options));
         all.addAll(List.of(more));

@@ -75,7 +75,7 @@ class StageOptionsTest {
         FanoutJobConfig khop = JobConfigs.parse("--graph", cora, "--store", "partitioned", "--fanout", "5,3",
                 "--replace", "--seed", "7", "--partitioned.bucket-size", "16", "--partitioned.cache-mb", "2",
                 "--subgraph-type", "bidirectional", "--disjoint");
-        StageOptions o = FanoutJob.stageOptions(env, khop, ids, "@tag", null, null, null, null);
+        StageOptions o = FanoutJob.stageOptions(env, khop, ids, "@tag", null, null, null, null, null);
         assertArrayEquals(new int[] {5, 3}, o.fanouts());
         assertTrue(o.replace());
         assertEquals(io.fanout.sampling.SubgraphType.BIDIRECTIONAL, o.subgraphType());
@@ -89,7 +89,7 @@ class StageOptionsTest {
         FanoutJobConfig ppr = JobConfigs.parse("--graph", cora, "--store", "partitioned", "--sampler", "ppr",
                 "--alpha", "0.25", "--eps", "1e-5", "--max-ppr-nodes", "20", "--ppr-max-neighbors", "30",
                 "--ppr-max-fetch-iterations", "4");
-        StageOptions p = FanoutJob.stageOptions(env, ppr, null, "", null, null, null, null);
+        StageOptions p = FanoutJob.stageOptions(env, ppr, null, "", null, null, null, null, null);
         assertEquals(0.25, p.alpha());
         assertEquals(1e-5, p.eps());
         assertEquals(20, p.maxPprNodes());

@@ -2,6 +2,8 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedTimes;
+import io.fanout.sampling.link.AnchorLabels;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.partitioned.BatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -26,6 +28,10 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
 
     /** Link seeds ({@code --link-seeds}): the seed edges' ends' ids by position; a batch's seeds are positions. */
     private long[][] linkEnds;
+
+    /** ABLP on a plain graph: the anchors' positive (and negative, or null) label edges, by node index; else null. */
+    private SupervisionEdges positives;
+    private SupervisionEdges negatives;
 
     public BatchStartFunction(long[] nodeIds, boolean disjoint) {
         this.nodeIds = nodeIds;
@@ -52,12 +58,26 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         return this;
     }
 
+    /**
+     * ABLP on a plain graph ({@code --ablp-positive-edges}, GiGL's {@code DistABLPLoader}): a batch's seeds are
+     * anchors, sampled around together with their label nodes; {@code negatives} may be null.
+     */
+    public BatchStartFunction anchors(SupervisionEdges positives, SupervisionEdges negatives) {
+        this.positives = positives;
+        this.negatives = negatives;
+        return this;
+    }
+
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<PartialBatch> out) {
         OutputTag<RequestGroup> tag = HopStageFunction.requests(1);
         if (linkEnds != null) {
             out.collect(startLinks(batch, linkEnds, null, null, 0, disjoint, temporal, seedTimes,
                     getRuntimeContext().getTaskInfo(), r -> ctx.output(tag, r)));
+            return;
+        }
+        if (positives != null) {
+            out.collect(startAnchors(batch, r -> ctx.output(tag, r)));
             return;
         }
         long[] seeds = seedIds(batch, nodeIds);
@@ -116,6 +136,36 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         start.linkLabelIndex = labels;
         start.tripletAmount = tripletAmount;
         return start;
+    }
+
+    /**
+     * An ABLP batch as the memory store's {@code KHopSamplingFunction} makes one: the anchors, then their label nodes
+     * ({@link AnchorLabels}), are the seeds of one de-duplicated sample; the batch stays the anchors, and carries each
+     * anchor's label node ids for {@code #META.gigl_positive_labels...} (and negative).
+     */
+    private PartialBatch startAnchors(SeedBatch batch, java.util.function.Consumer<RequestGroup> requests) {
+        AnchorLabels labels = AnchorLabels.of(batch.seeds, positives, negatives);
+        int[] seeds = labels.seeds.get(positives.type().src()); // one node type: anchors, then label nodes
+        PartialBatch start = start(batch, new BatchAssembly(idsOf(seeds)), null, 0, getRuntimeContext().getTaskInfo(),
+                requests);
+        start.seeds = seedIds(batch, nodeIds);
+        start.positiveLabels = idsOf(labels.positive);
+        start.positiveWidth = labels.positiveWidth;
+        if (labels.negative != null) {
+            start.negativeLabels = idsOf(labels.negative);
+            start.negativeWidth = labels.negativeWidth;
+        }
+        return start;
+    }
+
+    /** Node indices as ids ({@link AnchorLabels#PADDING} stays -1). */
+    private long[] idsOf(int[] indices) {
+        long[] ids = new long[indices.length];
+        for (int i = 0; i < ids.length; i++) {
+            int v = indices[i];
+            ids[i] = v == AnchorLabels.PADDING ? -1L : nodeIds == null ? v : nodeIds[v];
+        }
+        return ids;
     }
 
     /** The batch's seed times: its own (a seed file the TaskManagers read), else from {@code seedTimes}. */

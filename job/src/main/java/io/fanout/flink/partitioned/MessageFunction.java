@@ -7,6 +7,7 @@ import io.fanout.message.BatchHeader;
 import io.fanout.message.HomogeneousSample;
 import io.fanout.message.NodeData;
 import io.fanout.message.SampleMetadata;
+import io.fanout.connectors.message.Tensor;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.link.NegativeSampling;
 import java.util.Arrays;
@@ -30,6 +31,9 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
     private TrainerShares shares = TrainerShares.ONE;
     /** {@code --subgraph-type bidirectional}: the sampled edges and their reverses, no per-hop edge counts. */
     private boolean bidirectional;
+    /** ABLP: the positive and negative label edge types' names, as GiGL's metadata keys name them; else null. */
+    private String positiveType;
+    private String negativeType;
 
     /**
      * @param dtype the node features' dtype, or null without a node file
@@ -56,6 +60,13 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
     /** Messages carry the sampled edges and their reverses, as the memory store's bidirectional subgraphs. */
     public MessageFunction bidirectional(boolean bidirectional) {
         this.bidirectional = bidirectional;
+        return this;
+    }
+
+    /** ABLP: messages carry each anchor's label nodes under these label edge types' keys (negative: null). */
+    public MessageFunction anchorLabels(String positiveType, String negativeType) {
+        this.positiveType = positiveType;
+        this.negativeType = negativeType;
         return this;
     }
 
@@ -89,6 +100,15 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         }
         if (batch.seedTimes != null) {
             sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
+        }
+        if (batch.positiveLabels != null) {
+            int anchors = batch.seeds.length;
+            sample.metadata().positiveLabels(new SampleMetadata.LabelNodes(positiveType,
+                    Tensor.ofInt64(batch.positiveLabels, new long[] {anchors, batch.positiveWidth})));
+            if (batch.negativeLabels != null) {
+                sample.metadata().negativeLabels(new SampleMetadata.LabelNodes(negativeType,
+                        Tensor.ofInt64(batch.negativeLabels, new long[] {anchors, batch.negativeWidth})));
+            }
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, batch.ids.length, numEdges);

@@ -22,6 +22,15 @@ public class PartialBatch {
     public int[] linkLabelIndex;
     /** A link batch's triplet negatives per positive (k), or 0. */
     public int tripletAmount;
+    /**
+     * ABLP on a plain graph ({@code --ablp-positive-edges}): each anchor's positive label node ids, row-major [anchors,
+     * {@link #positiveWidth}] padded with -1 (GiGL's layout); its {@link #seeds} are the anchors. Else null.
+     */
+    public long[] positiveLabels;
+    public int positiveWidth;
+    /** ABLP with {@code --ablp-negative-edges}: each anchor's negative label node ids, as above; else null. */
+    public long[] negativeLabels;
+    public int negativeWidth;
     public long[] ids;
     public int[] rows;
     public int[] cols;
@@ -72,6 +81,10 @@ public class PartialBatch {
         next.seedTimes = seedTimes;
         next.linkLabelIndex = linkLabelIndex;
         next.tripletAmount = tripletAmount;
+        next.positiveLabels = positiveLabels;
+        next.positiveWidth = positiveWidth;
+        next.negativeLabels = negativeLabels;
+        next.negativeWidth = negativeWidth;
         return next;
     }
 }

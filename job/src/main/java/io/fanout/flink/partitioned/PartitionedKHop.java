@@ -58,6 +58,10 @@ public final class PartitionedKHop {
             throw new IllegalArgumentException("fanout.link-seeds is not implemented with graph updates in the"
                     + " partitioned store");
         }
+        if (o.ablpPositive() != null && (updateLines != null || disjoint)) {
+            throw new IllegalArgumentException("fanout.ablp-positive-edges is not implemented with "
+                    + (disjoint ? "disjoint or temporal sampling" : "graph updates in the partitioned store"));
+        }
         if (disjoint && updateLines != null) {
             throw new IllegalArgumentException("fanout.disjoint is not implemented with graph updates in the partitioned"
                     + " store (its versioned lookups draw per node, not per tree)");
@@ -99,7 +103,7 @@ public final class PartitionedKHop {
         } else if (updateLines == null) {
             stage = checked
                     .process(new BatchStartFunction(seedIds, disjoint).temporal(temporal, o.seedTimes())
-                            .links(o.linkEnds()))
+                            .links(o.linkEnds()).anchors(o.ablpPositive(), o.ablpNegative()))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("batch-start").uid("batch-start" + runTag);
         } else {
@@ -299,6 +303,10 @@ public final class PartitionedKHop {
         }
         MessageFunction messages = new MessageFunction(nodeData ? spec.featureDType() : null, scale, offset)
                 .withTrainers(o.shares()).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL);
+        if (o.ablpPositive() != null) {
+            messages.anchorLabels(o.ablpPositive().type().toString(),
+                    o.ablpNegative() == null ? null : o.ablpNegative().type().toString());
+        }
         return stage.map(graphVersions ? messages.withGraphVersions() : messages)
                 .name("khop-messages").uid("khop-messages" + runTag);
     }

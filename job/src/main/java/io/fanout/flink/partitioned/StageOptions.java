@@ -154,6 +154,16 @@ public final class StageOptions {
     public record LinkNegatives(io.fanout.sampling.link.NegativeSampling mode, double amount, int numNodes,
             io.fanout.batch.SeedFile nodeIds) {}
 
+    /** ABLP on a plain graph: the anchors' positive label edges ({@code --ablp-positive-edges}), or null. */
+    public io.fanout.sampling.link.SupervisionEdges ablpPositive() {
+        return values.ablpPositive;
+    }
+
+    /** ABLP on a plain graph: the anchors' negative label edges ({@code --ablp-negative-edges}), or null. */
+    public io.fanout.sampling.link.SupervisionEdges ablpNegative() {
+        return values.ablpNegative;
+    }
+
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
     public boolean temporalLast() {
         return values.temporalLast;
@@ -222,6 +232,8 @@ public final class StageOptions {
         private boolean temporalLast;
         private long[][] linkEnds;
         private LinkNegatives linkNegatives;
+        private io.fanout.sampling.link.SupervisionEdges ablpPositive;
+        private io.fanout.sampling.link.SupervisionEdges ablpNegative;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -315,6 +327,14 @@ public final class StageOptions {
             return this;
         }
 
+        /** ABLP on a plain graph: the positive (required) and negative (or null) label edges; null: no ABLP. */
+        public Builder ablp(io.fanout.sampling.link.SupervisionEdges positive,
+                io.fanout.sampling.link.SupervisionEdges negative) {
+            this.ablpPositive = positive;
+            this.ablpNegative = negative;
+            return this;
+        }
+
         /** Temporal sampling's seed times (null: each batch's own, from the seed file) and strategy. */
         public Builder temporal(SeedTimes seedTimes, boolean last) {
             this.seedTimes = seedTimes;
@@ -386,6 +406,9 @@ public final class StageOptions {
                         + " fanout.neg-amount > 0 (whole for triplets), got " + linkNegatives.mode() + " amount "
                         + linkNegatives.amount() + " over "
                         + linkNegatives.numNodes() + " nodes" + (linkEnds == null ? " without link seeds" : ""));
+            }
+            if (ablpNegative != null && ablpPositive == null) {
+                throw new IllegalArgumentException("fanout.ablp-negative-edges needs fanout.ablp-positive-edges");
             }
             if (runTag == null) {
                 throw new IllegalArgumentException("the run tag must not be null (empty: no tag)");
