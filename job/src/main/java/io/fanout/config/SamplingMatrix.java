@@ -128,22 +128,23 @@ public final class SamplingMatrix {
         row(FanoutOptions.SEED_TYPE, TYPED, "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",
                 "HeteroJobITCase", "TypedPprJobITCase", "PartitionedTypedITCase",
                 "PartitionedTypedPprITCase");
-        row(FanoutOptions.LINK_SEEDS, KHOP.and(MEMORY.or(TYPED.negate())), "k-hop on the memory store, and on plain"
-                + " graphs in the partitioned store (PPR samples around seed nodes; typed link seeds in the partitioned"
-                + " store: " + NOT_YET + ")", "PartitionedStoreITCase#linkBatchesAsTheMemoryStore", "HeteroLinkJobITCase",
+        row(FanoutOptions.LINK_SEEDS, KHOP, "k-hop (PPR samples around seed nodes)",
+                "PartitionedStoreITCase#linkBatchesAsTheMemoryStore", "HeteroLinkJobITCase",
+                "PartitionedTypedITCase#typedLinkBatchesAsTheMemoryStore",
                 "PlainLinkJobITCase", "PlainLinkJobITCase#temporalLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "HeteroLinkJobITCase#temporalTypedLinkPredictionNeverSamplesAfterTheSeedEdgesTime",
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
-        row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP).and(MEMORY), "typed graphs' link seeds (k-hop, memory store)",
-                "HeteroLinkJobITCase");
-        String negatives = "link seeds (k-hop: the memory store, and plain graphs in the partitioned store)";
-        row(FanoutOptions.NEG_SAMPLING, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
+        row(FanoutOptions.LINK_TYPE, TYPED.and(KHOP), "typed graphs' link seeds (k-hop)", "HeteroLinkJobITCase",
+                "PartitionedTypedITCase#typedLinkBatchesAsTheMemoryStore");
+        row(FanoutOptions.NEG_SAMPLING, KHOP, "link seeds (k-hop)", "HeteroNegativeSamplerTest",
                 "HeteroLinkJobITCase", "PlainLinkJobITCase", "NegativeCandidatesTest",
                 "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore",
+                "PartitionedTypedITCase#typedLinkBatchesAsTheMemoryStore",
                 "RandomGraphsITCase#linkNegativesAgreeAcrossStoresAndAreNeverEdges");
-        row(FanoutOptions.NEG_AMOUNT, KHOP.and(MEMORY.or(TYPED.negate())), negatives, "HeteroNegativeSamplerTest",
+        row(FanoutOptions.NEG_AMOUNT, KHOP, "link seeds (k-hop)", "HeteroNegativeSamplerTest",
                 "HeteroLinkJobITCase", "PlainLinkJobITCase",
-                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore");
+                "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore",
+                "PartitionedTypedITCase#typedLinkBatchesAsTheMemoryStore");
         String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
                 + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
         row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");

@@ -259,8 +259,8 @@ public final class FanoutJob {
         long[] seedIds = nodes == null ? null : nodes.idsOrNull();
         StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
                 seedTimes(config, links != null ? links.times() : plan.seeds().times()),
-                links != null && config.typed == null ? links.endpointIds() : null,
-                links != null && config.typed == null ? SeedPlanning.linkNegatives(config, links) : null, plainLabels)
+                links != null ? links.endpointIds() : null,
+                links != null ? SeedPlanning.linkNegatives(config, links) : null, plainLabels)
                 : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
@@ -390,6 +390,7 @@ public final class FanoutJob {
                 .compactAfterLoad(config.partitionedCompactAfterLoad)
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
                 .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds).linkNegatives(linkNegatives)
+                .linkType(linkEnds != null && config.typed != null ? config.typed.linkType : null)
                 .ablp(plainLabels == null ? null : plainLabels[0], plainLabels == null ? null : plainLabels[1])
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)

@@ -218,15 +218,22 @@ final class SeedPlanning {
     }
 
     /**
-     * A partitioned plain link job's negatives ({@code --neg-sampling}): drawn as node indices of the
-     * graph the seed edges were read against, as the memory store's; sparse ids reach the TaskManagers as the graph's
-     * node-id file ({@link NodeIdFile}, in index order), which each negatives subtask copies to read by index. Null
+     * A partitioned link job's negatives ({@code --neg-sampling}): drawn as node indices of the graph the seed edges
+     * were read against, as the memory store's. A typed graph's two end types' ids go with the job (as its seed
+     * type's do); a plain graph's sparse ids reach the TaskManagers as the graph's node-id file ({@link NodeIdFile}, in index order), which each negatives subtask copies to read by index. Null
      * without negatives.
      */
     static io.fanout.flink.partitioned.StageOptions.LinkNegatives linkNegatives(FanoutJobConfig config, LinkSeeds links)
             throws java.io.IOException {
         if (config.negSampling == io.fanout.sampling.link.NegativeSampling.NONE) {
             return null;
+        }
+        if (config.typed != null) {
+            // The two node types' ids from the client's scan go with the job, as the typed seed type's do.
+            NodeIdMap src = links.srcIds();
+            NodeIdMap dst = links.dstIds();
+            return new io.fanout.flink.partitioned.StageOptions.LinkNegatives(config.negSampling, config.negAmount,
+                    src.size(), dst.size(), null, src.idsOrNull(), dst.idsOrNull());
         }
         NodeIdMap ids = links.plainIds();
         SeedFile file = null;
@@ -238,7 +245,7 @@ final class SeedPlanning {
             }
             file = SeedFile.index(written.file(), config.partitionedSeedChunk);
         }
-        return new io.fanout.flink.partitioned.StageOptions.LinkNegatives(config.negSampling, config.negAmount, ids.size(),
+        return io.fanout.flink.partitioned.StageOptions.LinkNegatives.plain(config.negSampling, config.negAmount, ids.size(),
                 file);
     }
 

@@ -47,6 +47,11 @@ public final class SampleMetadata {
     /** An ABLP batch's label nodes of label edge type {@code edgeType}: ids [anchors, width], padding -1. */
     public record LabelNodes(String edgeType, Tensor ids) {
 
+        /** Label node ids already (padding -1), row-major [rows, width]: a store that keys nodes by id. */
+        public static LabelNodes ofIds(String edgeType, long[] ids, int rows, int width) {
+            return new LabelNodes(edgeType, Tensor.ofInt64(ids, new long[] {rows, width}));
+        }
+
         /** Label node indices (GiGL's padding kept as -1) as their ids, [rows, width] int64. */
         public static LabelNodes of(String edgeType, NodeIdMap ids, int[] labels, int rows, int width) {
             long[] out = new long[labels.length];

@@ -101,6 +101,59 @@ class PartitionedTypedITCase {
         assertThat(first.names()).as("each node type's trees").contains("#META." + seedType + ".batch");
     }
 
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvSource(delimiter = '|', value = {
+        "cora_hetero | paper__cites__paper | --fanout paper__cites__paper:4,3;paper__has_word__word:2,2",
+        "cora_hetero | paper__has_word__word | --fanout paper__cites__paper:3,2;paper__has_word__word:2,2 --disjoint"
+            + " --edge-dir in --state-backend hashmap",
+        "cora_hetero | paper__has_word__word | --fanout paper__cites__paper:5,2;paper__has_word__word:3,1"
+            + " --subgraph-type bidirectional --partitioned.bucket-size 3",
+        "bitcoin_alpha_typed | user__trusts__user | --fanout user__distrusts__user:3,2;user__trusts__user:4,2"
+            + " --time-column timestamp",
+        "bitcoin_alpha_typed | user__distrusts__user | --fanout user__distrusts__user:2,2;user__trusts__user:3,-1"
+            + " --time-column timestamp --temporal-strategy last --edge-dir in --state-backend hashmap",
+        "cora_hetero | paper__has_word__word | --fanout paper__cites__paper:3,2;paper__has_word__word:2,2"
+            + " --neg-sampling binary --neg-amount 1.5",
+        "cora_hetero | paper__has_word__word | --fanout paper__cites__paper:3,2;paper__has_word__word:2,2"
+            + " --neg-sampling triplet --neg-amount 2 --disjoint --edge-dir in",
+        "cora_hetero | paper__cites__paper | --fanout paper__cites__paper:4,2;paper__has_word__word:1,1"
+            + " --neg-sampling triplet --state-backend hashmap --subgraph-type bidirectional",
+        "cora_hetero | paper__cites__paper | --fanout paper__cites__paper:4,2;paper__has_word__word:1,1"
+            + " --neg-sampling binary --disjoint --partitioned.cache-mb 0",
+        "bitcoin_alpha_typed | user__trusts__user | --fanout user__distrusts__user:3,2;user__trusts__user:4,2"
+            + " --time-column timestamp --neg-sampling binary --neg-amount 2 --state-backend hashmap",
+        "bitcoin_alpha_typed | user__trusts__user | --fanout user__distrusts__user:3,2;user__trusts__user:4,2"
+            + " --time-column timestamp --neg-sampling triplet --neg-amount 3 --edge-dir in"})
+    void typedLinkBatchesAsTheMemoryStore(String dataset, String linkType, String options) throws Exception {
+        // Seed edges from the link type's own rows (with their times when temporal), within one node type or across
+        // two (paper -> word), the ends' labels and features gathered as the memory store gathers them.
+        Path graph = SharedData.graph(dataset);
+        boolean timed = options.contains("--time-column");
+        StringBuilder links = new StringBuilder();
+        int row = 0;
+        for (String line : java.nio.file.Files.readAllLines(graph.resolve("edges." + linkType + ".tsv"))) {
+            if (!line.startsWith("#") && row++ % 37 == 0) {
+                String[] f = line.split("\t");
+                links.append(f[0]).append('\t').append(f[1]).append(timed ? "\t" + f[3] : "").append('\n');
+            }
+        }
+        Path seedEdges = java.nio.file.Files.writeString(tmp.resolve("links.tsv"), links);
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(options.split(" ")));
+        args.addAll(java.util.List.of("--link-seeds", seedEdges.toString(), "--link-type", linkType, "--batch-size",
+                "50", "--shuffle", "--epochs", "2"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, args.toArray(String[]::new));
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).contains(options.contains("triplet") ? "#META.dst_neg_index"
+                : options.contains("binary") ? "#META.edge_label" : "#META.edge_label_index");
+        if (timed || options.contains("--disjoint")) {
+            String dst = linkType.substring(linkType.lastIndexOf("__") + 2);
+            assertThat(first.names()).contains("#META." + dst + ".batch");
+        }
+        if (timed) {
+            assertThat(first.names()).contains(options.contains("triplet") ? "#META.seed_time" : "#META.edge_label_time");
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "--fanout user__distrusts__user:3,2;user__trusts__user:5,3",

@@ -380,6 +380,50 @@ class RandomGraphsITCase {
                 assertSameMessages(expected, runs.run("partitioned", 1, dir, with(more, "--state-backend", "rocksdb")));
             }
         }
+        // Link seeds across the two node types (A -> B, ids with gaps: the ends' id maps go with the job), with
+        // negatives, which are never edges of A__y__B.
+        StringBuilder linkText = new StringBuilder();
+        Set<String> linkEdges = new TreeSet<>();
+        List<long[]> yRows = files.get("A__y__B").rows();
+        for (int r = 0; r < yRows.size(); r++) {
+            linkEdges.add(yRows.get(r)[0] + ">" + yRows.get(r)[1]);
+            if (r % 3 == 0) {
+                linkText.append(yRows.get(r)[0]).append('\t').append(yRows.get(r)[1])
+                        .append(timed ? "\t" + yRows.get(r)[2] : "").append('\n');
+            }
+        }
+        Path linkFile = Files.writeString(tmp.resolve("typed-" + name + ".links"), linkText);
+        List<String> linkOptions = new ArrayList<>(options.subList(4, options.size()));
+        boolean triplet = name.equals("b") || name.equals("d");
+        linkOptions.addAll(List.of("--link-seeds", linkFile.toString(), "--link-type", "A__y__B", "--neg-sampling",
+                triplet ? "triplet" : "binary", "--neg-amount", "2"));
+        if (name.equals("c")) {
+            linkOptions.add("--disjoint");
+        }
+        String[] linkArgs = linkOptions.toArray(new String[0]);
+        TreeMap<Long, byte[]> links = runs.run("memory", 1, dir, linkArgs);
+        assertSameMessages(links, runs.run("partitioned", 2, dir, with(linkArgs, "--state-backend", "hashmap")));
+        assertSameMessages(links, runs.run("partitioned", 1, dir, with(linkArgs, "--state-backend", "rocksdb")));
+        for (byte[] blob : links.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] a = m.get("A.ids").asLongArray();
+            long[] b = m.get("B.ids").asLongArray();
+            int p = m.get("#META.input_id").asLongArray().length;
+            if (triplet) {
+                long[] src = m.get("#META.src_index").asLongArray();
+                long[] neg = m.get("#META.dst_neg_index").asLongArray();
+                for (int j = 0; j < neg.length; j++) {
+                    assertThat(linkEdges).doesNotContain(a[(int) src[j / 2]] + ">" + b[(int) neg[j]]);
+                }
+            } else {
+                long[] index = m.get("#META.edge_label_index").asLongArray();
+                int n = index.length / 2;
+                assertThat(n).isEqualTo(3 * p);
+                for (int j = p; j < n; j++) {
+                    assertThat(linkEdges).doesNotContain(a[(int) index[j]] + ">" + b[(int) index[n + j]]);
+                }
+            }
+        }
         assertThat(memory1).hasSize(6);
         for (byte[] blob : memory1.values()) {
             TensorMessage m = SafetensorsCodec.decode(blob);

@@ -22,6 +22,11 @@ public class LinkDraw {
     public long[] sources;
     /** Whether the lookups' lists are keyed by an edge's source (else by its destination). */
     public boolean keyedBySource;
+    /**
+     * Triplet with lists keyed by source: the keys are the positives' sources and their answers whole lists, so the
+     * negatives are drawn against them as the memory store draws them (no candidates ahead, exact draws included).
+     */
+    public boolean wholeLists;
     /** The distinct keys asked about, in draw order; null once picked. */
     public long[] keys;
     /**

@@ -7,7 +7,6 @@ import io.fanout.message.BatchHeader;
 import io.fanout.message.HomogeneousSample;
 import io.fanout.message.NodeData;
 import io.fanout.message.SampleMetadata;
-import io.fanout.connectors.message.Tensor;
 import io.fanout.sampling.SubgraphInducer;
 import io.fanout.sampling.link.NegativeSampling;
 import java.util.Arrays;
@@ -103,11 +102,11 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         }
         if (batch.positiveLabels != null) {
             int anchors = batch.seeds.length;
-            sample.metadata().positiveLabels(new SampleMetadata.LabelNodes(positiveType,
-                    Tensor.ofInt64(batch.positiveLabels, new long[] {anchors, batch.positiveWidth})));
+            sample.metadata().positiveLabels(SampleMetadata.LabelNodes.ofIds(positiveType, batch.positiveLabels,
+                    anchors, batch.positiveWidth));
             if (batch.negativeLabels != null) {
-                sample.metadata().negativeLabels(new SampleMetadata.LabelNodes(negativeType,
-                        Tensor.ofInt64(batch.negativeLabels, new long[] {anchors, batch.negativeWidth})));
+                sample.metadata().negativeLabels(SampleMetadata.LabelNodes.ofIds(negativeType, batch.negativeLabels,
+                        anchors, batch.negativeWidth));
             }
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),

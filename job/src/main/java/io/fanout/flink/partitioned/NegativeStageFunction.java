@@ -1,6 +1,8 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.batch.LocalSeedArray;
 import io.fanout.sampling.link.NegativeCandidates;
+import io.fanout.sampling.link.NegativeSampler;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -9,13 +11,52 @@ import org.apache.flink.util.Collector;
 /**
  * The negatives stage, keyed by batch: input 1 is a link batch with its candidates ({@link NegativeProbeFunction}),
  * input 2 each key's neighbours among the other ends; once every key answered, each negative takes the next candidates
- * until one is not an edge for it ({@link NegativeCandidates#pick}), as the memory store's draws do.
+ * until one is not an edge for it ({@link NegativeCandidates#pick}), as the memory store's draws do. Triplets over
+ * lists keyed by source get the sources' whole lists instead and are drawn by {@link NegativeSampler} itself.
  */
 public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerGroup> {
     private static final long serialVersionUID = 1L;
 
-    public NegativeStageFunction() {
+    /** The negatives' kind, amount and node ids (triplets drawn against whole lists read ids by index). */
+    private final StageOptions.LinkNegatives negatives;
+    private final long seed;
+    /** The link edge type as errors name it. */
+    private final String what;
+    /** A plain graph's node ids copied to this TaskManager for reads by index, or null. */
+    private transient LocalSeedArray ids;
+
+    /**
+     * @param negatives the link seeds' negatives
+     * @param seed the job's seed
+     * @param what the link edge type as errors name it ("the graph" for a plain one)
+     */
+    public NegativeStageFunction(StageOptions.LinkNegatives negatives, long seed, String what) {
         super("negative-draw", LinkDraw.class, "negative-answer-groups", AnswerGroup.class);
+        this.negatives = negatives;
+        this.seed = seed;
+        this.what = what;
+    }
+
+    @Override
+    public void open(org.apache.flink.api.common.functions.OpenContext openContext) throws Exception {
+        super.open(openContext);
+        if (negatives.nodeIds() != null && negatives.mode() == io.fanout.sampling.link.NegativeSampling.TRIPLET) {
+            String[] dirs = ((org.apache.flink.streaming.api.operators.StreamingRuntimeContext) getRuntimeContext())
+                    .getTaskManagerRuntimeInfo().getTmpDirectories();
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            ids = LocalSeedArray.write(negatives.nodeIds(), java.nio.file.Path.of(dirs[subtask % dirs.length]));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            super.close();
+        } finally {
+            if (ids != null) {
+                ids.close();
+            }
+        }
     }
 
     @Override
@@ -30,7 +71,7 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
 
     @Override
     protected void complete(LinkDraw draw, List<AnswerGroup> received, Context ctx, Collector<LinkDraw> out) {
-        // Each key's neighbours among the candidates, sorted for the membership checks.
+        // Each key's neighbours among the other ends (or its whole list), sorted for the membership checks.
         long[][] neighbors = new long[draw.keys.length][];
         for (AnswerGroup group : received) {
             for (int i = 0, from = 0; i < group.positions.length; i++) {
@@ -40,8 +81,16 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
                 from = group.ends[i];
             }
         }
-        long[] dst = draw.candidateDst;
         int[] at = draw.keyPositions;
+        if (draw.wholeLists) {
+            draw.negativeDst = drawnAgainstWholeLists(draw, neighbors);
+            draw.sources = null;
+            draw.keys = null;
+            draw.keyPositions = null;
+            out.collect(draw);
+            return;
+        }
+        long[] dst = draw.candidateDst;
         int[] picked;
         try {
             if (draw.tripletAmount == 0) {
@@ -52,12 +101,11 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
                 }
                 picked = NegativeCandidates.pick(isEdge, draw.count);
             } else {
-                // Slot j's pair: positive j / amount's source and the candidate destination.
+                // Lists keyed by destination: slot j's pair is positive j / amount's source and the candidate.
                 int amount = draw.tripletAmount;
                 long[] sources = draw.sources;
-                picked = NegativeCandidates.pick(draw.count, dst.length, draw.keyedBySource
-                        ? (slot, c) -> Arrays.binarySearch(neighbors[at[slot / amount]], dst[c]) >= 0
-                        : (slot, c) -> Arrays.binarySearch(neighbors[at[c]], sources[slot / amount]) >= 0);
+                picked = NegativeCandidates.pick(draw.count, dst.length,
+                        (slot, c) -> Arrays.binarySearch(neighbors[at[c]], sources[slot / amount]) >= 0);
             }
         } catch (NegativeCandidates.TooDense e) {
             // The same batch fails the same way after a restart.
@@ -80,5 +128,83 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
         draw.keys = null;
         draw.keyPositions = null;
         out.collect(draw);
+    }
+
+    /**
+     * Triplet negatives of a batch whose positives' sources' whole lists arrived (sorted ids): drawn by
+     * {@link NegativeSampler#triplet} itself over those lists, exact draws included, so the memory store's.
+     */
+    private long[] drawnAgainstWholeLists(LinkDraw draw, long[][] neighbors) {
+        long[] sources = draw.sources;
+        int[] at = draw.keyPositions;
+        NegativeSampler sampler = new NegativeSampler(new NegativeSampler.SourceLists() {
+            @Override
+            public boolean isEdge(int s, int d) {
+                return Arrays.binarySearch(neighbors[at[s]], idOf(d)) >= 0;
+            }
+
+            @Override
+            public int[] linked(int s) {
+                long[] list = neighbors[at[s]];
+                int[] out = new int[list.length];
+                int n = 0;
+                for (int i = 0; i < list.length; i++) {
+                    if (i == 0 || list[i] != list[i - 1]) {
+                        out[n++] = indexOf(list[i]); // ids ascend with indices
+                    }
+                }
+                return Arrays.copyOf(out, n);
+            }
+        }, sources.length, negatives.numDst(), what, s -> sources[s]);
+        int[] local = new int[sources.length];
+        for (int i = 0; i < local.length; i++) {
+            local[i] = i;
+        }
+        int[] picked;
+        try {
+            picked = sampler.triplet(local, draw.tripletAmount, seed, draw.batch.epoch, draw.batch.batchId);
+        } catch (IllegalStateException e) { // a source linked to every destination fails every time
+            throw new SuppressRestartsException(e);
+        }
+        long[] out = new long[picked.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = idOf(picked[i]);
+        }
+        return out;
+    }
+
+    /** The id of destination index {@code d}. */
+    private long idOf(int d) {
+        if (ids != null) {
+            try {
+                return ids.read(new int[] {d})[0];
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        long[] byIndex = negatives.dstIds();
+        return byIndex == null ? d : byIndex[d];
+    }
+
+    /** The index of destination id {@code id}, a node of the graph (ids are in ascending order by index). */
+    private int indexOf(long id) {
+        long[] byIndex = negatives.dstIds();
+        if (ids == null) {
+            return byIndex == null ? Math.toIntExact(id) : Arrays.binarySearch(byIndex, id);
+        }
+        int lo = 0;
+        int hi = negatives.numDst() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long v = idOf(mid);
+            if (v < id) {
+                lo = mid + 1;
+            } else if (v > id) {
+                hi = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        throw new IllegalStateException("node " + id + " is not a node of the graph");
     }
 }

@@ -167,9 +167,8 @@ public final class PartitionedKHop {
             boolean disjoint, boolean temporal, int cacheLookups) {
         String runTag = o.runTag();
         SingleOutputStreamOperator<LinkDraw> draws = batches
-                .process(new NegativeProbeFunction(negatives.mode(), negatives.amount(), negatives.numNodes(),
-                        spec.direction() == io.fanout.graph.EdgeDirection.OUT, o.seed(), negatives.nodeIds(),
-                        o.linkEnds()[0]))
+                .process(new NegativeProbeFunction(negatives, spec.direction() == io.fanout.graph.EdgeDirection.OUT,
+                        o.seed(), o.linkEnds()[0]))
                 .returns(TypeInformation.of(LinkDraw.class))
                 .name("negative-candidates").uid("negative-candidates" + runTag);
         DataStream<AnswerGroup> answers = edgeGroups.keyBy(new BatchNode(), Types.LONG)
@@ -180,7 +179,7 @@ public final class PartitionedKHop {
                 .uid("neighbors-negatives");
         return draws.keyBy(new DrawKey(), Types.LONG)
                 .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                .process(new NegativeStageFunction())
+                .process(new NegativeStageFunction(negatives, o.seed(), "the graph"))
                 .returns(TypeInformation.of(LinkDraw.class))
                 .name("negatives").uid("negatives" + runTag)
                 .process(new LinkStartFunction(o.linkEnds(), disjoint, temporal, o.seedTimes()))

@@ -1,5 +1,6 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.graph.typed.EdgeType;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
@@ -101,18 +102,63 @@ public final class PartitionedTypedKHop {
                         .append(spec.featureDType()).append(')');
             }
         }
-        // The automatic cache size is shared by the cached lookups: per (edge type, hop), and per node-data lookup.
-        int cacheLookups = lookups + count(nodeData);
+        StageOptions.LinkNegatives negatives = o.linkNegatives();
+        if (negatives != null) {
+            saved.append("; a whole-list copy of ").append(o.linkType()).append(" for negatives");
+        }
+        // The automatic cache size is shared by the cached lookups: per (edge type, hop), per node-data lookup, and the
+        // negatives' whole-list copy.
+        int cacheLookups = lookups + count(nodeData) + (negatives != null ? 1 : 0);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved.toString()))
                 .returns(batches.getType()).name("saved-graph-check").uid(SavedGraphCheck.UID);
-        SingleOutputStreamOperator<TypedPartialBatch> stage = checked
-                .process(new TypedBatchStartFunction(layout, o.seedIds(), disjoint).temporal(temporal, o.seedTimes()))
-                .returns(TypeInformation.of(TypedPartialBatch.class))
-                .name("batch-start").uid("batch-start" + runTag);
+        EdgeType linkType = o.linkType();
+        int linkSrc = linkType == null ? -1 : layout.nodeTypes.indexOf(linkType.src());
+        int linkDst = linkType == null ? -1 : layout.nodeTypes.indexOf(linkType.dst());
+        TypedBatchStartFunction start = new TypedBatchStartFunction(layout, o.seedIds(), disjoint)
+                .temporal(temporal, o.seedTimes());
+        if (linkType != null) {
+            if (o.linkEnds() == null || linkSrc < 0 || linkDst < 0) {
+                throw new IllegalArgumentException("fanout.link-type " + linkType + " needs its seed edges' ends and"
+                        + " node types of the graph " + layout.nodeTypes);
+            }
+            start.links(o.linkEnds(), linkSrc, linkDst);
+        }
         List<DataStream<EdgeGroupBatch>> edgeGroups = new ArrayList<>();
         for (int t = 0; t < types; t++) {
             edgeGroups.add(PartitionedKHop.edgeGroupBatches(env, typeSpecs.get(t), "-" + layout.edgeTypes.get(t)));
+        }
+        SingleOutputStreamOperator<TypedPartialBatch> stage;
+        if (negatives != null) {
+            // As the plain graph's (PartitionedKHop#withNegatives), over the link type's own whole-list copy.
+            SingleOutputStreamOperator<LinkDraw> draws = checked
+                    .process(new NegativeProbeFunction(negatives, spec.direction() == io.fanout.graph.EdgeDirection.OUT,
+                            o.seed(), o.linkEnds()[0]))
+                    .returns(TypeInformation.of(LinkDraw.class))
+                    .name("negative-candidates").uid("negative-candidates" + runTag);
+            String name = "neighbors-negatives-" + linkType;
+            DataStream<AnswerGroup> answers = edgeGroups.get(layout.edgeTypes.indexOf(linkType))
+                    .keyBy(new PartitionedKHop.BatchNode(), Types.LONG)
+                    .connect(draws.getSideOutput(NegativeProbeFunction.REQUESTS)
+                            .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
+                    .transform(name, TypeInformation.of(AnswerGroup.class),
+                            new NeighborLookupOperator(-1, false, o.seed(), bucketSize, o.cacheBytes(), cacheLookups,
+                                    o.compactAfterLoad()))
+                    .uid(name);
+            stage = draws.keyBy(new PartitionedKHop.DrawKey(), Types.LONG)
+                    .connect(answers.keyBy(new PartitionedKHop.AnswerKey(), Types.LONG))
+                    .process(new NegativeStageFunction(negatives, o.seed(), linkType.toString()))
+                    .returns(TypeInformation.of(LinkDraw.class))
+                    .name("negatives").uid("negatives" + runTag)
+                    .process(new TypedLinkStartFunction(layout, o.linkEnds(), linkSrc, linkDst, disjoint, temporal,
+                            o.seedTimes()))
+                    .returns(TypeInformation.of(TypedPartialBatch.class))
+                    .name("batch-start").uid("batch-start" + runTag);
+        } else {
+            stage = checked
+                    .process(start)
+                    .returns(TypeInformation.of(TypedPartialBatch.class))
+                    .name("batch-start").uid("batch-start" + runTag);
         }
         for (int hop = 1; hop <= layout.hops; hop++) {
             DataStream<TypedAnswerGroup> answers = null;
@@ -146,8 +192,11 @@ public final class PartitionedTypedKHop {
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
         return withNodeData(env, spec, files, layout, nodeData, stage, runTag,
-                (dtype, scale, offset, dims) -> new TypedMessageFunction(layout, dtype, scale, offset, dims)
-                        .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL),
+                (dtype, scale, offset, dims) -> {
+                    TypedMessageFunction messages = new TypedMessageFunction(layout, dtype, scale, offset, dims)
+                            .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL);
+                    return linkType == null ? messages : messages.links(linkType, linkSrc, linkDst);
+                },
                 "khop-messages", o.cacheBytes(), cacheLookups);
     }
 

@@ -137,22 +137,37 @@ public final class StageOptions {
         return values.linkEnds;
     }
 
+    /** {@code fanout.link-type}: a typed graph's link seeds' edge type ({@link #linkEnds()} are its ends), or null. */
+    public io.fanout.graph.typed.EdgeType linkType() {
+        return values.linkType;
+    }
+
     /** {@code fanout.neg-sampling} with plain link seeds: how the negatives are drawn, or null for none. */
     public LinkNegatives linkNegatives() {
         return values.linkNegatives;
     }
 
     /**
-     * Negatives of a plain graph's link seeds ({@link NegativeProbeFunction}).
+     * Negatives of the link seeds ({@link NegativeProbeFunction}), drawn as node indices of the link type's source and
+     * destination node types (a plain graph's one type), as the memory store's.
      *
      * @param mode binary or triplet
      * @param amount {@code fanout.neg-amount}: a batch of P positives draws {@code ceil(P x amount)} binary negatives,
      *     or {@code amount} triplet ones per positive
-     * @param numNodes the graph's nodes, the range its candidates are drawn from (as the memory store's)
-     * @param nodeIds the graph's node ids in index order (the client's node-id file), or null when they equal indices
+     * @param numSrc nodes of the sources' type, the range candidate sources are drawn from
+     * @param numDst nodes of the destinations' type
+     * @param nodeIds a plain graph's node ids in index order (the client's node-id file), or null
+     * @param srcIds a typed graph's source type's ids by index (the client's scan), or null when they equal indices
+     * @param dstIds the same for the destination type
      */
-    public record LinkNegatives(io.fanout.sampling.link.NegativeSampling mode, double amount, int numNodes,
-            io.fanout.batch.SeedFile nodeIds) {}
+    public record LinkNegatives(io.fanout.sampling.link.NegativeSampling mode, double amount, int numSrc, int numDst,
+            io.fanout.batch.SeedFile nodeIds, long[] srcIds, long[] dstIds) implements java.io.Serializable {
+        /** A plain graph's negatives over its {@code numNodes} nodes. */
+        public static LinkNegatives plain(io.fanout.sampling.link.NegativeSampling mode, double amount, int numNodes,
+                io.fanout.batch.SeedFile nodeIds) {
+            return new LinkNegatives(mode, amount, numNodes, numNodes, nodeIds, null, null);
+        }
+    }
 
     /** ABLP on a plain graph: the anchors' positive label edges ({@code --ablp-positive-edges}), or null. */
     public io.fanout.sampling.link.SupervisionEdges ablpPositive() {
@@ -232,6 +247,7 @@ public final class StageOptions {
         private boolean temporalLast;
         private long[][] linkEnds;
         private LinkNegatives linkNegatives;
+        private io.fanout.graph.typed.EdgeType linkType;
         private io.fanout.sampling.link.SupervisionEdges ablpPositive;
         private io.fanout.sampling.link.SupervisionEdges ablpNegative;
         private double alpha = 0.5;
@@ -321,6 +337,12 @@ public final class StageOptions {
             return this;
         }
 
+        /** A typed graph's link seeds' edge type ({@link StageOptions#linkType()}), or null. */
+        public Builder linkType(io.fanout.graph.typed.EdgeType linkType) {
+            this.linkType = linkType;
+            return this;
+        }
+
         /** Binary negatives of the link seeds ({@link StageOptions#linkNegatives()}), or null. */
         public Builder linkNegatives(LinkNegatives linkNegatives) {
             this.linkNegatives = linkNegatives;
@@ -399,13 +421,14 @@ public final class StageOptions {
                 throw new IllegalArgumentException("fanout.subgraph-type must be set (directional by default)");
             }
             if (linkNegatives != null && (linkEnds == null || !(linkNegatives.amount() > 0)
-                    || linkNegatives.numNodes() < 1 || linkNegatives.mode() == io.fanout.sampling.link.NegativeSampling.NONE
+                    || linkNegatives.numSrc() < 1 || linkNegatives.numDst() < 1
+                    || linkNegatives.mode() == io.fanout.sampling.link.NegativeSampling.NONE
                     || linkNegatives.mode() == io.fanout.sampling.link.NegativeSampling.TRIPLET
                     && linkNegatives.amount() != Math.floor(linkNegatives.amount()))) {
                 throw new IllegalArgumentException("fanout.neg-sampling needs fanout.link-seeds, a graph with nodes and"
                         + " fanout.neg-amount > 0 (whole for triplets), got " + linkNegatives.mode() + " amount "
-                        + linkNegatives.amount() + " over "
-                        + linkNegatives.numNodes() + " nodes" + (linkEnds == null ? " without link seeds" : ""));
+                        + linkNegatives.amount() + " over " + linkNegatives.numSrc() + " x " + linkNegatives.numDst()
+                        + " nodes" + (linkEnds == null ? " without link seeds" : ""));
             }
             if (ablpNegative != null && ablpPositive == null) {
                 throw new IllegalArgumentException("fanout.ablp-negative-edges needs fanout.ablp-positive-edges");

@@ -21,6 +21,11 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
     /** Temporal sampling: the seeds' times ({@link BatchStartFunction#seedTimes(SeedBatch, SeedTimes)}); else null. */
     private boolean temporal;
     private SeedTimes seedTimes;
+    /** Link seeds: the seed edges' ends' ids by position ({@code [sources, destinations]}); else null. */
+    private long[][] linkEnds;
+    /** Link seeds: the node types (indices) of the link type's sources and destinations. */
+    private int linkSrcType;
+    private int linkDstType;
 
     TypedBatchStartFunction(TypedLayout layout, long[] nodeIds, boolean disjoint) {
         this.layout = layout;
@@ -35,8 +40,23 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
         return this;
     }
 
+    /**
+     * Link prediction on a typed graph ({@code --link-seeds}, {@code --link-type}): a batch's seeds are positions of
+     * seed edges, {@code ends} their sources' and destinations' ids, of node types {@code srcType} and {@code dstType}.
+     */
+    TypedBatchStartFunction links(long[][] ends, int srcType, int dstType) {
+        this.linkEnds = ends;
+        this.linkSrcType = srcType;
+        this.linkDstType = dstType;
+        return this;
+    }
+
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<TypedPartialBatch> out) {
+        if (linkEnds != null) {
+            out.collect(startLinks(batch, ctx));
+            return;
+        }
         long[] seeds = new long[batch.size()];
         for (int i = 0; i < seeds.length; i++) {
             seeds[i] = batch.seedId(i, nodeIds);
@@ -49,5 +69,77 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
         layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),
                 (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
         out.collect(start);
+    }
+
+    private TypedPartialBatch startLinks(SeedBatch batch, Context ctx) {
+        return startLinks(batch, layout, linkEnds, linkSrcType, linkDstType, null, null, 0, disjoint, temporal,
+                seedTimes, getRuntimeContext().getTaskInfo(), (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
+    }
+
+    /**
+     * A typed link batch as the memory store's {@code HeteroKHopSamplingFunction} lays it out: the P sources and the
+     * binary negatives' sources, then the P destinations and the negatives' destinations (triplet: P x k row-major;
+     * disjoint, negative-major), are its seeds, one list when both ends are of one node type. De-duplicated per node
+     * type, or disjoint, each end its own tree (the sources' trees, then the destinations'), tree {@code j} at its
+     * positive's time. Its labels are each end's local index in its node type's list (the trees' roots when disjoint),
+     * triplet negatives row-major.
+     */
+    static TypedPartialBatch startLinks(SeedBatch batch, TypedLayout layout, long[][] linkEnds, int srcType,
+            int dstType, long[] negativeSrc, long[] negativeDst, int tripletAmount, boolean disjoint, boolean temporal,
+            SeedTimes seedTimes, org.apache.flink.api.common.TaskInfo task,
+            java.util.function.BiConsumer<Integer, RequestGroup> requests) {
+        int p = batch.size();
+        boolean triplet = tripletAmount > 0;
+        int nSrc = negativeSrc == null ? 0 : negativeSrc.length;
+        int nDst = negativeDst == null ? 0 : negativeDst.length;
+        long[] src = new long[p + nSrc];
+        long[] dst = new long[p + nDst];
+        for (int i = 0; i < p; i++) {
+            src[i] = linkEnds[0][batch.seeds[i]];
+            dst[i] = linkEnds[1][batch.seeds[i]];
+        }
+        if (nSrc > 0) {
+            System.arraycopy(negativeSrc, 0, src, p, nSrc);
+        }
+        long[] seedDst = dst;
+        if (nDst > 0) {
+            System.arraycopy(negativeDst, 0, dst, p, nDst);
+            if (triplet && disjoint) { // PyG: negative-major, so that tree mod P is the positive's index
+                seedDst = dst.clone();
+                for (int j = 0; j < nDst; j++) {
+                    seedDst[p + (j % tripletAmount) * p + j / tripletAmount] = dst[p + j];
+                }
+            }
+        }
+        HeteroBatchAssembly assembly = new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(),
+                new int[] {srcType, dstType}, new long[][] {src, seedDst}, disjoint);
+        int[] labels = new int[src.length + dst.length];
+        if (disjoint) {
+            int dstOffset = srcType == dstType ? src.length : 0; // tree j is node j of its type's list
+            for (int i = 0; i < src.length; i++) {
+                labels[i] = i;
+            }
+            for (int j = 0; j < dst.length; j++) {
+                int at = triplet && j >= p ? p + ((j - p) % tripletAmount) * p + (j - p) / tripletAmount : j;
+                labels[src.length + j] = dstOffset + at;
+            }
+        } else {
+            System.arraycopy(assembly.localIndices(srcType, src), 0, labels, 0, src.length);
+            System.arraycopy(assembly.localIndices(dstType, dst), 0, labels, src.length, dst.length);
+        }
+        TypedPartialBatch start = TypedPartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches,
+                batch.inputIds, assembly);
+        start.linkLabelIndex = labels;
+        start.tripletAmount = tripletAmount;
+        if (temporal) {
+            long[] edgeTimes = BatchStartFunction.seedTimes(batch, seedTimes); // by seed edge
+            start.seedTimes = new long[src.length + dst.length];
+            for (int j = 0; j < start.seedTimes.length; j++) {
+                // Negatives repeat their positives' times, as PyG's.
+                start.seedTimes[j] = edgeTimes[(j < src.length ? j : j - src.length) % p];
+            }
+        }
+        layout.sendRequests(start, 1, assembly, task, requests::accept);
+        return start;
     }
 }

@@ -6,6 +6,9 @@ import io.fanout.features.FeatureDType;
 import io.fanout.graph.typed.EdgeType;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.NodeData;
+import io.fanout.message.SampleMetadata;
+import io.fanout.sampling.link.NegativeSampling;
+import java.util.Arrays;
 import io.fanout.message.TypedSample;
 import io.fanout.sampling.hetero.HeteroBidirectional;
 import java.util.Map;
@@ -30,6 +33,11 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
     private TrainerShares shares = TrainerShares.ONE;
     /** {@code --subgraph-type bidirectional}: edges as {@link HeteroBidirectional} makes them. */
     private boolean bidirectional;
+    /** Link seeds: their edge type (messages name it as the input type); else null. */
+    private EdgeType linkType;
+    /** Link seeds: the node types (indices) of the link type's ends, whose labels messages carry. */
+    private int linkSrcType = -1;
+    private int linkDstType = -1;
 
     TypedMessageFunction(TypedLayout layout, FeatureDType dtype, float[][] scale, float[][] offset, int[] dims) {
         this.layout = layout;
@@ -51,15 +59,33 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
         return this;
     }
 
+    /** Link batches of {@code type}, whose ends are of node types {@code srcType} and {@code dstType}. */
+    TypedMessageFunction links(EdgeType type, int srcType, int dstType) {
+        this.linkType = type;
+        this.linkSrcType = srcType;
+        this.linkDstType = dstType;
+        return this;
+    }
+
     @Override
     public EncodedMessage map(TypedPartialBatch batch) {
         TypedSample sample = new TypedSample(layout.nodeTypes.get(layout.seedType));
+        boolean link = batch.linkLabelIndex != null;
+        int p = batch.inputIds.length;
         int numNodes = 0;
         for (int t = 0; t < layout.nodeTypes.size(); t++) {
             numNodes += batch.ids[t].length;
+            int[] trees = batch.trees == null ? null : batch.trees[t];
+            if (link && trees != null) { // PyG: out.batch[type] % num_pos, so both ends of pair i are batch i
+                trees = trees.clone();
+                for (int i = 0; i < trees.length; i++) {
+                    trees[i] %= p;
+                }
+            }
+            // A link batch's seeds are of both ends' types, and the memory store gathers labels for every seed type.
+            int labelled = link && (t == linkSrcType || t == linkDstType) ? t : layout.seedType;
             sample.nodes(layout.nodeTypes.get(t), batch.ids[t], batch.numSampledNodes[t],
-                    nodeData(batch, t, dims[t], dtype, scale, offset, layout.seedType),
-                    batch.trees == null ? null : batch.trees[t]);
+                    nodeData(batch, t, dims[t], dtype, scale, offset, labelled), trees);
         }
         Map<EdgeType, HeteroBidirectional.Pairs> changed = Map.of();
         if (bidirectional) {
@@ -80,6 +106,25 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
                 numEdges += made.rows().length;
                 sample.edges(type.toString(), made.rows(), made.cols(), null);
             }
+        }
+        if (link) {
+            int[] labels = batch.linkLabelIndex;
+            int k = batch.tripletAmount;
+            int sources = k > 0 ? p : labels.length / 2; // the positives' and binary negatives' sources
+            NegativeSampling mode = k > 0 ? NegativeSampling.TRIPLET
+                    : sources > p ? NegativeSampling.BINARY : NegativeSampling.NONE;
+            sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(mode, p, k, Arrays.copyOf(labels, sources),
+                    Arrays.copyOfRange(labels, sources, labels.length))).inputType(linkType.toString());
+            if (batch.seedTimes != null) { // PyG's seed_time with triplets, else edge_label_time
+                long[] times = Arrays.copyOf(batch.seedTimes, sources);
+                if (k > 0) {
+                    sample.metadata().seedTime(times);
+                } else {
+                    sample.metadata().edgeLabelTime(times);
+                }
+            }
+            return write(sample, new BatchHeader(null, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
+                    shares, p, numNodes, numEdges);
         }
         if (batch.seedTimes != null) {
             sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches

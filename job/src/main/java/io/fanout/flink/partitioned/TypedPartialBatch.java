@@ -17,6 +17,14 @@ public class TypedPartialBatch {
     public int[] inputIds;
     /** Temporal sampling: each seed's time (tree {@code t}'s is {@code seedTimes[t]}); else null. */
     public long[] seedTimes;
+    /**
+     * A link batch ({@code --link-seeds}): its P seed edges' and N binary negatives' sources' local indices (in the
+     * link type's source type's {@link #ids}), then their destinations' (in the destination type's); with triplet
+     * negatives the P sources, the P destinations, then the P x k negative destinations row-major. Else null.
+     */
+    public int[] linkLabelIndex;
+    /** A link batch's triplet negatives per positive (k), or 0. */
+    public int tripletAmount;
     /** [node type]: node ids, seeds first, then each hop's new nodes. */
     public long[][] ids;
     public int[][] numSampledNodes;
@@ -63,6 +71,8 @@ public class TypedPartialBatch {
     TypedPartialBatch next(HeteroBatchAssembly assembly) {
         TypedPartialBatch next = of(batchKey, epoch, batchId, numBatches, inputIds, assembly);
         next.seedTimes = seedTimes;
+        next.linkLabelIndex = linkLabelIndex;
+        next.tripletAmount = tripletAmount;
         return next;
     }
 }

@@ -26,10 +26,11 @@ public final class LinkSeeds implements Serializable {
     /** Each seed edge's time (a third column, PyG's edge_label_time), or null when the file has none. */
     private final long[] times;
     /**
-     * A plain graph's id map the file was read against (the client's; not sent with the job), for
-     * {@link #endpointIds()}; null otherwise.
+     * The id maps of the ends' node types the file was read against (the client's; not sent with the job), for
+     * {@link #endpointIds()}; a plain graph's one map is both. Null in a copy sent with a job.
      */
-    private transient NodeIdMap plainIds;
+    private transient NodeIdMap srcIds;
+    private transient NodeIdMap dstIds;
 
     public LinkSeeds(EdgeType type, int[] src, int[] dst) {
         this(type, src, dst, null);
@@ -53,7 +54,11 @@ public final class LinkSeeds implements Serializable {
      * @throws GraphFormatException naming the line of a malformed row or an id that is not a node of its type
      */
     public static LinkSeeds read(Path file, EdgeType type, NodeIdMap srcIds, NodeIdMap dstIds) throws IOException {
-        return read(file, type, srcIds, dstIds, "a node of type " + type.src(), "a node of type " + type.dst());
+        LinkSeeds links = read(file, type, srcIds, dstIds, "a node of type " + type.src(), "a node of type "
+                + type.dst());
+        links.srcIds = srcIds;
+        links.dstIds = dstIds;
+        return links;
     }
 
     /**
@@ -64,22 +69,23 @@ public final class LinkSeeds implements Serializable {
      */
     public static LinkSeeds readPlain(Path file, NodeIdMap ids) throws IOException {
         LinkSeeds links = read(file, null, ids, ids, "a node of the graph", "a node of the graph");
-        links.plainIds = ids;
+        links.srcIds = ids;
+        links.dstIds = ids;
         return links;
     }
 
     /**
      * The seed edges' ends as node ids, {@code [sources, destinations]} by position, for a store that keys nodes by
-     * id (the partitioned store); only on the client that read a plain graph's file ({@link #readPlain}).
+     * id (the partitioned store); only on the client that read the file.
      */
     public long[][] endpointIds() {
-        if (plainIds == null) {
-            throw new IllegalStateException("the seed edges' ids are known where a plain graph's file was read");
+        if (srcIds == null) {
+            throw new IllegalStateException("the seed edges' ids are known where the file was read");
         }
         long[][] ends = new long[2][src.length];
         for (int i = 0; i < src.length; i++) {
-            ends[0][i] = plainIds.id(src[i]);
-            ends[1][i] = plainIds.id(dst[i]);
+            ends[0][i] = srcIds.id(src[i]);
+            ends[1][i] = dstIds.id(dst[i]);
         }
         return ends;
     }
@@ -89,10 +95,26 @@ public final class LinkSeeds implements Serializable {
      * draws negatives by index; only on the client that read the file ({@link #readPlain}).
      */
     public NodeIdMap plainIds() {
-        if (plainIds == null) {
+        if (srcIds == null || type != null) {
             throw new IllegalStateException("the graph's ids are known where a plain graph's file was read");
         }
-        return plainIds;
+        return srcIds;
+    }
+
+    /** The id map of the sources' node type the file was read against; only on the client that read it. */
+    public NodeIdMap srcIds() {
+        if (srcIds == null) {
+            throw new IllegalStateException("the ends' ids are known where the file was read");
+        }
+        return srcIds;
+    }
+
+    /** The id map of the destinations' node type the file was read against; only on the client that read it. */
+    public NodeIdMap dstIds() {
+        if (dstIds == null) {
+            throw new IllegalStateException("the ends' ids are known where the file was read");
+        }
+        return dstIds;
     }
 
     /** The seed edges' times by position (the file's third column), or null; shared, not copied. */

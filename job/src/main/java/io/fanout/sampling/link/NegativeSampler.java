@@ -23,7 +23,10 @@ public final class NegativeSampler {
     /** Stream coordinate of negatives, apart from every k-hop stream ({@code "negatives"} in ASCII). */
     static final long NEGATIVES = 0x6e65676174697665L;
 
+    /** The edge type's adjacency, or null when {@link #lists} answers instead. */
     private final CsrGraph csr;
+    /** A store's answers per source (triplets only), or null. */
+    private final SourceLists lists;
     private final int base;
     private final boolean keyIsSource;
     private final int numSrc;
@@ -64,10 +67,25 @@ public final class NegativeSampler {
         this(csr, 0, numNodes, numNodes, "the graph", sourceId);
     }
 
+    /**
+     * Triplet negatives over sources whose destinations a store gave ({@code lists}, e.g. the partitioned store's whole
+     * lists of a batch's sources): the same draws as over the adjacency, so the same negatives. Binary negatives need
+     * the whole graph and are refused.
+     */
+    public NegativeSampler(SourceLists lists, int numSrc, int numDst, String what, IntToLongFunction sourceId) {
+        this(null, Objects.requireNonNull(lists, "lists"), 0, numSrc, numDst, what, sourceId);
+    }
+
     private NegativeSampler(CsrGraph csr, int base, int numSrc, int numDst, String what, IntToLongFunction sourceId) {
-        this.csr = Objects.requireNonNull(csr, "csr");
+        this(Objects.requireNonNull(csr, "csr"), null, base, numSrc, numDst, what, sourceId);
+    }
+
+    private NegativeSampler(CsrGraph csr, SourceLists lists, int base, int numSrc, int numDst, String what,
+            IntToLongFunction sourceId) {
+        this.csr = csr;
+        this.lists = lists;
         this.base = base;
-        this.keyIsSource = csr.direction() == EdgeDirection.OUT;
+        this.keyIsSource = csr == null || csr.direction() == EdgeDirection.OUT;
         this.numSrc = numSrc;
         this.numDst = numDst;
         this.what = what;
@@ -77,13 +95,29 @@ public final class NegativeSampler {
         }
     }
 
+    /** A source's destinations as a store that answers per source holds them (indices of the two node types). */
+    public interface SourceLists {
+        /** Whether source {@code s} has an edge to destination {@code d}. */
+        boolean isEdge(int s, int d);
+
+        /** The destinations {@code s} has an edge to, distinct and ascending. */
+        int[] linked(int s);
+    }
+
     /** True when the graph has the edge {@code src -> dst} of this type (indices of the two node types). */
     public boolean isEdge(int src, int dst) {
+        if (lists != null) {
+            return lists.isEdge(src, dst);
+        }
         return keyIsSource ? csr.hasEdge(src, base + dst) : csr.hasEdge(dst, base + src);
     }
 
     /** {@code count} random (src, dst) pairs that are not edges: {@code {src[], dst[]}}. */
     public int[][] binary(int count, long seed, int epoch, int batchId) {
+        if (lists != null) {
+            throw new IllegalStateException("binary negatives over a store's per-source lists: their exact draws need"
+                    + " the whole graph");
+        }
         rng.reset(SplitMix64.seed(seed, epoch, batchId, NEGATIVES));
         int[] src = new int[count];
         int[] dst = new int[count];
@@ -174,6 +208,9 @@ public final class NegativeSampler {
      * over the edge type).
      */
     private int[] linked(int s) {
+        if (lists != null) {
+            return lists.linked(s);
+        }
         IntArrayList out = new IntArrayList();
         if (keyIsSource) {
             int[] targets = csr.targets();

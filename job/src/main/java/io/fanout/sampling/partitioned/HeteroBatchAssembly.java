@@ -45,18 +45,62 @@ public final class HeteroBatchAssembly {
     /** As above; {@code disjoint}: seed {@code i} roots tree {@code i} (a seed given twice is two trees). */
     public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int seedType, long[] seeds,
             boolean disjoint) {
-        this(numNodeTypes, relations, seeds, null, disjoint ? new int[numNodeTypes][] : null, null, null, null, null);
-        for (int i = 0; i < seeds.length; i++) {
-            if (disjoint) {
-                treeIds[seedType].add(i, seeds[i]);
-            } else {
-                ids[seedType].add(seeds[i]);
+        this(numNodeTypes, relations, new int[] {seedType}, new long[][] {seeds}, disjoint);
+    }
+
+    /**
+     * Starts a batch whose seeds are of several node types (a link batch's sources, then destinations, PyG's
+     * {@code seed_dict}): {@code seeds[k]} of node type {@code seedTypes[k]}, in that order (a type may come twice; its
+     * seeds then join one list); disjoint, the trees are numbered across them in that order, as pyg-lib numbers them.
+     */
+    public HeteroBatchAssembly(int numNodeTypes, List<Relation> relations, int[] seedTypes, long[][] seeds,
+            boolean disjoint) {
+        this(numNodeTypes, relations, concat(seeds), null, disjoint ? new int[numNodeTypes][] : null, null, null, null,
+                null);
+        int tree = 0;
+        for (int k = 0; k < seeds.length; k++) {
+            int type = seedTypes[k];
+            for (long id : seeds[k]) {
+                if (disjoint) {
+                    treeIds[type].add(tree++, id);
+                } else {
+                    ids[type].add(id);
+                }
             }
         }
         for (int t = 0; t < numNodeTypes; t++) {
             nodesPerHop[t].add(size(t));
             frontierEnd[t] = size(t);
         }
+    }
+
+    private static long[] concat(long[][] parts) {
+        int n = 0;
+        for (long[] part : parts) {
+            n += part.length;
+        }
+        long[] out = new long[n];
+        int at = 0;
+        for (long[] part : parts) {
+            System.arraycopy(part, 0, out, at, part.length);
+            at += part.length;
+        }
+        return out;
+    }
+
+    /**
+     * De-duplicated: the local indices of {@code seeds}, nodes of {@code type} already in the batch (a link batch's
+     * ends, for its labels).
+     */
+    public int[] localIndices(int type, long[] seeds) {
+        if (ids == null) {
+            throw new IllegalStateException("a disjoint batch's seeds are its trees' roots");
+        }
+        int[] local = new int[seeds.length];
+        for (int i = 0; i < seeds.length; i++) {
+            local[i] = ids[type].add(seeds[i]); // every seed is there: add only looks it up
+        }
+        return local;
     }
 
     /**

@@ -76,6 +76,50 @@ class NegativeSamplerTest {
     }
 
     @Test
+    void aStoresPerSourceListsGiveTheSameTripletsExactDrawsIncluded() {
+        // The hub of the test above: its negatives come from exact draws, which the lists must serve as the CSR does.
+        int n = 5_000;
+        IntArrayList src = new IntArrayList();
+        IntArrayList dst = new IntArrayList();
+        for (int d = 0; d < n; d++) {
+            if (d != 4_000 && d != 4_321) {
+                src.add(0);
+                dst.add(d);
+            }
+        }
+        for (int v = 1; v < n; v++) {
+            src.add(v);
+            dst.add((v * 7) % n);
+        }
+        NegativeSampler graph = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(),
+                EdgeDirection.OUT), n);
+        int[] sources = {0, 5, 0, 17};
+        NegativeSampler lists = new NegativeSampler(new NegativeSampler.SourceLists() {
+            @Override
+            public boolean isEdge(int s, int d) {
+                return graph.isEdge(sources[s], d);
+            }
+
+            @Override
+            public int[] linked(int s) {
+                IntArrayList out = new IntArrayList();
+                for (int d = 0; d < n; d++) {
+                    if (graph.isEdge(sources[s], d)) {
+                        out.add(d);
+                    }
+                }
+                return out.toIntArray();
+            }
+        }, sources.length, n, "the graph", s -> sources[s]);
+        for (int batch = 0; batch < 50; batch++) {
+            assertThat(lists.triplet(new int[] {0, 1, 2, 3}, 3, 42, 0, batch))
+                    .containsExactly(graph.triplet(sources, 3, 42, 0, batch));
+        }
+        assertThatThrownBy(() -> lists.binary(1, 42, 0, 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("whole graph");
+    }
+
+    @Test
     void aNearlyCompleteGraphGetsItsFewNonEdgesAsBinaryNegatives() {
         int n = 100; // 3 non-edges in 10,000 pairs: three draws in four reach the exact draw
         IntArrayList src = new IntArrayList();
