@@ -58,7 +58,9 @@ public class NegativeProbeFunction extends ProcessFunction<SeedBatch, LinkDraw> 
 
     @Override
     public void open(OpenContext openContext) throws Exception {
-        if (negatives.nodeIds() != null) {
+        // Triplets over lists keyed by source draw in the stage: no candidate ids here.
+        boolean candidates = negatives.mode() == NegativeSampling.BINARY || !keyedBySource;
+        if (negatives.nodeIds() != null && candidates) {
             String[] dirs = ((StreamingRuntimeContext) getRuntimeContext()).getTaskManagerRuntimeInfo()
                     .getTmpDirectories();
             int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();

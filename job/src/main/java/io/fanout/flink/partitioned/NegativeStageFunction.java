@@ -22,7 +22,7 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
     private final long seed;
     /** The link edge type as errors name it. */
     private final String what;
-    /** A plain graph's node ids copied to this TaskManager for reads by index, or null. */
+    /** A plain graph's node ids copied to this TaskManager for reads by index ({@link #ids()}), or null. */
     private transient LocalSeedArray ids;
 
     /**
@@ -37,15 +37,19 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
         this.what = what;
     }
 
-    @Override
-    public void open(org.apache.flink.api.common.functions.OpenContext openContext) throws Exception {
-        super.open(openContext);
-        if (negatives.nodeIds() != null && negatives.mode() == io.fanout.sampling.link.NegativeSampling.TRIPLET) {
+    /** The plain graph's node ids by index, copied locally at the first draw that needs them (sparse ids only). */
+    private LocalSeedArray ids() {
+        if (ids == null) {
             String[] dirs = ((org.apache.flink.streaming.api.operators.StreamingRuntimeContext) getRuntimeContext())
                     .getTaskManagerRuntimeInfo().getTmpDirectories();
             int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            ids = LocalSeedArray.write(negatives.nodeIds(), java.nio.file.Path.of(dirs[subtask % dirs.length]));
+            try {
+                ids = LocalSeedArray.write(negatives.nodeIds(), java.nio.file.Path.of(dirs[subtask % dirs.length]));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
+        return ids;
     }
 
     @Override
@@ -175,9 +179,9 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
 
     /** The id of destination index {@code d}. */
     private long idOf(int d) {
-        if (ids != null) {
+        if (negatives.nodeIds() != null) {
             try {
-                return ids.read(new int[] {d})[0];
+                return ids().read(new int[] {d})[0];
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -189,7 +193,7 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
     /** The index of destination id {@code id}, a node of the graph (ids are in ascending order by index). */
     private int indexOf(long id) {
         long[] byIndex = negatives.dstIds();
-        if (ids == null) {
+        if (negatives.nodeIds() == null) {
             return byIndex == null ? Math.toIntExact(id) : Arrays.binarySearch(byIndex, id);
         }
         int lo = 0;
