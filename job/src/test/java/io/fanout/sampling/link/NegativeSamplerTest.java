@@ -30,14 +30,13 @@ class NegativeSamplerTest {
         assertThat(NegativeSampler.nthOutside(new int[0], 5)).isEqualTo(5);
     }
 
-    @Test
-    void aHubLinkedToAllButTwoDestinationsGetsExactlyThoseAsTripletNegatives() {
-        // Node 0 -> every node but 4,000 and 4,321 (and a parallel edge); the others are sparse. Drawing again fails
-        // for node 0 nearly always (2 in 5,000 per draw), so its negatives come from the exact draw.
-        int n = 5_000;
+    private static final int HUB_NODES = 5_000;
+
+    /** Node 0 -> every node but 4,000 and 4,321 (and a parallel edge to 17); every other node one edge. */
+    private static CsrGraph hubGraph(EdgeDirection direction) {
         IntArrayList src = new IntArrayList();
         IntArrayList dst = new IntArrayList();
-        for (int d = 0; d < n; d++) {
+        for (int d = 0; d < HUB_NODES; d++) {
             if (d != 4_000 && d != 4_321) {
                 src.add(0);
                 dst.add(d);
@@ -45,15 +44,22 @@ class NegativeSamplerTest {
         }
         src.add(0);
         dst.add(17);
-        for (int v = 1; v < n; v++) {
+        for (int v = 1; v < HUB_NODES; v++) {
             src.add(v);
-            dst.add((v * 7) % n);
+            dst.add((v * 7) % HUB_NODES);
         }
+        return Graphs.fromEdges(HUB_NODES, src.toIntArray(), dst.toIntArray(), direction);
+    }
+
+    @Test
+    void aHubLinkedToAllButTwoDestinationsGetsExactlyThoseAsTripletNegatives() {
+        // Node 0 -> every node but 4,000 and 4,321 (and a parallel edge); the others are sparse. Drawing again fails
+        // for node 0 nearly always (2 in 5,000 per draw), so its negatives come from the exact draw.
+        int n = HUB_NODES;
         Map<Integer, Integer> counts = new TreeMap<>();
         int[][] byDirection = new int[2][];
         for (EdgeDirection direction : EdgeDirection.values()) {
-            NegativeSampler sampler = new NegativeSampler(
-                    Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(), direction), n);
+            NegativeSampler sampler = new NegativeSampler(hubGraph(direction), n);
             IntArrayList all = new IntArrayList();
             for (int batch = 0; batch < 200; batch++) {
                 for (int d : sampler.triplet(new int[] {0, 5, 0}, 2, 42, 0, batch)) {
@@ -78,21 +84,8 @@ class NegativeSamplerTest {
     @Test
     void aStoresPerSourceListsGiveTheSameTripletsExactDrawsIncluded() {
         // The hub of the test above: its negatives come from exact draws, which the lists must serve as the CSR does.
-        int n = 5_000;
-        IntArrayList src = new IntArrayList();
-        IntArrayList dst = new IntArrayList();
-        for (int d = 0; d < n; d++) {
-            if (d != 4_000 && d != 4_321) {
-                src.add(0);
-                dst.add(d);
-            }
-        }
-        for (int v = 1; v < n; v++) {
-            src.add(v);
-            dst.add((v * 7) % n);
-        }
-        NegativeSampler graph = new NegativeSampler(Graphs.fromEdges(n, src.toIntArray(), dst.toIntArray(),
-                EdgeDirection.OUT), n);
+        int n = HUB_NODES;
+        NegativeSampler graph = new NegativeSampler(hubGraph(EdgeDirection.OUT), n);
         int[] sources = {0, 5, 0, 17};
         NegativeSampler lists = new NegativeSampler(new NegativeSampler.SourceLists() {
             @Override
