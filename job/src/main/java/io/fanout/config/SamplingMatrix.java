@@ -156,7 +156,8 @@ public final class SamplingMatrix {
                 "PartitionedStoreITCase#plainAblpAsTheMemoryStore",
                 "test_layouts_pyg#test_a_two_layer_model_trains_on_every_plain_link_layout");
         row(FanoutOptions.ABLP_NEGATIVE_EDGES, TYPED.negate().and(KHOP), plainAblp,
-                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles", "PartitionedStoreITCase#plainAblpAsTheMemoryStore");
+                "AblpJobITCase#plainGraphAnchorsWithLabelEdgeFiles",
+                "PartitionedStoreITCase#plainAblpAsTheMemoryStore");
         String ppr = "ppr (k-hop does not push scores)";
         row(FanoutOptions.ALPHA, PPR, ppr, "PprSamplerTest", "PartitionedPprITCase",
                 "PartitionedTypedPprITCase");

@@ -165,7 +165,8 @@ public final class FanoutJob {
         SupervisionEdges[] plainLabels = plainIds == null ? null : SeedPlanning.plainLabelEdges(config, plainIds);
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = SeedPlanning.partitionedSeedFile(config);
-        // A link job's seeds are its seed edges, an ABLP job's its anchors, by the ids the client read: no node-id file.
+        // A link job's seeds are its seed edges, an ABLP job's its anchors, by the ids the client read: no node-id
+        // file.
         NodeIdFile.NodeIds allNodes = seedFile == null && typedIds == null && links == null && plainIds == null
                 ? SeedPlanning.partitionedNodeIds(config) : null;
         if (allNodes != null && !allNodes.identity()) {
@@ -312,12 +313,6 @@ public final class FanoutJob {
      */
     static final String PPR_STATE_LAYOUT = "ppr state 3";
 
-    /**
-     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; trees,
-     * subgraph type, weights, times, the seed-edge file and negatives, the ABLP label files when set; for PPR its options
-     * and state layout): the uid
-     * suffix of every per-run operator.
-     */
     /** A file's path, size and modification time, for a run fingerprint. */
     private static String fileStamp(java.nio.file.Path file) {
         java.nio.file.Path path = file.toAbsolutePath().normalize();
@@ -329,6 +324,11 @@ public final class FanoutJob {
         }
     }
 
+    /**
+     * What decides a partitioned run's messages besides the graph (the batch plan, fanouts, replacement, seed; trees,
+     * subgraph type, weights, times, the seed-edge file and negatives, the ABLP label files when set; for PPR its
+     * options and state layout): the uid suffix of every per-run operator.
+     */
     static String runFingerprint(FanoutJobConfig config, BatchPlan plan) {
         String run = plan.fingerprint() + "|" + java.util.Arrays.toString(config.fanouts) + "|" + config.replace
                 + "|" + config.seed + "|" + config.partitionedLoadOnly;
@@ -376,10 +376,10 @@ public final class FanoutJob {
 
     /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
-     * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a plain link job's seed edges' ends
+     * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a link job's seed edges' ends
      * ({@code linkEnds}, or null) and their negatives ({@code linkNegatives}, or null), a plain graph's ABLP label
-     * edges ({@code plainLabels}: positive, then negative or null; or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
-     * stages refuse them).
+     * edges ({@code plainLabels}: positive, then negative or null; or null); the graph updates' source is added to
+     * {@code env} here (a typed graph has none: its stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
             String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes,

@@ -220,8 +220,8 @@ final class SeedPlanning {
     /**
      * A partitioned link job's negatives ({@code --neg-sampling}): drawn as node indices of the graph the seed edges
      * were read against, as the memory store's. A typed graph's two end types' ids go with the job (as its seed
-     * type's do); a plain graph's sparse ids reach the TaskManagers as the graph's node-id file ({@link NodeIdFile}, in index order), which each negatives subtask copies to read by index. Null
-     * without negatives.
+     * type's do); a plain graph's sparse ids reach the TaskManagers as the graph's node-id file ({@link NodeIdFile},
+     * in index order), which each negatives subtask copies to read by index. Null without negatives.
      */
     static io.fanout.flink.partitioned.StageOptions.LinkNegatives linkNegatives(FanoutJobConfig config, LinkSeeds links)
             throws java.io.IOException {
@@ -245,8 +245,8 @@ final class SeedPlanning {
             }
             file = SeedFile.index(written.file(), config.partitionedSeedChunk);
         }
-        return io.fanout.flink.partitioned.StageOptions.LinkNegatives.plain(config.negSampling, config.negAmount, ids.size(),
-                file);
+        return io.fanout.flink.partitioned.StageOptions.LinkNegatives.plain(config.negSampling, config.negAmount,
+                ids.size(), file);
     }
 
     /** The seed file of every node id the client wrote: its plan reads as a --seeds file's would. */

@@ -91,9 +91,9 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
      * out. Binary or no negatives ({@code tripletAmount} 0): the P seed edges' sources and the N negatives' sources
      * ({@code negativeSrc}, or none), then their destinations, are its seeds, each tree's time its positive's ({@code j
      * mod P} within each half). Triplet: the sources, the destinations, then the P x k negative destinations
-     * ({@code negativeDst} row-major [P, k]; disjoint, negative-major, so that tree mod P is the positive's index), tree
-     * {@code j}'s time positive {@code j mod P}'s. De-duplicated, or disjoint (each end its own tree); its labels are
-     * each end's local index (the trees' roots when disjoint), triplet negatives row-major.
+     * ({@code negativeDst} row-major [P, k]; disjoint, negative-major, so that tree mod P is the positive's index),
+     * tree {@code j}'s time positive {@code j mod P}'s. De-duplicated, or disjoint (each end its own tree); its labels
+     * are each end's local index (the trees' roots when disjoint), triplet negatives row-major.
      */
     static PartialBatch startLinks(SeedBatch batch, long[][] linkEnds, long[] negativeSrc, long[] negativeDst,
             int tripletAmount, boolean disjoint, boolean temporal, SeedTimes seedTimes,

@@ -3,7 +3,8 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 
 /**
- * A link batch and its negatives (a Flink POJO keyed by {@link #batchKey}): first the candidates drawn for them ({@link NegativeProbeFunction}) while their owners check which are edges, then the negatives picked
+ * A link batch and its negatives (a Flink POJO keyed by {@link #batchKey}): first the candidates drawn for them
+ * ({@link NegativeProbeFunction}) while their owners check which are edges, then the negatives picked
  * ({@link NegativeStageFunction}), for {@link LinkStartFunction}.
  */
 public class LinkDraw {

@@ -29,6 +29,7 @@ public class LinkStartFunction extends ProcessFunction<LinkDraw, PartialBatch> {
     @Override
     public void processElement(LinkDraw draw, Context ctx, Collector<PartialBatch> out) {
         out.collect(BatchStartFunction.startLinks(draw.batch, linkEnds, draw.negativeSrc, draw.negativeDst,
-                draw.tripletAmount, disjoint, temporal, seedTimes, getRuntimeContext().getTaskInfo(), r -> ctx.output(HopStageFunction.requests(1), r)));
+                draw.tripletAmount, disjoint, temporal, seedTimes, getRuntimeContext().getTaskInfo(),
+                r -> ctx.output(HopStageFunction.requests(1), r)));
     }
 }

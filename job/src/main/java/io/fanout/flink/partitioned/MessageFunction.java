@@ -139,8 +139,9 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
             return sample;
         }
         int half = labels.length / 2;
-        sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(half > p ? NegativeSampling.BINARY
-                : NegativeSampling.NONE, p, 0, Arrays.copyOf(labels, half), Arrays.copyOfRange(labels, half, 2 * half)));
+        NegativeSampling mode = half > p ? NegativeSampling.BINARY : NegativeSampling.NONE;
+        sample.metadata().linkLabels(SampleMetadata.LinkLabels.of(mode, p, 0, Arrays.copyOf(labels, half),
+                Arrays.copyOfRange(labels, half, 2 * half)));
         if (batch.seedTimes != null) {
             sample.metadata().edgeLabelTime(Arrays.copyOf(batch.seedTimes, half));
         }

@@ -158,9 +158,9 @@ public final class PartitionedKHop {
     /**
      * Link batches with negatives: each batch's candidates ({@link NegativeProbeFunction}) are checked against one
      * more adjacency copy, read whole (each key's neighbours among the other ends), each negative the next candidate
-     * that is not an edge for it ({@link NegativeStageFunction}: the memory store's negatives), then the batch starts from its
-     * positives' and negatives' ends ({@link LinkStartFunction}). The copy cannot be a hop's: the batch start feeds
-     * every hop's lookup, and a DataStream job has no cycles.
+     * that is not an edge for it ({@link NegativeStageFunction}: the memory store's negatives), then the batch starts
+     * from its positives' and negatives' ends ({@link LinkStartFunction}). The copy cannot be a hop's: the batch start
+     * feeds every hop's lookup, and a DataStream job has no cycles.
      */
     private static SingleOutputStreamOperator<PartialBatch> withNegatives(DataStream<SeedBatch> batches,
             DataStream<EdgeGroupBatch> edgeGroups, GraphSpec spec, StageOptions o, StageOptions.LinkNegatives negatives,

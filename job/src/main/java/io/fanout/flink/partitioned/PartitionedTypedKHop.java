@@ -1,6 +1,5 @@
 package io.fanout.flink.partitioned;
 
-import io.fanout.graph.typed.EdgeType;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.TrainerShares;
 import io.fanout.connectors.message.EncodedMessage;
@@ -8,6 +7,7 @@ import io.fanout.features.FeatureDType;
 import io.fanout.features.NodeFeatures;
 import io.fanout.features.NodeFileReader;
 import io.fanout.graph.GraphFiles;
+import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.NodeIdFile;
 import io.fanout.graph.typed.TypedGraphFiles;
 import io.fanout.sampling.SubgraphType;

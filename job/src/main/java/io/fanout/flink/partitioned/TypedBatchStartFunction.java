@@ -73,7 +73,8 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
 
     private TypedPartialBatch startLinks(SeedBatch batch, Context ctx) {
         return startLinks(batch, layout, linkEnds, linkSrcType, linkDstType, null, null, 0, disjoint, temporal,
-                seedTimes, getRuntimeContext().getTaskInfo(), (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
+                seedTimes, getRuntimeContext().getTaskInfo(),
+                (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
     }
 
     /**

@@ -7,10 +7,10 @@ import io.fanout.graph.typed.EdgeType;
 import io.fanout.message.BatchHeader;
 import io.fanout.message.NodeData;
 import io.fanout.message.SampleMetadata;
-import io.fanout.sampling.link.NegativeSampling;
-import java.util.Arrays;
 import io.fanout.message.TypedSample;
 import io.fanout.sampling.hetero.HeteroBidirectional;
+import io.fanout.sampling.link.NegativeSampling;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 

@@ -14,6 +14,7 @@
  * store's hop seed of that type and hop, so every lookup is a plain one and byte identity needs no new state layout;
  * its stages keyed by batch apply the edge types in name order. Link batches with negatives first draw the candidates
  * the memory store would try and ask one more whole-list lookup which are edges
- * ({@link io.fanout.flink.partitioned.NegativeProbeFunction}, {@link io.fanout.flink.partitioned.NegativeStageFunction}).
+ * ({@link io.fanout.flink.partitioned.NegativeProbeFunction},
+ * {@link io.fanout.flink.partitioned.NegativeStageFunction}).
  */
 package io.fanout.flink.partitioned;
