@@ -237,13 +237,8 @@ final class SeedPlanning {
         }
         NodeIdMap ids = links.plainIds();
         SeedFile file = null;
-        if (!ids.isIdentity()) {
-            NodeIdFile.NodeIds written = NodeIdFile.write(config.graphSpec(), nodeIdsDir(config));
-            if (written.numNodes() != ids.size() || written.identity()) {
-                throw new IllegalStateException("the graph's files changed while the job was planned: " + ids.size()
-                        + " nodes, then " + written.numNodes());
-            }
-            file = SeedFile.index(written.file(), config.partitionedSeedChunk);
+        if (!ids.isIdentity()) { // written from the ids the client scanned, not by reading the graph again
+            file = SeedFile.index(NodeIdFile.write(ids, nodeIdsDir(config)).file(), config.partitionedSeedChunk);
         }
         return io.fanout.flink.partitioned.StageOptions.LinkNegatives.plain(config.negSampling, config.negAmount,
                 ids.size(), file);

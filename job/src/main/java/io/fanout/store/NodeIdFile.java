@@ -157,6 +157,36 @@ public final class NodeIdFile {
         if (last == count - 1) {
             return new NodeIds(count, null);
         }
+        return new NodeIds(count, published(tmp, sha));
+    }
+
+    /**
+     * The node-id file of ids a client holds already (a scan's {@link io.fanout.graph.NodeIdMap}, ascending): the file
+     * {@link #write(GraphSpec, Path)} would name and write for the same graph, without reading the graph again.
+     */
+    public static NodeIds write(io.fanout.graph.NodeIdMap ids, Path dir) throws IOException {
+        if (ids.isIdentity()) {
+            return new NodeIds(ids.size(), null);
+        }
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "fanout-node-ids-", ".tmp");
+        try {
+            MessageDigest sha = Sha256.create();
+            try (OutputStream out = new DigestOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16),
+                    sha)) {
+                byte[] line = new byte[21];
+                for (int i = 0; i < ids.size(); i++) {
+                    out.write(line, 0, digits(ids.id(i), line));
+                }
+            }
+            return new NodeIds(ids.size(), published(tmp, sha));
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Names the written {@code tmp} by its content's digest beside it, keeping a file of that name already there. */
+    private static Path published(Path tmp, MessageDigest sha) throws IOException {
         Path file = tmp.resolveSibling("fanout-node-ids-" + Sha256.hex(sha, 32) + ".txt");
         if (Files.isRegularFile(file) && Files.size(file) != Files.size(tmp)) {
             // Same name, other size: not what this client would write (cut short?): replace it.
@@ -172,7 +202,7 @@ public final class NodeIdFile {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             }
         } // else the same ids are there already: leave that file (and its modification time) alone
-        return new NodeIds(count, file);
+        return file;
     }
 
     /** Writes {@code id} and a newline into {@code line}; returns the length. */

@@ -58,7 +58,12 @@ class NodeIdFileTest {
         GraphSpec spec = spec(graph, nodes);
         // Runs of 1,000 ids: ego_twitter_u's 2.7 M endpoint mentions spill thousands of runs, merged in rounds; with
         // a bit set the ids below it are marked there and merged with the runs of the rest.
-        assertIdsOf(NodeIdFile.write(spec, tmp, 1000, denseIds), GraphStore.scanNodeIds(spec));
+        NodeIdMap scanned = GraphStore.scanNodeIds(spec);
+        NodeIdFile.NodeIds written = NodeIdFile.write(spec, tmp, 1000, denseIds);
+        assertIdsOf(written, scanned);
+        // The ids a client scanned already give the same file, named alike, without reading the graph again.
+        NodeIdFile.NodeIds fromMap = NodeIdFile.write(scanned, tmp);
+        assertThat(fromMap).isEqualTo(written);
         try (Stream<Path> left = Files.list(tmp)) {
             assertThat(left.filter(p -> !p.getFileName().toString().endsWith(".txt")))
                     .as("no run or temporary file left").isEmpty();

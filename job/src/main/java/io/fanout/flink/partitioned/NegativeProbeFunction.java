@@ -61,11 +61,16 @@ public class NegativeProbeFunction extends ProcessFunction<SeedBatch, LinkDraw> 
         // Triplets over lists keyed by source draw in the stage: no candidate ids here.
         boolean candidates = negatives.mode() == NegativeSampling.BINARY || !keyedBySource;
         if (negatives.nodeIds() != null && candidates) {
-            String[] dirs = ((StreamingRuntimeContext) getRuntimeContext()).getTaskManagerRuntimeInfo()
-                    .getTmpDirectories();
-            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            ids = LocalSeedArray.write(negatives.nodeIds(), Path.of(dirs[subtask % dirs.length]));
+            ids = localCopy(negatives.nodeIds(), getRuntimeContext());
         }
+    }
+
+    /** {@code nodeIds} copied for reads by index into one of this TaskManager's temporary directories. */
+    static LocalSeedArray localCopy(io.fanout.batch.SeedFile nodeIds,
+            org.apache.flink.api.common.functions.RuntimeContext context) throws IOException {
+        String[] dirs = ((StreamingRuntimeContext) context).getTaskManagerRuntimeInfo().getTmpDirectories();
+        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        return LocalSeedArray.write(nodeIds, Path.of(dirs[subtask % dirs.length]));
     }
 
     @Override

@@ -40,11 +40,8 @@ public class NegativeStageFunction extends GatherStageFunction<LinkDraw, AnswerG
     /** The plain graph's node ids by index, copied locally at the first draw that needs them (sparse ids only). */
     private LocalSeedArray ids() {
         if (ids == null) {
-            String[] dirs = ((org.apache.flink.streaming.api.operators.StreamingRuntimeContext) getRuntimeContext())
-                    .getTaskManagerRuntimeInfo().getTmpDirectories();
-            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
             try {
-                ids = LocalSeedArray.write(negatives.nodeIds(), java.nio.file.Path.of(dirs[subtask % dirs.length]));
+                ids = NegativeProbeFunction.localCopy(negatives.nodeIds(), getRuntimeContext());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

@@ -165,6 +165,20 @@ public final class PartitionedKHop {
     private static SingleOutputStreamOperator<PartialBatch> withNegatives(DataStream<SeedBatch> batches,
             DataStream<EdgeGroupBatch> edgeGroups, GraphSpec spec, StageOptions o, StageOptions.LinkNegatives negatives,
             boolean disjoint, boolean temporal, int cacheLookups) {
+        return negativeDraws(batches, edgeGroups, spec, o, negatives, cacheLookups, "neighbors-negatives", "the graph")
+                .process(new LinkStartFunction(o.linkEnds(), disjoint, temporal, o.seedTimes()))
+                .returns(TypeInformation.of(PartialBatch.class))
+                .name("batch-start").uid("batch-start" + o.runTag());
+    }
+
+    /**
+     * The link batches with their negatives picked (plain or typed): candidates drawn ({@link NegativeProbeFunction}),
+     * checked against {@code edgeGroups} loaded whole into the lookup {@code lookup}, the negatives taken
+     * ({@link NegativeStageFunction}, errors naming the link edge type as {@code what}).
+     */
+    static SingleOutputStreamOperator<LinkDraw> negativeDraws(DataStream<SeedBatch> batches,
+            DataStream<EdgeGroupBatch> edgeGroups, GraphSpec spec, StageOptions o, StageOptions.LinkNegatives negatives,
+            int cacheLookups, String lookup, String what) {
         String runTag = o.runTag();
         SingleOutputStreamOperator<LinkDraw> draws = batches
                 .process(new NegativeProbeFunction(negatives, spec.direction() == io.fanout.graph.EdgeDirection.OUT,
@@ -173,18 +187,15 @@ public final class PartitionedKHop {
                 .name("negative-candidates").uid("negative-candidates" + runTag);
         DataStream<AnswerGroup> answers = edgeGroups.keyBy(new BatchNode(), Types.LONG)
                 .connect(draws.getSideOutput(NegativeProbeFunction.REQUESTS).keyBy(new RequestNode(), Types.LONG))
-                .transform("neighbors-negatives", TypeInformation.of(AnswerGroup.class),
+                .transform(lookup, TypeInformation.of(AnswerGroup.class),
                         new NeighborLookupOperator(-1, false, o.seed(), o.bucketSize(), o.cacheBytes(), cacheLookups,
                                 o.compactAfterLoad()))
-                .uid("neighbors-negatives");
+                .uid(lookup);
         return draws.keyBy(new DrawKey(), Types.LONG)
                 .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                .process(new NegativeStageFunction(negatives, o.seed(), "the graph"))
+                .process(new NegativeStageFunction(negatives, o.seed(), what))
                 .returns(TypeInformation.of(LinkDraw.class))
-                .name("negatives").uid("negatives" + runTag)
-                .process(new LinkStartFunction(o.linkEnds(), disjoint, temporal, o.seedTimes()))
-                .returns(TypeInformation.of(PartialBatch.class))
-                .name("batch-start").uid("batch-start" + runTag);
+                .name("negatives").uid("negatives" + runTag);
     }
 
     /**

@@ -130,26 +130,9 @@ public final class PartitionedTypedKHop {
         }
         SingleOutputStreamOperator<TypedPartialBatch> stage;
         if (negatives != null) {
-            // As the plain graph's (PartitionedKHop#withNegatives), over the link type's own whole-list copy.
-            SingleOutputStreamOperator<LinkDraw> draws = checked
-                    .process(new NegativeProbeFunction(negatives, spec.direction() == io.fanout.graph.EdgeDirection.OUT,
-                            o.seed(), o.linkEnds()[0]))
-                    .returns(TypeInformation.of(LinkDraw.class))
-                    .name("negative-candidates").uid("negative-candidates" + runTag);
-            String name = "neighbors-negatives-" + linkType;
-            DataStream<AnswerGroup> answers = edgeGroups.get(layout.edgeTypes.indexOf(linkType))
-                    .keyBy(new PartitionedKHop.BatchNode(), Types.LONG)
-                    .connect(draws.getSideOutput(NegativeProbeFunction.REQUESTS)
-                            .keyBy(new PartitionedKHop.RequestNode(), Types.LONG))
-                    .transform(name, TypeInformation.of(AnswerGroup.class),
-                            new NeighborLookupOperator(-1, false, o.seed(), bucketSize, o.cacheBytes(), cacheLookups,
-                                    o.compactAfterLoad()))
-                    .uid(name);
-            stage = draws.keyBy(new PartitionedKHop.DrawKey(), Types.LONG)
-                    .connect(answers.keyBy(new PartitionedKHop.AnswerKey(), Types.LONG))
-                    .process(new NegativeStageFunction(negatives, o.seed(), linkType.toString()))
-                    .returns(TypeInformation.of(LinkDraw.class))
-                    .name("negatives").uid("negatives" + runTag)
+            // As the plain graph's, over the link type's own whole-list copy.
+            stage = PartitionedKHop.negativeDraws(checked, edgeGroups.get(layout.edgeTypes.indexOf(linkType)), spec, o,
+                    negatives, cacheLookups, "neighbors-negatives-" + linkType, linkType.toString())
                     .process(new TypedLinkStartFunction(layout, o.linkEnds(), linkSrc, linkDst, disjoint, temporal,
                             o.seedTimes()))
                     .returns(TypeInformation.of(TypedPartialBatch.class))
