@@ -145,10 +145,12 @@ public final class SamplingMatrix {
                 "HeteroLinkJobITCase", "PlainLinkJobITCase",
                 "PartitionedStoreITCase#linkBatchesWithNegativesAsTheMemoryStore",
                 "PartitionedTypedITCase#typedLinkBatchesAsTheMemoryStore");
-        String ablp = "k-hop on a typed graph, memory store (GiGL's DistABLPLoader; label edges are their own edge"
+        String ablp = "k-hop on a typed graph, either store (GiGL's DistABLPLoader; label edges are their own edge"
                 + " types; a plain graph takes label-edge files: --ablp-positive-edges, --ablp-negative-edges)";
-        row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
-        row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP).and(MEMORY), ablp, "AblpJobITCase");
+        row(FanoutOptions.ABLP_POSITIVE_TYPE, TYPED.and(KHOP), ablp, "AblpJobITCase",
+                "PartitionedTypedITCase#typedAblpAsTheMemoryStore");
+        row(FanoutOptions.ABLP_NEGATIVE_TYPE, TYPED.and(KHOP), ablp, "AblpJobITCase",
+                "PartitionedTypedITCase#typedAblpAsTheMemoryStore");
         String plainAblp = "k-hop on a plain graph, either store (GiGL's DistABLPLoader on a homogeneous graph; a"
                 + " typed graph names label edge types: --ablp-positive-type, --ablp-negative-type)";
         row(FanoutOptions.ABLP_POSITIVE_EDGES, TYPED.negate().and(KHOP), plainAblp,

@@ -40,7 +40,6 @@ import io.fanout.store.SharedGraphs;
 import io.fanout.store.GraphStore;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.sampling.link.LinkSeeds;
-import io.fanout.sampling.link.SupervisionEdges;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -151,18 +150,18 @@ public final class FanoutJob {
     /** As above, with the graph this JVM holds already (embedded MiniCluster) or null. */
     private static JobSummary submit(StreamExecutionEnvironment env, FanoutJobConfig config, OutputDirectory output,
             SharedGraphs.Lease local) throws Exception {
-        // A typed graph: the client streams its files once for the seed type's ids (and the link seeds' types),
-        // keeping those ids only; ABLP's plan needs the label edges, so an ABLP job loads the graph here.
-        boolean ablp = config.typed != null && config.typed.ablpPositive != null;
-        TypedGraphStore typed = ablp ? TypedGraphStore.load(config.graphSpec()) : null;
+        // A typed graph: the client streams its files once for the seed type's ids (and ABLP's label type, the link
+        // seeds' types), keeping those ids only.
         Map<String, NodeIdMap> typedIds = config.typed == null ? null
-                : ablp ? typed.nodeIds() : TypedGraphStore.scanNodeIds(config.graphSpec(), SeedPlanning.typedSeedTypes(config));
+                : TypedGraphStore.scanNodeIds(config.graphSpec(), SeedPlanning.typedSeedTypes(config));
         LinkSeeds links = config.linkSeeds == null ? null
                 : typedIds != null ? SeedPlanning.linkSeeds(config, typedIds) : SeedPlanning.plainLinkSeeds(config);
-        // Plain-graph ABLP: the client reads the label-edge files (its plan's default anchors need them) and the
-        // sampling operator gets them with the job, as link seeds are sent.
+        // ABLP: the client reads the label edges only (its plan's default anchors need them: a plain graph's label
+        // files, a typed graph's label edge types); the partitioned store's batch start gets them with the job.
         NodeIdMap plainIds = config.ablpPositiveEdges == null ? null : GraphStore.scanNodeIds(config.graphSpec());
-        SupervisionEdges[] plainLabels = plainIds == null ? null : SeedPlanning.plainLabelEdges(config, plainIds);
+        SeedPlanning.AnchorLabelEdges labels = plainIds != null ? SeedPlanning.plainLabelEdges(config, plainIds)
+                : config.typed != null && config.typed.ablpPositive != null
+                ? SeedPlanning.typedLabelEdges(config, typedIds) : null;
         // Link batches are positions into the seed edges, so the batch plan numbers those.
         SeedFile seedFile = SeedPlanning.partitionedSeedFile(config);
         // A link job's seeds are its seed edges, an ABLP job's its anchors, by the ids the client read: no node-id
@@ -180,10 +179,9 @@ public final class FanoutJob {
                 : SeedPlanning.partitionedSeeds(config) ? SeedPlanning.seedIdsNamed(config)
                 : local != null ? local.graph().ids() : GraphStore.scanNodeIds(config.graphSpec());
         BatchPlan plan = seedFile != null ? SeedPlanning.seedFilePlan(config, seedFile)
-                : config.typed != null && config.typed.ablpPositive != null
-                ? SeedPlanning.anchorPlan(config, typed)
-                : plainLabels != null ? SeedPlanning.anchorPlan(config, nodes, plainLabels[0]) : SeedPlanning.batchPlan(config, nodes);
-        build(env, config, plan, nodes, links, seedFile, plainLabels);
+                : labels != null ? SeedPlanning.anchorPlan(config, nodes, labels.positive())
+                : SeedPlanning.batchPlan(config, nodes);
+        build(env, config, plan, nodes, links, seedFile, labels);
         ClusterFit.check(env, config); // a parallelism the cluster cannot start fails here, not in a restart loop
         if (output != null) {
             output.prepare(); // only once everything else is valid: overwrite deletes the earlier run's files
@@ -228,9 +226,12 @@ public final class FanoutJob {
         build(env, config, plan, nodes, links, seedFile, null);
     }
 
-    /** As above, with a plain graph's ABLP label edges (positive, then negative or null), or null. */
+    /**
+     * As above, with ABLP's label edges as the client read them, or null (the partitioned store's batch start gets
+     * them; the memory store's plain k-hop operator gets a plain graph's, its typed one reads the label types itself).
+     */
     static void build(StreamExecutionEnvironment env, FanoutJobConfig config, BatchPlan plan, NodeIdMap nodes,
-            LinkSeeds links, SeedFile seedFile, SupervisionEdges[] plainLabels) throws java.io.IOException {
+            LinkSeeds links, SeedFile seedFile, SeedPlanning.AnchorLabelEdges labels) throws java.io.IOException {
         if (config.parallelism != null) {
             env.setParallelism(config.parallelism);
         }
@@ -261,7 +262,7 @@ public final class FanoutJob {
         StageOptions stage = partitioned ? stageOptions(env, config, seedIds, runTag, plan.shares(),
                 seedTimes(config, links != null ? links.times() : plan.seeds().times()),
                 links != null ? links.endpointIds() : null,
-                links != null ? SeedPlanning.linkNegatives(config, links) : null, plainLabels)
+                links != null ? SeedPlanning.linkNegatives(config, links) : null, labels)
                 : null;
         DataStream<EncodedMessage> samples = partitioned && config.sampler == SamplerType.PPR && config.typed != null
                 ? PartitionedTypedPpr.build(env, batches, config.graphSpec(), stage)
@@ -273,7 +274,7 @@ public final class FanoutJob {
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), stage)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), plainLabels),
+                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), config.typed == null ? labels : null),
                         plan.seeds().times()).withTrainers(plan.shares()).borrowingMessages())
                 .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (GraphSamplingFunction#emit)
                 .name(config.sampler + "-sampler")
@@ -356,6 +357,12 @@ public final class FanoutJob {
             run += "|ablp" + fileStamp(config.ablpPositiveEdges)
                     + (config.ablpNegativeEdges == null ? "" : fileStamp(config.ablpNegativeEdges));
         }
+        if (config.typed != null && config.typed.ablpPositive != null) {
+            // A typed graph's label edge types are not in the partitioned store's saved graph: stamp their files.
+            for (io.fanout.graph.typed.EdgeType type : config.typed.labelTypes()) {
+                run += "|ablp " + type + fileStamp(config.typed.files.edges().get(type));
+            }
+        }
         if (config.sampler == SamplerType.PPR) {
             // A batch restored mid-push must finish with the options it started with.
             run += "|ppr " + config.alpha + " " + config.eps + " " + config.maxPprNodes + " " + config.residualTopUp
@@ -377,13 +384,13 @@ public final class FanoutJob {
     /**
      * A partitioned stage's options from the job's ({@link StageOptions}: grouped and checked, not a long parameter
      * list), with temporal sampling's {@code seedTimes} ({@link #seedTimes}) and a link job's seed edges' ends
-     * ({@code linkEnds}, or null) and their negatives ({@code linkNegatives}, or null), a plain graph's ABLP label
-     * edges ({@code plainLabels}: positive, then negative or null; or null); the graph updates' source is added to
-     * {@code env} here (a typed graph has none: its stages refuse them).
+     * ({@code linkEnds}, or null) and their negatives ({@code linkNegatives}, or null), ABLP's label edges
+     * ({@code labels}, or null); the graph updates' source is added to {@code env} here (a typed graph has none: its
+     * stages refuse them).
      */
     static StageOptions stageOptions(StreamExecutionEnvironment env, FanoutJobConfig config, long[] seedIds,
             String runTag, io.fanout.batch.TrainerShares shares, io.fanout.batch.SeedTimes seedTimes,
-            long[][] linkEnds, StageOptions.LinkNegatives linkNegatives, SupervisionEdges[] plainLabels) {
+            long[][] linkEnds, StageOptions.LinkNegatives linkNegatives, SeedPlanning.AnchorLabelEdges labels) {
         StageOptions.Builder o = StageOptions.builder()
                 .seed(config.seed).seedIds(seedIds).runTag(runTag).shares(shares)
                 .bucketSize(config.partitionedBucketSize).cacheBytes(config.partitionedCacheBytes)
@@ -391,7 +398,8 @@ public final class FanoutJob {
                 .fanouts(config.fanouts).replace(config.replace).subgraphType(config.subgraphType).disjoint(config.disjoint)
                 .temporal(seedTimes, config.temporalLast).linkEnds(linkEnds).linkNegatives(linkNegatives)
                 .linkType(linkEnds != null && config.typed != null ? config.typed.linkType : null)
-                .ablp(plainLabels == null ? null : plainLabels[0], plainLabels == null ? null : plainLabels[1])
+                .ablp(labels == null ? null : labels.positive(), labels == null ? null : labels.negative(),
+                        labels == null ? null : labels.labelIds())
                 .alpha(config.alpha).eps(config.eps).maxPprNodes(config.maxPprNodes)
                 .pprMaxNeighbors(config.pprMaxNeighbors).residualTopUp(config.residualTopUp)
                 .pprRounds(config.pprMaxFetchIterations);
@@ -422,8 +430,10 @@ public final class FanoutJob {
     }
 
     /** The k-hop operator of a plain graph gets its ABLP label edges (none: unchanged). */
-    private static GraphSamplingFunction withPlainLabels(GraphSamplingFunction function, SupervisionEdges[] labels) {
-        return labels == null ? function : ((KHopSamplingFunction) function).withAblp(labels[0], labels[1]);
+    private static GraphSamplingFunction withPlainLabels(GraphSamplingFunction function,
+            SeedPlanning.AnchorLabelEdges labels) {
+        return labels == null ? function
+                : ((KHopSamplingFunction) function).withAblp(labels.positive(), labels.negative());
     }
 
     /** The keyed sampling operator of the configured sampler. */

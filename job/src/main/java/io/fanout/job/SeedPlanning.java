@@ -30,11 +30,17 @@ final class SeedPlanning {
     private SeedPlanning() {}
 
     /**
+     * ABLP's label edges as the client reads them: the positive (and negative, or null) label edges indexed by anchor,
+     * and the label node type's ids by index ({@code labelIds}, null when they equal the indices).
+     */
+    record AnchorLabelEdges(SupervisionEdges positive, SupervisionEdges negative, long[] labelIds) {}
+
+    /**
      * A plain graph's ABLP label edges: --ablp-positive-edges and --ablp-negative-edges (or null) read against the
      * graph's node ids; a bad row names the option, the file and the line; a negative label edge that is also a
      * positive one is refused, naming both options and the edge.
      */
-    static SupervisionEdges[] plainLabelEdges(FanoutJobConfig config, NodeIdMap ids) throws java.io.IOException {
+    static AnchorLabelEdges plainLabelEdges(FanoutJobConfig config, NodeIdMap ids) throws java.io.IOException {
         SupervisionEdges positive = labelEdges(FanoutOptions.ABLP_POSITIVE_EDGES, config.ablpPositiveEdges, ids,
                 SupervisionEdges.HOMOGENEOUS_POSITIVE);
         SupervisionEdges negative = config.ablpNegativeEdges == null ? null : labelEdges(
@@ -46,7 +52,7 @@ final class SeedPlanning {
                     + " -> " + ids.id(both[1]) + " is also a positive label edge ("
                     + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_EDGES) + " " + config.ablpPositiveEdges + ")");
         }
-        return new SupervisionEdges[] {positive, negative};
+        return new AnchorLabelEdges(positive, negative, ids.idsOrNull());
     }
 
     private static SupervisionEdges labelEdges(org.apache.flink.configuration.ConfigOption<String> option,
@@ -59,50 +65,57 @@ final class SeedPlanning {
         }
     }
 
-    /** ABLP's batches on a plain graph: the anchors of --seeds, or by default every node with a positive label. */
-    static BatchPlan anchorPlan(FanoutJobConfig config, NodeIdMap ids, SupervisionEdges positives)
-            throws java.io.IOException {
-        if (config.seeds != null) {
-            return batchPlan(config, ids);
-        }
-        return planOver(config, SeedSet.of(ids.size(), positives.anchors()));
-    }
-
     /**
-     * ABLP's batches: the anchors of --seeds, or by default every node with a positive label edge (in id order).
-     * A negative label edge that is also a positive one is refused, naming both options and the edge.
+     * A typed graph's ABLP label edges: the files of --ablp-positive-type (and --ablp-negative-type) read alone
+     * against the ids of the client's scan ({@link #typedSeedTypes} includes both of their node types), so the client
+     * never holds the graph. A positive type without edges, or a negative label edge that is also a positive one, is
+     * refused naming the options (and the edge).
      */
-    static BatchPlan anchorPlan(FanoutJobConfig config, TypedGraphStore typed) throws java.io.IOException {
+    static AnchorLabelEdges typedLabelEdges(FanoutJobConfig config, Map<String, NodeIdMap> typedIds)
+            throws java.io.IOException {
         TypedGraphOptions options = config.typed;
-        NodeIdMap anchorIds = typed.nodeIds(options.ablpPositive.src());
-        SupervisionEdges positives = SupervisionEdges.of(typed.adjacency().get(options.ablpPositive), anchorIds.size());
+        NodeIdMap anchorIds = typedIds.get(options.ablpPositive.src());
+        NodeIdMap labelIds = typedIds.get(options.ablpPositive.dst());
+        SupervisionEdges positives = SupervisionEdges.of(
+                TypedGraphStore.readEdgeType(config.graphSpec(), options.ablpPositive, typedIds), anchorIds.size());
+        if (positives.anchors().length == 0) {
+            throw new ConfigException("Invalid value '" + options.ablpPositive + "' for option "
+                    + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
+        }
+        SupervisionEdges negatives = null;
         if (options.ablpNegative != null) {
-            SupervisionEdges negatives = SupervisionEdges.of(typed.adjacency().get(options.ablpNegative),
-                    anchorIds.size());
+            negatives = SupervisionEdges.of(
+                    TypedGraphStore.readEdgeType(config.graphSpec(), options.ablpNegative, typedIds), anchorIds.size());
             int[] both = negatives.firstSharedEdge(positives);
             if (both != null) {
                 throw new ConfigException("Invalid value '" + options.ablpNegative + "' for option "
                         + FanoutJobConfig.name(FanoutOptions.ABLP_NEGATIVE_TYPE) + ": its edge " + anchorIds.id(both[0])
-                        + " -> " + typed.nodeIds(options.ablpPositive.dst()).id(both[1]) + " is also a positive label"
-                        + " edge (" + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + " "
-                        + options.ablpPositive + ")");
+                        + " -> " + labelIds.id(both[1]) + " is also a positive label edge ("
+                        + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + " " + options.ablpPositive + ")");
             }
         }
+        return new AnchorLabelEdges(positives, negatives, labelIds.idsOrNull());
+    }
+
+    /**
+     * ABLP's batches: the anchors of --seeds ({@code anchorIds}: the anchor type's ids), or by default every node with
+     * a positive label edge, in index order.
+     */
+    static BatchPlan anchorPlan(FanoutJobConfig config, NodeIdMap anchorIds, SupervisionEdges positives)
+            throws java.io.IOException {
         if (config.seeds != null) {
             return batchPlan(config, anchorIds);
         }
-        int[] anchors = positives.anchors();
-        if (anchors.length == 0) {
-            throw new ConfigException("Invalid value '" + options.ablpPositive + "' for option "
-                    + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
-        }
-        return planOver(config, SeedSet.of(anchorIds.size(), anchors)); // anchors are node indices of the graph
+        return planOver(config, SeedSet.of(anchorIds.size(), positives.anchors()));
     }
 
-    /** The node types whose ids a typed job's client needs: the seed type, and the link seeds' two types. */
+    /** The node types whose ids a typed job's client needs: the seed type, ABLP's label type, link seeds' types. */
     static java.util.Set<String> typedSeedTypes(FanoutJobConfig config) {
         java.util.Set<String> types = new java.util.TreeSet<>();
         types.add(config.typed.seedType);
+        if (config.typed.ablpPositive != null) { // the anchors' (seed) type and the label nodes' type
+            types.add(config.typed.ablpPositive.dst());
+        }
         if (config.typed.linkType != null) {
             types.add(config.typed.linkType.src());
             types.add(config.typed.linkType.dst());

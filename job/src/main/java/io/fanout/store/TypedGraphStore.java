@@ -72,15 +72,8 @@ public final class TypedGraphStore implements LoadedGraph {
         Map<EdgeType, GraphLoader.EdgeList> edges = new LinkedHashMap<>();
         for (Map.Entry<EdgeType, Path> e : files.edges().entrySet()) {
             EdgeType type = e.getKey();
-            // Temporal sampling reads every edge type's time column except the declared timeless ones.
-            String time = spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())
-                    ? spec.timeColumn() : null;
-            GraphLoader.EdgeList list = GraphLoader.readTypedEdgeFile(e.getValue(), spec.weightColumn(), time);
+            GraphLoader.EdgeList list = readEdgeList(spec, type, e.getValue());
             boolean oneType = type.src().equals(type.dst());
-            if (!list.directed() && !oneType) {
-                throw new GraphFormatException(e.getValue(), "directed=false between two node types (" + type.src()
-                        + ", " + type.dst() + "): an undirected edge file must connect nodes of one type");
-            }
             list.collectEndpointIds(true, collectors.get(type.src()));
             list.collectEndpointIds(false, collectors.get(type.dst()));
             if (oneType && list.declaredNodes() >= 0) {
@@ -107,32 +100,67 @@ public final class TypedGraphStore implements LoadedGraph {
         }
         Map<EdgeType, TypedAdjacency> adjacency = new TreeMap<>();
         Map<EdgeType, AliasTable> alias = new TreeMap<>();
-        EdgeDirection direction = spec.direction();
         for (Map.Entry<EdgeType, GraphLoader.EdgeList> e : edges.entrySet()) {
             EdgeType type = e.getKey();
-            String key = direction == EdgeDirection.OUT ? type.src() : type.dst();
-            String value = direction == EdgeDirection.OUT ? type.dst() : type.src();
-            NodeIdMap keyIds = ids.get(key);
-            NodeIdMap valueIds = ids.get(value);
-            boolean oneType = key.equals(value);
-            int base = oneType ? 0 : keyIds.size();
-            long rowsNeeded = (long) base + valueIds.size();
-            if (rowsNeeded > NodeIdMap.MAX_NODES) {
-                throw new GraphFormatException(files.edges().get(type), "node types " + key + " and " + value
-                        + " hold more than " + NodeIdMap.MAX_NODES + " nodes together");
-            }
-            CsrGraph csr = e.getValue().buildTyped(keyIds, valueIds, base, (int) rowsNeeded, direction,
-                    spec.withEdgeIds());
-            if (spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())) {
-                // Temporal sampling reads the neighbours up to a time as a prefix of each list (a binary search).
-                csr = csr.sortedByTime();
-            }
-            adjacency.put(type, new TypedAdjacency(type, key, value, csr, base));
+            TypedAdjacency typeAdjacency = adjacency(spec, type, files.edges().get(type), e.getValue(), ids);
+            adjacency.put(type, typeAdjacency);
             if (spec.weightColumn() != null) {
-                alias.put(type, AliasTable.build(csr));
+                alias.put(type, AliasTable.build(typeAdjacency.csr()));
             }
         }
         return new TypedGraphStore(spec, ids, features, adjacency, alias);
+    }
+
+    /**
+     * One edge type's adjacency as {@link #load} builds it, reading that type's file only, against node ids the
+     * caller has ({@link #scanNodeIds}: both of its node types): how a client reads ABLP's label edge types without
+     * holding the graph.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static TypedAdjacency readEdgeType(GraphSpec spec, EdgeType type, Map<String, NodeIdMap> ids)
+            throws IOException {
+        Path file = TypedGraphFiles.of(spec.edges()).edges().get(type);
+        if (file == null) {
+            throw new IllegalArgumentException("no edge type " + type + " in " + spec.edges());
+        }
+        return adjacency(spec, type, file, readEdgeList(spec, type, file), ids);
+    }
+
+    /** An edge type's rows, with the columns {@code spec} reads (every type's weights; times unless timeless). */
+    private static GraphLoader.EdgeList readEdgeList(GraphSpec spec, EdgeType type, Path file) throws IOException {
+        // Temporal sampling reads every edge type's time column except the declared timeless ones.
+        String time = spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())
+                ? spec.timeColumn() : null;
+        GraphLoader.EdgeList list = GraphLoader.readTypedEdgeFile(file, spec.weightColumn(), time);
+        if (!list.directed() && !type.src().equals(type.dst())) {
+            throw new GraphFormatException(file, "directed=false between two node types (" + type.src()
+                    + ", " + type.dst() + "): an undirected edge file must connect nodes of one type");
+        }
+        return list;
+    }
+
+    /** An edge type's adjacency in {@code spec}'s direction over the node ids of its two types. */
+    private static TypedAdjacency adjacency(GraphSpec spec, EdgeType type, Path file, GraphLoader.EdgeList list,
+            Map<String, NodeIdMap> ids) throws GraphFormatException {
+        EdgeDirection direction = spec.direction();
+        String key = direction == EdgeDirection.OUT ? type.src() : type.dst();
+        String value = direction == EdgeDirection.OUT ? type.dst() : type.src();
+        NodeIdMap keyIds = ids.get(key);
+        NodeIdMap valueIds = ids.get(value);
+        boolean oneType = key.equals(value);
+        int base = oneType ? 0 : keyIds.size();
+        long rowsNeeded = (long) base + valueIds.size();
+        if (rowsNeeded > NodeIdMap.MAX_NODES) {
+            throw new GraphFormatException(file, "node types " + key + " and " + value
+                    + " hold more than " + NodeIdMap.MAX_NODES + " nodes together");
+        }
+        CsrGraph csr = list.buildTyped(keyIds, valueIds, base, (int) rowsNeeded, direction, spec.withEdgeIds());
+        if (spec.timeColumn() != null && !spec.timelessTypes().contains(type.toString())) {
+            // Temporal sampling reads the neighbours up to a time as a prefix of each list (a binary search).
+            csr = csr.sortedByTime();
+        }
+        return new TypedAdjacency(type, key, value, csr, base);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
 import io.fanout.graph.GraphFiles;
 import io.fanout.store.SharedGraphs;
+import io.fanout.testing.AblpGraphs;
 import io.fanout.testing.JobConfigs;
 import io.fanout.testing.MiniClusters;
 import io.fanout.testing.SharedData;
@@ -151,6 +152,41 @@ class PartitionedTypedITCase {
         }
         if (timed) {
             assertThat(first.names()).contains(options.contains("triplet") ? "#META.seed_time" : "#META.edge_label_time");
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout user__distrusts__user:3,2;user__trusts__user:4,2",
+        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout 5,3 --edge-dir in --state-backend hashmap"
+            + " --seeds SEEDS --partitioned.bucket-size 3",
+        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout user__distrusts__user:2,0;user__trusts__user:-1,2"
+            + " --replace --subgraph-type bidirectional",
+        "cora_hetero | --fanout 4,2",
+        "cora_hetero | --fanout 3,3 --edge-dir in --subgraph-type bidirectional --state-backend hashmap"
+            + " --partitioned.cache-mb 0"})
+    void typedAblpAsTheMemoryStore(String dataset, String options) throws Exception {
+        // Anchors and label nodes of one node type (bitcoin_alpha_typed with a fifth of its trust edges as positive
+        // labels, two negatives per anchor) or of two (cora_hetero's paper -> word edges as labels, papers' labels
+        // and features gathered); the label types are never loaded into the store nor walked.
+        boolean bitcoin = dataset.equals("bitcoin");
+        Path graph = bitcoin ? AblpGraphs.bitcoin(tmp.resolve("ablp")) : SharedData.graph("cora_hetero");
+        String positive = bitcoin ? AblpGraphs.POSITIVE : "paper__has_word__word";
+        Path seeds = Files.writeString(tmp.resolve("anchors.txt"), "1\n7\n2\n404\n13\n25\n");
+        java.util.List<String> args = new java.util.ArrayList<>(
+                java.util.List.of(options.replace("SEEDS", seeds.toString()).split(" ")));
+        args.addAll(java.util.List.of("--ablp-positive-type", positive, "--batch-size", "40", "--shuffle", "--epochs",
+                "2"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, args.toArray(String[]::new));
+        TensorMessage first = SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).contains("#META.gigl_positive_labels." + positive);
+        assertThat(first.names()).as("label edge types are never walked").filteredOn(name -> !name.startsWith("#"))
+                .noneMatch(name -> name.contains("gigl_") || name.contains("has_word"));
+        if (options.contains("--ablp-negative-type")) {
+            assertThat(first.names()).contains("#META.gigl_negative_labels." + AblpGraphs.NEGATIVE);
+        }
+        if (!bitcoin) {
+            assertThat(first.names()).contains("word.ids", "paper.nlabels");
         }
     }
 

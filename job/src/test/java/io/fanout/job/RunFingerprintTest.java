@@ -89,6 +89,33 @@ class RunFingerprintTest {
                 .as("each a run of its own").hasSize(4);
     }
 
+    @Test
+    void typedLabelEdgeFilesChangeTheFingerprint(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        // A typed graph's label edge types are not in the partitioned store's saved graph: their files are stamped.
+        java.nio.file.Files.writeString(tmp.resolve("edges.user__knows__user.tsv"), "# directed=true\n0\t1\n1\t2\n2\t3\n3\t0\n");
+        java.nio.file.Path labels = java.nio.file.Files.writeString(tmp.resolve("edges.user__likes__user.tsv"),
+                "# directed=true\n0\t2\n1\t3\n");
+        String[] ablp = {"--ablp-positive-type", "user__likes__user", "--fanout", "2"};
+        String first = typedFingerprint(tmp, ablp);
+        assertThat(typedFingerprint(tmp, ablp)).isEqualTo(first);
+        java.nio.file.Files.writeString(labels, "# directed=true\n0\t2\n1\t3\n2\t0\n");
+        java.nio.file.Files.setLastModifiedTime(labels, java.nio.file.attribute.FileTime.fromMillis(1_000_000L));
+        assertThat(typedFingerprint(tmp, ablp)).as("another label file, another run").isNotEqualTo(first);
+    }
+
+    private static String typedFingerprint(java.nio.file.Path graph, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--graph", graph.toString(), "--store", "partitioned",
+                "--batch-size", "2"));
+        args.addAll(List.of(extra));
+        FanoutJobConfig config = FanoutJobConfig.from(FanoutJob.commandLine().parse(args.toArray(String[]::new))
+                .configuration);
+        java.util.Map<String, NodeIdMap> ids = io.fanout.store.TypedGraphStore.scanNodeIds(config.graphSpec(),
+                SeedPlanning.typedSeedTypes(config));
+        SeedPlanning.AnchorLabelEdges labels = SeedPlanning.typedLabelEdges(config, ids);
+        return FanoutJob.runFingerprint(config, SeedPlanning.anchorPlan(config, ids.get("user"), labels.positive()));
+    }
+
     private static String[] with(String[] options, String... more) {
         List<String> all = new ArrayList<>(List.of(options));
         all.addAll(List.of(more));

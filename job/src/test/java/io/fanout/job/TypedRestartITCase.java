@@ -12,6 +12,7 @@ import io.fanout.connectors.message.SafetensorsCodec;
 import io.fanout.connectors.message.TensorMessage;
 import io.fanout.flink.source.EpochWatermarks;
 import io.fanout.flink.source.SeedBatchSource;
+import io.fanout.graph.NodeIdMap;
 import io.fanout.store.TypedGraphStore;
 import io.fanout.testing.AblpGraphs;
 import io.fanout.testing.FailOnceAfterCheckpoint;
@@ -80,8 +81,10 @@ class TypedRestartITCase {
         restarted.addAll(List.of("--checkpoint-interval", "100ms"));
         FanoutJobConfig config = JobConfigs.parse(restarted.toArray(new String[0]));
         TypedGraphStore typed = TypedGraphStore.load(config.graphSpec());
-        BatchPlan plan = config.typed.ablpPositive != null ? SeedPlanning.anchorPlan(config, typed)
-                : SeedPlanning.batchPlan(config, typed.nodeIds(config.typed.seedType));
+        NodeIdMap anchors = typed.nodeIds(config.typed.seedType);
+        BatchPlan plan = config.typed.ablpPositive != null
+                ? SeedPlanning.anchorPlan(config, anchors, SeedPlanning.typedLabelEdges(config, typed.nodeIds()).positive())
+                : SeedPlanning.batchPlan(config, anchors);
         assertThat((long) plan.epochs() * plan.numBatches()).isEqualTo(expected.size());
 
         Configuration conf = FlinkSettings.flinkConfiguration(config);

@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The submitting client's streaming scan of a typed graph ({@link TypedGraphStore#scanNodeIds}) gives each node type
- * exactly the ids the full load gives it, and checks the files as the load does.
+ * exactly the ids the full load gives it, and checks the files as the load does; one edge type read alone
+ * ({@link TypedGraphStore#readEdgeType}) is that type's adjacency in the load.
  */
 class TypedGraphScanTest {
     @TempDir
@@ -35,6 +36,24 @@ class TypedGraphScanTest {
         assertThat(scanned.keySet()).isEqualTo(loaded.nodeIds().keySet());
         for (String type : scanned.keySet()) {
             assertSameIds(scanned.get(type), loaded.nodeIds(type));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cora_hetero out", "cora_hetero in", "bitcoin_alpha_typed in"})
+    void oneEdgeTypeReadAloneIsTheLoadsAdjacency(String graphAndDirection) throws Exception {
+        // How a client reads ABLP's label edge types without the graph: each type's CSR as the full load builds it.
+        String[] g = graphAndDirection.split(" ");
+        GraphSpec spec = new GraphSpec(SharedData.graph(g[0]).toString(), EdgeDirection.valueOf(g[1].toUpperCase()),
+                null, FeatureDType.FLOAT32, false);
+        TypedGraphStore loaded = TypedGraphStore.load(spec);
+        Map<String, NodeIdMap> scanned = TypedGraphStore.scanNodeIds(spec, loaded.nodeIds().keySet());
+        for (var e : loaded.adjacency().entrySet()) {
+            io.fanout.graph.typed.TypedAdjacency alone = TypedGraphStore.readEdgeType(spec, e.getKey(), scanned);
+            assertThat(alone.valueBase()).isEqualTo(e.getValue().valueBase());
+            assertThat(alone.csr().offsets()).as("%s", e.getKey()).isEqualTo(e.getValue().csr().offsets());
+            assertThat(alone.csr().targets()).as("%s", e.getKey()).isEqualTo(e.getValue().csr().targets());
+            assertThat(alone.csr().weights()).isEqualTo(e.getValue().csr().weights());
         }
     }
 

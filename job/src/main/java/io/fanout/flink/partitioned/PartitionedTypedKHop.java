@@ -11,6 +11,7 @@ import io.fanout.graph.typed.EdgeType;
 import io.fanout.graph.typed.NodeIdFile;
 import io.fanout.graph.typed.TypedGraphFiles;
 import io.fanout.sampling.SubgraphType;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.store.GraphSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -70,8 +71,20 @@ public final class PartitionedTypedKHop {
         String runTag = o.runTag();
         TrainerShares shares = o.shares();
         TypedGraphFiles files = TypedGraphFiles.of(spec.edges());
-        TypedLayout layout = new TypedLayout(files.nodeTypes(), files.edges().keySet(), fanouts, seedType,
-                spec.direction(), o.seed());
+        // ABLP's label edge types are labels only (GiGL never walks them): not loaded, not in the messages' edges.
+        java.util.Set<EdgeType> walked = new java.util.TreeSet<>(files.edges().keySet());
+        SupervisionEdges positives = o.ablpPositive();
+        if (positives != null) {
+            if (disjoint || o.linkType() != null) {
+                throw new IllegalArgumentException("fanout.ablp-positive-type is not implemented with "
+                        + (disjoint ? "disjoint or temporal sampling" : "link seeds"));
+            }
+            walked.remove(positives.type());
+            if (o.ablpNegative() != null) {
+                walked.remove(o.ablpNegative().type());
+            }
+        }
+        TypedLayout layout = new TypedLayout(files.nodeTypes(), walked, fanouts, seedType, spec.direction(), o.seed());
         int types = layout.edgeTypes.size();
         List<GraphSpec> typeSpecs = new ArrayList<>();
         StringBuilder saved = new StringBuilder("typed graph ").append(spec.edges().toAbsolutePath().normalize());
@@ -123,6 +136,10 @@ public final class PartitionedTypedKHop {
                         + " node types of the graph " + layout.nodeTypes);
             }
             start.links(o.linkEnds(), linkSrc, linkDst);
+        }
+        int labelType = positives == null ? -1 : layout.nodeTypes.indexOf(positives.type().dst());
+        if (positives != null) {
+            start.anchors(positives, o.ablpNegative(), labelType, o.ablpLabelIds());
         }
         List<DataStream<EdgeGroupBatch>> edgeGroups = new ArrayList<>();
         for (int t = 0; t < types; t++) {
@@ -178,6 +195,10 @@ public final class PartitionedTypedKHop {
                 (dtype, scale, offset, dims) -> {
                     TypedMessageFunction messages = new TypedMessageFunction(layout, dtype, scale, offset, dims)
                             .withTrainers(shares).bidirectional(o.subgraphType() == SubgraphType.BIDIRECTIONAL);
+                    if (positives != null) {
+                        messages.anchorLabels(positives.type().toString(), o.ablpNegative() == null ? null
+                                : o.ablpNegative().type().toString());
+                    }
                     return linkType == null ? messages : messages.links(linkType, linkSrc, linkDst);
                 },
                 "khop-messages", o.cacheBytes(), cacheLookups);

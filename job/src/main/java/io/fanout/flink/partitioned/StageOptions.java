@@ -169,14 +169,22 @@ public final class StageOptions {
         }
     }
 
-    /** ABLP on a plain graph: the anchors' positive label edges ({@code --ablp-positive-edges}), or null. */
+    /**
+     * ABLP: the anchors' positive label edges ({@code --ablp-positive-edges}, or a typed graph's
+     * {@code --ablp-positive-type}, whose edge type they carry), or null.
+     */
     public io.fanout.sampling.link.SupervisionEdges ablpPositive() {
         return values.ablpPositive;
     }
 
-    /** ABLP on a plain graph: the anchors' negative label edges ({@code --ablp-negative-edges}), or null. */
+    /** ABLP: the anchors' negative label edges ({@code --ablp-negative-edges} or {@code -type}), or null. */
     public io.fanout.sampling.link.SupervisionEdges ablpNegative() {
         return values.ablpNegative;
+    }
+
+    /** ABLP: the label node type's ids by index (a plain graph's: the seed ids), or null when they equal indices. */
+    public long[] ablpLabelIds() {
+        return values.ablpLabelIds;
     }
 
     /** {@code fanout.temporal-strategy last}: a temporal node takes its most recent edges instead of drawing. */
@@ -250,6 +258,7 @@ public final class StageOptions {
         private io.fanout.graph.typed.EdgeType linkType;
         private io.fanout.sampling.link.SupervisionEdges ablpPositive;
         private io.fanout.sampling.link.SupervisionEdges ablpNegative;
+        private long[] ablpLabelIds;
         private double alpha = 0.5;
         private double eps = 1e-4;
         private int maxPprNodes = 50;
@@ -349,11 +358,15 @@ public final class StageOptions {
             return this;
         }
 
-        /** ABLP on a plain graph: the positive (required) and negative (or null) label edges; null: no ABLP. */
+        /**
+         * ABLP: the positive (required) and negative (or null) label edges, and the label node type's ids by index
+         * (null: ids equal indices); null: no ABLP.
+         */
         public Builder ablp(io.fanout.sampling.link.SupervisionEdges positive,
-                io.fanout.sampling.link.SupervisionEdges negative) {
+                io.fanout.sampling.link.SupervisionEdges negative, long[] labelIds) {
             this.ablpPositive = positive;
             this.ablpNegative = negative;
+            this.ablpLabelIds = labelIds;
             return this;
         }
 

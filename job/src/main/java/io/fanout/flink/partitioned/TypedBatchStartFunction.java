@@ -2,6 +2,8 @@ package io.fanout.flink.partitioned;
 
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedTimes;
+import io.fanout.sampling.link.AnchorLabels;
+import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.partitioned.HeteroBatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
@@ -27,6 +29,13 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
     private int linkSrcType;
     private int linkDstType;
 
+    /** ABLP: the anchors' positive (and negative, or null) label edges, by anchor index; else null. */
+    private SupervisionEdges positives;
+    private SupervisionEdges negatives;
+    /** ABLP: the label nodes' type (index) and its ids by index, or null when they equal indices. */
+    private int labelType;
+    private long[] labelIds;
+
     TypedBatchStartFunction(TypedLayout layout, long[] nodeIds, boolean disjoint) {
         this.layout = layout;
         this.nodeIds = nodeIds;
@@ -51,10 +60,28 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
         return this;
     }
 
+    /**
+     * ABLP on a typed graph ({@code --ablp-positive-type}, GiGL's {@code DistABLPLoader}): a batch's seeds are anchors
+     * (of the seed type), sampled around together with their label nodes, of node type {@code labelType} with ids
+     * {@code labelIds} (null: ids equal indices); {@code negatives} may be null.
+     */
+    TypedBatchStartFunction anchors(SupervisionEdges positives, SupervisionEdges negatives, int labelType,
+            long[] labelIds) {
+        this.positives = positives;
+        this.negatives = negatives;
+        this.labelType = labelType;
+        this.labelIds = labelIds;
+        return this;
+    }
+
     @Override
     public void processElement(SeedBatch batch, Context ctx, Collector<TypedPartialBatch> out) {
         if (linkEnds != null) {
             out.collect(startLinks(batch, ctx));
+            return;
+        }
+        if (positives != null) {
+            out.collect(startAnchors(batch, ctx));
             return;
         }
         long[] seeds = new long[batch.size()];
@@ -69,6 +96,45 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
         layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),
                 (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
         out.collect(start);
+    }
+
+    /**
+     * An ABLP batch as the memory store's {@code HeteroKHopSamplingFunction} makes one: the anchors and their label
+     * nodes ({@link AnchorLabels}, one list when both are of one node type) are the seeds of one de-duplicated sample;
+     * the batch stays the anchors, and carries each anchor's label node ids for GiGL's label metadata.
+     */
+    private TypedPartialBatch startAnchors(SeedBatch batch, Context ctx) {
+        AnchorLabels labels = AnchorLabels.of(batch.seeds, positives, negatives);
+        String anchorType = positives.type().src();
+        String labelTypeName = positives.type().dst();
+        long[] anchors = ids(labels.seeds.get(anchorType), nodeIds); // one type: anchors, then label nodes
+        HeteroBatchAssembly assembly = anchorType.equals(labelTypeName)
+                ? new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(), layout.seedType, anchors, false)
+                : new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(),
+                        new int[] {layout.seedType, labelType},
+                        new long[][] {anchors, ids(labels.seeds.get(labelTypeName), labelIds)}, false);
+        TypedPartialBatch start = TypedPartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches,
+                batch.inputIds, assembly);
+        start.seeds = ids(batch.seeds, nodeIds);
+        start.positiveLabels = ids(labels.positive, labelIds);
+        start.positiveWidth = labels.positiveWidth;
+        if (labels.negative != null) {
+            start.negativeLabels = ids(labels.negative, labelIds);
+            start.negativeWidth = labels.negativeWidth;
+        }
+        layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),
+                (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
+        return start;
+    }
+
+    /** Node indices as ids ({@code ids} null: equal; {@link AnchorLabels#PADDING} stays -1). */
+    private static long[] ids(int[] indices, long[] ids) {
+        long[] out = new long[indices.length];
+        for (int i = 0; i < out.length; i++) {
+            int v = indices[i];
+            out[i] = v == AnchorLabels.PADDING ? -1L : ids == null ? v : ids[v];
+        }
+        return out;
     }
 
     private TypedPartialBatch startLinks(SeedBatch batch, Context ctx) {

@@ -39,6 +39,10 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
     private int linkSrcType = -1;
     private int linkDstType = -1;
 
+    /** ABLP: the positive and negative label edge types' names, as GiGL's metadata keys name them; else null. */
+    private String positiveType;
+    private String negativeType;
+
     TypedMessageFunction(TypedLayout layout, FeatureDType dtype, float[][] scale, float[][] offset, int[] dims) {
         this.layout = layout;
         this.dims = dims.clone();
@@ -64,6 +68,13 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
         this.linkType = type;
         this.linkSrcType = srcType;
         this.linkDstType = dstType;
+        return this;
+    }
+
+    /** ABLP: messages carry each anchor's label nodes under these label edge types' keys (negative: null). */
+    TypedMessageFunction anchorLabels(String positiveType, String negativeType) {
+        this.positiveType = positiveType;
+        this.negativeType = negativeType;
         return this;
     }
 
@@ -128,6 +139,15 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
         }
         if (batch.seedTimes != null) {
             sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
+        }
+        if (batch.positiveLabels != null) {
+            int anchors = batch.seeds.length;
+            sample.metadata().positiveLabels(SampleMetadata.LabelNodes.ofIds(positiveType, batch.positiveLabels,
+                    anchors, batch.positiveWidth));
+            if (batch.negativeLabels != null) {
+                sample.metadata().negativeLabels(SampleMetadata.LabelNodes.ofIds(negativeType, batch.negativeLabels,
+                        anchors, batch.negativeWidth));
+            }
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, numNodes, numEdges);

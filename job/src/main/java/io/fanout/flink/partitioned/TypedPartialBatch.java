@@ -25,6 +25,15 @@ public class TypedPartialBatch {
     public int[] linkLabelIndex;
     /** A link batch's triplet negatives per positive (k), or 0. */
     public int tripletAmount;
+    /**
+     * ABLP ({@code --ablp-positive-type}): each anchor's positive label node ids, row-major [anchors,
+     * {@link #positiveWidth}] padded with -1 (GiGL's layout); its {@link #seeds} are the anchors. Else null.
+     */
+    public long[] positiveLabels;
+    public int positiveWidth;
+    /** ABLP with {@code --ablp-negative-type}: each anchor's negative label node ids, as above; else null. */
+    public long[] negativeLabels;
+    public int negativeWidth;
     /** [node type]: node ids, seeds first, then each hop's new nodes. */
     public long[][] ids;
     public int[][] numSampledNodes;
@@ -73,6 +82,10 @@ public class TypedPartialBatch {
         next.seedTimes = seedTimes;
         next.linkLabelIndex = linkLabelIndex;
         next.tripletAmount = tripletAmount;
+        next.positiveLabels = positiveLabels;
+        next.positiveWidth = positiveWidth;
+        next.negativeLabels = negativeLabels;
+        next.negativeWidth = negativeWidth;
         return next;
     }
 }
