@@ -424,6 +424,7 @@ class RandomGraphsITCase {
                 }
             }
         }
+        checkTypedAblp(name, dir, random, fanout, edgeDir);
         assertThat(memory1).hasSize(6);
         for (byte[] blob : memory1.values()) {
             TensorMessage m = SafetensorsCodec.decode(blob);
@@ -432,6 +433,71 @@ class RandomGraphsITCase {
                         timed);
             }
         }
+    }
+
+    /**
+     * Typed ABLP on a copy of the graph with label edge types A -> C, C a node type only the label edges name, ids
+     * with gaps: both stores give the same messages, and each anchor's label rows are exactly its label edges.
+     */
+    private void checkTypedAblp(String name, Path graph, Random random, String fanout, String edgeDir)
+            throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("typed-ablp-" + name));
+        try (var files = Files.list(graph)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, dir.resolve(f.getFileName()));
+            }
+        }
+        Map<Long, TreeSet<Long>> positives = new TreeMap<>();
+        Map<Long, TreeSet<Long>> negatives = new TreeMap<>();
+        StringBuilder pos = new StringBuilder("# directed=true columns=src,dst\n");
+        StringBuilder neg = new StringBuilder("# directed=true columns=src,dst\n");
+        for (long a = 0; a < 60; a++) {
+            for (int k = 0, n = random.nextInt(3) == 0 ? 1 + random.nextInt(4) : 0; k < n; k++) {
+                long c = 1_000_003L * random.nextInt(25) + 7;
+                pos.append(a).append('\t').append(c).append('\n');
+                positives.computeIfAbsent(a, x -> new TreeSet<>()).add(c);
+            }
+        }
+        for (Map.Entry<Long, TreeSet<Long>> e : positives.entrySet()) {
+            long c = 1_000_003L * random.nextInt(25) + 7;
+            if (!e.getValue().contains(c)) {
+                neg.append(e.getKey()).append('\t').append(c).append('\n');
+                negatives.computeIfAbsent(e.getKey(), x -> new TreeSet<>()).add(c);
+            }
+        }
+        Files.writeString(dir.resolve("edges.A__likes__C.tsv"), pos);
+        Files.writeString(dir.resolve("edges.A__dislikes__C.tsv"), neg);
+        String[] args = {"--ablp-positive-type", "A__likes__C", "--ablp-negative-type", "A__dislikes__C", "--fanout",
+            fanout, "--edge-dir", edgeDir, "--batch-size", "7", "--shuffle", "--seed", "5", "--subgraph-type",
+            name.equals("c") ? "bidirectional" : "directional"};
+        TreeMap<Long, byte[]> memory = runs.run("memory", 1, dir, args);
+        assertSameMessages(memory, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
+        assertSameMessages(memory, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+        Set<Long> anchors = new TreeSet<>();
+        for (byte[] blob : memory.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] batch = m.get("A.batch").asLongArray();
+            Set<Long> sampledC = Arrays.stream(m.get("C.ids").asLongArray()).boxed().collect(Collectors.toSet());
+            for (String[] labels : new String[][] {{"positive", "A__likes__C"}, {"negative", "A__dislikes__C"}}) {
+                Map<Long, TreeSet<Long>> expected = labels[0].equals("positive") ? positives : negatives;
+                long[] shape = m.get("#META.gigl_" + labels[0] + "_labels." + labels[1]).shape();
+                long[] values = m.get("#META.gigl_" + labels[0] + "_labels." + labels[1]).asLongArray();
+                for (int i = 0; i < batch.length; i++) {
+                    TreeSet<Long> row = new TreeSet<>();
+                    for (int k = 0; k < shape[1]; k++) {
+                        long v = values[(int) (i * shape[1] + k)];
+                        if (v != -1) {
+                            row.add(v);
+                        }
+                    }
+                    assertThat(row).as("%s labels of anchor %d", labels[0], batch[i])
+                            .isEqualTo(expected.getOrDefault(batch[i], new TreeSet<>()));
+                    assertThat(sampledC).as("label nodes are in the sample").containsAll(row);
+                }
+            }
+            anchors.addAll(Arrays.stream(batch).boxed().toList());
+        }
+        assertThat(anchors).as("every node with a positive label edge, once").isEqualTo(positives.keySet());
     }
 
     /**
