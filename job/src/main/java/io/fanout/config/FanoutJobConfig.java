@@ -379,6 +379,9 @@ public final class FanoutJobConfig {
                 notWithUpdates.add(name(FanoutOptions.ABLP_POSITIVE_EDGES) + " (its batches start from the loaded"
                         + " graph's ids only)");
             }
+            if (withEdge) {
+                notWithUpdates.add(name(FanoutOptions.WITH_EDGE) + " (an updated edge has no input row)");
+            }
             if (subgraphType == SubgraphType.INDUCED) {
                 notWithUpdates.add(name(FanoutOptions.SUBGRAPH_TYPE) + " induced (its whole-list lookup reads the loaded"
                         + " graph only; directional and bidirectional work)");

@@ -115,8 +115,7 @@ public final class FanoutOptions {
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned samples"
                     + " k-hop (weighted, temporal, disjoint trees, subgraph types, link seeds with negatives, ABLP)"
                     + " and PPR on plain and typed graphs with node features and labels, the same bytes as memory"
-                    + " (graph updates: plain graphs); edge ids (--with-edge) are refused there for now (see the"
-                    + " sampling matrix).");
+                    + " (graph updates and edge ids, --with-edge: plain graphs; see the sampling matrix).");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)

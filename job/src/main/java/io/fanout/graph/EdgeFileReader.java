@@ -111,6 +111,20 @@ final class EdgeFileReader {
         }
     }
 
+    /**
+     * The extra columns (weight, timestamp) this file's rows have, as a range read establishes them: from its header
+     * (or an earlier file's, in {@code settings}), else from its first data row; null for a file without either.
+     */
+    Column[] columns() throws IOException {
+        readHeader();
+        if (settings.extras == null) {
+            EdgeFileReader first = new EdgeFileReader(file, settings);
+            first.probe = true;
+            first.read();
+        }
+        return settings.extras;
+    }
+
     /** Reads every row of the file into {@code settings.staging}; returns the number of rows read. */
     long read() throws IOException {
         try {

@@ -417,6 +417,54 @@ public final class GraphLoader {
         return new EdgeFileReader(file, settings).readRange(split.start(), split.end());
     }
 
+    /**
+     * Each split's first input row: the data rows of the splits before it ({@code splits} in file and offset order, as
+     * {@link #edgeSplits} gives them), so a split's reader numbers its rows as a whole load does (0-based, over all parts
+     * in name order: {@link CsrGraph#edgeIds()}). One streaming pass over the edge files, its splits counted in
+     * parallel, each row checked as the load checks it; nothing is kept but the counts.
+     *
+     * @throws GraphFormatException for malformed input, naming the file and line
+     */
+    public static long[] splitFirstRows(Path graph, boolean typedPart, Boolean directed, List<EdgeSplit> splits,
+            String weightColumn, String timeColumn) throws IOException {
+        long[] rows = new long[splits.size()];
+        try {
+            java.util.stream.IntStream.range(0, splits.size()).parallel().forEach(i -> {
+                try {
+                    rows[i] = streamEdges(graph, typedPart, directed, splits.get(i), EdgeDirection.OUT, weightColumn,
+                            timeColumn, (node, neighbor, order, weight, time) -> { });
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+        long[] first = new long[splits.size()];
+        for (int i = 1; i < first.length; i++) {
+            first[i] = Math.addExact(first[i - 1], rows[i - 1]);
+        }
+        return first;
+    }
+
+    /**
+     * Whether the edge rows have a weight column (named in a {@code columns=} header, or a third field in the first
+     * row), whichever column {@code fanout.weight-column} names: the in-memory store keeps such a column's values, and
+     * {@code --with-edge} sends them as {@code efeats}.
+     */
+    public static boolean hasWeightColumn(Path graph, boolean typedPart, Boolean directed) throws IOException {
+        EdgeFileReader.Settings settings = new EdgeFileReader.Settings();
+        settings.directedOption = directed;
+        settings.rows = (src, dst, weight, timestamp, row) -> { };
+        for (Path file : edgeFiles(graph, typedPart)) {
+            EdgeFileHeader.Column[] columns = new EdgeFileReader(file, settings).columns();
+            if (columns != null) {
+                return java.util.Arrays.asList(columns).contains(EdgeFileHeader.Column.WEIGHT);
+            }
+        }
+        return false;
+    }
+
     /** What an update stream needs of a graph's edge files: whether rows are undirected, and the first part's id_base. */
     public record HeaderFacts(boolean directed, long idBase) implements java.io.Serializable {}
 

@@ -346,6 +346,9 @@ public final class FanoutJob {
                     + config.timeColumn + " " + config.seedTime + " " + config.temporalLast
                     + (plan.seeds().times() == null ? "" : " " + java.util.Arrays.hashCode(plan.seeds().times()));
         }
+        if (config.withEdge && config.sampler == SamplerType.KHOP) {
+            run += "|with-edge"; // a batch between its hops carries its edges' input rows
+        }
         if (config.linkSeeds != null) {
             // A link plan's seeds are positions into the seed-edge file: another file is another run.
             run += "|links" + fileStamp(config.linkSeeds)

@@ -124,6 +124,16 @@ public final class HomogeneousSample implements Sample {
         return this;
     }
 
+    /**
+     * The sampled edges' data as a store that answers per node has it ({@code --with-edge}), aligned with the edges:
+     * each one's input row, weight (or null: no {@code efeats}) and time (or null: no {@code edge_time}).
+     */
+    public HomogeneousSample edgeData(long[] eids, float[] weights, long[] times) {
+        return edgeData(new EdgeData(Tensor.ofInt64(eids),
+                weights == null ? null : Tensor.ofFloat32(weights, new long[] {weights.length, 1}),
+                times == null ? null : Tensor.ofInt64(times)));
+    }
+
     HomogeneousSample edgeData(EdgeData data) {
         this.edgeData = data;
         return this;

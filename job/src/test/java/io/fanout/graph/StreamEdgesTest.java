@@ -96,4 +96,32 @@ class StreamEdgesTest {
         }
         return edges;
     }
+
+    @Test
+    void splitsFirstRowsCountRowsAcrossPartsAndRangesAndTheWeightColumnIsFound(@TempDir Path dir) throws Exception {
+        // Three parts of pubmed's rows (the later ones without a header) in 4 KB ranges: each split's first row is the
+        // number of data rows before it, so a reader numbers its rows as a whole load does.
+        List<String> lines = Files.readAllLines(SharedData.graph("pubmed").resolve("edges.tsv"));
+        List<String> rows = lines.subList(1, lines.size());
+        int third = rows.size() / 3;
+        for (int part = 0; part < 3; part++) {
+            List<String> chunk = rows.subList(part * third, part == 2 ? rows.size() : (part + 1) * third);
+            Files.writeString(dir.resolve("edges." + part + ".tsv"), (part == 0 ? lines.get(0) + "\n" : "")
+                    + String.join("\n", chunk) + "\n");
+        }
+        List<GraphLoader.EdgeSplit> splits = GraphLoader.edgeSplits(dir, 4096, false);
+        long[] first = GraphLoader.splitFirstRows(dir, false, null, splits, null, null);
+        assertThat(splits.size()).isGreaterThan(10);
+        assertThat(first[0]).isZero();
+        for (int i = 0; i < splits.size(); i++) {
+            long read = GraphLoader.streamEdges(dir, false, null, splits.get(i), EdgeDirection.OUT,
+                    (node, neighbor, order) -> { });
+            long next = i + 1 < splits.size() ? first[i + 1] : rows.size();
+            assertThat(next - first[i]).as("split %d", i).isEqualTo(read);
+        }
+        assertThat(GraphLoader.hasWeightColumn(dir, false, null)).isFalse();
+        assertThat(GraphLoader.hasWeightColumn(SharedData.graph("bitcoin_alpha"), false, null)).isTrue();
+        Path inferred = Files.writeString(dir.resolve("w.tsv"), "# directed=true\n0\t1\t2.5\n");
+        assertThat(GraphLoader.hasWeightColumn(inferred, false, null)).as("a third field is a weight").isTrue();
+    }
 }

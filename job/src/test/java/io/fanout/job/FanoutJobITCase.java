@@ -72,6 +72,15 @@ class FanoutJobITCase {
     static void assertSameMessages(TreeMap<Long, byte[]> expected, TreeMap<Long, byte[]> actual) {
         assertThat(actual.keySet()).isEqualTo(expected.keySet());
         for (Long key : expected.keySet()) {
+            if (!java.util.Arrays.equals(actual.get(key), expected.get(key))) {
+                // Name the first tensor that differs: the bytes alone say nothing of where.
+                TensorMessage want = SafetensorsCodec.decode(expected.get(key));
+                TensorMessage got = SafetensorsCodec.decode(actual.get(key));
+                assertThat(got.names()).as("message %d's tensors", key).isEqualTo(want.names());
+                for (String name : want.names()) {
+                    assertThat(got.get(name)).as("message %d, tensor %s", key, name).isEqualTo(want.get(name));
+                }
+            }
             assertThat(actual.get(key)).as("message %d", key).isEqualTo(expected.get(key));
         }
     }

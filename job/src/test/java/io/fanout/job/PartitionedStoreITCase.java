@@ -98,6 +98,66 @@ class PartitionedStoreITCase {
         assertSameMessages(memory, run("partitioned", 2, dir, split));
     }
 
+    @ParameterizedTest(name = "{0} {1} p={2} {3}")
+    @CsvSource({"cora, rocksdb, 2, --fanout 5;3 --partitioned.split-size 1kb",
+        "cora, hashmap, 1, --fanout 4;4 --subgraph-type bidirectional --edge-dir in --replace",
+        "cora, hashmap, 2, --fanout 6;2 --subgraph-type induced --node-features NODES --partitioned.bucket-size 3",
+        "cora, rocksdb, 1, --fanout 3;3 --disjoint --partitioned.cache-mb 0",
+        "parts, hashmap, 2, --fanout 5;-1 --directed true --partitioned.split-size 1kb",
+        "weighted, rocksdb, 2, --fanout 5;5 --weight-column weight",
+        "weighted, hashmap, 2, --fanout 40;2 --weight-column weight --subgraph-type induced --edge-dir in",
+        "weighted, hashmap, 1, --fanout 3;3 --weight-column weight --time-column timestamp --seed-time 1345435200"
+            + " --partitioned.split-size 1kb",
+        "college_msg, rocksdb, 2, --fanout 3;-1 --time-column timestamp --temporal-strategy last"
+            + " --seed-time 1085119706 --subgraph-type bidirectional",
+        "bitcoin_alpha, hashmap, 1, --fanout 6;2 --edge-dir in",
+        "cora, rocksdb, 2, --fanout 4;2 --link-seeds LINKS"})
+    void edgeIdsWeightsAndTimesAsTheMemoryStore(String dataset, String backend, int parallelism, String extra)
+            throws Exception {
+        // --with-edge: each sampled edge's input row over all parts (cora undirected: both directions of a row share
+        // it; three parts of cora_cites, read in 1 KB ranges, count rows across parts), its weight (bitcoin_alpha's
+        // shifted ratings) and, temporal, its time; directional, bidirectional and induced edges, disjoint trees and
+        // link batches.
+        Path graph = switch (dataset) {
+            case "weighted" -> io.fanout.testing.ShiftedWeights.bitcoinAlpha(
+                    Files.createDirectories(tmp.resolve("weighted")));
+            case "parts" -> citesInParts(Files.createDirectories(tmp.resolve("parts")));
+            default -> SharedData.graph(dataset);
+        };
+        List<String> options = new java.util.ArrayList<>(List.of("--with-edge", "--batch-size", "300", "--shuffle",
+                "--epochs", "2"));
+        TreeMap<Long, byte[]> memory = sameAsMemory(graph, backend, parallelism, options,
+                extra.contains("LINKS") ? extra.replace("LINKS", linkSeeds(graph, false).toString()) : extra);
+        io.fanout.connectors.message.TensorMessage first =
+                io.fanout.connectors.message.SafetensorsCodec.decode(memory.firstEntry().getValue());
+        assertThat(first.names()).contains("eids");
+        assertThat(first.get("eids").numElements()).isEqualTo(first.get("rows").numElements()).isPositive();
+        // The memory store sends a weight column's values with or without --weight-column (bitcoin_alpha's ratings
+        // are -10..10: never drawn by here), and cora has none.
+        if (dataset.equals("cora") || dataset.equals("parts")) {
+            assertThat(first.names()).doesNotContain("efeats");
+        } else {
+            assertThat(first.names()).contains("efeats");
+        }
+        if (extra.contains("--time-column")) {
+            assertThat(first.names()).contains("#META.edge_time");
+        }
+    }
+
+    /** cora_cites in three parts, the second and third without a header. */
+    private static Path citesInParts(Path dir) throws Exception {
+        List<String[]> rows = NodeFileReaderTest.referenceRows(SharedData.graph("cora_cites").resolve("edges.tsv"));
+        int third = rows.size() / 3;
+        for (int part = 0; part < 3; part++) {
+            StringBuilder text = new StringBuilder(part == 0 ? "# directed=true columns=src,dst\n" : "");
+            for (String[] row : rows.subList(part * third, part == 2 ? rows.size() : (part + 1) * third)) {
+                text.append(row[0]).append('\t').append(row[1]).append('\n');
+            }
+            Files.writeString(dir.resolve("edges." + part + ".tsv"), text);
+        }
+        return dir;
+    }
+
     @ParameterizedTest(name = "{0} edge-dir {1} p={2}")
     @CsvSource({"rocksdb, out, 2", "hashmap, in, 1"})
     void bidirectionalSubgraphsAsTheMemoryStore(String backend, String edgeDir, int parallelism) throws Exception {
@@ -718,7 +778,13 @@ class PartitionedStoreITCase {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
                         + " fanout.link-seeds (--link-seeds)");
-        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge"))
+        assertThatThrownBy(() -> runJob("--graph", cora.toString(), "--store", "partitioned", "--with-edge",
+                "--graph-updates-socket", "localhost:1"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
+                        + " fanout.with-edge (--with-edge) (an updated edge has no input row)");
+        assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--seed-type", "paper",
+                "--with-edge"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("fanout.with-edge (--with-edge)");
     }

@@ -90,6 +90,32 @@ class RandomGraphsITCase {
             assertThat(new TreeSet<>(seeds)).as("every node is a seed once per epoch").isEqualTo(graph.nodes())
                     .hasSize(seeds.size());
         }
+
+        // --with-edge, the edge file read in 1 KB ranges: both stores give each edge the input row it was sampled
+        // through, a row joining exactly its two ends in the sampling direction.
+        String[] withEdge = with(memoryOptions, "--with-edge");
+        TreeMap<Long, byte[]> withEdges = runs.run("memory", 1, graph.file(), withEdge);
+        assertSameMessages(withEdges, runs.run("partitioned", 2, graph.file(), with(withEdge, "--state-backend", "hashmap",
+                "--partitioned.split-size", "1kb")));
+        for (byte[] blob : withEdges.values()) {
+            TensorMessage m = SafetensorsCodec.decode(blob);
+            long[] ids = m.get(MessageKeys.IDS).asLongArray();
+            long[] rows = m.get("rows").asLongArray();
+            long[] cols = m.get("cols").asLongArray();
+            long[] eids = m.get("eids").asLongArray();
+            assertThat(eids).hasSameSizeAs(rows);
+            for (int e = 0; e < eids.length; e++) {
+                long[] row = graph.edges().get((int) eids[e]);
+                long expanded = ids[(int) rows[e]]; // rows: the node expanded, cols: its sampled neighbour
+                long sampled = ids[(int) cols[e]];
+                boolean out = edgeDir.equals("out");
+                boolean forward = row[0] == (out ? expanded : sampled) && row[1] == (out ? sampled : expanded);
+                boolean backward = !graph.directed() && row[1] == (out ? expanded : sampled)
+                        && row[0] == (out ? sampled : expanded);
+                assertThat(forward || backward).as("edge %d: row %d joins %d and %d", e, eids[e], expanded, sampled)
+                        .isTrue();
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0} {1}")

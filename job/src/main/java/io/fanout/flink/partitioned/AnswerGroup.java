@@ -10,6 +10,13 @@ public class AnswerGroup {
     public int[] positions;
     public int[] ends;
     public long[] neighbors;
+    /**
+     * With edge ids ({@code fanout.with-edge}): each sampled edge's input row, parallel to {@link #neighbors}, and its
+     * weight (weighted graphs) and time (temporal sampling); else null.
+     */
+    public long[] eids;
+    public float[] weights;
+    public long[] times;
 
     public AnswerGroup() {}
 
@@ -39,6 +46,32 @@ public class AnswerGroup {
                 drawn = Math.addExact(drawn, a.neighbors.length);
             }
             return new Received(positions, ends, neighbors, drawn);
+        }
+
+        /**
+         * {@code --with-edge}: the received groups' edge data in the order an assembly adds their edges over a
+         * frontier of {@code frontier} nodes ({@link io.fanout.sampling.partitioned.SampledEdgeData#ofHop}).
+         */
+        static io.fanout.sampling.partitioned.SampledEdgeData edgeData(java.util.List<AnswerGroup> received,
+                Received answers, int frontier, boolean weighted, boolean timed) {
+            int groups = received.size();
+            long[][] eids = new long[groups][];
+            float[][] weights = new float[groups][];
+            long[][] times = new long[groups][];
+            for (int g = 0; g < groups; g++) {
+                AnswerGroup a = received.get(g);
+                eids[g] = a.eids;
+                weights[g] = a.weights;
+                times[g] = a.times;
+                if ((weighted && a.weights == null) || (timed && a.times == null)) {
+                    throw new IllegalStateException("an answer group without the weights or times of its edges");
+                }
+            }
+            if (groups == 0) {
+                return io.fanout.sampling.partitioned.SampledEdgeData.empty(weighted, timed);
+            }
+            return io.fanout.sampling.partitioned.SampledEdgeData.ofHop(frontier, answers.positions(), answers.ends(),
+                    answers.neighbors(), eids, weights, times);
         }
     }
 

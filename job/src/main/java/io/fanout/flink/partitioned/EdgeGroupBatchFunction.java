@@ -24,14 +24,29 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
 
     private final GraphSpec spec;
     private final java.util.ArrayList<GraphLoader.EdgeSplit> splits;
+    /** With edge ids ({@code fanout.with-edge}): each split's first input row ({@link GraphLoader#splitFirstRows}). */
+    private final long[] firstRows;
+    /** With edge ids: the weight column's values go with the edges (as {@code efeats}) even unweighted. */
+    private final boolean edgeWeights;
     private transient SplitGroups groups;
     private transient Builder[] builders;
     private transient int maxParallelism;
 
     /** @param splits the graph's edge splits ({@link PartitionedKHop#edgeSplits}); an input element is an index into them */
     public EdgeGroupBatchFunction(GraphSpec spec, java.util.List<GraphLoader.EdgeSplit> splits) {
+        this(spec, splits, null, false);
+    }
+
+    /**
+     * As above; with {@code firstRows} (each split's first input row) every edge carries its input row, and with
+     * {@code edgeWeights} its weight column's value.
+     */
+    public EdgeGroupBatchFunction(GraphSpec spec, java.util.List<GraphLoader.EdgeSplit> splits, long[] firstRows,
+            boolean edgeWeights) {
         this.spec = spec;
         this.splits = new java.util.ArrayList<>(splits);
+        this.firstRows = firstRows;
+        this.edgeWeights = edgeWeights;
     }
 
     @Override
@@ -47,10 +62,11 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
 
     @Override
     public void flatMap(Long splitIndex, Collector<EdgeGroupBatch> out) throws Exception {
-        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, times, from, to) -> {
+        long firstRow = firstRows == null ? -1 : firstRows[Math.toIntExact(splitIndex)];
+        groups.read(spec, splits, splitIndex, firstRow, edgeWeights, (node, order, neighbors, weights, times, eids, from, to) -> {
             Builder b = builders[builders.length == 1 ? 0
                     : RequestRouting.subtaskOf(node, maxParallelism, builders.length)];
-            b.add(node, order, neighbors, weights, times, from, to);
+            b.add(node, order, neighbors, weights, times, eids, from, to);
             if (b.neighbors.size() >= MAX_EDGES) {
                 out.collect(b.take());
             }
@@ -70,10 +86,13 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
         final LongArrayList neighbors = new LongArrayList();
         final it.unimi.dsi.fastutil.floats.FloatArrayList weights = new it.unimi.dsi.fastutil.floats.FloatArrayList();
         final LongArrayList times = new LongArrayList();
+        final LongArrayList eids = new LongArrayList();
         boolean weighted;
         boolean timed;
+        boolean withEids;
 
-        void add(long node, long order, long[] from, float[] fromWeights, long[] fromTimes, int start, int end) {
+        void add(long node, long order, long[] from, float[] fromWeights, long[] fromTimes, long[] fromEids, int start,
+                int end) {
             nodes.add(node);
             orders.add(order);
             neighbors.addElements(neighbors.size(), from, start, end - start);
@@ -86,6 +105,10 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
                 timed = true;
                 times.addElements(times.size(), fromTimes, start, end - start);
             }
+            if (fromEids != null) {
+                withEids = true;
+                eids.addElements(eids.size(), fromEids, start, end - start);
+            }
         }
 
         EdgeGroupBatch take() {
@@ -97,12 +120,16 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
             if (timed) {
                 batch.times = times.toLongArray();
             }
+            if (withEids) {
+                batch.eids = eids.toLongArray();
+            }
             nodes.clear();
             orders.clear();
             ends.clear();
             neighbors.clear();
             weights.clear();
             times.clear();
+            eids.clear();
             return batch;
         }
     }

@@ -31,7 +31,7 @@ public class EdgeGroupFunction implements FlatMapFunction<Long, EdgeGroup> {
         if (groups == null) {
             groups = new SplitGroups();
         }
-        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, times, from, to) ->
+        groups.read(spec, splits, splitIndex, (node, order, neighbors, weights, times, eids, from, to) ->
                 out.collect(new EdgeGroup(node, order, Arrays.copyOfRange(neighbors, from, to))));
     }
 }

@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.BatchAssembly;
+import io.fanout.sampling.partitioned.SampledEdgeData;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.util.Collector;
@@ -30,6 +31,10 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
     private final boolean last;
     private final boolean nodeData;
     private final boolean induced;
+    /** {@code --with-edge}: batches carry their edges' data ({@link SampledEdgeData}), with weights, times or not. */
+    private boolean withEdges;
+    private boolean edgeWeights;
+    private boolean edgeTimes;
 
     /**
      * @param hop the hop this stage applies (1 = the hop from the seeds)
@@ -44,6 +49,17 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
         this.last = last;
         this.nodeData = nodeData;
         this.induced = induced;
+    }
+
+    /**
+     * {@code --with-edge}: each hop's answers carry their edges' input rows (and, with {@code weights}, {@code times},
+     * their weights, the graph having a weight column, and times, temporal), appended to the batch's in edge order.
+     */
+    public HopStageFunction withEdges(boolean withEdges, boolean weights, boolean times) {
+        this.withEdges = withEdges;
+        this.edgeWeights = weights;
+        this.edgeTimes = times;
+        return this;
     }
 
     @Override
@@ -64,6 +80,12 @@ public class HopStageFunction extends GatherStageFunction<PartialBatch, AnswerGr
         BatchAssembly assembly = partial.assembly(answers.drawn());
         assembly.addHop(answers.positions(), answers.ends(), answers.neighbors());
         PartialBatch next = partial.next(assembly);
+        if (withEdges) { // the hop's edges' data, in the order the assembly added them
+            SampledEdgeData hopData = AnswerGroup.Received.edgeData(received, answers, expected(partial), edgeWeights,
+                    edgeTimes);
+            SampledEdgeData before = partial.edgeData();
+            next.edgeData(before == null ? hopData : before.append(hopData));
+        }
         if (!last) {
             OutputTag<RequestGroup> tag = requests(hop + 1);
             RequestRouting.groups(next, hop + 1, assembly.frontier(), assembly.frontierTrees(),

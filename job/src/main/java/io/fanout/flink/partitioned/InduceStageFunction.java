@@ -19,11 +19,21 @@ public class InduceStageFunction extends GatherStageFunction<PartialBatch, Answe
     public static final OutputTag<RequestGroup> REQUESTS = SideOutputs.tag("induce-requests", RequestGroup.class);
 
     private final boolean nodeData;
+    /** {@code --with-edge}: the induced edges' data replace the sampled ones' (with weights on a weighted graph). */
+    private boolean withEdges;
+    private boolean edgeWeights;
 
     /** @param nodeData whether the batch then asks for its nodes' features and labels */
     public InduceStageFunction(boolean nodeData) {
         super("batch", PartialBatch.class, "induce-answer-groups", AnswerGroup.class);
         this.nodeData = nodeData;
+    }
+
+    /** {@code --with-edge}: the answers carry the induced edges' input rows (and {@code weights}, their weights). */
+    public InduceStageFunction withEdges(boolean withEdges, boolean weights) {
+        this.withEdges = withEdges;
+        this.edgeWeights = weights;
+        return this;
     }
 
     /**
@@ -61,6 +71,9 @@ public class InduceStageFunction extends GatherStageFunction<PartialBatch, Answe
         partial.rows = edges.rows();
         partial.cols = edges.cols();
         partial.numSampledEdges = null; // PyG: None once the edges are not grouped by hop
+        if (withEdges) { // in the order InducedEdges.of made the edges
+            partial.edgeData(AnswerGroup.Received.edgeData(received, answers, partial.ids.length, edgeWeights, false));
+        }
         if (nodeData) {
             NodeDataRequest.sendAll(partial.ids, partial.batchKey, getRuntimeContext().getTaskInfo(),
                     r -> ctx.output(HopStageFunction.NODE_DATA_REQUESTS, r));

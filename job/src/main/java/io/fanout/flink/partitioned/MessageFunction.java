@@ -8,6 +8,7 @@ import io.fanout.message.HomogeneousSample;
 import io.fanout.message.NodeData;
 import io.fanout.message.SampleMetadata;
 import io.fanout.sampling.SubgraphInducer;
+import io.fanout.sampling.partitioned.SampledEdgeData;
 import io.fanout.sampling.link.NegativeSampling;
 import java.util.Arrays;
 
@@ -77,14 +78,24 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
             sample = HomogeneousSample.ppr(batch.ids, batch.pprEdgeIndex, batch.pprEdgeAttr);
             numEdges = batch.pprEdgeIndex.length / 2;
         } else if (bidirectional) {
-            SubgraphInducer.Edges e = SubgraphInducer.bidirectional(batch.rows, batch.cols, null, batch.rows.length);
+            SampledEdgeData data = batch.edgeData();
+            int m = batch.rows.length;
+            // With edge data, each edge's index as its position: a reversed edge keeps its sampled one's data.
+            SubgraphInducer.Edges e = SubgraphInducer.bidirectional(batch.rows, batch.cols,
+                    data == null ? null : java.util.stream.IntStream.range(0, m).toArray(), m);
             sample = HomogeneousSample.kHop(batch.ids, Arrays.copyOf(e.rows(), e.count()),
                     Arrays.copyOf(e.cols(), e.count()), batch.numSampledNodes, null);
             numEdges = e.count();
+            if (data != null) {
+                edgeData(sample, data.at(e.positions(), e.count()), batch.linkLabelIndex == null);
+            }
         } else {
             sample = HomogeneousSample.kHop(batch.ids, batch.rows, batch.cols, batch.numSampledNodes,
                     batch.numSampledEdges);
             numEdges = batch.rows.length;
+            if (batch.edgeIds != null) {
+                edgeData(sample, batch.edgeData(), batch.linkLabelIndex == null);
+            }
         }
         sample.nodeData(nodeData(batch));
         if (graphVersions) {
@@ -111,6 +122,15 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, batch.ids.length, numEdges);
+    }
+
+    /**
+     * {@code --with-edge}: the sampled edges' data as the memory store's k-hop operator writes it: {@code eids},
+     * {@code efeats} (weighted) and, unless a link batch ({@code withTimes} false: PyG's link loader gives the seed
+     * edges' times instead), {@code #META.edge_time} (temporal).
+     */
+    private static void edgeData(HomogeneousSample sample, SampledEdgeData data, boolean withTimes) {
+        sample.edgeData(data.eids(), data.weights(), withTimes ? data.times() : null);
     }
 
     /**

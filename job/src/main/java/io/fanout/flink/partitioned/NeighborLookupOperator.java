@@ -1,5 +1,6 @@
 package io.fanout.flink.partitioned;
 
+import io.fanout.sampling.partitioned.EdgeListNode;
 import io.fanout.sampling.partitioned.GroupValues;
 import io.fanout.sampling.partitioned.HeadCache;
 import io.fanout.sampling.partitioned.HeadGather;
@@ -78,6 +79,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     static final String GROUP_INDEX = "edge-group-index";
     static final String EDGE_WEIGHTS = "edge-group-weights";
     static final String EDGE_TIMES = "edge-group-times";
+    static final String EDGE_IDS = "edge-group-ids";
     /**
      * Largest group kept in the node's index with its neighbours: on a graph whose edge files are in random order
      * (R-MAT) nearly every group is one or two edges, and reading them by key was most of a first request's cost.
@@ -105,6 +107,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private boolean temporal;
     /** {@code fanout.temporal-strategy last}: the most recent edges up to the time instead of draws. */
     private boolean temporalLast;
+    /** {@code fanout.with-edge}: answers carry each sampled edge's input row (and weight, time) ({@link EdgeListNode}). */
+    private boolean withEdges;
+    /** With edge ids on a graph with a weight column: answers carry each edge's weight (drawn by or not). */
+    private boolean edgeWeights;
 
     /** Loading: a group bigger than {@link #INLINE_GROUP} under its first edge's order key ({@link EdgeGroup#order}). */
     private transient MapState<Long, long[]> loading;
@@ -122,6 +128,11 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private transient ListStateDescriptor<long[]> timesDescriptor;
     /** Temporal: the nodes read last, whole lists sorted by time (with weights), in the head cache's budget. */
     private transient ValueCache<TemporalPicks.Node> temporalNodes;
+    /** With edge ids: the node's groups' input rows ({@link GroupValues#entry}), never cut. */
+    private transient ListState<long[]> edgeIds;
+    private transient ListStateDescriptor<long[]> edgeIdsDescriptor;
+    /** With edge ids: the nodes read last, whole lists with their edges' data, in the head cache's budget. */
+    private transient ValueCache<EdgeListNode> edgeNodes;
     private transient ListState<RequestGroup> waiting;
     private transient ListStateDescriptor<RequestGroup> waitingDescriptor;
     /** {@code [degree, bucket 0's neighbours]} once cut ({@link NeighborBuckets#head}), absent before and for no edges. */
@@ -181,6 +192,22 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         this.temporal = temporal;
         this.temporalLast = last;
         return this;
+    }
+
+    /**
+     * Answers with each sampled edge's input row ({@code fanout.with-edge}), its weight with {@code weights} (the
+     * graph has a weight column) and its time when the lookup is temporal: each group's input rows are kept under the node's key with the group's order key
+     * ({@link GroupValues#entry}), and a node is read and cached whole ({@link EdgeListNode}), as a weighted one is.
+     */
+    public NeighborLookupOperator withEdges(boolean withEdges, boolean weights) {
+        this.withEdges = withEdges;
+        this.edgeWeights = withEdges && weights;
+        return this;
+    }
+
+    /** A node's loaded groups' input rows, one entry per group (compacted after the load). */
+    static ListStateDescriptor<long[]> edgeIdsDescriptor() {
+        return new ListStateDescriptor<>(EDGE_IDS, CompactLongArraySerializer.INSTANCE);
     }
 
     /** A node's loaded groups' edge times, one entry per group (compacted after the load). */
@@ -254,7 +281,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                 CompactLongArraySerializer.INSTANCE));
         layout = new NeighborBuckets(bucketSize);
         gather = new HeadGather(layout);
-        if (weighted) {
+        if (weighted || edgeWeights) {
             weightsDescriptor = weightsDescriptor();
             weights = getRuntimeContext().getListState(weightsDescriptor);
         }
@@ -262,13 +289,18 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             timesDescriptor = timesDescriptor();
             times = getRuntimeContext().getListState(timesDescriptor);
         }
+        if (withEdges) {
+            edgeIdsDescriptor = edgeIdsDescriptor();
+            edgeIds = getRuntimeContext().getListState(edgeIdsDescriptor);
+        }
         headScratch = new long[0][];
         long cacheCapacity = cacheCapacity(this, cacheBytes, cachedLookups, "head cache", "lookups");
-        // Weighted and temporal lookups cache whole nodes instead of heads (their draws need the whole list and its
-        // weights or times): one budget.
-        cache = new HeadCache(weighted || temporal ? 0 : cacheCapacity);
-        weightedNodes = weighted && !temporal ? new ValueCache<>(cacheCapacity) : null;
-        temporalNodes = temporal ? new ValueCache<>(cacheCapacity) : null;
+        // Weighted, temporal and edge-data lookups cache whole nodes instead of heads (their draws need the whole list
+        // and its weights or times, their answers its edges' data): one budget.
+        cache = new HeadCache(weighted || temporal || withEdges ? 0 : cacheCapacity);
+        weightedNodes = weighted && !temporal && !withEdges ? new ValueCache<>(cacheCapacity) : null;
+        temporalNodes = temporal && !withEdges ? new ValueCache<>(cacheCapacity) : null;
+        edgeNodes = withEdges ? new ValueCache<>(cacheCapacity) : null;
         cacheHits = getRuntimeContext().getLongCounter(CACHE_HITS);
         cacheMisses = getRuntimeContext().getLongCounter(CACHE_MISSES);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("fanout");
@@ -289,11 +321,14 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         if (compactAfterLoad) {
             // Before the waiting requests: they are the first reads of the loaded groups.
             List<StateDescriptor<?, ?>> loaded = new ArrayList<>(List.of(groupIndexDescriptor, loadingDescriptor));
-            if (weighted) {
+            if (weighted || edgeWeights) {
                 loaded.add(weightsDescriptor);
             }
             if (temporal) {
                 loaded.add(timesDescriptor);
+            }
+            if (withEdges) {
+                loaded.add(edgeIdsDescriptor);
             }
             LoadCompaction.compact(this, getOperatorName(), loaded.toArray(new StateDescriptor<?, ?>[0]));
         }
@@ -315,7 +350,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
             RequestRouting.toKey(this, batch.nodes[i]);
             long order = batch.orders[i];
             int size = batch.ends[i] - from;
-            if (weighted) {
+            if (weighted || edgeWeights) {
                 if (batch.weights == null) {
                     throw new IllegalStateException("a weighted lookup received edges without weights");
                 }
@@ -326,6 +361,12 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
                     throw new IllegalStateException("a temporal lookup received edges without times");
                 }
                 times.add(GroupValues.entry(order, batch.times, from, batch.ends[i]));
+            }
+            if (withEdges) {
+                if (batch.eids == null) {
+                    throw new IllegalStateException("a lookup with edge ids received edges without them");
+                }
+                edgeIds.add(GroupValues.entry(order, batch.eids, from, batch.ends[i]));
             }
             if (size <= INLINE_GROUP) {
                 groupIndex.add(NeighborBuckets.GroupIndex.inline(order, neighbors, from, size));
@@ -350,6 +391,10 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
      * node's own key), then the draws and neighbours of all of them in passes ({@link HeadGather}).
      */
     private void answer(RequestGroup group) throws Exception {
+        if (withEdges) {
+            answerWithEdges(group);
+            return;
+        }
         if (temporal) {
             answerTemporal(group);
             return;
@@ -468,6 +513,83 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
         })));
         cacheHits.add(temporalNodes.hits() - hits);
         cacheMisses.add(temporalNodes.misses() - misses);
+    }
+
+    /**
+     * Draws as the lookup without edge data does (uniform, weighted or temporal, each node in its tree's stream),
+     * node by node from its whole list ({@link EdgeListNode}, cached whole), and answers each pick with its edge's
+     * input row, weight (weighted) and time (temporal); an induced subgraph's lookup (fanout -1, members) keeps the
+     * edges to the batch's nodes, in list order.
+     */
+    private void answerWithEdges(RequestGroup group) throws Exception {
+        if (temporal && (group.times == null || group.trees == null)) {
+            throw new IllegalStateException("a temporal lookup received requests without seed times or trees");
+        }
+        long hits = edgeNodes.hits();
+        long misses = edgeNodes.misses();
+        int n = group.nodes.length;
+        int[] ends = new int[n];
+        int[][] picked = new int[n][];
+        EdgeListNode[] read = new EdgeListNode[n];
+        int total = 0;
+        for (int i = 0; i < n; i++) {
+            long node = group.nodes[i];
+            EdgeListNode cached = edgeNodes.get(node);
+            if (cached == null) {
+                long[] list = wholeList(node);
+                int d = list.length;
+                try {
+                    cached = EdgeListNode.of(list, GroupValues.inListOrder(edgeIds.get(), d, node, "edge ids"),
+                            weighted || edgeWeights ? WeightedPicks.inListOrder(weights.get(), d, node) : null,
+                            weighted, temporal ? GroupValues.inListOrder(times.get(), d, node, "times") : null, node);
+                } catch (IllegalArgumentException e) { // bad input (all weights 0): a restart would fail again
+                    throw new SuppressRestartsException(e);
+                }
+                edgeNodes.put(node, cached, cached.bytes());
+            }
+            int[] positions;
+            try {
+                positions = cached.positions(seed, group.epoch, group.batchId, group.hop,
+                        group.trees == null ? -1 : group.trees[i], node, temporal ? group.times[i] : 0, temporalLast,
+                        fanout, replace);
+            } catch (IllegalArgumentException e) {
+                throw new SuppressRestartsException(e);
+            }
+            if (group.members != null) { // an induced subgraph's lookup: the edges to the batch's nodes
+                long[] list = cached.list();
+                positions = Arrays.stream(positions)
+                        .filter(p -> Arrays.binarySearch(group.members, list[p]) >= 0).toArray();
+            }
+            picked[i] = positions;
+            read[i] = cached;
+            total = Math.addExact(total, positions.length);
+            ends[i] = total;
+        }
+        long[] neighbors = new long[total];
+        long[] eids = new long[total];
+        float[] answerWeights = edgeWeights ? new float[total] : null;
+        long[] edgeTimes = temporal ? new long[total] : null;
+        for (int i = 0, at = 0; i < n; i++) {
+            EdgeListNode node = read[i];
+            for (int p : picked[i]) {
+                neighbors[at] = node.list()[p];
+                eids[at] = node.eids()[p];
+                if (answerWeights != null) {
+                    answerWeights[at] = node.weights()[p];
+                }
+                if (edgeTimes != null) {
+                    edgeTimes[at] = node.times()[p];
+                }
+                at++;
+            }
+        }
+        AnswerGroup answers = new AnswerGroup(group.batchKey, group.positions, ends, neighbors);
+        answers.eids = eids;
+        answers.weights = answerWeights;
+        answers.times = edgeTimes;
+        output.collect(new StreamRecord<>(answers));
+        cacheHits.add(edgeNodes.hits() - hits);
+        cacheMisses.add(edgeNodes.misses() - misses);
     }
 
     /** Node {@code node}'s whole list, in list order, read under its key (cut at its first request). */

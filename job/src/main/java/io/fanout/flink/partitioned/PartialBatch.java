@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.BatchAssembly;
+import io.fanout.sampling.partitioned.SampledEdgeData;
 
 /** A batch's subgraph between two hops (a Flink POJO keyed by {@link #batchKey}): a {@link BatchAssembly}'s state. */
 public class PartialBatch {
@@ -47,6 +48,13 @@ public class PartialBatch {
     public double[] pprEdgeAttr;
     /** The graph version the batch is sampled at (with graph updates; 0 = the loaded graph). */
     public long graphVersion;
+    /**
+     * {@code --with-edge}: each edge's input row, weight (weighted graphs) and time (temporal), aligned with
+     * {@link #rows} ({@link SampledEdgeData}); else null.
+     */
+    public long[] edgeIds;
+    public float[] edgeWeights;
+    public long[] edgeTimes;
 
     public PartialBatch() {}
 
@@ -85,6 +93,21 @@ public class PartialBatch {
         next.positiveWidth = positiveWidth;
         next.negativeLabels = negativeLabels;
         next.negativeWidth = negativeWidth;
+        next.edgeIds = edgeIds;
+        next.edgeWeights = edgeWeights;
+        next.edgeTimes = edgeTimes;
         return next;
+    }
+
+    /** {@code --with-edge}: the edges' data so far, or null without it. */
+    SampledEdgeData edgeData() {
+        return edgeIds == null ? null : new SampledEdgeData(edgeIds, edgeWeights, edgeTimes);
+    }
+
+    /** {@code --with-edge}: sets the edges' data (aligned with {@link #rows}). */
+    void edgeData(SampledEdgeData data) {
+        edgeIds = data.eids();
+        edgeWeights = data.weights();
+        edgeTimes = data.times();
     }
 }

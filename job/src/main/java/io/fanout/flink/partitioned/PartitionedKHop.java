@@ -71,6 +71,12 @@ public final class PartitionedKHop {
             throw new IllegalArgumentException("fanout.weight-column is not implemented with graph updates in the"
                     + " partitioned store");
         }
+        boolean withEdges = spec.withEdgeIds();
+        boolean edgeWeights = edgeWeights(spec);
+        if (withEdges && updateLines != null) {
+            throw new IllegalArgumentException("fanout.with-edge is not implemented with graph updates in the"
+                    + " partitioned store (an update has no input row)");
+        }
         boolean induced = o.subgraphType() == SubgraphType.INDUCED;
         if (induced && (updateLines != null || disjoint)) {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented with "
@@ -91,7 +97,8 @@ public final class PartitionedKHop {
                 + (induced ? ", a whole-list copy for induced subgraphs" : "")
                 + (negatives != null ? ", a whole-list copy for negatives" : "")
                 + (weighted ? ", weights of column " + spec.weightColumn() : "")
-                + (temporal ? ", times of column " + spec.timeColumn() : "") + (updateLines == null ? ""
+                + (temporal ? ", times of column " + spec.timeColumn() : "")
+                + (withEdges ? ", edge ids (input rows)" : "") + (updateLines == null ? ""
                 : ", graph updates, " + VersionedAdjacencyOperator.LAYOUT);
         DataStream<SeedBatch> checked = batches
                 .map(new SavedGraphCheck(saved))
@@ -124,7 +131,7 @@ public final class PartitionedKHop {
                     .transform("neighbors-hop-" + hop, TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(fanouts[hop - 1], replace, seed, bucketSize, o.cacheBytes(),
                                     cacheLookups, compactAfterLoad).weighted(weighted)
-                                    .temporal(temporal, o.temporalLast()))
+                                    .temporal(temporal, o.temporalLast()).withEdges(withEdges, edgeWeights))
                     .uid("neighbors-hop-" + hop)
                     : adjacency.keyBy(new UpdateNode(), Types.LONG)
                     .connect(requests.keyBy(new RequestNode(), Types.LONG))
@@ -134,7 +141,8 @@ public final class PartitionedKHop {
                     .uid("neighbors-hop-" + hop);
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new HopStageFunction(hop, hop == fanouts.length, nodeData, induced))
+                    .process(new HopStageFunction(hop, hop == fanouts.length, nodeData, induced)
+                            .withEdges(withEdges, edgeWeights, temporal))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }
@@ -144,11 +152,11 @@ public final class PartitionedKHop {
                     .connect(stage.getSideOutput(InduceStageFunction.REQUESTS).keyBy(new RequestNode(), Types.LONG))
                     .transform("neighbors-induced", TypeInformation.of(AnswerGroup.class),
                             new NeighborLookupOperator(-1, false, seed, bucketSize, o.cacheBytes(), cacheLookups,
-                                    compactAfterLoad))
+                                    compactAfterLoad).withEdges(withEdges, edgeWeights))
                     .uid("neighbors-induced");
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new InduceStageFunction(nodeData))
+                    .process(new InduceStageFunction(nodeData).withEdges(withEdges, edgeWeights))
                     .returns(TypeInformation.of(PartialBatch.class))
                     .name("induce").uid("induce" + runTag);
         }
@@ -242,8 +250,20 @@ public final class PartitionedKHop {
     static DataStream<EdgeGroupBatch> edgeGroupBatches(StreamExecutionEnvironment env, GraphSpec spec, String suffix)
             throws IOException {
         java.util.List<GraphLoader.EdgeSplit> splits = edgeSplits(spec);
-        return splitIndexes(env, splits, suffix).flatMap(new EdgeGroupBatchFunction(spec, splits))
+        // Edge ids are input rows over all parts: the client counts each split's rows first (one streaming pass).
+        long[] firstRows = spec.withEdgeIds() ? GraphLoader.splitFirstRows(spec.edges(), spec.typedPart(),
+                spec.directed(), splits, spec.weightColumn(), spec.timeColumn()) : null;
+        return splitIndexes(env, splits, suffix).flatMap(new EdgeGroupBatchFunction(spec, splits, firstRows,
+                        edgeWeights(spec)))
                 .returns(TypeInformation.of(EdgeGroupBatch.class)).name("edge-reader" + suffix).uid("edge-reader" + suffix);
+    }
+
+    /**
+     * {@code --with-edge} on a graph whose edge files have a weight column (with or without {@code
+     * --weight-column}): messages carry the sampled edges' weights as {@code efeats}, as the memory store's do.
+     */
+    static boolean edgeWeights(GraphSpec spec) throws IOException {
+        return spec.withEdgeIds() && GraphLoader.hasWeightColumn(spec.edges(), spec.typedPart(), spec.directed());
     }
 
     /** The graph's stored edges grouped per node and split ({@link EdgeGroupFunction}), read by a parallel source. */

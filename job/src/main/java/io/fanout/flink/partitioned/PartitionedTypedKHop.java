@@ -59,6 +59,10 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
+        if (spec.withEdgeIds()) {
+            throw new IllegalArgumentException("fanout.with-edge is not implemented for typed graphs in the partitioned"
+                    + " store");
+        }
         if (o.subgraphType() == SubgraphType.INDUCED) {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
         }

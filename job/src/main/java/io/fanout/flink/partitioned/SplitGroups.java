@@ -29,12 +29,14 @@ final class SplitGroups {
 
     /**
      * Receives one group: node {@code node}'s edges {@code neighbors[from, to)}, the first with order key
-     * {@code order}, their weights {@code weights[from, to)} (null unless {@code fanout.weight-column}) and times
-     * {@code times[from, to)} (null unless {@code fanout.time-column}).
+     * {@code order}, their weights {@code weights[from, to)} (null unless {@code fanout.weight-column}), times
+     * {@code times[from, to)} (null unless {@code fanout.time-column}) and input rows {@code eids[from, to)} (null
+     * unless {@code fanout.with-edge}).
      */
     @FunctionalInterface
     interface Sink {
-        void group(long node, long order, long[] neighbors, float[] weights, long[] times, int from, int to);
+        void group(long node, long order, long[] neighbors, float[] weights, long[] times, long[] eids, int from,
+                int to);
     }
 
     private final StableKeySort.Scratch sortScratch = new StableKeySort.Scratch();
@@ -53,6 +55,16 @@ final class SplitGroups {
     /** Temporal ({@code fanout.time-column}): each buffered edge's time, and in node order after the sort. */
     private long[] times;
     private long[] sortedTimes;
+    /**
+     * With edge ids ({@code fanout.with-edge}): each buffered edge's input row, and in node order after the sort; the
+     * split's first row (over all parts), the rows read so far and the last row's order key (an undirected row is two
+     * stored edges).
+     */
+    private long[] eids;
+    private long[] sortedEids;
+    private long firstRow = -1;
+    private long rowsRead;
+    private long lastOrder;
     private int size;
     private Sink sink;
 
@@ -61,9 +73,26 @@ final class SplitGroups {
      * {@code sink} (a node's groups in list order; a buffer's groups in node order).
      */
     void read(GraphSpec spec, List<GraphLoader.EdgeSplit> splits, long splitIndex, Sink sink) throws IOException {
+        read(spec, splits, splitIndex, -1, false, sink);
+    }
+
+    /**
+     * As above; with {@code firstRow >= 0} each edge carries its input row: {@code firstRow} (the rows of the splits
+     * before this one, {@link GraphLoader#splitFirstRows}) plus its row's index in the split; {@code keepWeights}: the
+     * weight column's values go with the edges even without {@code fanout.weight-column} (as {@code efeats}).
+     */
+    void read(GraphSpec spec, List<GraphLoader.EdgeSplit> splits, long splitIndex, long firstRow, boolean keepWeights,
+            Sink sink) throws IOException {
         this.sink = sink;
         size = 0;
-        if (spec.weightColumn() != null && weights == null) {
+        this.firstRow = firstRow;
+        rowsRead = 0;
+        lastOrder = Long.MIN_VALUE;
+        if (firstRow >= 0 && eids == null) {
+            eids = new long[nodes.length];
+            sortedEids = new long[nodes.length];
+        }
+        if ((spec.weightColumn() != null || keepWeights) && weights == null) {
             weights = new float[nodes.length];
             sortedWeights = new float[nodes.length];
         }
@@ -97,6 +126,10 @@ final class SplitGroups {
                 times = Arrays.copyOf(times, grown);
                 sortedTimes = new long[grown];
             }
+            if (eids != null) {
+                eids = Arrays.copyOf(eids, grown);
+                sortedEids = new long[grown];
+            }
         }
         nodes[size] = node;
         neighbors[size] = neighbor;
@@ -106,6 +139,13 @@ final class SplitGroups {
         }
         if (times != null) {
             times[size] = time;
+        }
+        if (firstRow >= 0) {
+            if (order != lastOrder) { // a new row (both stored edges of an undirected row share its order key)
+                rowsRead++;
+                lastOrder = order;
+            }
+            eids[size] = firstRow + rowsRead - 1;
         }
         if (++size == BUFFERED_EDGES) {
             flush();
@@ -129,6 +169,12 @@ final class SplitGroups {
                 sortedTimes[i] = times[arrival[i]];
             }
         }
+        boolean withEids = firstRow >= 0;
+        if (withEids) {
+            for (int i = 0; i < size; i++) {
+                sortedEids[i] = eids[arrival[i]];
+            }
+        }
         for (int run = 0; run < size; ) {
             long node = nodes[run];
             int end = run + 1;
@@ -136,7 +182,7 @@ final class SplitGroups {
                 end++;
             }
             sink.group(node, orders[arrival[run]], neighbors, weights == null ? null : sortedWeights,
-                    times == null ? null : sortedTimes, run, end);
+                    times == null ? null : sortedTimes, withEids ? sortedEids : null, run, end);
             run = end;
         }
         size = 0;

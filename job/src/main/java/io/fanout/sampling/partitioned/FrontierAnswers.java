@@ -79,6 +79,11 @@ final class FrontierAnswers {
         return neighbors[groupOf[p]];
     }
 
+    /** The group that answered position {@code p}. */
+    int group(int p) {
+        return groupOf[p];
+    }
+
     int from(int p) {
         return fromOf[p];
     }

@@ -82,6 +82,23 @@ public final class TemporalPicks {
          */
         public long[] sample(long seed, int epoch, int batchId, int hop, int tree, long nodeId, long time, boolean last,
                 int f, boolean replace) {
+            int[] positions = positions(seed, epoch, batchId, hop, tree, nodeId, time, last, f, replace);
+            if (positions.length == 0) {
+                return NONE;
+            }
+            long[] sampled = new long[positions.length];
+            for (int c = 0; c < sampled.length; c++) {
+                sampled[c] = list[positions[c]];
+            }
+            return sampled;
+        }
+
+        /**
+         * {@link #sample}'s picks as positions in this node's time order (its {@link #list()}), for a lookup that
+         * also answers with each picked edge's data.
+         */
+        public int[] positions(long seed, int epoch, int batchId, int hop, int tree, long nodeId, long time,
+                boolean last, int f, boolean replace) {
             int d = countUpTo(time);
             int start = 0;
             if (last && f >= 0 && d > f) {
@@ -89,29 +106,36 @@ public final class TemporalPicks {
                 d = f;
             }
             if (d == 0) {
-                return NONE;
-            }
-            if (NeighborPicks.takesAll(d, f, replace)) {
-                return Arrays.copyOfRange(list, start, start + d);
+                return new int[0];
             }
             int[] picks;
             int k;
-            if (alias != null) {
+            if (NeighborPicks.takesAll(d, f, replace)) {
+                k = d;
+                picks = new int[k];
+                for (int c = 0; c < k; c++) {
+                    picks[c] = c;
+                }
+            } else if (alias != null) {
                 WeightedDraws draws = new WeightedDraws(weights, alias);
                 k = draws.drawPrefix(NeighborPicks.state(seed, epoch, batchId, hop, tree, nodeId), start, d,
                         list.length, f, replace);
-                picks = draws.picks();
+                picks = Arrays.copyOf(draws.picks(), k);
             } else {
                 k = NeighborPicks.count(d, f, replace);
                 picks = new int[k];
                 NeighborPicks.draw(seed, epoch, batchId, hop, tree, nodeId, d, f, replace, picks,
                         !replace && FloydDraws.needsSet(d, f) ? new int[FloydDraws.setSize(f)] : null);
             }
-            long[] sampled = new long[k];
             for (int c = 0; c < k; c++) {
-                sampled[c] = list[start + picks[c]];
+                picks[c] += start;
             }
-            return sampled;
+            return picks;
+        }
+
+        /** The neighbours in time order, ties in list order (the array itself: do not change it). */
+        public long[] list() {
+            return list;
         }
 
         /** Heap bytes, about: the list and times (16 bytes a neighbour), weights and alias table (12 more), objects. */
