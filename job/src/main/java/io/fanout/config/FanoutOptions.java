@@ -113,9 +113,10 @@ public final class FanoutOptions {
                     + " fast path) or partitioned (the adjacency in Flink keyed state by node, in RocksDB or the heap"
                     + " per --state-backend, loaded by the TaskManagers in parallel; k-hop runs as one keyed lookup per"
                     + " hop: for graphs larger than one TaskManager; PPR as keyed fetch rounds). partitioned samples"
-                    + " k-hop (weighted, temporal, disjoint trees, subgraph types, link seeds with negatives, ABLP)"
+                    + " k-hop (weighted, temporal, disjoint trees, subgraph types, edge ids, link seeds with negatives,"
+                    + " ABLP)"
                     + " and PPR on plain and typed graphs with node features and labels, the same bytes as memory"
-                    + " (graph updates and edge ids, --with-edge: plain graphs; see the sampling matrix).");
+                    + " (graph updates: plain graphs; see the sampling matrix).");
 
     public static final ConfigOption<StateBackendType> STATE_BACKEND = ConfigOptions.key("fanout.state-backend")
             .enumType(StateBackendType.class)

@@ -121,10 +121,9 @@ public final class SamplingMatrix {
                 "PartitionedStoreITCase#bidirectionalSubgraphsAsTheMemoryStore", "InducedEdgesTest",
                 "PartitionedStoreITCase#inducedSubgraphsAsTheMemoryStore",
                 "PartitionedTypedITCase#bidirectionalTypedSubgraphsAsTheMemoryStore");
-        row(FanoutOptions.WITH_EDGE, KHOP.and(MEMORY.or(TYPED.negate())), "k-hop: either store on plain graphs, the"
-                + " memory store on typed graphs (PPR sends its score edges; the partitioned store keeps no typed edge"
-                + " ids yet)", "NodeFeaturesJobITCase", "HeteroJobITCase",
-                "PartitionedStoreITCase#edgeIdsWeightsAndTimesAsTheMemoryStore");
+        row(FanoutOptions.WITH_EDGE, KHOP, "k-hop (PPR sends its score edges)", "NodeFeaturesJobITCase",
+                "HeteroJobITCase", "PartitionedStoreITCase#edgeIdsWeightsAndTimesAsTheMemoryStore",
+                "PartitionedTypedITCase#typedEdgeIdsAsTheMemoryStore");
         row(FanoutOptions.NODE_FEATURES, TYPED.negate(), "plain graphs (a typed graph's node files are the"
                 + " nodes.<type>.tsv files in its directory)", "NodeFeaturesJobITCase", "PartitionedStoreITCase");
         row(FanoutOptions.SEED_TYPE, TYPED, "typed graphs (edges.<src>__<rel>__<dst>.tsv files)",

@@ -102,6 +102,18 @@ public final class TypedSample implements Sample {
                 numSampledEdges == null ? null : Tensor.ofInt64(numSampledEdges), null));
     }
 
+    /**
+     * As above, with the edges' data as a store that answers per node has it ({@code --with-edge}): each one's input
+     * row, weight (or null: no {@code efeats}) and time (or null: no {@code edge_time}).
+     */
+    public TypedSample edges(String type, int[] rows, int[] cols, int[] numSampledEdges, long[] eids, float[] weights,
+            long[] times) {
+        return edges(type, new Edges(Tensor.ofInt64(rows), Tensor.ofInt64(cols),
+                numSampledEdges == null ? null : Tensor.ofInt64(numSampledEdges), new EdgeData(Tensor.ofInt64(eids),
+                        weights == null ? null : Tensor.ofFloat32(weights, new long[] {weights.length, 1}),
+                        times == null ? null : Tensor.ofInt64(times))));
+    }
+
     TypedSample nodes(String type, Nodes part) {
         nodes.put(type, part);
         return this;

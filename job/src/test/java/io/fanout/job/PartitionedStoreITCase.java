@@ -783,9 +783,5 @@ class PartitionedStoreITCase {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("Not implemented with fanout.graph-updates-socket (--graph-updates-socket):"
                         + " fanout.with-edge (--with-edge) (an updated edge has no input row)");
-        assertThatThrownBy(() -> runJob("--graph", typed.toString(), "--store", "partitioned", "--seed-type", "paper",
-                "--with-edge"))
-                .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("fanout.with-edge (--with-edge)");
     }
 }

@@ -396,6 +396,10 @@ class RandomGraphsITCase {
         assertSameMessages(memory1, runs.run("memory", 2, dir, args));
         assertSameMessages(memory1, runs.run("partitioned", 2, dir, with(args, "--state-backend", "hashmap")));
         assertSameMessages(memory1, runs.run("partitioned", 1, dir, with(args, "--state-backend", "rocksdb")));
+        // Edge ids (each type's rows in its own file, read in 1 KB ranges) and, timed, edge times.
+        String[] withEdge = with(args, "--with-edge");
+        assertSameMessages(runs.run("memory", 1, dir, withEdge), runs.run("partitioned", 2, dir,
+                with(withEdge, "--state-backend", "hashmap", "--partitioned.split-size", "1kb")));
         if (!timed) { // temporal sampling is disjoint already
             // Disjoint trees and bidirectional edges through four edge types (a rev_ one, a 0 and a -1 fanout).
             for (String[] mode : new String[][] {{"--disjoint"}, {"--subgraph-type", "bidirectional"},

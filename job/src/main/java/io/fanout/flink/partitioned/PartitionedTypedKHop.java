@@ -59,10 +59,6 @@ public final class PartitionedTypedKHop {
         Map<String, int[]> fanouts = StageOptions.require(o.typedFanouts(), "fanout.fanout", "typed k-hop");
         String seedType = StageOptions.require(o.seedType(), "fanout.seed-type", "typed k-hop");
         refuseUpdates(o, "typed k-hop");
-        if (spec.withEdgeIds()) {
-            throw new IllegalArgumentException("fanout.with-edge is not implemented for typed graphs in the partitioned"
-                    + " store");
-        }
         if (o.subgraphType() == SubgraphType.INDUCED) {
             throw new IllegalArgumentException("fanout.subgraph-type induced is not implemented for typed graphs");
         }
@@ -94,17 +90,22 @@ public final class PartitionedTypedKHop {
         StringBuilder saved = new StringBuilder("typed graph ").append(spec.edges().toAbsolutePath().normalize());
         int lookups = 0;
         boolean[] timed = new boolean[types];
+        // --with-edge: each edge type's rows numbered in its own file, its weight column's values (if any) as efeats.
+        boolean withEdges = spec.withEdgeIds();
+        boolean[] edgeWeights = new boolean[types];
         for (int t = 0; t < types; t++) {
             Path file = files.edges().get(layout.edgeTypes.get(t));
             timed[t] = temporal && !spec.timelessTypes().contains(layout.edgeTypes.get(t).toString());
-            GraphSpec typeSpec = new GraphSpec(file.toString(), spec.direction(), null, FeatureDType.FLOAT32, false)
+            GraphSpec typeSpec = new GraphSpec(file.toString(), spec.direction(), null, FeatureDType.FLOAT32, withEdges)
                     .withSplitBytes(spec.splitBytes()).withTypedPart().withWeightColumn(weightColumn)
                     .withTimeColumn(timed[t] ? spec.timeColumn() : null);
             typeSpecs.add(typeSpec);
+            edgeWeights[t] = PartitionedKHop.edgeWeights(typeSpec);
             saved.append("; ").append(layout.edgeTypes.get(t)).append(": ")
                     .append(SavedGraphCheck.describe(typeSpec, layout.hops, bucketSize))
                     .append(weightColumn == null ? "" : ", weights of column " + weightColumn)
-                    .append(timed[t] ? ", times of column " + spec.timeColumn() : "");
+                    .append(timed[t] ? ", times of column " + spec.timeColumn() : "")
+                    .append(withEdges ? ", edge ids (input rows)" : "");
             for (int h = 1; h <= layout.hops; h++) {
                 lookups += layout.walks(t, h) ? 1 : 0;
             }
@@ -179,7 +180,7 @@ public final class PartitionedTypedKHop {
                                 new NeighborLookupOperator(layout.fanouts[t][hop - 1], o.replace(),
                                         layout.hopSeed(t, hop), bucketSize, o.cacheBytes(), cacheLookups,
                                         o.compactAfterLoad()).weighted(weightColumn != null)
-                                        .temporal(timed[t], o.temporalLast()))
+                                        .temporal(timed[t], o.temporalLast()).withEdges(withEdges, edgeWeights[t]))
                         .uid(name)
                         .map(new TagAnswers(t)).returns(TypeInformation.of(TypedAnswerGroup.class))
                         .name(name + "-answers").uid(name + "-answers");
@@ -191,7 +192,8 @@ public final class PartitionedTypedKHop {
             }
             stage = stage.keyBy(new PartialKey(), Types.LONG)
                     .connect(answers.keyBy(new AnswerKey(), Types.LONG))
-                    .process(new TypedHopStageFunction(layout, hop, nodeData))
+                    .process(withEdges ? new TypedHopStageFunction(layout, hop, nodeData).withEdges(edgeWeights, timed)
+                            : new TypedHopStageFunction(layout, hop, nodeData))
                     .returns(TypeInformation.of(TypedPartialBatch.class))
                     .name("hop-" + hop).uid("hop-" + hop + runTag);
         }

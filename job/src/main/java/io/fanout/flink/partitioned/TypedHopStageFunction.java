@@ -1,6 +1,7 @@
 package io.fanout.flink.partitioned;
 
 import io.fanout.sampling.partitioned.HeteroBatchAssembly;
+import io.fanout.sampling.partitioned.SampledEdgeData;
 import java.util.List;
 import org.apache.flink.util.Collector;
 
@@ -19,11 +20,25 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
     /** Per node type: whether its node file's rows are gathered after the last hop. */
     private final boolean[] nodeData;
 
+    /** {@code --with-edge}: [edge type] whether its edges carry weights (a weight column) and times (temporal). */
+    private boolean[] edgeWeights;
+    private boolean[] edgeTimes;
+
     TypedHopStageFunction(TypedLayout layout, int hop, boolean[] nodeData) {
         super("batch", TypedPartialBatch.class, "answer-groups", TypedAnswerGroup.class);
         this.layout = layout;
         this.hop = hop;
         this.nodeData = nodeData.clone();
+    }
+
+    /**
+     * {@code --with-edge}: each edge type's answers carry their edges' input rows (and, per edge type, weights and
+     * times), appended to the batch's per edge type in the assembly's edge order ({@link SampledEdgeData}).
+     */
+    TypedHopStageFunction withEdges(boolean[] weights, boolean[] times) {
+        this.edgeWeights = weights.clone();
+        this.edgeTimes = times.clone();
+        return this;
     }
 
     @Override
@@ -72,8 +87,12 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
             ends[t][g] = a.answers.ends;
             neighbors[t][g] = a.answers.neighbors;
         }
+        SampledEdgeData[] hopData = edgeWeights == null ? null : edgeData(assembly, received, positions, ends, neighbors);
         assembly.addHop(positions, ends, neighbors);
         TypedPartialBatch next = partial.next(assembly);
+        if (hopData != null) {
+            next.appendEdgeData(hopData);
+        }
         if (hop < layout.hops) {
             layout.sendRequests(next, hop + 1, assembly, getRuntimeContext().getTaskInfo(),
                     (t, group) -> ctx.output(TypedLayout.requests(hop + 1, t), group));
@@ -82,5 +101,34 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
                     ctx::output);
         }
         out.collect(next);
+    }
+
+    /** {@code --with-edge}: each edge type's edge data of this hop, before {@code assembly} applies the hop. */
+    private SampledEdgeData[] edgeData(HeteroBatchAssembly assembly, List<TypedAnswerGroup> received,
+            int[][][] positions, int[][][] ends, long[][][] neighbors) {
+        int types = layout.edgeTypes.size();
+        SampledEdgeData[] out = new SampledEdgeData[types];
+        for (int t = 0; t < types; t++) {
+            if (positions[t] == null) {
+                out[t] = SampledEdgeData.empty(edgeWeights[t], edgeTimes[t]);
+                continue;
+            }
+            int n = positions[t].length;
+            long[][] eids = new long[n][];
+            float[][] weights = new float[n][];
+            long[][] times = new long[n][];
+            int g = 0;
+            for (TypedAnswerGroup a : received) {
+                if (a.edgeType == t) { // the same order the groups were gathered in above
+                    eids[g] = a.answers.eids;
+                    weights[g] = a.answers.weights;
+                    times[g++] = a.answers.times;
+                }
+            }
+            out[t] = n == 0 ? SampledEdgeData.empty(edgeWeights[t], edgeTimes[t])
+                    : SampledEdgeData.ofHop(assembly.frontierSize(layout.keyType[t]), positions[t], ends[t],
+                            neighbors[t], eids, weights, times);
+        }
+        return out;
     }
 }

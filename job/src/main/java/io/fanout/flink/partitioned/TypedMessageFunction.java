@@ -112,8 +112,13 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
             HeteroBidirectional.Pairs made = changed.get(type);
             if (made == null) {
                 numEdges += batch.rows[r].length;
-                sample.edges(type.toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
-            } else { // PyG: no per-hop counts for the edge types it made bidirectional
+                if (batch.edgeIds != null) { // --with-edge
+                    sample.edges(type.toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r],
+                            batch.edgeIds[r], batch.edgeWeights[r], batch.edgeTimes[r]);
+                } else {
+                    sample.edges(type.toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
+                }
+            } else { // PyG drops the edge ids of the types it made bidirectional // PyG: no per-hop counts for the edge types it made bidirectional
                 numEdges += made.rows().length;
                 sample.edges(type.toString(), made.rows(), made.cols(), null);
             }

@@ -43,6 +43,13 @@ public class TypedPartialBatch {
     public int[][] rows;
     public int[][] cols;
     public int[][] numSampledEdges;
+    /**
+     * {@code --with-edge}: [edge type] each edge's input row in its type's file, weight (a type with a weight column)
+     * and time (temporal, a timed type), aligned with {@link #rows}; null without it (an inner array null: none).
+     */
+    public long[][] edgeIds;
+    public float[][] edgeWeights;
+    public long[][] edgeTimes;
     /** With node files, after the node-data stage: [node type] the {@code nfeats} body (null for a type without a file). */
     public byte[][] nfeats;
     /** With node files: [node type] the labels (null for a type without a file). */
@@ -86,6 +93,31 @@ public class TypedPartialBatch {
         next.positiveWidth = positiveWidth;
         next.negativeLabels = negativeLabels;
         next.negativeWidth = negativeWidth;
+        next.edgeIds = edgeIds;
+        next.edgeWeights = edgeWeights;
+        next.edgeTimes = edgeTimes;
         return next;
+    }
+
+    /** {@code --with-edge}: edge type {@code t}'s edge data so far, or null without it. */
+    io.fanout.sampling.partitioned.SampledEdgeData edgeData(int t) {
+        return edgeIds == null ? null
+                : new io.fanout.sampling.partitioned.SampledEdgeData(edgeIds[t], edgeWeights[t], edgeTimes[t]);
+    }
+
+    /** {@code --with-edge}: appends one hop's edge data, per edge type, to the batch's. */
+    void appendEdgeData(io.fanout.sampling.partitioned.SampledEdgeData[] hop) {
+        long[][] ids = new long[hop.length][];
+        float[][] weights = new float[hop.length][];
+        long[][] times = new long[hop.length][];
+        for (int t = 0; t < hop.length; t++) {
+            io.fanout.sampling.partitioned.SampledEdgeData all = edgeIds == null ? hop[t] : edgeData(t).append(hop[t]);
+            ids[t] = all.eids();
+            weights[t] = all.weights();
+            times[t] = all.times();
+        }
+        edgeIds = ids;
+        edgeWeights = weights;
+        edgeTimes = times;
     }
 }

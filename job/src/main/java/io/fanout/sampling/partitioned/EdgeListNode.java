@@ -88,6 +88,9 @@ public final class EdgeListNode {
         }
         int d = list.length;
         int k = NeighborPicks.count(d, f, replace);
+        if (k == 0) {
+            return new int[0]; // no edges (with replacement a node of degree 0 does not take its whole list)
+        }
         if (drawByWeight && !NeighborPicks.takesAll(d, f, replace)) {
             if (weighted == null) {
                 weighted = WeightedPicks.Node.of(list, weights, nodeId);

@@ -81,6 +81,10 @@ class EdgeListNodeTest {
         assertThat(hop.weights()).containsExactly(0.8f, 0.9f, 0.5f, 0.6f, 0.7f);
         assertThat(hop.times()).isNull();
         assertThat(hop.append(hop).at(new int[] {9, 0}, 2).eids()).containsExactly(70, 80);
+        for (boolean byWeight : new boolean[] {false, true}) { // a node without edges, drawn with replacement
+            assertThat(EdgeListNode.of(new long[0], new long[0], new float[0], byWeight, null, 4)
+                    .positions(SEED, 0, 0, 1, -1, 4, 0, false, 3, true)).isEmpty();
+        }
         assertThatThrownBy(() -> EdgeListNode.of(new long[] {1, 2}, new long[] {1}, null, false, null, 9))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node 9");
     }
