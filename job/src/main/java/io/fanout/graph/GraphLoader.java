@@ -418,9 +418,9 @@ public final class GraphLoader {
     }
 
     /**
-     * Each split's first input row: the data rows of the splits before it ({@code splits} in file and offset order, as
-     * {@link #edgeSplits} gives them), so a split's reader numbers its rows as a whole load does (0-based, over all parts
-     * in name order: {@link CsrGraph#edgeIds()}). One streaming pass over the edge files, its splits counted in
+     * Each split's first input row: the data rows of the splits before it ({@code splits} in file and offset order,
+     * as {@link #edgeSplits} gives them), so a split's reader numbers its rows as a whole load does (0-based, over all
+     * parts in name order: {@link CsrGraph#edgeIds()}). One streaming pass over the edge files, its splits counted in
      * parallel, each row checked as the load checks it; nothing is kept but the counts.
      *
      * @throws GraphFormatException for malformed input, naming the file and line

@@ -274,7 +274,8 @@ public final class FanoutJob {
                 ? PartitionedKHop.build(env, batches, config.graphSpec(), stage)
                 : batches
                 .keyBy(new BatchKey(), Types.LONG)
-                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links), config.typed == null ? labels : null),
+                .process(withSeedTimes(withPlainLabels(samplingFunction(config, links),
+                        config.typed == null ? labels : null),
                         plan.seeds().times()).withTrainers(plan.shares()).borrowingMessages())
                 .returns(EncodedMessageTypeInfo.TYPE) // borrowed messages (GraphSamplingFunction#emit)
                 .name(config.sampler + "-sampler")

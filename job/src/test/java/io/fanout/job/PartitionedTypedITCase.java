@@ -206,10 +206,12 @@ class PartitionedTypedITCase {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
-        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout user__distrusts__user:3,2;user__trusts__user:4,2",
+        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE
+            + " --fanout user__distrusts__user:3,2;user__trusts__user:4,2",
         "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout 5,3 --edge-dir in --state-backend hashmap"
             + " --seeds SEEDS --partitioned.bucket-size 3",
-        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE + " --fanout user__distrusts__user:2,0;user__trusts__user:-1,2"
+        "bitcoin | --ablp-negative-type " + AblpGraphs.NEGATIVE
+            + " --fanout user__distrusts__user:2,0;user__trusts__user:-1,2"
             + " --replace --subgraph-type bidirectional",
         "cora_hetero | --fanout 4,2",
         "cora_hetero | --fanout 3,3 --edge-dir in --subgraph-type bidirectional --state-backend hashmap"

@@ -95,8 +95,8 @@ class RandomGraphsITCase {
         // through, a row joining exactly its two ends in the sampling direction.
         String[] withEdge = with(memoryOptions, "--with-edge");
         TreeMap<Long, byte[]> withEdges = runs.run("memory", 1, graph.file(), withEdge);
-        assertSameMessages(withEdges, runs.run("partitioned", 2, graph.file(), with(withEdge, "--state-backend", "hashmap",
-                "--partitioned.split-size", "1kb")));
+        assertSameMessages(withEdges, runs.run("partitioned", 2, graph.file(), with(withEdge, "--state-backend",
+                "hashmap", "--partitioned.split-size", "1kb")));
         for (byte[] blob : withEdges.values()) {
             TensorMessage m = SafetensorsCodec.decode(blob);
             long[] ids = m.get(MessageKeys.IDS).asLongArray();

@@ -93,7 +93,8 @@ class RunFingerprintTest {
     void typedLabelEdgeFilesChangeTheFingerprint(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
             throws Exception {
         // A typed graph's label edge types are not in the partitioned store's saved graph: their files are stamped.
-        java.nio.file.Files.writeString(tmp.resolve("edges.user__knows__user.tsv"), "# directed=true\n0\t1\n1\t2\n2\t3\n3\t0\n");
+        java.nio.file.Files.writeString(tmp.resolve("edges.user__knows__user.tsv"),
+                "# directed=true\n0\t1\n1\t2\n2\t3\n3\t0\n");
         java.nio.file.Path labels = java.nio.file.Files.writeString(tmp.resolve("edges.user__likes__user.tsv"),
                 "# directed=true\n0\t2\n1\t3\n");
         String[] ablp = {"--ablp-positive-type", "user__likes__user", "--fanout", "2"};

@@ -83,7 +83,8 @@ class TypedRestartITCase {
         TypedGraphStore typed = TypedGraphStore.load(config.graphSpec());
         NodeIdMap anchors = typed.nodeIds(config.typed.seedType);
         BatchPlan plan = config.typed.ablpPositive != null
-                ? SeedPlanning.anchorPlan(config, anchors, SeedPlanning.typedLabelEdges(config, typed.nodeIds()).positive())
+                ? SeedPlanning.anchorPlan(config, anchors,
+                        SeedPlanning.typedLabelEdges(config, typed.nodeIds()).positive())
                 : SeedPlanning.batchPlan(config, anchors);
         assertThat((long) plan.epochs() * plan.numBatches()).isEqualTo(expected.size());
 

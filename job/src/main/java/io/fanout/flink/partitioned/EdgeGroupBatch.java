@@ -15,7 +15,7 @@ public class EdgeGroupBatch {
     public float[] weights;
     /** Temporal ({@code fanout.time-column}): each neighbour's edge time, parallel to {@link #neighbors}; else null. */
     public long[] times;
-    /** With edge ids ({@code fanout.with-edge}): each neighbour's input row, parallel to {@link #neighbors}; else null. */
+    /** {@code fanout.with-edge}: each neighbour's input row, parallel to {@link #neighbors}; else null. */
     public long[] eids;
 
     public EdgeGroupBatch() {}

@@ -63,14 +63,15 @@ public class EdgeGroupBatchFunction extends RichFlatMapFunction<Long, EdgeGroupB
     @Override
     public void flatMap(Long splitIndex, Collector<EdgeGroupBatch> out) throws Exception {
         long firstRow = firstRows == null ? -1 : firstRows[Math.toIntExact(splitIndex)];
-        groups.read(spec, splits, splitIndex, firstRow, edgeWeights, (node, order, neighbors, weights, times, eids, from, to) -> {
-            Builder b = builders[builders.length == 1 ? 0
-                    : RequestRouting.subtaskOf(node, maxParallelism, builders.length)];
-            b.add(node, order, neighbors, weights, times, eids, from, to);
-            if (b.neighbors.size() >= MAX_EDGES) {
-                out.collect(b.take());
-            }
-        });
+        groups.read(spec, splits, splitIndex, firstRow, edgeWeights,
+                (node, order, neighbors, weights, times, eids, from, to) -> {
+                    Builder b = builders[builders.length == 1 ? 0
+                            : RequestRouting.subtaskOf(node, maxParallelism, builders.length)];
+                    b.add(node, order, neighbors, weights, times, eids, from, to);
+                    if (b.neighbors.size() >= MAX_EDGES) {
+                        out.collect(b.take());
+                    }
+                });
         for (Builder b : builders) {
             if (!b.nodes.isEmpty()) {
                 out.collect(b.take());

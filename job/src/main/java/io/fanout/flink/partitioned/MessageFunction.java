@@ -126,7 +126,7 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
 
     /**
      * {@code --with-edge}: the sampled edges' data as the memory store's k-hop operator writes it: {@code eids},
-     * {@code efeats} (weighted) and, unless a link batch ({@code withTimes} false: PyG's link loader gives the seed
+     * {@code efeats} (the edge files have a weight column) and, unless a link batch ({@code withTimes} false: PyG's link loader gives the seed
      * edges' times instead), {@code #META.edge_time} (temporal).
      */
     private static void edgeData(HomogeneousSample sample, SampledEdgeData data, boolean withTimes) {

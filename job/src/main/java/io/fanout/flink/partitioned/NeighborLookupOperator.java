@@ -107,7 +107,7 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
     private boolean temporal;
     /** {@code fanout.temporal-strategy last}: the most recent edges up to the time instead of draws. */
     private boolean temporalLast;
-    /** {@code fanout.with-edge}: answers carry each sampled edge's input row (and weight, time) ({@link EdgeListNode}). */
+    /** {@code fanout.with-edge}: answers carry each sampled edge's input row, weight, time ({@link EdgeListNode}). */
     private boolean withEdges;
     /** With edge ids on a graph with a weight column: answers carry each edge's weight (drawn by or not). */
     private boolean edgeWeights;
@@ -196,8 +196,9 @@ public class NeighborLookupOperator extends AbstractStreamOperator<AnswerGroup>
 
     /**
      * Answers with each sampled edge's input row ({@code fanout.with-edge}), its weight with {@code weights} (the
-     * graph has a weight column) and its time when the lookup is temporal: each group's input rows are kept under the node's key with the group's order key
-     * ({@link GroupValues#entry}), and a node is read and cached whole ({@link EdgeListNode}), as a weighted one is.
+     * graph has a weight column) and its time when the lookup is temporal: each group's input rows are kept under the
+     * node's key with the group's order key ({@link GroupValues#entry}), and a node is read and cached whole
+     * ({@link EdgeListNode}), as a weighted one is.
      */
     public NeighborLookupOperator withEdges(boolean withEdges, boolean weights) {
         this.withEdges = withEdges;

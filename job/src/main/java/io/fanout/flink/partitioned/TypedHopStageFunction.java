@@ -87,7 +87,8 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
             ends[t][g] = a.answers.ends;
             neighbors[t][g] = a.answers.neighbors;
         }
-        SampledEdgeData[] hopData = edgeWeights == null ? null : edgeData(assembly, received, positions, ends, neighbors);
+        SampledEdgeData[] hopData = edgeWeights == null ? null
+                : edgeData(assembly, received, positions, ends, neighbors);
         assembly.addHop(positions, ends, neighbors);
         TypedPartialBatch next = partial.next(assembly);
         if (hopData != null) {

@@ -118,7 +118,7 @@ public class TypedMessageFunction extends MessageStageFunction<TypedPartialBatch
                 } else {
                     sample.edges(type.toString(), batch.rows[r], batch.cols[r], batch.numSampledEdges[r]);
                 }
-            } else { // PyG drops the edge ids of the types it made bidirectional // PyG: no per-hop counts for the edge types it made bidirectional
+            } else { // PyG: no per-hop counts nor edge ids for the edge types it made bidirectional
                 numEdges += made.rows().length;
                 sample.edges(type.toString(), made.rows(), made.cols(), null);
             }
