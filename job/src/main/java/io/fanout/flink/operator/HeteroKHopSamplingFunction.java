@@ -200,10 +200,8 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
         if (negatives == NegativeSampling.TRIPLET && perPositive > 1) {
             // PyG lays triplet negatives out negative-major (k * P + i), so that tree mod P is the positive's index.
             int[] byK = Arrays.copyOf(allDst, allDst.length);
-            for (int i = 0; i < p; i++) {
-                for (int k = 0; k < perPositive; k++) {
-                    byK[p + k * p + i] = allDst[p + i * perPositive + k];
-                }
+            for (int j = 0; j < allDst.length - p; j++) {
+                byK[p + LinkBatch.negativeMajor(j, p, perPositive)] = allDst[p + j];
             }
             allDst = byK;
         }
@@ -245,10 +243,8 @@ public class HeteroKHopSamplingFunction extends AbstractKHopFunction<HeteroKHopS
             localDst[j] = dstOffset + j;
         }
         if (negatives == NegativeSampling.TRIPLET) { // row-major [P, k] again for the label writer
-            for (int i = 0; i < p; i++) {
-                for (int k = 0; k < perPositive; k++) {
-                    localDst[p + i * perPositive + k] = dstOffset + p + k * p + i;
-                }
+            for (int j = 0; j < localDst.length - p; j++) {
+                localDst[p + j] = dstOffset + p + LinkBatch.negativeMajor(j, p, perPositive);
             }
         }
         sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst))

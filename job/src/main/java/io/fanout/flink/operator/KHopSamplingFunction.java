@@ -181,10 +181,8 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
         if (negatives == NegativeSampling.TRIPLET && perPositive > 1) {
             // PyG lays triplet negatives out negative-major (k * P + i), so that tree mod P is the positive's index.
             int[] byK = java.util.Arrays.copyOf(allDst, allDst.length);
-            for (int i = 0; i < p; i++) {
-                for (int k = 0; k < perPositive; k++) {
-                    byK[p + k * p + i] = allDst[p + i * perPositive + k];
-                }
+            for (int j = 0; j < allDst.length - p; j++) {
+                byK[p + LinkBatch.negativeMajor(j, p, perPositive)] = allDst[p + j];
             }
             allDst = byK;
         }
@@ -220,10 +218,8 @@ public class KHopSamplingFunction extends AbstractKHopFunction<KHopSamplingFunct
             localDst[j] = off + j;
         }
         if (negatives == NegativeSampling.TRIPLET) {
-            for (int i = 0; i < p; i++) {
-                for (int k = 0; k < perPositive; k++) {
-                    localDst[p + i * perPositive + k] = off + p + k * p + i;
-                }
+            for (int j = 0; j < localDst.length - p; j++) {
+                localDst[p + j] = off + p + LinkBatch.negativeMajor(j, p, perPositive);
             }
         }
         sample.metadata().linkLabels(LinkLabels.of(negatives, p, perPositive, localSrc, localDst));

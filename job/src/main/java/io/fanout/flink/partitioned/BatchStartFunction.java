@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedTimes;
 import io.fanout.sampling.link.AnchorLabels;
+import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.partitioned.BatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -109,7 +110,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         }
         if (triplet) {
             for (int j = 0; j < n; j++) { // row-major [P, k]; disjoint trees negative-major
-                ends[2 * p + (disjoint ? (j % tripletAmount) * p + j / tripletAmount : j)] = negativeDst[j];
+                ends[2 * p + (disjoint ? LinkBatch.negativeMajor(j, p, tripletAmount) : j)] = negativeDst[j];
             }
         } else if (n > 0) {
             System.arraycopy(negativeSrc, 0, ends, p, n);
@@ -130,7 +131,7 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         if (triplet && disjoint) { // the negatives' labels back to row-major
             int[] byTree = labels.clone();
             for (int j = 0; j < n; j++) {
-                labels[2 * p + j] = byTree[2 * p + (j % tripletAmount) * p + j / tripletAmount];
+                labels[2 * p + j] = byTree[2 * p + LinkBatch.negativeMajor(j, p, tripletAmount)];
             }
         }
         start.linkLabelIndex = labels;

@@ -3,6 +3,7 @@ package io.fanout.flink.partitioned;
 import io.fanout.batch.SeedBatch;
 import io.fanout.batch.SeedTimes;
 import io.fanout.sampling.link.AnchorLabels;
+import io.fanout.sampling.link.LinkBatch;
 import io.fanout.sampling.link.SupervisionEdges;
 import io.fanout.sampling.partitioned.HeteroBatchAssembly;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -174,7 +175,7 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
             if (triplet && disjoint) { // PyG: negative-major, so that tree mod P is the positive's index
                 seedDst = dst.clone();
                 for (int j = 0; j < nDst; j++) {
-                    seedDst[p + (j % tripletAmount) * p + j / tripletAmount] = dst[p + j];
+                    seedDst[p + LinkBatch.negativeMajor(j, p, tripletAmount)] = dst[p + j];
                 }
             }
         }
@@ -187,7 +188,7 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
                 labels[i] = i;
             }
             for (int j = 0; j < dst.length; j++) {
-                int at = triplet && j >= p ? p + ((j - p) % tripletAmount) * p + (j - p) / tripletAmount : j;
+                int at = triplet && j >= p ? p + LinkBatch.negativeMajor(j - p, p, tripletAmount) : j;
                 labels[src.length + j] = dstOffset + at;
             }
         } else {

@@ -51,6 +51,15 @@ public final class LinkBatch {
         return new LinkBatch(p, perPositive, src, dst);
     }
 
+    /**
+     * Where triplet negative {@code j} (row-major: negative {@code j % k} of positive {@code j / k}, {@code k}
+     * negatives per positive) goes among the negatives laid out negative-major ({@code kk * P + i}), as PyG lays out a
+     * disjoint triplet batch's trees, so that tree mod P is the positive's index.
+     */
+    public static int negativeMajor(int j, int positives, int perPositive) {
+        return (j % perPositive) * positives + j / perPositive;
+    }
+
     /** {@code a} then {@code b}. */
     public static int[] concat(int[] a, int[] b) {
         int[] out = Arrays.copyOf(a, a.length + b.length);
