@@ -3,7 +3,9 @@
  * is what the owner of one node's neighbour list draws for a request (in a disjoint tree's stream when asked;
  * {@link io.fanout.sampling.partitioned.WeightedPicks} in proportion to the weights,
  * {@link io.fanout.sampling.partitioned.TemporalPicks} among the edges up to its tree's seed time; per-edge values
- * kept per loaded group: {@link io.fanout.sampling.partitioned.GroupValues}),
+ * kept per loaded group: {@link io.fanout.sampling.partitioned.GroupValues}; with each pick's edge data, for
+ * {@code --with-edge}: {@link io.fanout.sampling.partitioned.EdgeListNode}, gathered per batch in edge order by
+ * {@link io.fanout.sampling.partitioned.SampledEdgeData}),
  * {@link io.fanout.sampling.partitioned.BatchAssembly} one batch's subgraph growing hop by hop from those answers
  * (de-duplicated, or one tree per seed over {@link io.fanout.sampling.partitioned.TreeLocalIds}),
  * {@link io.fanout.sampling.partitioned.InducedEdges} its induced
