@@ -87,6 +87,20 @@ public final class SampleMetadata {
         return this;
     }
 
+    /**
+     * GiGL's label metadata of an ABLP batch whose label node ids a store that answers per node has (the partitioned
+     * store's): {@code positive} (and {@code negative}, or null) row-major [anchors, width] padded with -1, under
+     * their label edge types' keys.
+     */
+    public SampleMetadata anchorLabels(int anchors, String positiveType, long[] positive, int positiveWidth,
+            String negativeType, long[] negative, int negativeWidth) {
+        positiveLabels(LabelNodes.ofIds(positiveType, positive, anchors, positiveWidth));
+        if (negative != null) {
+            negativeLabels(LabelNodes.ofIds(negativeType, negative, anchors, negativeWidth));
+        }
+        return this;
+    }
+
     /** The seeds' times ({@code #META.seed_time}, PyG's {@code seed_time}). */
     public SampleMetadata seedTime(long[] times) {
         return seedTime(times == null ? null : Tensor.ofInt64(times));

@@ -78,16 +78,7 @@ class PartitionedStoreITCase {
     @Test
     void edgePartsAndInEdgesAndReplacementAsTheMemoryStore() throws Exception {
         // cora_cites split into three parts (the second and third without a header): order across parts counts.
-        List<String[]> rows = NodeFileReaderTest.referenceRows(SharedData.graph("cora_cites").resolve("edges.tsv"));
-        Path dir = Files.createDirectories(tmp.resolve("parts"));
-        int third = rows.size() / 3;
-        for (int part = 0; part < 3; part++) {
-            StringBuilder text = new StringBuilder(part == 0 ? "# directed=true columns=src,dst\n" : "");
-            for (String[] row : rows.subList(part * third, part == 2 ? rows.size() : (part + 1) * third)) {
-                text.append(row[0]).append('\t').append(row[1]).append('\n');
-            }
-            Files.writeString(dir.resolve("edges." + part + ".tsv"), text);
-        }
+        Path dir = citesInParts(Files.createDirectories(tmp.resolve("parts")));
         String[] options = {"--fanout", "6,3", "--batch-size", "256", "--edge-dir", "in", "--replace", "--directed", "true"};
         TreeMap<Long, byte[]> memory = run("memory", 1, dir, options);
         assertSameMessages(memory, run("partitioned", 2, dir, options));

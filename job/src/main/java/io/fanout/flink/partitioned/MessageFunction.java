@@ -112,13 +112,8 @@ public class MessageFunction extends MessageStageFunction<PartialBatch> {
             sample.metadata().seedTime(batch.seedTimes); // PyG's seed_time, as the memory store's temporal batches
         }
         if (batch.positiveLabels != null) {
-            int anchors = batch.seeds.length;
-            sample.metadata().positiveLabels(SampleMetadata.LabelNodes.ofIds(positiveType, batch.positiveLabels,
-                    anchors, batch.positiveWidth));
-            if (batch.negativeLabels != null) {
-                sample.metadata().negativeLabels(SampleMetadata.LabelNodes.ofIds(negativeType, batch.negativeLabels,
-                        anchors, batch.negativeWidth));
-            }
+            sample.metadata().anchorLabels(batch.seeds.length, positiveType, batch.positiveLabels, batch.positiveWidth,
+                    negativeType, batch.negativeLabels, batch.negativeWidth);
         }
         return write(sample, BatchHeader.of(batch.seeds, batch.inputIds, batch.epoch, batch.batchId, batch.numBatches),
                 shares, batch.seeds.length, batch.ids.length, numEdges);

@@ -1,7 +1,6 @@
 package io.fanout.sampling.partitioned;
 
 import io.fanout.sampling.FloydDraws;
-import it.unimi.dsi.fastutil.ints.IntArrays;
 
 /**
  * One node's whole list with each edge's data ({@code --with-edge}: its input row, and its weight and time when the
@@ -53,11 +52,7 @@ public final class EdgeListNode {
         if (times == null) {
             return new EdgeListNode(list, eids, weights, drawByWeight, null, null);
         }
-        int[] order = new int[d];
-        for (int i = 0; i < d; i++) {
-            order[i] = i;
-        }
-        IntArrays.mergeSort(order, (a, b) -> Long.compare(times[a], times[b])); // TemporalPicks' order
+        int[] order = TemporalPicks.timeOrder(times);
         long[] sortedList = new long[d];
         long[] sortedEids = new long[d];
         long[] sortedTimes = new long[d];

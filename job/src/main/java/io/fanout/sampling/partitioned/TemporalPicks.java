@@ -21,6 +21,19 @@ public final class TemporalPicks {
     private TemporalPicks() {}
 
     /**
+     * The list positions in time order, stably (ties keep list order): the in-memory store's
+     * {@link io.fanout.graph.CsrGraph#sortedByTime()} order of one node's edges.
+     */
+    public static int[] timeOrder(long[] times) {
+        int[] order = new int[times.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        IntArrays.mergeSort(order, (a, b) -> Long.compare(times[a], times[b]));
+        return order;
+    }
+
+    /**
      * One node's whole list sorted by time, with its times (and weights and alias table, when weighted): what a
      * lookup caches so a node drawn from again is not read and sorted again. Holds no draw scratch.
      */
@@ -50,11 +63,7 @@ public final class TemporalPicks {
                 throw new IllegalArgumentException("node " + node + ": " + times.length + " times for " + d
                         + " neighbours");
             }
-            int[] order = new int[d];
-            for (int i = 0; i < d; i++) {
-                order[i] = i;
-            }
-            IntArrays.mergeSort(order, (a, b) -> Long.compare(times[a], times[b])); // stable: ties keep list order
+            int[] order = timeOrder(times);
             long[] sortedList = new long[d];
             long[] sortedTimes = new long[d];
             float[] sortedWeights = weights == null ? null : new float[d];
