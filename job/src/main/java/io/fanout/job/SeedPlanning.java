@@ -68,8 +68,8 @@ final class SeedPlanning {
     /**
      * A typed graph's ABLP label edges: the files of --ablp-positive-type (and --ablp-negative-type) read alone
      * against the ids of the client's scan ({@link #typedSeedTypes} includes both of their node types), so the client
-     * never holds the graph. A positive type without edges, or a negative label edge that is also a positive one, is
-     * refused naming the options (and the edge).
+     * never holds the graph. A positive type without edges (without --seeds: no default anchors), or a negative label
+     * edge that is also a positive one, is refused naming the options (and the edge).
      */
     static AnchorLabelEdges typedLabelEdges(FanoutJobConfig config, Map<String, NodeIdMap> typedIds)
             throws java.io.IOException {
@@ -78,7 +78,7 @@ final class SeedPlanning {
         NodeIdMap labelIds = typedIds.get(options.ablpPositive.dst());
         SupervisionEdges positives = SupervisionEdges.of(
                 TypedGraphStore.readEdgeType(config.graphSpec(), options.ablpPositive, typedIds), anchorIds.size());
-        if (positives.anchors().length == 0) {
+        if (config.seeds == null && positives.anchors().length == 0) { // the default anchors: none
             throw new ConfigException("Invalid value '" + options.ablpPositive + "' for option "
                     + FanoutJobConfig.name(FanoutOptions.ABLP_POSITIVE_TYPE) + ": it has no edges, so no anchors");
         }

@@ -159,14 +159,19 @@ public class BatchStartFunction extends ProcessFunction<SeedBatch, PartialBatch>
         return start;
     }
 
-    /** Node indices as ids ({@link AnchorLabels#PADDING} stays -1). */
+    /** Node indices as ids. */
     private long[] idsOf(int[] indices) {
-        long[] ids = new long[indices.length];
-        for (int i = 0; i < ids.length; i++) {
+        return idsOf(indices, nodeIds);
+    }
+
+    /** Node indices as ids ({@code ids} by index; null: ids equal indices; {@link AnchorLabels#PADDING} stays -1). */
+    static long[] idsOf(int[] indices, long[] ids) {
+        long[] out = new long[indices.length];
+        for (int i = 0; i < out.length; i++) {
             int v = indices[i];
-            ids[i] = v == AnchorLabels.PADDING ? -1L : nodeIds == null ? v : nodeIds[v];
+            out[i] = v == AnchorLabels.PADDING ? -1L : ids == null ? v : ids[v];
         }
-        return ids;
+        return out;
     }
 
     /** The batch's seed times: its own (a seed file the TaskManagers read), else from {@code seedTimes}. */

@@ -108,34 +108,26 @@ public class TypedBatchStartFunction extends ProcessFunction<SeedBatch, TypedPar
         AnchorLabels labels = AnchorLabels.of(batch.seeds, positives, negatives);
         String anchorType = positives.type().src();
         String labelTypeName = positives.type().dst();
-        long[] anchors = ids(labels.seeds.get(anchorType), nodeIds); // one type: anchors, then label nodes
+        // One node type: anchors, then label nodes.
+        long[] anchors = BatchStartFunction.idsOf(labels.seeds.get(anchorType), nodeIds);
         HeteroBatchAssembly assembly = anchorType.equals(labelTypeName)
                 ? new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(), layout.seedType, anchors, false)
                 : new HeteroBatchAssembly(layout.nodeTypes.size(), layout.relations(),
                         new int[] {layout.seedType, labelType},
-                        new long[][] {anchors, ids(labels.seeds.get(labelTypeName), labelIds)}, false);
+                        new long[][] {anchors, BatchStartFunction.idsOf(labels.seeds.get(labelTypeName), labelIds)},
+                        false);
         TypedPartialBatch start = TypedPartialBatch.of(batch.key(), batch.epoch, batch.batchId, batch.numBatches,
                 batch.inputIds, assembly);
-        start.seeds = ids(batch.seeds, nodeIds);
-        start.positiveLabels = ids(labels.positive, labelIds);
+        start.seeds = BatchStartFunction.idsOf(batch.seeds, nodeIds);
+        start.positiveLabels = BatchStartFunction.idsOf(labels.positive, labelIds);
         start.positiveWidth = labels.positiveWidth;
         if (labels.negative != null) {
-            start.negativeLabels = ids(labels.negative, labelIds);
+            start.negativeLabels = BatchStartFunction.idsOf(labels.negative, labelIds);
             start.negativeWidth = labels.negativeWidth;
         }
         layout.sendRequests(start, 1, assembly, getRuntimeContext().getTaskInfo(),
                 (t, group) -> ctx.output(TypedLayout.requests(1, t), group));
         return start;
-    }
-
-    /** Node indices as ids ({@code ids} null: equal; {@link AnchorLabels#PADDING} stays -1). */
-    private static long[] ids(int[] indices, long[] ids) {
-        long[] out = new long[indices.length];
-        for (int i = 0; i < out.length; i++) {
-            int v = indices[i];
-            out[i] = v == AnchorLabels.PADDING ? -1L : ids == null ? v : ids[v];
-        }
-        return out;
     }
 
     private TypedPartialBatch startLinks(SeedBatch batch, Context ctx) {

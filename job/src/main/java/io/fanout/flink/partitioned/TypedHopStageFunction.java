@@ -72,11 +72,20 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
         int[][][] positions = new int[types][][];
         int[][][] ends = new int[types][][];
         long[][][] neighbors = new long[types][][];
+        boolean withEdges = edgeWeights != null;
+        long[][][] eids = withEdges ? new long[types][][] : null;
+        float[][][] weights = withEdges ? new float[types][][] : null;
+        long[][][] times = withEdges ? new long[types][][] : null;
         for (int t = 0; t < types; t++) {
             if (layout.walks(t, hop) && assembly.frontierSize(layout.keyType[t]) > 0) {
                 positions[t] = new int[groups[t]][];
                 ends[t] = new int[groups[t]][];
                 neighbors[t] = new long[groups[t]][];
+                if (withEdges) {
+                    eids[t] = new long[groups[t]][];
+                    weights[t] = new float[groups[t]][];
+                    times[t] = new long[groups[t]][];
+                }
             }
             groups[t] = 0;
         }
@@ -86,9 +95,14 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
             positions[t][g] = a.answers.positions;
             ends[t][g] = a.answers.ends;
             neighbors[t][g] = a.answers.neighbors;
+            if (withEdges) {
+                eids[t][g] = a.answers.eids;
+                weights[t][g] = a.answers.weights;
+                times[t][g] = a.answers.times;
+            }
         }
-        SampledEdgeData[] hopData = edgeWeights == null ? null
-                : edgeData(assembly, received, positions, ends, neighbors);
+        SampledEdgeData[] hopData = withEdges
+                ? edgeData(assembly, positions, ends, neighbors, eids, weights, times) : null;
         assembly.addHop(positions, ends, neighbors);
         TypedPartialBatch next = partial.next(assembly);
         if (hopData != null) {
@@ -104,31 +118,18 @@ public class TypedHopStageFunction extends GatherStageFunction<TypedPartialBatch
         out.collect(next);
     }
 
-    /** {@code --with-edge}: each edge type's edge data of this hop, before {@code assembly} applies the hop. */
-    private SampledEdgeData[] edgeData(HeteroBatchAssembly assembly, List<TypedAnswerGroup> received,
-            int[][][] positions, int[][][] ends, long[][][] neighbors) {
-        int types = layout.edgeTypes.size();
-        SampledEdgeData[] out = new SampledEdgeData[types];
-        for (int t = 0; t < types; t++) {
-            if (positions[t] == null) {
-                out[t] = SampledEdgeData.empty(edgeWeights[t], edgeTimes[t]);
-                continue;
-            }
-            int n = positions[t].length;
-            long[][] eids = new long[n][];
-            float[][] weights = new float[n][];
-            long[][] times = new long[n][];
-            int g = 0;
-            for (TypedAnswerGroup a : received) {
-                if (a.edgeType == t) { // the same order the groups were gathered in above
-                    eids[g] = a.answers.eids;
-                    weights[g] = a.answers.weights;
-                    times[g++] = a.answers.times;
-                }
-            }
-            out[t] = n == 0 ? SampledEdgeData.empty(edgeWeights[t], edgeTimes[t])
+    /**
+     * {@code --with-edge}: each edge type's edge data of this hop, from its answer groups' ({@code [t][g]}, as the
+     * hop's neighbours), before {@code assembly} applies the hop.
+     */
+    private SampledEdgeData[] edgeData(HeteroBatchAssembly assembly, int[][][] positions, int[][][] ends,
+            long[][][] neighbors, long[][][] eids, float[][][] weights, long[][][] times) {
+        SampledEdgeData[] out = new SampledEdgeData[positions.length];
+        for (int t = 0; t < out.length; t++) {
+            out[t] = positions[t] == null || positions[t].length == 0
+                    ? SampledEdgeData.empty(edgeWeights[t], edgeTimes[t])
                     : SampledEdgeData.ofHop(assembly.frontierSize(layout.keyType[t]), positions[t], ends[t],
-                            neighbors[t], eids, weights, times);
+                            neighbors[t], eids[t], weights[t], times[t]);
         }
         return out;
     }

@@ -66,7 +66,7 @@ public final class EdgeListNode {
             }
         }
         return new EdgeListNode(sortedList, sortedEids, sortedWeights, drawByWeight, sortedTimes,
-                TemporalPicks.Node.of(sortedList, sortedTimes, drawByWeight ? sortedWeights : null, node));
+                TemporalPicks.Node.ofTimeOrdered(sortedList, sortedTimes, drawByWeight ? sortedWeights : null, node));
     }
 
     /**
@@ -121,11 +121,12 @@ public final class EdgeListNode {
         return times;
     }
 
-    /** Heap bytes, about: list and ids (16 a neighbour), weights and times, the draws' tables, the objects. */
+    /**
+     * Heap bytes, about: list and ids (16 a neighbour), weights (4) and times (8), the alias table of weighted draws
+     * (8, counted ahead of the first draw), the objects. The temporal draws share these arrays.
+     */
     public long bytes() {
         long d = list.length;
-        // Weighted draws' tables (built at the first draw) counted ahead: 16 more a neighbour.
-        return 16 * d + (weights == null ? 0 : 20 * d) + (times == null ? 0 : 8 * d)
-                + (temporal == null ? 0 : temporal.bytes()) + 200;
+        return 16 * d + (weights == null ? 0 : 4 * d) + (times == null ? 0 : 8 * d) + (drawByWeight ? 8 * d : 0) + 300;
     }
 }

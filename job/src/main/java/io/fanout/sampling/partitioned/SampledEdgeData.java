@@ -53,11 +53,6 @@ public record SampledEdgeData(long[] eids, float[] weights, long[] times) {
         return new SampledEdgeData(outIds, outWeights, outTimes);
     }
 
-    /** Number of edges. */
-    public int size() {
-        return eids.length;
-    }
-
     /** These edges' data, then {@code more}'s (the next hop's). */
     public SampledEdgeData append(SampledEdgeData more) {
         return new SampledEdgeData(concat(eids, more.eids), weights == null ? null : concat(weights, more.weights),

@@ -74,8 +74,20 @@ public final class TemporalPicks {
                     sortedWeights[i] = weights[order[i]];
                 }
             }
-            AliasTable alias = weights == null || d == 0 ? null : AliasTable.ofList(sortedWeights, d, node);
-            return new Node(sortedList, sortedTimes, sortedWeights, alias);
+            return ofTimeOrdered(sortedList, sortedTimes, sortedWeights, node);
+        }
+
+        /**
+         * The node whose {@code list}, {@code times} and {@code weights} (or null) are in time order already
+         * ({@link #timeOrder}), kept as they are (not copied): for a caller that keeps more per-edge values in the same
+         * order ({@link EdgeListNode}).
+         *
+         * @throws IllegalArgumentException naming the node when a weight is not finite and {@code >= 0}, or all are 0
+         */
+        public static Node ofTimeOrdered(long[] list, long[] times, float[] weights, long node) {
+            int d = list.length;
+            AliasTable alias = weights == null || d == 0 ? null : AliasTable.ofList(weights, d, node);
+            return new Node(list, times, weights, alias);
         }
 
         /** How many of the node's edges have a time {@code <= time}: those first in time order. */
@@ -142,10 +154,6 @@ public final class TemporalPicks {
             return picks;
         }
 
-        /** The neighbours in time order, ties in list order (the array itself: do not change it). */
-        public long[] list() {
-            return list;
-        }
 
         /** Heap bytes, about: the list and times (16 bytes a neighbour), weights and alias table (12 more), objects. */
         public long bytes() {
